@@ -1,0 +1,65 @@
+// Failures as data. The core and the formats' parsers throw GatewayError; each format renders it
+// in its vendor's body. `kind` is format-neutral; `code` and `param` carry the detail formats show.
+
+export type ErrorKind =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'request_too_large'
+  | 'rate_limit'
+  | 'quota'
+  | 'server'
+  | 'overloaded'
+  | 'unavailable';
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  authentication: 401,
+  permission: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_too_large: 413,
+  rate_limit: 429,
+  quota: 429,
+  server: 500,
+  overloaded: 529,
+  unavailable: 503,
+};
+
+export interface GatewayErrorInit {
+  /** The field at fault, in the request's own path syntax (e.g. `messages[0].role`). */
+  param?: string;
+  /** A machine-readable code, e.g. `model_not_found`. */
+  code?: string;
+  /** Overrides the kind's usual status. */
+  status?: number;
+  /** Extra response headers (retry-after, allow…). */
+  headers?: Record<string, string>;
+}
+
+export class GatewayError extends Error {
+  readonly kind: ErrorKind;
+  readonly status: number;
+  readonly param?: string;
+  readonly code?: string;
+  readonly headers: Record<string, string>;
+
+  constructor(kind: ErrorKind, message: string, init: GatewayErrorInit = {}) {
+    super(message);
+    this.name = 'GatewayError';
+    this.kind = kind;
+    this.status = init.status ?? STATUS[kind];
+    this.param = init.param;
+    this.code = init.code;
+    this.headers = init.headers ?? {};
+  }
+}
+
+/** The kind a bare HTTP status stands for (used when a fixture pins only a status). */
+export function kindForStatus(status: number): ErrorKind {
+  const exact = (Object.keys(STATUS) as ErrorKind[]).find((k) => STATUS[k] === status && k !== 'quota');
+  if (exact) return exact;
+  return status >= 500 ? 'server' : 'invalid_request';
+}

@@ -1,0 +1,36 @@
+// The canonical reply: ordered content blocks per choice, a finish reason and counted usage.
+
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: string }
+  | { type: 'thinking'; text: string; signature: string };
+
+/** Why generation ended. Each format maps these onto its own words. */
+export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter';
+
+export interface Choice {
+  index: number;
+  blocks: Block[];
+  finishReason: FinishReason;
+  /** The stop string that ended generation, when finishReason is 'stop_sequence'. */
+  stopSequence?: string;
+  outputTokens: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface CanonicalReply {
+  /** Stable key of this reply: the seed of its ids and of its stream timing. */
+  key: number;
+  /** Unix seconds, from the gateway's clock. */
+  created: number;
+  choices: Choice[];
+  usage: Usage;
+  /** Name of the fixture that produced the reply, if any. */
+  fixture?: string;
+}

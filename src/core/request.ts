@@ -1,0 +1,55 @@
+// The canonical request: what every wire format's request means, with the vendor's spelling removed.
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export type Part =
+  | { type: 'text'; text: string }
+  | { type: 'image' }
+  | { type: 'audio' }
+  | { type: 'file' };
+
+export interface ToolCallRef {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface Message {
+  role: Role;
+  parts: Part[];
+  /** Tool calls an assistant turn made. */
+  toolCalls?: ToolCallRef[];
+  /** On a tool turn: the call it answers. */
+  toolCallId?: string;
+}
+
+/** What a client asked for, independent of the format it asked in. */
+export interface CanonicalRequest {
+  /** The wire format's name; the core records it for matching and never branches on it. */
+  format: string;
+  /** The operation: 'chat' (any conversational generation), and more as formats arrive. */
+  operation: 'chat';
+  model: string;
+  messages: Message[];
+  /** Upper bound on generated tokens per choice. */
+  maxTokens?: number;
+  /** Generation stops before the first of these strings. */
+  stop: string[];
+  /** Number of choices. */
+  n: number;
+  /** The client's own sampling seed (OpenAI `seed`), part of the synthesis key. */
+  seed?: number;
+  stream: boolean;
+}
+
+export function textOf(message: Message): string {
+  return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/** The text of the last user turn, what fixtures most often match on. */
+export function lastUserText(request: CanonicalRequest): string {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    if (request.messages[i].role === 'user') return textOf(request.messages[i]);
+  }
+  return '';
+}

@@ -1,0 +1,44 @@
+// Token counting with a real BPE tokenizer (o200k_base, the encoding of current OpenAI models).
+// Other vendors' models tokenize differently; o200k is a close, stable stand-in for their counts.
+import { encode, decodeGenerator } from 'gpt-tokenizer/encoding/o200k_base';
+import { textOf, type Message } from './request.ts';
+
+// Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
+const PLAIN = { disallowedSpecial: new Set<string>() };
+
+/** Fixed costs of non-text parts (OpenAI's low-detail image cost, roughly). */
+const PART_TOKENS = { image: 85, audio: 100, file: 100 } as const;
+
+export function tokenize(text: string): number[] {
+  return text ? encode(text, PLAIN) : [];
+}
+
+export function countTokens(text: string): number {
+  return tokenize(text).length;
+}
+
+/** The text split into one piece per token (pieces that would cut a character are merged). */
+export function splitTokens(text: string): string[] {
+  const pieces: string[] = [];
+  for (const piece of decodeGenerator(tokenize(text))) if (piece) pieces.push(piece);
+  return pieces;
+}
+
+/** The first `max` tokens of `text`. */
+export function truncateTokens(text: string, max: number): string {
+  return splitTokens(text).slice(0, max).join('');
+}
+
+/**
+ * Prompt tokens of a conversation, the way OpenAI counts chat input: each message costs its
+ * content plus 3 tokens of framing, and every reply is primed with 3 more.
+ */
+export function countPromptTokens(messages: readonly Message[]): number {
+  let total = 3;
+  for (const m of messages) {
+    total += 3 + countTokens(m.role) + countTokens(textOf(m));
+    for (const part of m.parts) if (part.type !== 'text') total += PART_TOKENS[part.type];
+    for (const call of m.toolCalls ?? []) total += countTokens(call.name) + countTokens(call.arguments);
+  }
+  return total;
+}

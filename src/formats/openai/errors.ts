@@ -1,0 +1,42 @@
+// GatewayError → OpenAI's status, headers and `{error:{message, type, param, code}}` body.
+import type { ErrorKind, GatewayError } from '../../core/errors.ts';
+import type { FormatEdge } from '../../transport/endpoint.ts';
+
+const TYPE: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'invalid_request_error',
+  permission: 'invalid_request_error',
+  not_found: 'invalid_request_error',
+  method_not_allowed: 'invalid_request_error',
+  request_too_large: 'invalid_request_error',
+  rate_limit: 'requests',
+  quota: 'insufficient_quota',
+  server: 'server_error',
+  overloaded: 'server_error',
+  unavailable: 'server_error',
+};
+
+const DEFAULT_CODE: Partial<Record<ErrorKind, string>> = {
+  rate_limit: 'rate_limit_exceeded',
+  quota: 'insufficient_quota',
+};
+
+export function openaiErrorBody(error: GatewayError) {
+  return {
+    error: {
+      message: error.message,
+      type: TYPE[error.kind],
+      param: error.param ?? null,
+      code: error.code ?? DEFAULT_CODE[error.kind] ?? null,
+    },
+  };
+}
+
+export const openaiFormat: FormatEdge = {
+  name: 'openai',
+  requestIdHeader: 'x-request-id',
+  requestIdPrefix: 'req_',
+  errorResponse(error) {
+    return Response.json(openaiErrorBody(error), { status: error.status, headers: error.headers });
+  },
+};

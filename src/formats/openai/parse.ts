@@ -1,0 +1,167 @@
+// OpenAI chat completion request → canonical request, refusing what OpenAI refuses.
+import type { CanonicalRequest, Message, Part, Role } from '../../core/request.ts';
+import { checkField, checkFields, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
+
+const nullableInt = (min?: number, max?: number): FieldRule => ({ types: ['integer'], nullable: true, min, max });
+const nullableNum = (min?: number, max?: number): FieldRule => ({ types: ['number'], nullable: true, min, max });
+const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
+
+/** Every field of CreateChatCompletionRequest, with its type and bounds. */
+const CHAT_FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'], required: true },
+  messages: { types: ['array'], required: true, min: 1 },
+  audio: optional('object'),
+  frequency_penalty: nullableNum(-2, 2),
+  function_call: optional('string', 'object'),
+  functions: { types: ['array'], min: 1, max: 128 },
+  logit_bias: optional('object'),
+  logprobs: optional('boolean'),
+  max_completion_tokens: nullableInt(1),
+  max_tokens: nullableInt(1),
+  metadata: optional('object'),
+  modalities: optional('array'),
+  n: nullableInt(1, 128),
+  parallel_tool_calls: optional('boolean'),
+  prediction: optional('object'),
+  presence_penalty: nullableNum(-2, 2),
+  prompt_cache_key: optional('string'),
+  prompt_cache_retention: optional('string'),
+  reasoning_effort: { types: ['string'], nullable: true, values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+  response_format: optional('object'),
+  safety_identifier: optional('string'),
+  seed: nullableInt(),
+  service_tier: { types: ['string'], nullable: true, values: ['auto', 'default', 'flex', 'scale', 'priority'] },
+  stop: optional('string', 'array'),
+  store: optional('boolean'),
+  stream: optional('boolean'),
+  stream_options: optional('object'),
+  temperature: nullableNum(0, 2),
+  tool_choice: optional('string', 'object'),
+  tools: { types: ['array'], max: 128 },
+  top_logprobs: nullableInt(0, 20),
+  top_p: nullableNum(0, 1),
+  user: { types: ['string'] },
+  verbosity: { types: ['string'], nullable: true, values: ['low', 'medium', 'high'] },
+  web_search_options: optional('object'),
+};
+
+const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
+const USER_PARTS = ['text', 'image_url', 'input_audio', 'file'];
+
+function parsePart(param: string, raw: unknown, allowed: readonly string[]): Part {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidType(param, ['object'], raw);
+  const part = raw as Record<string, unknown>;
+  if (part.type === undefined) throw missing(`${param}.type`);
+  if (typeof part.type !== 'string' || !allowed.includes(part.type)) throw invalidValue(`${param}.type`, part.type, allowed);
+  switch (part.type) {
+    case 'text':
+    case 'refusal': {
+      const key = part.type;
+      checkField(`${param}.${key}`, part[key], { types: ['string'], required: true });
+      return { type: 'text', text: part[key] as string };
+    }
+    case 'image_url': {
+      checkField(`${param}.image_url`, part.image_url, { types: ['object'], required: true });
+      checkField(`${param}.image_url.url`, (part.image_url as Record<string, unknown>).url, { types: ['string'], required: true });
+      return { type: 'image' };
+    }
+    case 'input_audio':
+      checkField(`${param}.input_audio`, part.input_audio, { types: ['object'], required: true });
+      return { type: 'audio' };
+    default:
+      checkField(`${param}.file`, part.file, { types: ['object'], required: true });
+      return { type: 'file' };
+  }
+}
+
+function parseContent(param: string, content: unknown, allowed: readonly string[]): Part[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw invalidType(param, ['string', 'array'], content);
+  return content.map((p, i) => parsePart(`${param}[${i}]`, p, allowed));
+}
+
+function parseMessage(param: string, raw: unknown): Message {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidType(param, ['object'], raw);
+  const m = raw as Record<string, unknown>;
+  if (m.role === undefined) throw missing(`${param}.role`);
+  if (typeof m.role !== 'string' || !ROLES.includes(m.role)) throw invalidValue(`${param}.role`, m.role, ROLES);
+  const role = m.role;
+  if (role === 'assistant') {
+    const hasCalls = Array.isArray(m.tool_calls) && m.tool_calls.length > 0;
+    if ((m.content === undefined || m.content === null) && !hasCalls && !m.function_call) throw missing(`${param}.content`);
+    const parts = m.content === undefined || m.content === null ? [] : parseContent(`${param}.content`, m.content, ['text', 'refusal']);
+    const toolCalls = hasCalls
+      ? (m.tool_calls as unknown[]).map((c, i) => {
+          const call = c as Record<string, unknown>;
+          checkField(`${param}.tool_calls[${i}].id`, call?.id, { types: ['string'], required: true });
+          checkField(`${param}.tool_calls[${i}].function`, call?.function, { types: ['object'], required: true });
+          const fn = call.function as Record<string, unknown>;
+          checkField(`${param}.tool_calls[${i}].function.name`, fn.name, { types: ['string'], required: true });
+          checkField(`${param}.tool_calls[${i}].function.arguments`, fn.arguments, { types: ['string'], required: true });
+          return { id: call.id as string, name: fn.name as string, arguments: fn.arguments as string };
+        })
+      : undefined;
+    return { role: 'assistant', parts, toolCalls };
+  }
+  if (m.content === undefined || m.content === null) throw missing(`${param}.content`);
+  if (role === 'tool') {
+    checkField(`${param}.tool_call_id`, m.tool_call_id, { types: ['string'], required: true });
+    return { role: 'tool', parts: parseContent(`${param}.content`, m.content, ['text']), toolCallId: m.tool_call_id as string };
+  }
+  if (role === 'function') {
+    checkField(`${param}.name`, m.name, { types: ['string'], required: true });
+    return { role: 'tool', parts: parseContent(`${param}.content`, m.content, ['text']), toolCallId: m.name as string };
+  }
+  const canonicalRole: Role = role === 'user' ? 'user' : 'system';
+  return { role: canonicalRole, parts: parseContent(`${param}.content`, m.content, role === 'user' ? USER_PARTS : ['text']) };
+}
+
+function parseStop(stop: unknown): string[] {
+  if (stop === undefined || stop === null) return [];
+  if (typeof stop === 'string') return [stop];
+  const list = stop as unknown[];
+  if (list.length > 4) {
+    throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${list.length} instead.`, 'array_above_max_length');
+  }
+  list.forEach((s, i) => checkField(`stop[${i}]`, s, { types: ['string'], required: true }));
+  return list as string[];
+}
+
+export interface ChatOptions {
+  /** Append a usage chunk to the stream. */
+  includeUsage: boolean;
+  /** Top alternatives per token when logprobs are asked for, else undefined. */
+  topLogprobs?: number;
+}
+
+export function parseChatRequest(body: Record<string, unknown>): { request: CanonicalRequest; options: ChatOptions } {
+  checkFields(body, CHAT_FIELDS);
+  const messages = (body.messages as unknown[]).map((m, i) => parseMessage(`messages[${i}]`, m));
+  const stream = body.stream === true;
+  if (body.stream_options != null && !stream) {
+    throw invalid('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.", undefined);
+  }
+  if (body.top_logprobs != null && body.logprobs !== true) {
+    throw invalid('top_logprobs', "Invalid 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.", undefined);
+  }
+  const streamOptions = (body.stream_options ?? {}) as Record<string, unknown>;
+  checkField('stream_options.include_usage', streamOptions.include_usage, { types: ['boolean'], nullable: true });
+  const maxTokens = (body.max_completion_tokens ?? body.max_tokens ?? undefined) as number | undefined;
+  return {
+    request: {
+      format: 'openai',
+      operation: 'chat',
+      model: body.model as string,
+      messages,
+      maxTokens,
+      stop: parseStop(body.stop),
+      n: (body.n as number | null | undefined) ?? 1,
+      seed: (body.seed as number | null | undefined) ?? undefined,
+      stream,
+    },
+    options: {
+      includeUsage: streamOptions.include_usage === true,
+      topLogprobs: body.logprobs === true ? ((body.top_logprobs as number | null | undefined) ?? 0) : undefined,
+    },
+  };
+}
