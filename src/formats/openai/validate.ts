@@ -53,7 +53,7 @@ export function invalidType(param: string, expected: readonly string[], value: u
 }
 
 export function invalidValue(param: string, value: unknown, supported: readonly string[]): GatewayError {
-  return new GatewayError('invalid_request', `Invalid value: '${String(value)}'. Supported values are: ${quoteList(supported)}.`, {
+  return new GatewayError('invalid_request', `Invalid value for '${param}': '${String(value)}'. Supported values are: ${quoteList(supported)}.`, {
     param,
     code: 'invalid_value',
   });

@@ -1,0 +1,96 @@
+// The standalone entry point: `npx model-gateway-mock [options]`.
+import { parseArgs } from 'node:util';
+import { startServer } from './server.ts';
+import { loadFixtureDir } from './fixtures/load.ts';
+import { parseLatency } from './core/timing.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './runtime.ts';
+import pkg from '../package.json' with { type: 'json' };
+
+const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
+
+Usage: model-gateway-mock [options]
+
+  --port <n>          port to listen on; 0 picks a free port (default 4010)
+  --host <addr>       interface to bind (default 127.0.0.1)
+  --seed <n>          seed of every synthesized value (default 0)
+  --token <token>     an issued token; repeat for several (default: one token, sk-test)
+  --fixtures <dir>    load fixtures from the *.json files in <dir>
+  --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
+  --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
+  --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
+  -h, --help          show this help
+  -v, --version       show the version
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`model-gateway-mock: ${message}\n`);
+  process.exit(2);
+}
+
+function integer(name: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        seed: { type: 'string' },
+        token: { type: 'string', multiple: true },
+        fixtures: { type: 'string' },
+        latency: { type: 'string' },
+        clock: { type: 'string' },
+        'max-body': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    }));
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) return void process.stdout.write(HELP);
+  if (values.version) return void process.stdout.write(`${pkg.version}\n`);
+
+  let latency;
+  try {
+    latency = values.latency === undefined ? undefined : parseLatency(values.latency);
+  } catch (error) {
+    fail(`--latency: ${(error as Error).message}`);
+  }
+  const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0);
+  let fixtures;
+  try {
+    fixtures = values.fixtures === undefined ? undefined : loadFixtureDir(values.fixtures);
+  } catch (error) {
+    fail(`--fixtures: ${(error as Error).message}`);
+  }
+
+  const server = await startServer({
+    port: integer('port', values.port, 0) ?? 4010,
+    host: values.host,
+    seed: integer('seed', values.seed, 0),
+    tokens: values.token,
+    fixtures,
+    latency,
+    clock: clock as 'fixed' | 'real' | number | undefined,
+    maxBodyBytes: integer('max-body', values['max-body'], 1),
+  }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
+
+  process.stdout.write(
+    `model-gateway-mock listening on ${server.url}\n` +
+      `  OpenAI-compatible base URL: ${server.url}/v1\n` +
+      `  token: ${server.gateway.tokens.join(', ')}\n` +
+      `  health: ${server.url}/__admin/health\n`,
+  );
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+await main();

@@ -1,0 +1,50 @@
+// The two ways to run the gateway, so one contract suite can drive both.
+import { setupServer } from 'msw/node';
+import { createGateway, type JournalEntry } from '../../src/index.ts';
+import type { GatewayOptions } from '../../src/runtime.ts';
+import { spawnCli } from './cli.ts';
+
+export interface Running {
+  /** Root URL: `…/v1` for OpenAI clients hangs from it. */
+  root: string;
+  requests(): Promise<JournalEntry[]>;
+  stop(): Promise<void>;
+}
+
+export interface Mode {
+  name: string;
+  start(options?: { seed?: number; tokens?: string[]; latency?: string }): Promise<Running>;
+}
+
+export const inProcess: Mode = {
+  name: 'in-process',
+  async start(options: GatewayOptions = {}) {
+    const gateway = createGateway(options);
+    const server = setupServer(...gateway.handlers);
+    server.listen({ onUnhandledRequest: 'error' });
+    return {
+      root: 'http://gateway.test',
+      requests: async () => gateway.requests(),
+      stop: async () => server.close(),
+    };
+  },
+};
+
+export const socket: Mode = {
+  name: 'socket',
+  async start(options = {}) {
+    const args: string[] = [];
+    if (options.seed !== undefined) args.push('--seed', String(options.seed));
+    for (const t of options.tokens ?? []) args.push('--token', t);
+    if (options.latency) args.push('--latency', options.latency);
+    const cli = await spawnCli(args);
+    return {
+      root: cli.url,
+      requests: async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: JournalEntry[] }).requests,
+      stop: cli.stop,
+    };
+  },
+};
+
+/** Both modes, or only in-process where the project runs the suite again under msw 2. */
+export const modes: Mode[] = process.env.GATEWAY_TEST_INPROCESS_ONLY ? [inProcess] : [inProcess, socket];

@@ -1,0 +1,49 @@
+// Validates replies against OpenAI's published OpenAPI spec (../shared/specs/openai-openapi.yaml).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+
+const SPEC = fileURLToPath(new URL('../../../shared/specs/openai-openapi.yaml', import.meta.url));
+
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+// A few schemas still use OpenAPI 3.0's `nullable`; say it in JSON Schema instead.
+function normalize(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(normalize);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = normalize(v);
+  if (out.nullable !== true) return out;
+  delete out.nullable;
+  if (typeof out.type === 'string' || Array.isArray(out.type)) {
+    out.type = [...new Set([...[out.type].flat(), 'null'])];
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    return out;
+  }
+  return { anyOf: [out, { type: 'null' }] };
+}
+
+function instance(): Ajv2020 {
+  if (ajv) return ajv;
+  const spec = parse(readFileSync(SPEC, 'utf8')) as { components: unknown };
+  ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addFormat('unixtime', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
+  ajv.addSchema({ $id: 'openai.json', components: normalize(spec.components) });
+  return ajv;
+}
+
+/** Throws with ajv's errors unless `value` validates against components.schemas[name]. */
+export function assertSchema(name: string, value: unknown): void {
+  let validate = compiled.get(name);
+  if (!validate) {
+    validate = instance().compile({ $ref: `openai.json#/components/schemas/${name}` });
+    compiled.set(name, validate);
+  }
+  if (!validate(value)) {
+    throw new Error(`${name} does not validate:\n${JSON.stringify(validate.errors?.slice(0, 8), null, 2)}`);
+  }
+}
