@@ -23,7 +23,8 @@ export const inProcess: Mode = {
     const server = setupServer(...gateway.handlers);
     server.listen({ onUnhandledRequest: 'error' });
     return {
-      root: 'http://gateway.test',
+      // A closed loopback port: should interception ever fail, nothing leaves the machine.
+      root: 'http://127.0.0.1:2',
       requests: async () => gateway.requests(),
       stop: async () => server.close(),
     };

@@ -1,0 +1,11 @@
+// Builds dist/ once before the suite, so socket tests run exactly what `npx model-gateway-mock` runs.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export default function setup(): void {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
