@@ -1,0 +1,95 @@
+// Core units: hashing, seeded generators, tokens, latency grammar, stream plans, reply shaping.
+import { describe, expect, it } from 'vitest';
+import { hashValue, makeId, Rng, stableStringify } from '../src/core/seed.ts';
+import { countTokens, splitTokens, truncateTokens } from '../src/core/tokens.ts';
+import { parseLatency, pieceTimes } from '../src/core/timing.ts';
+import { planStream } from '../src/core/plan.ts';
+import { respond } from '../src/core/respond.ts';
+import type { CanonicalRequest } from '../src/core/request.ts';
+
+const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
+  format: 'test',
+  operation: 'chat',
+  model: 'm',
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+  stop: [],
+  n: 1,
+  stream: false,
+  ...over,
+});
+
+describe('seed', () => {
+  it('hashes equal values alike whatever their key order, and different values apart', () => {
+    expect(stableStringify({ b: 1, a: [1, { d: 2, c: 3 }] })).toBe('{"a":[1,{"c":3,"d":2}],"b":1}');
+    expect(hashValue({ a: 1, b: 2 }, 0)).toBe(hashValue({ b: 2, a: 1 }, 0));
+    expect(hashValue({ a: 1 }, 0)).not.toBe(hashValue({ a: 1 }, 1));
+    expect(hashValue({ a: 1 }, 0)).not.toBe(hashValue({ a: 2 }, 0));
+  });
+
+  it('draws the same sequence from the same key', () => {
+    const draw = (k: number) => Array.from({ length: 5 }, ((r) => () => r.next())(new Rng(k)));
+    expect(draw(42)).toEqual(draw(42));
+    expect(draw(42)).not.toEqual(draw(43));
+    expect(makeId('chatcmpl-', 29, 1)).toMatch(/^chatcmpl-[A-Za-z0-9]{29}$/);
+  });
+});
+
+describe('tokens', () => {
+  it('counts with the o200k tokenizer, not by characters', () => {
+    expect(countTokens('hello world')).toBe(2);
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('splits into pieces that join back exactly, even across multi-byte characters', () => {
+    for (const text of ['Hello, world!', 'naïve café 東京 🙂🙂 done', 'a\n\nb']) {
+      const pieces = splitTokens(text);
+      expect(pieces.join('')).toBe(text);
+      expect(pieces.every((p) => p.length > 0)).toBe(true);
+    }
+    expect(countTokens(truncateTokens('one two three four five', 3))).toBe(3);
+  });
+});
+
+describe('latency', () => {
+  it('parses the shared grammar and rejects nonsense', () => {
+    expect(parseLatency('ttft=250,tps=40,jitter=0.2')).toEqual({ ttftMs: 250, tokensPerSecond: 40, jitter: 0.2 });
+    expect(parseLatency('ttft=100ms')).toEqual({ ttftMs: 100, tokensPerSecond: 0, jitter: 0 });
+    expect(() => parseLatency('ttft=-1')).toThrow(/invalid latency/);
+    expect(() => parseLatency('speed=9')).toThrow(/invalid latency/);
+    expect(() => parseLatency('jitter=2')).toThrow(/between 0 and 1/);
+  });
+
+  it('schedules the first piece at ttft and the rest at the token rate, with replayable jitter', () => {
+    expect(pieceTimes({ ttftMs: 100, tokensPerSecond: 10, jitter: 0 }, 3, 1)).toEqual([100, 200, 300]);
+    const jittered = pieceTimes({ ttftMs: 100, tokensPerSecond: 10, jitter: 0.5 }, 20, 7);
+    expect(jittered).toEqual(pieceTimes({ ttftMs: 100, tokensPerSecond: 10, jitter: 0.5 }, 20, 7));
+    expect(jittered).not.toEqual(pieceTimes({ ttftMs: 100, tokensPerSecond: 10, jitter: 0.5 }, 20, 8));
+    for (let i = 1; i < jittered.length; i++) expect(jittered[i]).toBeGreaterThanOrEqual(jittered[i - 1]);
+  });
+});
+
+describe('respond and plan', () => {
+  it('gives the same text whatever the limits, and cuts it by stop strings and max tokens', () => {
+    const full = respond(request(), { seed: 0, created: 0 });
+    const text = (full.choices[0].blocks[0] as { text: string }).text;
+    const limited = respond(request({ maxTokens: 4, stream: true }), { seed: 0, created: 0 });
+    expect((limited.choices[0].blocks[0] as { text: string }).text).toBe(truncateTokens(text, 4));
+    expect(limited.choices[0].finishReason).toBe('length');
+    const stop = text.split(' ')[2];
+    const stopped = respond(request({ stop: [stop] }), { seed: 0, created: 0 });
+    expect(stopped.choices[0]).toMatchObject({ finishReason: 'stop_sequence', stopSequence: stop });
+    expect(full.usage.outputTokens).toBe(countTokens(text));
+  });
+
+  it('interleaves choices piece by piece and marks each first and last piece', () => {
+    const reply = respond(request({ n: 2 }), { seed: 0, created: 0 });
+    const steps = planStream(reply, { ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
+    expect(steps.slice(0, 4).map((s) => s.choice)).toEqual([0, 1, 0, 1]);
+    for (const c of [0, 1]) {
+      const own = steps.filter((s) => s.choice === c);
+      expect(own.filter((s) => s.first)).toHaveLength(1);
+      expect(own.at(-1)!.last).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,81 @@
+// Stream timing and client disconnects, over a real socket.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, type Spawned } from './helpers/cli.ts';
+import type { JournalEntry } from '../src/index.ts';
+
+const TTFT = 400;
+const TPS = 25;
+
+function post(url: string, body: object, signal?: AbortSignal) {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+}
+
+async function journal(url: string): Promise<{ requests: JournalEntry[]; meta: { activeStreams: number } }> {
+  return (await fetch(`${url}/__admin/requests`)).json();
+}
+
+describe('stream timing over a real socket', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli(['--latency', `ttft=${TTFT},tps=${TPS}`]);
+  });
+  afterAll(() => cli.stop());
+
+  it('sends headers at once, the first event after the time to first token, and later events spread out', async () => {
+    const start = performance.now();
+    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10, stream: true });
+    const headersAt = performance.now() - start;
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const arrivals: number[] = [];
+    const decoder = new TextDecoder();
+    let text = '';
+    for await (const chunk of res.body!) {
+      const piece = decoder.decode(chunk, { stream: true });
+      text += piece;
+      for (let i = 0; i < piece.split('data: ').length - 1; i++) arrivals.push(performance.now() - start);
+    }
+    expect(headersAt).toBeLessThan(TTFT * 0.5);
+    expect(arrivals[0]).toBeGreaterThanOrEqual(TTFT * 0.9);
+    // 10 tokens at 25/s: the last token comes about 9 gaps (360 ms) after the first.
+    const spread = arrivals.at(-1)! - arrivals[0];
+    expect(spread).toBeGreaterThanOrEqual((9 * 1000) / TPS * 0.8);
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('delays a non-streamed reply until it would be fully generated', async () => {
+    const start = performance.now();
+    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10 });
+    await res.json();
+    expect(performance.now() - start).toBeGreaterThanOrEqual((TTFT + (9 * 1000) / TPS) * 0.9);
+  });
+
+  it('stops producing when the client goes away mid-stream', async () => {
+    const controller = new AbortController();
+    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'a long one, then I leave' }], stream: true }, controller.signal);
+    const reader = res.body!.getReader();
+    await reader.read();
+    let during = await journal(cli.url);
+    expect(during.meta.activeStreams).toBe(1);
+    controller.abort();
+    const deadline = Date.now() + 3000;
+    let entry: JournalEntry | undefined;
+    do {
+      await new Promise((r) => setTimeout(r, 50));
+      during = await journal(cli.url);
+      entry = during.requests.at(-1);
+    } while (entry?.outcome !== 'aborted' && Date.now() < deadline);
+    expect(entry?.outcome).toBe('aborted');
+    expect(during.meta.activeStreams).toBe(0);
+    const sentAtAbort = entry!.eventsSent;
+    // Nothing more is written after the abort.
+    await new Promise((r) => setTimeout(r, 300));
+    const later = (await journal(cli.url)).requests.at(-1)!;
+    expect(later.eventsSent).toBe(sentAtAbort);
+    expect(sentAtAbort).toBeLessThan(10);
+  });
+});
