@@ -2,8 +2,13 @@
 import type { HttpHandler } from 'msw';
 import type { JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
-import { openaiHandlers } from './formats/openai/routes.ts';
+import { openaiEndpoints } from './formats/openai/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
+import type { EndpointSpec } from './transport/endpoint.ts';
+import { mswHandlers } from './transport/msw.ts';
+
+/** Every endpoint of every format; both transports serve exactly these. */
+export const endpoints: readonly EndpointSpec[] = [...openaiEndpoints];
 
 export interface Gateway {
   /** msw request handlers: `setupServer(...gateway.handlers)` or `setupWorker(...gateway.handlers)`. */
@@ -25,7 +30,7 @@ export interface Gateway {
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const runtime = new Runtime(options);
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const handlers = [...openaiHandlers(runtime, origin)];
+  const handlers = mswHandlers(runtime, origin, endpoints);
   return {
     handlers,
     use: (...fixtures) => runtime.fixtures.use(...fixtures),

@@ -1,16 +1,14 @@
-// Standalone mode: the gateway on a real socket. The API paths go straight from node:http to the
-// msw handlers (no router on the hot path); express serves the pages and the control plane.
+// Standalone mode: the gateway on a real socket. API paths go from node:http straight into the
+// endpoint pipeline (see transport/node.ts); express serves the pages and the control plane.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createGateway, type Gateway } from './gateway.ts';
+import { createGateway, endpoints, type Gateway } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
-import { bridge } from './transport/bridge.ts';
+import { NodeRouter } from './transport/node.ts';
 import { adminRouter } from './transport/admin.ts';
 import { homePage } from './console/home.ts';
-import { openaiErrorBody } from './formats/openai/errors.ts';
-import { GatewayError } from './core/errors.ts';
-import { hashString, makeId } from './core/seed.ts';
+import { openaiFormat } from './formats/openai/errors.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
@@ -36,14 +34,7 @@ const CORS = {
 };
 
 function isApi(url: string): boolean {
-  return API_PREFIXES.some((p) => url.startsWith(p)) || url === '/v1' || url === '/v1beta';
-}
-
-function notFound(req: IncomingMessage, res: ServerResponse): void {
-  const target = `${req.method} ${req.url?.split('?')[0]}`;
-  const error = new GatewayError('not_found', `Invalid URL (${target})`);
-  res.writeHead(404, { 'content-type': 'application/json', 'x-request-id': makeId('req_', 32, hashString(target)), ...CORS });
-  res.end(JSON.stringify(openaiErrorBody(error)));
+  return API_PREFIXES.some((p) => url.startsWith(p));
 }
 
 function preflight(req: IncomingMessage, res: ServerResponse): void {
@@ -58,27 +49,23 @@ function preflight(req: IncomingMessage, res: ServerResponse): void {
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const gateway = createGateway(options);
+  const router = new NodeRouter(gateway.runtime, endpoints, openaiFormat);
+  let url = '';
   const app = express();
   app.disable('x-powered-by');
   app.use('/__admin', adminRouter(gateway, pkg.version));
-  let url = '';
   app.get('/', (_req, res) => {
     res.type('html').send(homePage(url));
   });
-  app.use((req, res) => notFound(req, res));
+  // Anything else is an unknown route, answered like one under /v1.
+  app.use((req, res) => {
+    void router.handle(req, res, CORS);
+  });
 
-  const handlers = gateway.handlers;
   const server: Server = createServer((req, res) => {
-    const path = req.url ?? '/';
-    if (!isApi(path)) return void app(req, res);
+    if (!isApi(req.url ?? '/')) return void app(req, res);
     if (req.method === 'OPTIONS') return preflight(req, res);
-    bridge(handlers, req, res, CORS, () => notFound(req, res)).catch((error: unknown) => {
-      // Never crash the server: answer what can still be answered, and close the rest.
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json', ...CORS });
-        res.end(JSON.stringify(openaiErrorBody(new GatewayError('server', `model-gateway-mock bridge error: ${String(error)}`))));
-      } else res.destroy();
-    });
+    void router.handle(req, res, CORS);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

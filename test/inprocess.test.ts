@@ -4,6 +4,7 @@ import * as msw from 'msw';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import { createGateway } from '../src/index.ts';
+import { strictListen } from './helpers/modes.ts';
 
 const gateway = createGateway({ tokens: ['sk-inproc'] });
 const server = setupServer(...gateway.handlers);
@@ -13,7 +14,7 @@ let client: OpenAI;
 const ask = (content: string) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content }] });
 
 beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
+  strictListen(server);
   // The SDK keeps the fetch it finds when constructed: build clients after msw has patched it.
   client = new OpenAI({ apiKey: 'sk-inproc', baseURL: BASE, maxRetries: 0 });
 });

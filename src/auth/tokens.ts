@@ -6,13 +6,19 @@ export type TokenWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key';
 /** The token issued when none is configured. */
 export const DEFAULT_TOKEN = 'sk-test';
 
+/** What a token is read from: a header by lower-case name, and the URL. */
+export interface TokenSource {
+  url: URL;
+  header(name: string): string | undefined;
+}
+
 /** The first token the request presents in one of `ways`, or undefined. */
-export function presentedToken(request: Request, url: URL, ways: readonly TokenWay[]): string | undefined {
+export function presentedToken(source: TokenSource, ways: readonly TokenWay[]): string | undefined {
   for (const way of ways) {
     let token: string | null | undefined;
-    if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-    else if (way === 'query-key') token = url.searchParams.get('key');
-    else token = request.headers.get(way);
+    if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
+    else if (way === 'query-key') token = source.url.searchParams.get('key');
+    else token = source.header(way);
     if (token) return token.trim();
   }
   return undefined;

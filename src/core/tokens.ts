@@ -2,6 +2,7 @@
 // Other vendors' models tokenize differently; o200k is a close, stable stand-in for their counts.
 import { encode, decodeGenerator } from 'gpt-tokenizer/encoding/o200k_base';
 import { textOf, type Message } from './request.ts';
+import { memoize } from './memo.ts';
 
 // Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -9,20 +10,19 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 /** Fixed costs of non-text parts (OpenAI's low-detail image cost, roughly). */
 const PART_TOKENS = { image: 85, audio: 100, file: 100 } as const;
 
-export function tokenize(text: string): number[] {
-  return text ? encode(text, PLAIN) : [];
-}
+/** The token ids of `text`. The array is shared: do not modify it. */
+export const tokenize = memoize((text: string): readonly number[] => (text ? encode(text, PLAIN) : []));
 
 export function countTokens(text: string): number {
   return tokenize(text).length;
 }
 
-/** The text split into one piece per token (pieces that would cut a character are merged). */
-export function splitTokens(text: string): string[] {
+/** The text split into one piece per token (pieces that would cut a character are merged). Shared: do not modify. */
+export const splitTokens = memoize((text: string): readonly string[] => {
   const pieces: string[] = [];
   for (const piece of decodeGenerator(tokenize(text))) if (piece) pieces.push(piece);
   return pieces;
-}
+});
 
 /** The first `max` tokens of `text`. */
 export function truncateTokens(text: string, max: number): string {

@@ -1,7 +1,7 @@
-// Building the HTTP response of a reply: JSON after its delay, or a timed event stream.
+// The Outbound of a reply: JSON after its delay, or a timed event stream tracked in the journal.
 import type { TimedEvent } from './sse.ts';
-import { timedStream } from './sse.ts';
 import type { Call } from './endpoint.ts';
+import { json, type Outbound } from './exchange.ts';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -14,29 +14,32 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A JSON response, sent when a non-streamed reply of this latency would be ready. */
-export async function jsonResponse(call: Call, body: unknown, delayMs = 0): Promise<Response> {
-  await sleep(delayMs, call.request.signal);
-  return Response.json(body);
+/** A JSON reply, sent when a non-streamed reply of this latency would be ready. */
+export async function jsonReply(call: Call, body: unknown, delayMs = 0): Promise<Outbound> {
+  await sleep(delayMs, call.inbound.signal);
+  return json(body);
 }
 
-/** A `text/event-stream` response writing `events` when due, tracked in the journal. */
-export function eventStreamResponse(call: Call, events: readonly TimedEvent[]): Response {
+/** A `text/event-stream` reply writing `events` when due; progress and outcome go to the journal. */
+export function eventStreamReply(call: Call, events: readonly TimedEvent[]): Outbound {
   const { entry, runtime } = call;
   entry.stream = true;
   entry.outcome = 'streaming';
   runtime.activeStreams++;
-  const body = timedStream(events, {
-    signal: call.request.signal,
-    onProgress: (sent) => {
-      entry.eventsSent = sent;
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+    body: {
+      events,
+      hooks: {
+        onProgress: (sent) => {
+          entry.eventsSent = sent;
+        },
+        onEnd: (outcome) => {
+          entry.outcome = outcome;
+          runtime.activeStreams--;
+        },
+      },
     },
-    onEnd: (outcome) => {
-      entry.outcome = outcome;
-      runtime.activeStreams--;
-    },
-  });
-  return new Response(body, {
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
-  });
+  };
 }

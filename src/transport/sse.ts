@@ -1,4 +1,4 @@
-// Server-sent events: framing, and a body stream that writes each event when it is due.
+// Server-sent events: framing, and playback that writes each event when it is due.
 
 export interface TimedEvent {
   /** Milliseconds after the response starts. */
@@ -13,61 +13,77 @@ export function sseFrame(data: string, event?: string): string {
 }
 
 export interface StreamHooks {
-  /** Aborts production (the client went away). */
-  signal?: AbortSignal;
   /** Called after events are written, with the count written so far. */
   onProgress?: (eventsSent: number) => void;
-  /** Called once, when the last event is written or the stream is abandoned. */
+  /** Called once, when the last event is written or playback is stopped early. */
   onEnd?: (outcome: 'completed' | 'aborted') => void;
 }
 
-const encoder = new TextEncoder();
+export interface Sink {
+  write(chunk: string): void;
+  end(): void;
+}
 
 /**
- * A byte stream of `events` (sorted by `due`), each written when due. Events due at the same
- * moment go out in one chunk. Timers stop the moment the reader cancels or `signal` aborts.
+ * Writes `events` (sorted by `due`) to `sink`, each when due; events due at the same moment go out
+ * as one chunk. Returns `stop`, which ends production at once (the client went away).
  */
-export function timedStream(events: readonly TimedEvent[], hooks: StreamHooks = {}): ReadableStream<Uint8Array> {
+export function playEvents(events: readonly TimedEvent[], sink: Sink, hooks: StreamHooks = {}): () => void {
+  const started = performance.now();
+  let next = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ended = false;
-  const end = (outcome: 'completed' | 'aborted') => {
+  const finish = (outcome: 'completed' | 'aborted') => {
     if (ended) return;
     ended = true;
     clearTimeout(timer);
     hooks.onEnd?.(outcome);
   };
+  const pump = () => {
+    if (ended) return;
+    const now = performance.now() - started;
+    let chunk = '';
+    while (next < events.length && events[next].due <= now) chunk += events[next++].frame;
+    if (chunk) {
+      sink.write(chunk);
+      hooks.onProgress?.(next);
+    }
+    if (next >= events.length) {
+      finish('completed');
+      sink.end();
+      return;
+    }
+    timer = setTimeout(pump, Math.max(0, events[next].due - now));
+  };
+  pump();
+  return () => finish('aborted');
+}
+
+const encoder = new TextEncoder();
+
+/** Playback as a web byte stream (for fetch Responses); cancelling it, or `signal`, stops production. */
+export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks, signal: AbortSignal): ReadableStream<Uint8Array> {
+  let stop = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const started = performance.now();
-      let next = 0;
-      hooks.signal?.addEventListener('abort', () => {
-        end('aborted');
+      let closed = false;
+      const close = () => {
+        if (closed) return;
+        closed = true;
         try {
           controller.close();
         } catch {
-          // already closed or errored by the reader
+          // the reader already cancelled
         }
-      }, { once: true });
-      const pump = () => {
-        if (ended) return;
-        const now = performance.now() - started;
-        let chunk = '';
-        while (next < events.length && events[next].due <= now) chunk += events[next++].frame;
-        if (chunk) {
-          controller.enqueue(encoder.encode(chunk));
-          hooks.onProgress?.(next);
-        }
-        if (next >= events.length) {
-          end('completed');
-          controller.close();
-          return;
-        }
-        timer = setTimeout(pump, Math.max(0, events[next].due - now));
       };
-      pump();
+      stop = playEvents(events, { write: (s) => controller.enqueue(encoder.encode(s)), end: close }, hooks);
+      signal.addEventListener('abort', () => {
+        stop();
+        close();
+      }, { once: true });
     },
     cancel() {
-      end('aborted');
+      stop();
     },
   });
 }

@@ -4,6 +4,11 @@ import { createGateway, type JournalEntry } from '../../src/index.ts';
 import type { GatewayOptions } from '../../src/runtime.ts';
 import { spawnCli } from './cli.ts';
 
+/** Fails any request no handler takes: msw 2 calls the option onUnhandledRequest, msw 3 onUnhandledFrame. */
+export function strictListen(server: { listen(options?: never): void }): void {
+  server.listen({ onUnhandledRequest: 'error', onUnhandledFrame: 'error' } as never);
+}
+
 export interface Running {
   /** Root URL: `…/v1` for OpenAI clients hangs from it. */
   root: string;
@@ -21,7 +26,7 @@ export const inProcess: Mode = {
   async start(options: GatewayOptions = {}) {
     const gateway = createGateway(options);
     const server = setupServer(...gateway.handlers);
-    server.listen({ onUnhandledRequest: 'error' });
+    strictListen(server);
     return {
       // A closed loopback port: should interception ever fail, nothing leaves the machine.
       root: 'http://127.0.0.1:2',

@@ -1,6 +1,7 @@
 // Plausible English reply text, drawn from faker seeded by the request's key.
 import type { Faker } from '@faker-js/faker';
 import { withFaker } from '../seed.ts';
+import { memoize } from '../memo.ts';
 
 const OPENINGS = [
   'Sure.',
@@ -25,8 +26,8 @@ function sentence(f: Faker): string {
 }
 
 /** A reply of two to six sentences, the same for the same key. */
-export function synthesizeText(key: number): string {
-  return withFaker(key, (f) => {
+export const synthesizeText = memoize((key: number): string =>
+  withFaker(key, (f) => {
     const count = f.number.int({ min: 2, max: 6 });
     const parts = [f.helpers.arrayElement(OPENINGS)];
     for (let i = 0; i < count; i++) {
@@ -34,5 +35,5 @@ export function synthesizeText(key: number): string {
       parts.push(s.charAt(0).toUpperCase() + s.slice(1));
     }
     return parts.join(' ');
-  });
-}
+  }),
+);

@@ -1,6 +1,7 @@
 // GatewayError → OpenAI's status, headers and `{error:{message, type, param, code}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import type { FormatEdge } from '../../transport/endpoint.ts';
+import { json } from '../../transport/exchange.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -36,7 +37,5 @@ export const openaiFormat: FormatEdge = {
   name: 'openai',
   requestIdHeader: 'x-request-id',
   requestIdPrefix: 'req_',
-  errorResponse(error) {
-    return Response.json(openaiErrorBody(error), { status: error.status, headers: error.headers });
-  },
+  errorResponse: (error) => json(openaiErrorBody(error), error.status, error.headers),
 };

@@ -1,11 +1,10 @@
 // The OpenAI-format endpoints under /v1.
-import type { HttpHandler } from 'msw';
 import type { ModelInfo } from '../../core/models.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { replyDelay } from '../../core/plan.ts';
-import type { Runtime } from '../../runtime.ts';
-import { endpointHandler, methodNotAllowedHandler, type EndpointSpec } from '../../transport/endpoint.ts';
-import { eventStreamResponse, jsonResponse } from '../../transport/respond.ts';
+import type { EndpointSpec } from '../../transport/endpoint.ts';
+import { json } from '../../transport/exchange.ts';
+import { eventStreamReply, jsonReply } from '../../transport/respond.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './errors.ts';
 import { parseChatRequest } from './parse.ts';
@@ -18,7 +17,7 @@ function modelObject(m: ModelInfo) {
   return { id: m.id, object: 'model', created: m.created, owned_by: m.owned_by };
 }
 
-const endpoints: EndpointSpec[] = [
+export const openaiEndpoints: EndpointSpec[] = [
   {
     method: 'POST',
     path: '/v1/chat/completions',
@@ -28,8 +27,8 @@ const endpoints: EndpointSpec[] = [
       const { request, options } = parseChatRequest(call.body as Record<string, unknown>);
       call.runtime.requireModel(request.model, 'chat');
       const { reply, latency } = call.runtime.answer(request, call.entry);
-      if (request.stream) return eventStreamResponse(call, chatStreamEvents(reply, request, options, latency));
-      return jsonResponse(call, renderChat(reply, request, options), replyDelay(reply, latency));
+      if (request.stream) return eventStreamReply(call, chatStreamEvents(reply, request, options, latency));
+      return jsonReply(call, renderChat(reply, request, options), replyDelay(reply, latency));
     },
   },
   {
@@ -37,7 +36,7 @@ const endpoints: EndpointSpec[] = [
     path: '/v1/models',
     format: openaiFormat,
     auth: BEARER_OR_KEY,
-    handle: ({ runtime }) => Response.json({ object: 'list', data: runtime.catalogue.list().map(modelObject) }),
+    handle: ({ runtime }) => json({ object: 'list', data: runtime.catalogue.list().map(modelObject) }),
   },
   {
     method: 'GET',
@@ -50,16 +49,7 @@ const endpoints: EndpointSpec[] = [
       if (!model) {
         throw new GatewayError('not_found', `The model '${id}' does not exist`, { param: 'model', code: 'model_not_found' });
       }
-      return Response.json(modelObject(model));
+      return json(modelObject(model));
     },
   },
 ];
-
-export function openaiHandlers(runtime: Runtime, origin: string): HttpHandler[] {
-  const paths = new Map<string, string[]>();
-  for (const e of endpoints) paths.set(e.path, [...(paths.get(e.path) ?? []), e.method]);
-  return [
-    ...endpoints.map((e) => endpointHandler(runtime, origin, e)),
-    ...[...paths].map(([path, methods]) => methodNotAllowedHandler(origin, path, methods, openaiFormat)),
-  ];
-}

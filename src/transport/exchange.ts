@@ -1,0 +1,62 @@
+// The transport-neutral shape of one HTTP exchange. The endpoint pipeline reads an Inbound and
+// produces an Outbound; the msw adapter (in-process) and the node:http adapter (standalone) convert.
+import { GatewayError } from '../core/errors.ts';
+import type { TimedEvent, StreamHooks } from './sse.ts';
+
+export interface Inbound {
+  method: string;
+  url: URL;
+  /** A request header by lower-case name. */
+  header(name: string): string | undefined;
+  /** All headers, lower-case names (for the journal). */
+  headers(): Record<string, string>;
+  /** The body as text, refusing more than `limit` bytes with a 413 GatewayError. */
+  text(limit: number): Promise<string>;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+}
+
+/** Events written when due; the adapter supplies the sink, the hooks come from the endpoint. */
+export interface EventPlayback {
+  events: readonly TimedEvent[];
+  hooks: StreamHooks;
+}
+
+export interface Outbound {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | EventPlayback | null;
+}
+
+export function isPlayback(body: Outbound['body']): body is EventPlayback {
+  return body !== null && typeof body === 'object' && 'events' in body;
+}
+
+export function json(value: unknown, status = 200, headers: Record<string, string> = {}): Outbound {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
+
+export function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request_too_large', `Request body too large: the limit is ${limit} bytes (set with --max-body or the maxBodyBytes option).`);
+}
+
+/** Collects byte chunks up to `limit`, for adapters whose bodies arrive as a stream. */
+export async function collect(chunks: AsyncIterable<Uint8Array>, limit: number, stop: () => void): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of chunks) {
+    total += chunk.byteLength;
+    if (total > limit) {
+      stop();
+      throw tooLarge(limit);
+    }
+    parts.push(chunk);
+  }
+  const all = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}

@@ -1,0 +1,63 @@
+// In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
+import { http, type HttpHandler } from 'msw';
+import type { Runtime } from '../runtime.ts';
+import { methodNotAllowed, runEndpoint, type EndpointSpec, type FormatEdge } from './endpoint.ts';
+import { collect, isPlayback, tooLarge, type Inbound, type Outbound } from './exchange.ts';
+import { playbackStream } from './sse.ts';
+
+function inboundOf(request: Request): Inbound {
+  return {
+    method: request.method,
+    url: new URL(request.url),
+    header: (name) => request.headers.get(name) ?? undefined,
+    headers: () => Object.fromEntries(request.headers),
+    async text(limit) {
+      const declared = request.headers.get('content-length');
+      if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+      if (!request.body) return '';
+      if (declared !== null) return request.text();
+      const reader = request.body.getReader();
+      const chunks = {
+        async *[Symbol.asyncIterator]() {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            yield value;
+          }
+        },
+      };
+      return collect(chunks, limit, () => void reader.cancel());
+    },
+    signal: request.signal,
+  };
+}
+
+function responseOf(out: Outbound, signal: AbortSignal): Response {
+  const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal) : out.body;
+  return new Response(body as BodyInit | null, { status: out.status, headers: out.headers });
+}
+
+/** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
+export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
+  const verbs = { GET: http.get, POST: http.post, DELETE: http.delete };
+  const byPath = new Map<string, { format: FormatEdge; methods: string[] }>();
+  for (const e of endpoints) {
+    const seen = byPath.get(e.path) ?? { format: e.format, methods: [] };
+    seen.methods.push(e.method);
+    byPath.set(e.path, seen);
+  }
+  return [
+    ...endpoints.map((spec) =>
+      verbs[spec.method](origin + spec.path, async ({ request, params }) =>
+        responseOf(await runEndpoint(runtime, spec, inboundOf(request), params), request.signal),
+      ),
+    ),
+    ...[...byPath].map(([path, { format, methods }]) =>
+      http.all(origin + path, ({ request }) => {
+        // Preflights and HEAD are the browser's and msw's business, not a wrong method.
+        if (request.method === 'OPTIONS' || request.method === 'HEAD') return undefined;
+        return responseOf(methodNotAllowed(format, inboundOf(request), methods), request.signal);
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,133 @@
+// Standalone transport: node:http straight into the endpoint pipeline. No express router and no
+// fetch Request/Response objects on this path: both cost more than the emulator's own work.
+// Routing uses msw's own URL matcher, so a path means the same thing in both modes.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { matchRequestUrl } from 'msw';
+import type { Runtime } from '../runtime.ts';
+import { methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
+import { isPlayback, tooLarge, type Inbound, type Outbound } from './exchange.ts';
+import { playEvents } from './sse.ts';
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limit) {
+        // Keep draining so the 413 can still be written, but hold nothing more.
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, total).toString('utf8')));
+    req.once('error', reject);
+  });
+}
+
+function inboundOf(req: IncomingMessage, res: ServerResponse, url: URL): Inbound {
+  // The abort signal is made only if the pipeline asks for it (streams and delays do).
+  let controller: AbortController | undefined;
+  let gone = false;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    gone = true;
+    controller?.abort();
+  });
+  return {
+    method: req.method ?? 'GET',
+    url,
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    headers: () => {
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+      return out;
+    },
+    text: (limit) => readBody(req, limit),
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (gone) controller.abort();
+      }
+      return controller.signal;
+    },
+  };
+}
+
+function write(res: ServerResponse, out: Outbound, extra: Record<string, string>): void {
+  const headers = { ...extra, ...out.headers };
+  const body = out.body;
+  if (isPlayback(body)) {
+    // Headers go now; each event as it falls due; a client that leaves stops production.
+    res.writeHead(out.status, headers);
+    res.flushHeaders();
+    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end: () => void res.end() }, body.hooks);
+    res.once('close', stop);
+    return;
+  }
+  const data = body ?? '';
+  headers['content-length'] = String(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
+  res.writeHead(out.status, headers);
+  res.end(data);
+}
+
+interface Route {
+  spec: EndpointSpec;
+  /** msw path pattern, any origin. */
+  pattern: string;
+}
+
+export class NodeRouter {
+  private readonly exact = new Map<string, EndpointSpec>();
+  private readonly patterned: Route[] = [];
+  private readonly runtime: Runtime;
+  private readonly fallback: FormatEdge;
+
+  /** `fallback` renders 404s for paths no endpoint serves. */
+  constructor(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge) {
+    this.runtime = runtime;
+    this.fallback = fallback;
+    for (const spec of endpoints) {
+      if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: `*${spec.path}` });
+      else this.exact.set(`${spec.method} ${spec.path}`, spec);
+    }
+  }
+
+  private route(method: string, url: URL): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
+    const exact = this.exact.get(`${method} ${url.pathname}`);
+    if (exact) return { spec: exact, params: {}, allowed: [] };
+    const allowed: EndpointSpec[] = [];
+    for (const [key, spec] of this.exact) if (key.endsWith(` ${url.pathname}`)) allowed.push(spec);
+    for (const route of this.patterned) {
+      const match = matchRequestUrl(url, route.pattern);
+      if (!match.matches) continue;
+      if (route.spec.method === method) return { spec: route.spec, params: match.params ?? {}, allowed };
+      allowed.push(route.spec);
+    }
+    return { params: {}, allowed };
+  }
+
+  /** Answers one request; `extra` headers (CORS) go on every response. Never rejects. */
+  async handle(req: IncomingMessage, res: ServerResponse, extra: Record<string, string>): Promise<void> {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const inbound = inboundOf(req, res, url);
+    const { spec, params, allowed } = this.route(inbound.method, url);
+    let out: Outbound;
+    if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
+    else if (allowed.length) out = methodNotAllowed(allowed[0].format, inbound, allowed.map((s) => s.method));
+    else out = unknownRoute(this.fallback, inbound);
+    if (!res.destroyed) write(res, out, extra);
+  }
+}
