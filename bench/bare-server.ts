@@ -29,3 +29,4 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}\n`);
 });
+process.on('SIGINT', () => process.exit(0));

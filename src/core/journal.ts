@@ -23,7 +23,9 @@ export interface JournalEntry {
 }
 
 export class Journal {
-  private entries: JournalEntry[] = [];
+  // A ring: `slots[(start + i) % capacity]` is the i-th oldest entry.
+  private slots: JournalEntry[] = [];
+  private start = 0;
   private next = 1;
   readonly capacity: number;
 
@@ -31,21 +33,26 @@ export class Journal {
     this.capacity = capacity;
   }
 
-  record(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
-    const full = { seq: this.next++, ...entry };
-    if (this.capacity > 0) {
-      this.entries.push(full);
-      if (this.entries.length > this.capacity) this.entries.shift();
+  /** Records an entry, numbering it (the object itself is kept: callers fill it in as the request proceeds). */
+  record(entry: JournalEntry): JournalEntry {
+    const full = entry;
+    full.seq = this.next++;
+    if (this.capacity <= 0) return full;
+    if (this.slots.length < this.capacity) this.slots.push(full);
+    else {
+      this.slots[this.start] = full;
+      this.start = (this.start + 1) % this.capacity;
     }
     return full;
   }
 
   list(): JournalEntry[] {
-    return [...this.entries];
+    return [...this.slots.slice(this.start), ...this.slots.slice(0, this.start)];
   }
 
   clear(): void {
-    this.entries = [];
+    this.slots = [];
+    this.start = 0;
     this.next = 1;
   }
 }

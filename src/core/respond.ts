@@ -1,7 +1,7 @@
 // Turns a canonical request (and the fixture that matched it, if any) into a canonical reply.
 import type { CanonicalRequest } from './request.ts';
 import type { CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
-import { deriveKey, hashValue } from './seed.ts';
+import { deriveKey, hashString } from './seed.ts';
 import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText } from './synthesize/text.ts';
 
@@ -26,7 +26,8 @@ export interface RespondContext {
  * streamed and a plain request, or two with different max_tokens, share the same text.
  */
 export function requestKey(request: CanonicalRequest, seed: number): number {
-  return hashValue({ model: request.model, messages: request.messages, seed: request.seed }, seed);
+  // Canonical requests are built by our parsers, so their key order is fixed: plain JSON is stable.
+  return hashString(JSON.stringify([request.model, request.messages, request.seed ?? null]), seed);
 }
 
 /** Ends `text` where the request's stop strings and token limit say generation would end. */

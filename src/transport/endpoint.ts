@@ -80,6 +80,7 @@ function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body =
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
   const entry = runtime.journal.record({
+    seq: 0,
     requestId: '',
     method: inbound.method,
     path: inbound.url.pathname,
@@ -90,7 +91,6 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     outcome: 'completed',
     eventsSent: 0,
   });
-  entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
   let out: Outbound;
   try {
     let body: unknown;
@@ -101,10 +101,12 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       body = parseJson(text);
       entry.body = body;
     } else {
+      entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
       authenticate(inbound, runtime, spec.auth);
     }
     out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry });
   } catch (error) {
+    entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error));
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;

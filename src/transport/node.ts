@@ -50,11 +50,8 @@ function inboundOf(req: IncomingMessage, res: ServerResponse, url: URL): Inbound
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    headers: () => {
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-      return out;
-    },
+    // Node builds a fresh object per request; only set-cookie is ever an array, and clients don't send it.
+    headers: () => req.headers as Record<string, string>,
     text: (limit) => readBody(req, limit),
     get signal() {
       if (!controller) {

@@ -2,6 +2,7 @@
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { CanonicalReply, Choice, Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
+import { memoize } from '../../core/memo.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
@@ -26,9 +27,7 @@ export function usageBody(usage: Usage) {
 }
 
 /** A stable `fp_…` per model, as OpenAI reports the backend configuration. */
-export function systemFingerprint(model: string): string {
-  return `fp_${hashString(model).toString(16).padStart(14, '0').slice(-10)}`;
-}
+export const systemFingerprint = memoize((model: string) => `fp_${hashString(model).toString(16).padStart(14, '0').slice(-10)}`, 200);
 
 function textOf(choice: Choice): string {
   return choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');

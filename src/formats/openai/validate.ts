@@ -101,10 +101,12 @@ export function checkField(param: string, value: unknown, rule: FieldRule): void
 
 /** Checks every field of `body` against `rules`; a field with no rule is refused, as OpenAI does. */
 export function checkFields(body: Record<string, unknown>, rules: Record<string, FieldRule>): void {
-  for (const name of Object.keys(body)) {
-    if (!(name in rules)) {
+  for (const [name, rule] of Object.entries(rules)) if (rule.required) checkField(name, body[name], rule);
+  for (const name in body) {
+    const rule = rules[name];
+    if (!rule || !Object.hasOwn(rules, name)) {
       throw new GatewayError('invalid_request', `Unrecognized request argument supplied: ${name}`, { param: name });
     }
+    if (!rule.required) checkField(name, body[name], rule);
   }
-  for (const [name, rule] of Object.entries(rules)) checkField(name, body[name], rule);
 }
