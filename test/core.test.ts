@@ -15,6 +15,10 @@ const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
   stop: [],
   n: 1,
   stream: false,
+  tools: [],
+  toolChoice: 'auto',
+  parallelToolCalls: true,
+  output: { type: 'text' },
   ...over,
 });
 

@@ -1,6 +1,6 @@
 // The stream plan: a reply cut into token-sized pieces, each with the time it is due.
 // Formats render each step as their own events; none of them decides chunking or timing.
-import type { CanonicalReply } from './reply.ts';
+import type { Block, CanonicalReply } from './reply.ts';
 import { deriveKey } from './seed.ts';
 import { pieceTimes, type LatencyProfile } from './timing.ts';
 import { splitTokens } from './tokens.ts';
@@ -9,7 +9,9 @@ export interface StreamStep {
   choice: number;
   /** Position of this piece within its choice. */
   position: number;
-  /** Text of this piece ('' for a choice with no text). */
+  /** Index of the block (in `choice.blocks`) this piece belongs to. */
+  block: number;
+  /** A piece of the block's text, or of a tool call's arguments ('' for an empty block). */
   text: string;
   /** Milliseconds after arrival. */
   due: number;
@@ -17,16 +19,35 @@ export interface StreamStep {
   first: boolean;
   /** The choice's last piece: formats close the choice here. */
   last: boolean;
+  /** The block's first piece: formats open the block (tool call id and name) here. */
+  blockStart: boolean;
+  /** The block's last piece. */
+  blockEnd: boolean;
+}
+
+function blockPieces(block: Block): readonly string[] {
+  const text = block.type === 'tool_call' ? block.arguments : block.text;
+  return text ? splitTokens(text) : [''];
 }
 
 export function planStream(reply: CanonicalReply, profile: LatencyProfile): StreamStep[] {
   const steps: StreamStep[] = [];
   for (const choice of reply.choices) {
-    const text = choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    const pieces = text ? splitTokens(text) : [''];
+    const blocks: readonly Block[] = choice.blocks.length ? choice.blocks : [{ type: 'text', text: '' }];
+    const pieces = blocks.flatMap((block, b) => blockPieces(block).map((text, i, all) => ({ b, text, start: i === 0, end: i === all.length - 1 })));
     const times = pieceTimes(profile, pieces.length, deriveKey(reply.key, `timing:${choice.index}`));
-    pieces.forEach((piece, i) =>
-      steps.push({ choice: choice.index, position: i, text: piece, due: times[i], first: i === 0, last: i === pieces.length - 1 }),
+    pieces.forEach((p, i) =>
+      steps.push({
+        choice: choice.index,
+        position: i,
+        block: p.b,
+        text: p.text,
+        due: times[i],
+        first: i === 0,
+        last: i === pieces.length - 1,
+        blockStart: p.start,
+        blockEnd: p.end,
+      }),
     );
   }
   // Choices interleave by time, and piece by piece when times tie, as the real services do.

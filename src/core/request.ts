@@ -1,4 +1,5 @@
 // The canonical request: what every wire format's request means, with the vendor's spelling removed.
+import type { ToolChoice, ToolSpec } from './tools.ts';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -23,6 +24,13 @@ export interface Message {
   toolCallId?: string;
 }
 
+/** The shape the reply's text must take. */
+export type OutputFormat =
+  | { type: 'text' }
+  /** Any JSON object (OpenAI `json_object`, Gemini `application/json` without a schema). */
+  | { type: 'json' }
+  | { type: 'json_schema'; schema: Record<string, unknown>; name?: string };
+
 /** What a client asked for, independent of the format it asked in. */
 export interface CanonicalRequest {
   /** The wire format's name; the core records it for matching and never branches on it. */
@@ -40,6 +48,12 @@ export interface CanonicalRequest {
   /** The client's own sampling seed (OpenAI `seed`), part of the synthesis key. */
   seed?: number;
   stream: boolean;
+  /** Tools the model may call. */
+  tools: ToolSpec[];
+  toolChoice: ToolChoice;
+  /** Whether several tools may be called in one turn. */
+  parallelToolCalls: boolean;
+  output: OutputFormat;
 }
 
 export function textOf(message: Message): string {

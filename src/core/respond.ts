@@ -1,14 +1,23 @@
 // Turns a canonical request (and the fixture that matched it, if any) into a canonical reply.
-import type { CanonicalRequest } from './request.ts';
-import type { CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
-import { deriveKey, hashString } from './seed.ts';
+import { textOf, type CanonicalRequest } from './request.ts';
+import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
+import { deriveKey, hashString, makeId } from './seed.ts';
 import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText } from './synthesize/text.ts';
+import { synthesizeJson } from './synthesize/json.ts';
+import { chooseTools, toolNameFor } from './tools.ts';
+
+/** A tool call a fixture pins: arguments as an object or as a JSON string. */
+export interface PinnedToolCall {
+  name: string;
+  arguments?: Record<string, unknown> | string;
+}
 
 /** What a fixture pins of a reply; everything left out is synthesized or counted. */
 export interface PinnedReply {
   name?: string;
   text?: string | string[];
+  toolCalls?: PinnedToolCall[];
   finishReason?: FinishReason;
   usage?: Partial<Usage>;
 }
@@ -22,12 +31,13 @@ export interface RespondContext {
 
 /**
  * The key every synthesized value of a request derives from: what the request means
- * (model, conversation, client seed), not how it asked (stream, limits, stop strings), so a
- * streamed and a plain request, or two with different max_tokens, share the same text.
+ * (model, conversation, tools, output format, client seed), not how it asked (stream, limits, stop
+ * strings), so a streamed and a plain request, or two with different max_tokens, share the same text.
  */
 export function requestKey(request: CanonicalRequest, seed: number): number {
   // Canonical requests are built by our parsers, so their key order is fixed: plain JSON is stable.
-  return hashString(JSON.stringify([request.model, request.messages, request.seed ?? null]), seed);
+  const { model, messages, tools, toolChoice, output } = request;
+  return hashString(JSON.stringify([model, messages, request.seed ?? null, tools, toolChoice, output]), seed);
 }
 
 /** Ends `text` where the request's stop strings and token limit say generation would end. */
@@ -55,25 +65,64 @@ function finish(text: string, request: CanonicalRequest, pinned?: FinishReason) 
   return { text: cut, reason, stopSequence };
 }
 
+/** The reply text when nothing pins it: JSON when the output format asks, else prose. */
+function synthesizeAnswer(request: CanonicalRequest, key: number): string {
+  const { output } = request;
+  if (output.type === 'json_schema') return JSON.stringify(synthesizeJson(output.schema, key, `the response schema${output.name ? ` "${output.name}"` : ''}`));
+  const last = request.messages.at(-1);
+  let text = synthesizeText(key);
+  if (last?.role === 'tool') {
+    // Answer from the tool's result, so an agent loop sees its data used and ends.
+    const result = textOf(last).replace(/\s+/g, ' ').trim();
+    const name = toolNameFor(request, last.toolCallId) ?? 'the tool';
+    text = `According to ${name}: ${result.length > 200 ? `${result.slice(0, 200)}…` : result}. ${text}`;
+  }
+  return output.type === 'json' ? JSON.stringify({ answer: text }) : text;
+}
+
+/** Pinned calls as blocks; with none pinned, the calls the tool rule chooses, arguments synthesized. */
+function toolCallBlocks(request: CanonicalRequest, key: number, pinned?: PinnedToolCall[]): Block[] {
+  const calls =
+    pinned ??
+    chooseTools(request).map((tool, i) => ({
+      name: tool.name,
+      arguments: synthesizeJson(tool.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${tool.name}"`) as Record<string, unknown>,
+    }));
+  return calls.map((call, i) => ({
+    type: 'tool_call',
+    id: makeId('', 24, deriveKey(key, `call:${i}`)),
+    name: call.name,
+    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+  }));
+}
+
+function blockTokens(block: Block): number {
+  return block.type === 'tool_call' ? countTokens(block.name) + countTokens(block.arguments) : countTokens(block.text);
+}
+
 export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?: PinnedReply): CanonicalReply {
   const key = requestKey(request, ctx.seed);
+  const texts = pinned?.text === undefined ? undefined : [pinned.text].flat();
   const choices: Choice[] = [];
   for (let index = 0; index < request.n; index++) {
-    const texts = pinned?.text === undefined ? undefined : [pinned.text].flat();
-    const raw = texts ? texts[index % texts.length] : synthesizeText(deriveKey(key, index));
-    const { text, reason, stopSequence } = finish(raw, request, pinned?.finishReason);
-    choices.push({
-      index,
-      blocks: [{ type: 'text', text }],
-      finishReason: reason,
-      stopSequence,
-      outputTokens: countTokens(text),
-    });
+    const choiceKey = deriveKey(key, index);
+    // A pinned text alone means no tool calls; pinned calls alone mean no text.
+    const calls = toolCallBlocks(request, choiceKey, pinned?.toolCalls ?? (texts ? [] : undefined));
+    const text = texts ? texts[index % texts.length] : calls.length ? undefined : synthesizeAnswer(request, choiceKey);
+    let blocks = calls;
+    let reason: FinishReason = pinned?.finishReason ?? 'tool_calls';
+    let stopSequence: string | undefined;
+    if (text !== undefined) {
+      const cut = finish(text, request, pinned?.finishReason ?? (calls.length ? 'tool_calls' : undefined));
+      blocks = [{ type: 'text', text: cut.text }, ...calls];
+      reason = cut.reason;
+      stopSequence = cut.stopSequence;
+    }
+    choices.push({ index, blocks, finishReason: reason, stopSequence, outputTokens: blocks.reduce((n, b) => n + blockTokens(b), 0) });
   }
-  const outputTokens = choices.reduce((sum, c) => sum + c.outputTokens, 0);
   const usage: Usage = {
-    inputTokens: countPromptTokens(request.messages),
-    outputTokens,
+    inputTokens: countPromptTokens(request.messages, request.tools),
+    outputTokens: choices.reduce((sum, c) => sum + c.outputTokens, 0),
     cachedInputTokens: 0,
     reasoningTokens: 0,
     ...pinned?.usage,

@@ -2,6 +2,7 @@
 // Other vendors' models tokenize differently; o200k is a close, stable stand-in for their counts.
 import { encode, decodeGenerator } from 'gpt-tokenizer/encoding/o200k_base';
 import { textOf, type Message } from './request.ts';
+import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
 
 // Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
@@ -31,10 +32,12 @@ export function truncateTokens(text: string, max: number): string {
 
 /**
  * Prompt tokens of a conversation, the way OpenAI counts chat input: each message costs its
- * content plus 3 tokens of framing, and every reply is primed with 3 more.
+ * content plus 3 tokens of framing, and every reply is primed with 3 more; tool definitions count
+ * as their JSON.
  */
-export function countPromptTokens(messages: readonly Message[]): number {
+export function countPromptTokens(messages: readonly Message[], tools: readonly ToolSpec[] = []): number {
   let total = 3;
+  if (tools.length) total += countTokens(JSON.stringify(tools));
   for (const m of messages) {
     total += 3 + countTokens(m.role) + countTokens(textOf(m));
     for (const part of m.parts) if (part.type !== 'text') total += PART_TOKENS[part.type];

@@ -1,6 +1,6 @@
 // Canonical reply → OpenAI chat completion JSON and `chat.completion.chunk` stream events.
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { CanonicalReply, Choice, Usage } from '../../core/reply.ts';
+import type { Block, CanonicalReply, Choice, Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { memoize } from '../../core/memo.ts';
 import { planStream } from '../../core/plan.ts';
@@ -10,6 +10,19 @@ import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import type { ChatOptions } from './parse.ts';
 
 const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' } as const;
+
+function finishReason(choice: Choice, options: ChatOptions): string {
+  return options.legacyFunctions && choice.finishReason === 'tool_calls' ? 'function_call' : FINISH[choice.finishReason];
+}
+
+/** OpenAI's id for a canonical tool call. */
+export const callId = (id: string) => `call_${id}`;
+
+type ToolCallBlock = Extract<Block, { type: 'tool_call' }>;
+
+function toolCallsOf(choice: Choice): ToolCallBlock[] {
+  return choice.blocks.filter((b): b is ToolCallBlock => b.type === 'tool_call');
+}
 
 export function usageBody(usage: Usage) {
   return {
@@ -67,11 +80,18 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
     model,
     choices: reply.choices.map((choice) => {
       const logprobs = choiceLogprobs(reply, choice, options);
+      const calls = toolCallsOf(choice);
+      const hasText = choice.blocks.some((b) => b.type === 'text');
+      const message: Record<string, unknown> = { role: 'assistant', content: hasText ? textOf(choice) : null, refusal: null, annotations: [] };
+      if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
+      else if (calls.length) {
+        message.tool_calls = calls.map((c) => ({ id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } }));
+      }
       return {
         index: choice.index,
-        message: { role: 'assistant', content: textOf(choice), refusal: null, annotations: [] },
+        message,
         logprobs: logprobs ? { content: logprobEntries(logprobs), refusal: null } : null,
-        finish_reason: FINISH[choice.finishReason],
+        finish_reason: finishReason(choice, options),
       };
     }),
     usage: usageBody(reply.usage),
@@ -100,16 +120,28 @@ export function chatStreamEvents(
   for (const step of planStream(reply, latency)) {
     const choice = reply.choices[step.choice];
     const lp = logprobs[step.choice];
+    const delta = (d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>
+      events.push(chunk([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }], step.due));
+    const block = choice.blocks[step.block];
     if (step.first) {
-      events.push(chunk([{ index: step.choice, delta: { role: 'assistant', content: '', refusal: null }, logprobs: lp ? { content: [], refusal: null } : null, finish_reason: null }], step.due));
+      const content = block?.type === 'tool_call' ? null : '';
+      delta({ role: 'assistant', content, refusal: null }, null, lp ? { content: [], refusal: null } : null);
     }
-    if (step.text) {
+    if (block?.type === 'tool_call') {
+      const call = toolCallsOf(choice).indexOf(block);
+      if (options.legacyFunctions) {
+        if (step.blockStart) delta({ function_call: { name: block.name, arguments: '' } });
+        delta({ function_call: { arguments: step.text } });
+      } else {
+        // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
+        if (step.blockStart) delta({ tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] });
+        delta({ tool_calls: [{ index: call, function: { arguments: step.text } }] });
+      }
+    } else if (step.text) {
       const tokenLp = lp ? { content: logprobEntries(lp.slice(step.position, step.position + 1)), refusal: null } : null;
-      events.push(chunk([{ index: step.choice, delta: { content: step.text }, logprobs: tokenLp, finish_reason: null }], step.due));
+      delta({ content: step.text }, null, tokenLp);
     }
-    if (step.last) {
-      events.push(chunk([{ index: step.choice, delta: {}, logprobs: null, finish_reason: FINISH[choice.finishReason] }], step.due));
-    }
+    if (step.last) delta({}, finishReason(choice, options));
   }
   const end = events.length ? events[events.length - 1].due : 0;
   if (options.includeUsage) {

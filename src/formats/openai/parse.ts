@@ -1,5 +1,6 @@
 // OpenAI chat completion request → canonical request, refusing what OpenAI refuses.
-import type { CanonicalRequest, Message, Part, Role } from '../../core/request.ts';
+import type { CanonicalRequest, Message, OutputFormat, Part, Role } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
 
 const nullableInt = (min?: number, max?: number): FieldRule => ({ types: ['integer'], nullable: true, min, max });
@@ -90,6 +91,13 @@ function parseMessage(param: string, raw: unknown): Message {
     const hasCalls = Array.isArray(m.tool_calls) && m.tool_calls.length > 0;
     if ((m.content === undefined || m.content === null) && !hasCalls && !m.function_call) throw missing(`${param}.content`);
     const parts = m.content === undefined || m.content === null ? [] : parseContent(`${param}.content`, m.content, ['text', 'refusal']);
+    const legacy = m.function_call as Record<string, unknown> | undefined | null;
+    if (legacy) {
+      checkField(`${param}.function_call.name`, legacy.name, { types: ['string'], required: true });
+      checkField(`${param}.function_call.arguments`, legacy.arguments, { types: ['string'], required: true });
+    }
+    // A legacy function call is answered by a `function` message naming it: its name is its id.
+    const legacyCalls = legacy ? [{ id: legacy.name as string, name: legacy.name as string, arguments: legacy.arguments as string }] : undefined;
     const toolCalls = hasCalls
       ? (m.tool_calls as unknown[]).map((c, i) => {
           const call = c as Record<string, unknown>;
@@ -100,7 +108,7 @@ function parseMessage(param: string, raw: unknown): Message {
           checkField(`${param}.tool_calls[${i}].function.arguments`, fn.arguments, { types: ['string'], required: true });
           return { id: call.id as string, name: fn.name as string, arguments: fn.arguments as string };
         })
-      : undefined;
+      : legacyCalls;
     return { role: 'assistant', parts, toolCalls };
   }
   if (m.content === undefined || m.content === null) throw missing(`${param}.content`);
@@ -127,11 +135,104 @@ function parseStop(stop: unknown): string[] {
   return list as string[];
 }
 
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const EMPTY_PARAMETERS = { type: 'object', properties: {} };
+
+function parseFunction(param: string, raw: unknown): ToolSpec {
+  checkField(param, raw, { types: ['object'], required: true });
+  const fn = raw as Record<string, unknown>;
+  checkField(`${param}.name`, fn.name, { types: ['string'], required: true });
+  if (!NAME.test(fn.name as string)) {
+    throw invalid(`${param}.name`, `Invalid '${param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, 'invalid_value');
+  }
+  checkField(`${param}.description`, fn.description, { types: ['string'] });
+  checkField(`${param}.parameters`, fn.parameters, { types: ['object'] });
+  checkField(`${param}.strict`, fn.strict, { types: ['boolean'], nullable: true });
+  return { name: fn.name as string, description: fn.description as string | undefined, parameters: (fn.parameters as Record<string, unknown>) ?? EMPTY_PARAMETERS };
+}
+
+function parseTools(body: Record<string, unknown>): ToolSpec[] {
+  if (Array.isArray(body.tools)) {
+    return body.tools.map((t, i) => {
+      checkField(`tools[${i}]`, t, { types: ['object'], required: true });
+      const tool = t as Record<string, unknown>;
+      if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
+      return parseFunction(`tools[${i}].function`, tool.function);
+    });
+  }
+  // The legacy `functions` list means the same, answered in the legacy `function_call` shape.
+  return Array.isArray(body.functions) ? body.functions.map((f, i) => parseFunction(`functions[${i}]`, f)) : [];
+}
+
+function parseToolChoice(body: Record<string, unknown>, tools: ToolSpec[]): ToolChoice {
+  const param = body.tool_choice !== undefined ? 'tool_choice' : 'function_call';
+  const raw = body.tool_choice ?? body.function_call;
+  if (raw === undefined || raw === null) return 'auto';
+  if (!tools.length) {
+    throw invalid(param, `Invalid value for '${param}': '${param}' is only allowed when '${param === 'tool_choice' ? 'tools' : 'functions'}' are specified.`);
+  }
+  if (typeof raw === 'string') {
+    const allowed = param === 'tool_choice' ? ['none', 'auto', 'required'] : ['none', 'auto'];
+    if (!allowed.includes(raw)) throw invalidValue(param, raw, allowed);
+    return raw as ToolChoice;
+  }
+  const choice = raw as Record<string, unknown>;
+  const name = param === 'tool_choice' ? (choice.function as Record<string, unknown> | undefined)?.name : choice.name;
+  if (param === 'tool_choice' && choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
+  const path = param === 'tool_choice' ? 'tool_choice.function.name' : 'function_call.name';
+  checkField(path, name, { types: ['string'], required: true });
+  if (!tools.some((t) => t.name === name)) {
+    throw invalid(path, `Invalid value for '${path}': no tool named '${String(name)}' is among the provided tools (${tools.map((t) => t.name).join(', ')}).`);
+  }
+  return { name: name as string };
+}
+
+function parseResponseFormat(raw: unknown, messages: Message[]): OutputFormat {
+  if (raw === undefined || raw === null) return { type: 'text' };
+  const format = raw as Record<string, unknown>;
+  const types = ['text', 'json_object', 'json_schema'];
+  if (typeof format.type !== 'string' || !types.includes(format.type)) throw invalidValue('response_format.type', format.type, types);
+  if (format.type === 'text') return { type: 'text' };
+  if (format.type === 'json_object') {
+    if (!messages.some((m) => /json/i.test(m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')))) {
+      throw invalid('messages', "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", undefined);
+    }
+    return { type: 'json' };
+  }
+  checkField('response_format.json_schema', format.json_schema, { types: ['object'], required: true });
+  const spec = format.json_schema as Record<string, unknown>;
+  checkField('response_format.json_schema.name', spec.name, { types: ['string'], required: true });
+  if (!NAME.test(spec.name as string)) {
+    throw invalid('response_format.json_schema.name', `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`);
+  }
+  checkField('response_format.json_schema.schema', spec.schema, { types: ['object'] });
+  checkField('response_format.json_schema.strict', spec.strict, { types: ['boolean'], nullable: true });
+  return { type: 'json_schema', name: spec.name as string, schema: (spec.schema as Record<string, unknown>) ?? { type: 'object' } };
+}
+
+/** Every tool message must answer a call of an earlier assistant turn, and every call be answered. */
+function checkToolTurns(messages: Message[]): void {
+  const open = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant') for (const call of m.toolCalls ?? []) open.set(call.id, i);
+    if (m.role === 'tool' && !open.delete(m.toolCallId ?? '')) {
+      throw invalid(`messages[${i}].tool_call_id`, `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; no earlier assistant message has a tool call with id '${m.toolCallId}'.`, undefined);
+    }
+  });
+  const last = messages.length - 1;
+  const unanswered = [...open].filter(([, at]) => at < last).map(([id]) => id);
+  if (unanswered.length) {
+    throw invalid('messages', `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.join(', ')}`, undefined);
+  }
+}
+
 export interface ChatOptions {
   /** Append a usage chunk to the stream. */
   includeUsage: boolean;
   /** Top alternatives per token when logprobs are asked for, else undefined. */
   topLogprobs?: number;
+  /** The request used the legacy `functions`: answer with `function_call`. */
+  legacyFunctions: boolean;
 }
 
 export function parseChatRequest(body: Record<string, unknown>): { request: CanonicalRequest; options: ChatOptions } {
@@ -147,6 +248,12 @@ export function parseChatRequest(body: Record<string, unknown>): { request: Cano
   const streamOptions = (body.stream_options ?? {}) as Record<string, unknown>;
   checkField('stream_options.include_usage', streamOptions.include_usage, { types: ['boolean'], nullable: true });
   const maxTokens = (body.max_completion_tokens ?? body.max_tokens ?? undefined) as number | undefined;
+  if (body.tools !== undefined && body.functions !== undefined) {
+    throw invalid('functions', "Invalid parameter: 'functions' and 'tools' cannot both be set; 'functions' is the legacy form of 'tools'.", undefined);
+  }
+  const tools = parseTools(body);
+  const legacyFunctions = body.functions !== undefined && body.functions !== null;
+  checkToolTurns(messages);
   return {
     request: {
       format: 'openai',
@@ -158,10 +265,16 @@ export function parseChatRequest(body: Record<string, unknown>): { request: Cano
       n: (body.n as number | null | undefined) ?? 1,
       seed: (body.seed as number | null | undefined) ?? undefined,
       stream,
+      tools,
+      toolChoice: parseToolChoice(body, tools),
+      // Legacy functions are called one at a time.
+      parallelToolCalls: !legacyFunctions && body.parallel_tool_calls !== false,
+      output: parseResponseFormat(body.response_format, messages),
     },
     options: {
       includeUsage: streamOptions.include_usage === true,
       topLogprobs: body.logprobs === true ? ((body.top_logprobs as number | null | undefined) ?? 0) : undefined,
+      legacyFunctions,
     },
   };
 }
