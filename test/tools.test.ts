@@ -97,7 +97,8 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
           type: 'function',
           function: {
             name: 'get_weather',
-            parameters: weatherParameters,
+            description: 'Current weather for a city',
+            parameters: weatherParameters as never,
             parse: (input: string) => JSON.parse(input) as { city: string },
             function: (_args: { city: string }) => (calls++, { temperature: 21 }),
           },
