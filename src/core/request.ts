@@ -54,6 +54,8 @@ export interface CanonicalRequest {
   /** Whether several tools may be called in one turn. */
   parallelToolCalls: boolean;
   output: OutputFormat;
+  /** Visible reasoning (Anthropic thinking): its token budget when asked for. */
+  reasoning?: { budgetTokens: number };
 }
 
 export function textOf(message: Message): string {

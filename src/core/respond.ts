@@ -1,9 +1,9 @@
 // Turns a canonical request (and the fixture that matched it, if any) into a canonical reply.
 import { textOf, type CanonicalRequest } from './request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
-import { deriveKey, hashString, makeId } from './seed.ts';
+import { deriveKey, hashString, makeId, Rng } from './seed.ts';
 import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
-import { synthesizeText } from './synthesize/text.ts';
+import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
 
@@ -96,6 +96,15 @@ function toolCallBlocks(request: CanonicalRequest, key: number, pinned?: PinnedT
   }));
 }
 
+/** A thinking block within the request's budget, with an opaque signature that vouches for it. */
+function thinkingBlock(request: CanonicalRequest, key: number): Block | undefined {
+  if (!request.reasoning) return undefined;
+  const text = truncateTokens(synthesizeThinking(deriveKey(key, 'thinking')), request.reasoning.budgetTokens);
+  const bytes = new Rng(deriveKey(key, 'signature'));
+  const signature = btoa(String.fromCharCode(...Array.from({ length: 48 }, () => bytes.int(0, 255))));
+  return { type: 'thinking', text, signature };
+}
+
 function blockTokens(block: Block): number {
   return block.type === 'tool_call' ? countTokens(block.name) + countTokens(block.arguments) : countTokens(block.text);
 }
@@ -118,13 +127,16 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       reason = cut.reason;
       stopSequence = cut.stopSequence;
     }
+    const thinking = thinkingBlock(request, choiceKey);
+    if (thinking) blocks = [thinking, ...blocks];
     choices.push({ index, blocks, finishReason: reason, stopSequence, outputTokens: blocks.reduce((n, b) => n + blockTokens(b), 0) });
   }
+  const reasoningTokens = choices.reduce((sum, c) => sum + c.blocks.reduce((n, b) => n + (b.type === 'thinking' ? blockTokens(b) : 0), 0), 0);
   const usage: Usage = {
     inputTokens: countPromptTokens(request.messages, request.tools),
     outputTokens: choices.reduce((sum, c) => sum + c.outputTokens, 0),
     cachedInputTokens: 0,
-    reasoningTokens: 0,
+    reasoningTokens,
     ...pinned?.usage,
   };
   return { key, created: ctx.created, choices, usage, fixture: pinned?.name };

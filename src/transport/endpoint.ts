@@ -14,8 +14,8 @@ export interface FormatEdge {
   requestIdHeader: string;
   /** The vendor's id style for request ids, e.g. `req_` + 32 characters. */
   requestIdPrefix: string;
-  /** Renders a failure in the vendor's status, headers and body. */
-  errorResponse(error: GatewayError): Outbound;
+  /** Renders a failure in the vendor's status, headers and body (some bodies carry the request id). */
+  errorResponse(error: GatewayError, requestId: string): Outbound;
 }
 
 export type Params = Record<string, string | readonly string[] | undefined>;
@@ -40,6 +40,11 @@ export interface EndpointSpec {
   format: FormatEdge;
   /** How the token may be presented on this route. */
   auth: readonly TokenWay[];
+  /**
+   * For paths two formats share (`GET /v1/models`): whether this format takes the request.
+   * The first endpoint in the list that accepts it serves it.
+   */
+  accepts?(inbound: Inbound): boolean;
   handle(call: Call): Outbound | Promise<Outbound>;
 }
 
@@ -107,7 +112,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry });
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
-    out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error));
+    out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;
   if (entry.fixture) out.headers['x-mock-fixture'] = entry.fixture;
@@ -118,14 +123,16 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
 /** The answer for a known path asked with a method it does not serve. */
 export function methodNotAllowed(format: FormatEdge, inbound: Inbound, allowed: readonly string[]): Outbound {
   const message = `Method ${inbound.method} is not allowed on ${inbound.url.pathname}; use ${allowed.join(' or ')}.`;
-  const out = format.errorResponse(new GatewayError('method_not_allowed', message, { headers: { allow: allowed.join(', ') } }));
-  out.headers[format.requestIdHeader] = requestIdFor(format, inbound, 0);
+  const requestId = requestIdFor(format, inbound, 0);
+  const out = format.errorResponse(new GatewayError('method_not_allowed', message, { headers: { allow: allowed.join(', ') } }), requestId);
+  out.headers[format.requestIdHeader] = requestId;
   return out;
 }
 
 /** The answer for a path no endpoint serves. */
 export function unknownRoute(format: FormatEdge, inbound: Inbound): Outbound {
-  const out = format.errorResponse(new GatewayError('not_found', `Invalid URL (${inbound.method} ${inbound.url.pathname})`));
-  out.headers[format.requestIdHeader] = requestIdFor(format, inbound, 0);
+  const requestId = requestIdFor(format, inbound, 0);
+  const out = format.errorResponse(new GatewayError('not_found', `Invalid URL (${inbound.method} ${inbound.url.pathname})`), requestId);
+  out.headers[format.requestIdHeader] = requestId;
   return out;
 }

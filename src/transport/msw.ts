@@ -43,14 +43,17 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
   const byPath = new Map<string, { format: FormatEdge; methods: string[] }>();
   for (const e of endpoints) {
     const seen = byPath.get(e.path) ?? { format: e.format, methods: [] };
-    seen.methods.push(e.method);
+    if (!seen.methods.includes(e.method)) seen.methods.push(e.method);
     byPath.set(e.path, seen);
   }
   return [
     ...endpoints.map((spec) =>
-      verbs[spec.method](origin + spec.path, async ({ request, params }) =>
-        responseOf(await runEndpoint(runtime, spec, inboundOf(request), params), request.signal),
-      ),
+      verbs[spec.method](origin + spec.path, async ({ request, params }) => {
+        const inbound = inboundOf(request);
+        // Not ours: msw moves on to the next handler on the same path.
+        if (spec.accepts && !spec.accepts(inbound)) return undefined;
+        return responseOf(await runEndpoint(runtime, spec, inbound, params), request.signal);
+      }),
     ),
     ...[...byPath].map(([path, { format, methods }]) =>
       http.all(origin + path, ({ request }) => {

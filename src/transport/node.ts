@@ -87,7 +87,7 @@ interface Route {
 }
 
 export class NodeRouter {
-  private readonly exact = new Map<string, EndpointSpec>();
+  private readonly exact = new Map<string, EndpointSpec[]>();
   private readonly patterned: Route[] = [];
   private readonly runtime: Runtime;
   private readonly fallback: FormatEdge;
@@ -98,19 +98,24 @@ export class NodeRouter {
     this.fallback = fallback;
     for (const spec of endpoints) {
       if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: `*${spec.path}` });
-      else this.exact.set(`${spec.method} ${spec.path}`, spec);
+      else {
+        const key = `${spec.method} ${spec.path}`;
+        this.exact.set(key, [...(this.exact.get(key) ?? []), spec]);
+      }
     }
   }
 
-  private route(method: string, url: URL): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
-    const exact = this.exact.get(`${method} ${url.pathname}`);
+  private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
+    const { method, url } = inbound;
+    const takes = (spec: EndpointSpec) => !spec.accepts || spec.accepts(inbound);
+    const exact = this.exact.get(`${method} ${url.pathname}`)?.find(takes);
     if (exact) return { spec: exact, params: {}, allowed: [] };
     const allowed: EndpointSpec[] = [];
-    for (const [key, spec] of this.exact) if (key.endsWith(` ${url.pathname}`)) allowed.push(spec);
+    for (const [key, specs] of this.exact) if (key.endsWith(` ${url.pathname}`)) allowed.push(...specs);
     for (const route of this.patterned) {
       const match = matchRequestUrl(url, route.pattern);
       if (!match.matches) continue;
-      if (route.spec.method === method) return { spec: route.spec, params: match.params ?? {}, allowed };
+      if (route.spec.method === method && takes(route.spec)) return { spec: route.spec, params: match.params ?? {}, allowed };
       allowed.push(route.spec);
     }
     return { params: {}, allowed };
@@ -120,10 +125,10 @@ export class NodeRouter {
   async handle(req: IncomingMessage, res: ServerResponse, extra: Record<string, string>): Promise<void> {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const inbound = inboundOf(req, res, url);
-    const { spec, params, allowed } = this.route(inbound.method, url);
+    const { spec, params, allowed } = this.route(inbound);
     let out: Outbound;
     if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-    else if (allowed.length) out = methodNotAllowed(allowed[0].format, inbound, allowed.map((s) => s.method));
+    else if (allowed.length) out = methodNotAllowed(allowed[0].format, inbound, [...new Set(allowed.map((s) => s.method))]);
     else out = unknownRoute(this.fallback, inbound);
     if (!res.destroyed) write(res, out, extra);
   }

@@ -1,7 +1,9 @@
 // The two ways to run the gateway, so one contract suite can drive both.
 import { setupServer } from 'msw/node';
-import { createGateway, type JournalEntry } from '../../src/index.ts';
-import type { GatewayOptions } from '../../src/runtime.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGateway, type Fixture, type JournalEntry } from '../../src/index.ts';
 import { spawnCli } from './cli.ts';
 
 /** Fails any request no handler takes: msw 2 calls the option onUnhandledRequest, msw 3 onUnhandledFrame. */
@@ -16,14 +18,22 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  seed?: number;
+  tokens?: string[];
+  latency?: string;
+  /** Fixtures in force from the start (JSON-able: the socket mode writes them to a --fixtures dir). */
+  fixtures?: Fixture[];
+}
+
 export interface Mode {
   name: string;
-  start(options?: { seed?: number; tokens?: string[]; latency?: string }): Promise<Running>;
+  start(options?: StartOptions): Promise<Running>;
 }
 
 export const inProcess: Mode = {
   name: 'in-process',
-  async start(options: GatewayOptions = {}) {
+  async start(options = {}) {
     const gateway = createGateway(options);
     const server = setupServer(...gateway.handlers);
     strictListen(server);
@@ -43,6 +53,11 @@ export const socket: Mode = {
     if (options.seed !== undefined) args.push('--seed', String(options.seed));
     for (const t of options.tokens ?? []) args.push('--token', t);
     if (options.latency) args.push('--latency', options.latency);
+    if (options.fixtures) {
+      const dir = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
+      writeFileSync(join(dir, 'fixtures.json'), JSON.stringify(options.fixtures));
+      args.push('--fixtures', dir);
+    }
     const cli = await spawnCli(args);
     return {
       root: cli.url,

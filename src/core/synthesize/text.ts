@@ -37,3 +37,13 @@ export const synthesizeText = memoize((key: number): string =>
     return parts.join(' ');
   }),
 );
+
+/** Reasoning text that leads up to an answer, the same for the same key. */
+export const synthesizeThinking = memoize((key: number): string =>
+  withFaker(key, (f) => {
+    const steps = f.number.int({ min: 2, max: 4 });
+    const parts = ['Let me think this through.'];
+    for (let i = 0; i < steps; i++) parts.push(`${['First', 'Next', 'Then', 'Finally'][Math.min(i, 3)]}, ${f.hacker.phrase().replace(/^./, (c) => c.toLowerCase())}`);
+    return parts.join(' ');
+  }),
+);

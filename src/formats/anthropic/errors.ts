@@ -1,0 +1,43 @@
+// GatewayError → Anthropic's status, headers and `{type:"error", error:{type, message}, request_id}` body.
+import type { ErrorKind, GatewayError } from '../../core/errors.ts';
+import type { FormatEdge } from '../../transport/endpoint.ts';
+import { json } from '../../transport/exchange.ts';
+
+const TYPE: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  method_not_allowed: 'invalid_request_error',
+  request_too_large: 'request_too_large',
+  rate_limit: 'rate_limit_error',
+  quota: 'rate_limit_error',
+  server: 'api_error',
+  overloaded: 'overloaded_error',
+  unavailable: 'api_error',
+};
+
+/** Rate-limit headers Anthropic sends with a 429, unless the error brings its own. */
+const RATE_LIMITED = {
+  'retry-after': '1',
+  'anthropic-ratelimit-requests-limit': '50',
+  'anthropic-ratelimit-requests-remaining': '0',
+  'anthropic-ratelimit-requests-reset': '2026-01-01T00:00:01Z',
+  'anthropic-ratelimit-tokens-limit': '40000',
+  'anthropic-ratelimit-tokens-remaining': '0',
+  'anthropic-ratelimit-tokens-reset': '2026-01-01T00:00:01Z',
+};
+
+export function anthropicErrorBody(error: GatewayError, requestId: string) {
+  return { type: 'error', error: { type: TYPE[error.kind], message: error.message }, request_id: requestId };
+}
+
+export const anthropicFormat: FormatEdge = {
+  name: 'anthropic',
+  requestIdHeader: 'request-id',
+  requestIdPrefix: 'req_011',
+  errorResponse(error, requestId) {
+    const headers = error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers;
+    return json(anthropicErrorBody(error, requestId), error.status, headers);
+  },
+};

@@ -1,0 +1,204 @@
+// Anthropic messages request → canonical request, refusing what the Messages API refuses.
+import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+
+/** The version that first allowed `role: "system"` inside messages. */
+export const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
+
+const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
+
+/** The fields of a messages request (and of count_tokens, which takes a subset). */
+const MESSAGE_FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'], required: true },
+  max_tokens: { types: ['integer'], required: true, min: 1 },
+  messages: { types: ['array'], required: true },
+  system: optional('string', 'array'),
+  stop_sequences: { types: ['array'] },
+  stream: { types: ['boolean'] },
+  temperature: { types: ['number'], min: 0, max: 1 },
+  top_p: { types: ['number'], min: 0, max: 1 },
+  top_k: { types: ['integer'], min: 0 },
+  tools: { types: ['array'] },
+  tool_choice: { types: ['object'] },
+  thinking: { types: ['object'] },
+  metadata: { types: ['object'] },
+  service_tier: { types: ['string'], values: ['auto', 'standard_only'] },
+  output_config: optional('object'),
+  container: optional('string', 'object'),
+  cache_control: optional('object'),
+  context_management: optional('object'),
+  diagnostics: optional('object'),
+  inference_geo: optional('string'),
+  mcp_servers: { types: ['array'] },
+  speed: { types: ['string'], nullable: true, values: ['standard', 'fast'] },
+};
+
+const COUNT_FIELDS = Object.fromEntries(
+  Object.entries(MESSAGE_FIELDS).filter(([k]) => !['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'metadata', 'service_tier', 'container', 'inference_geo', 'speed'].includes(k)),
+);
+
+type Raw = Record<string, unknown>;
+
+function textOfBlocks(param: string, content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw invalid(param, 'Input should be a valid string or a valid list');
+  return content
+    .map((b, i) => {
+      const block = b as Raw;
+      checkField(`${param}.${i}.type`, block?.type, { types: ['string'], required: true });
+      return block.type === 'text' ? String(block.text ?? '') : '';
+    })
+    .join('');
+}
+
+interface Turn {
+  message: Message;
+  /** Tool results split out of a user turn: they become canonical tool turns. */
+  results: Message[];
+}
+
+function parseTurn(param: string, raw: unknown, systemAllowed: boolean): Turn {
+  checkField(param, raw, { types: ['object'], required: true });
+  const m = raw as Raw;
+  const roles = systemAllowed ? ['user', 'assistant', 'system'] : ['user', 'assistant'];
+  checkField(`${param}.role`, m.role, { types: ['string'], required: true, values: roles });
+  checkField(`${param}.content`, m.content, { types: ['string', 'array'], required: true });
+  const role = m.role as 'user' | 'assistant' | 'system';
+  if (typeof m.content === 'string') return { message: { role, parts: [{ type: 'text', text: m.content }] }, results: [] };
+  const parts: Part[] = [];
+  const toolCalls: NonNullable<Message['toolCalls']> = [];
+  const results: Message[] = [];
+  (m.content as unknown[]).forEach((b, i) => {
+    const at = `${param}.content.${i}`;
+    checkField(at, b, { types: ['object'], required: true });
+    const block = b as Raw;
+    const kinds = role === 'assistant' ? ['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use'] : ['text', 'image', 'document', 'search_result', 'tool_result'];
+    checkField(`${at}.type`, block.type, { types: ['string'], required: true, values: kinds });
+    switch (block.type) {
+      case 'text':
+        checkField(`${at}.text`, block.text, { types: ['string'], required: true });
+        parts.push({ type: 'text', text: block.text as string });
+        break;
+      case 'image':
+        checkField(`${at}.source`, block.source, { types: ['object'], required: true });
+        parts.push({ type: 'image' });
+        break;
+      case 'document':
+      case 'search_result':
+        parts.push({ type: 'file' });
+        break;
+      case 'tool_use':
+      case 'server_tool_use':
+        checkField(`${at}.id`, block.id, { types: ['string'], required: true });
+        checkField(`${at}.name`, block.name, { types: ['string'], required: true });
+        checkField(`${at}.input`, block.input, { types: ['object'], required: true });
+        toolCalls.push({ id: block.id as string, name: block.name as string, arguments: JSON.stringify(block.input) });
+        break;
+      case 'tool_result':
+        checkField(`${at}.tool_use_id`, block.tool_use_id, { types: ['string'], required: true });
+        results.push({ role: 'tool', toolCallId: block.tool_use_id as string, parts: [{ type: 'text', text: block.content === undefined ? '' : textOfBlocks(`${at}.content`, block.content) }] });
+        break;
+      default:
+        // thinking blocks sent back are context, not content to answer
+        break;
+    }
+  });
+  return { message: { role, parts, ...(toolCalls.length ? { toolCalls } : {}) }, results };
+}
+
+/** Each tool_result must answer a tool_use of the assistant turn just before it. */
+function checkToolResults(turns: Turn[]): void {
+  turns.forEach((turn, i) => {
+    if (!turn.results.length) return;
+    const asked = new Set((turns[i - 1]?.message.toolCalls ?? []).map((c) => c.id));
+    const stray = turn.results.filter((r) => !asked.has(r.toolCallId!)).map((r) => r.toolCallId);
+    if (stray.length) {
+      throw invalid(
+        `messages.${i}.content.0`,
+        `unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+      );
+    }
+  });
+}
+
+function parseTools(raw: unknown): ToolSpec[] {
+  return ((raw as unknown[] | undefined) ?? []).map((t, i) => {
+    checkField(`tools.${i}`, t, { types: ['object'], required: true });
+    const tool = t as Raw;
+    checkField(`tools.${i}.name`, tool.name, { types: ['string'], required: true });
+    if (!/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name as string)) throw invalid(`tools.${i}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+    checkField(`tools.${i}.input_schema`, tool.input_schema, { types: ['object'], required: true });
+    return { name: tool.name as string, description: tool.description as string | undefined, parameters: tool.input_schema as Raw };
+  });
+}
+
+function parseToolChoice(raw: unknown, tools: ToolSpec[]): { choice: ToolChoice; parallel: boolean } {
+  if (raw === undefined) return { choice: 'auto', parallel: true };
+  const c = raw as Raw;
+  checkField('tool_choice.type', c.type, { types: ['string'], required: true, values: ['auto', 'any', 'tool', 'none'] });
+  const parallel = c.disable_parallel_tool_use !== true;
+  if (c.type === 'tool') {
+    checkField('tool_choice.name', c.name, { types: ['string'], required: true });
+    if (!tools.some((t) => t.name === c.name)) throw invalid('tool_choice.name', `Tool '${String(c.name)}' not found in tools`);
+    return { choice: { name: c.name as string }, parallel };
+  }
+  if (c.type !== 'none' && !tools.length) throw invalid('tool_choice', 'tool_choice may only be specified while providing tools.');
+  return { choice: c.type === 'any' ? 'required' : (c.type as 'auto' | 'none'), parallel };
+}
+
+function parseThinking(raw: unknown, maxTokens: number | undefined): CanonicalRequest['reasoning'] {
+  if (raw === undefined) return undefined;
+  const t = raw as Raw;
+  checkField('thinking.type', t.type, { types: ['string'], required: true, values: ['enabled', 'disabled', 'adaptive', 'between_tools'] });
+  if (t.type === 'disabled') return undefined;
+  if (t.type !== 'enabled') return { budgetTokens: Math.max(1024, Math.floor((maxTokens ?? 4096) / 2)) };
+  checkField('thinking.budget_tokens', t.budget_tokens, { types: ['integer'], required: true, min: 1024 });
+  const budget = t.budget_tokens as number;
+  if (maxTokens !== undefined && budget >= maxTokens) {
+    throw invalid('max_tokens', `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size`);
+  }
+  return { budgetTokens: budget };
+}
+
+function parseOutput(raw: unknown): OutputFormat {
+  const format = (raw as Raw | null | undefined)?.format as Raw | null | undefined;
+  if (!format) return { type: 'text' };
+  checkField('output_config.format.type', format.type, { types: ['string'], required: true, values: ['json_schema'] });
+  checkField('output_config.format.schema', format.schema, { types: ['object'], required: true });
+  return { type: 'json_schema', schema: format.schema as Raw };
+}
+
+/** Parses a messages (or count_tokens) body. `version` is the request's anthropic-version. */
+export function parseMessagesRequest(body: Raw, version: string, countOnly = false): CanonicalRequest {
+  checkFields(body, countOnly ? COUNT_FIELDS : MESSAGE_FIELDS);
+  const systemAllowed = version >= SYSTEM_IN_MESSAGES_SINCE;
+  const turns = (body.messages as unknown[]).map((m, i) => parseTurn(`messages.${i}`, m, systemAllowed));
+  checkToolResults(turns);
+  const system = body.system === undefined || body.system === null ? [] : [{ role: 'system' as const, parts: [{ type: 'text' as const, text: textOfBlocks('system', body.system) }] }];
+  const messages: Message[] = [...system];
+  for (const { message, results } of turns) {
+    messages.push(...results);
+    if (message.parts.length || message.toolCalls || !results.length) messages.push(message);
+  }
+  const stop = (body.stop_sequences as unknown[] | undefined) ?? [];
+  stop.forEach((s, i) => checkField(`stop_sequences.${i}`, s, { types: ['string'], required: true }));
+  const tools = parseTools(body.tools);
+  const { choice, parallel } = parseToolChoice(body.tool_choice, tools);
+  const maxTokens = body.max_tokens as number | undefined;
+  return {
+    format: 'anthropic',
+    operation: 'chat',
+    model: body.model as string,
+    messages,
+    maxTokens,
+    stop: stop as string[],
+    n: 1,
+    stream: body.stream === true,
+    tools,
+    toolChoice: choice,
+    parallelToolCalls: parallel,
+    output: parseOutput(body.output_config),
+    reasoning: parseThinking(body.thinking, maxTokens),
+  };
+}

@@ -1,0 +1,96 @@
+// Canonical reply → Anthropic Message JSON and its event stream.
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { Block, CanonicalReply, FinishReason, Usage } from '../../core/reply.ts';
+import { makeId } from '../../core/seed.ts';
+import { planStream } from '../../core/plan.ts';
+import type { LatencyProfile } from '../../core/timing.ts';
+import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+
+const STOP: Record<FinishReason, string> = {
+  stop: 'end_turn',
+  stop_sequence: 'stop_sequence',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  content_filter: 'refusal',
+};
+
+/** Anthropic's id for a canonical tool call. */
+export const toolUseId = (id: string) => `toolu_01${id.slice(0, 22)}`;
+
+export function usageBody(usage: Usage, outputTokens = usage.outputTokens) {
+  return {
+    input_tokens: usage.inputTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: usage.cachedInputTokens,
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    output_tokens: outputTokens,
+    service_tier: 'standard',
+  };
+}
+
+function contentBlock(block: Block) {
+  if (block.type === 'text') return { type: 'text', text: block.text };
+  if (block.type === 'thinking') return { type: 'thinking', thinking: block.text, signature: block.signature };
+  return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
+}
+
+function messageHead(reply: CanonicalReply, request: CanonicalRequest) {
+  return { id: makeId('msg_01', 22, reply.key), type: 'message', role: 'assistant', model: request.model };
+}
+
+export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) {
+  const choice = reply.choices[0];
+  return {
+    ...messageHead(reply, request),
+    content: choice.blocks.map(contentBlock),
+    stop_reason: STOP[choice.finishReason],
+    stop_sequence: choice.stopSequence ?? null,
+    usage: usageBody(reply.usage),
+  };
+}
+
+/** The event stream: message_start, a ping, each block's start/deltas/stop, message_delta, message_stop. */
+export function messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): TimedEvent[] {
+  const choice = reply.choices[0];
+  const events: TimedEvent[] = [];
+  const emit = (due: number, type: string, data: Record<string, unknown>) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
+  for (const step of planStream(reply, latency)) {
+    if (step.first) {
+      const start = { ...messageHead(reply, request), content: [], stop_reason: null, stop_sequence: null, usage: usageBody(reply.usage, 1) };
+      emit(step.due, 'message_start', { message: start });
+      emit(step.due, 'ping', {});
+    }
+    const block = choice.blocks[step.block];
+    const index = step.block;
+    if (block && step.blockStart) {
+      const empty =
+        block.type === 'text'
+          ? { type: 'text', text: '' }
+          : block.type === 'thinking'
+            ? { type: 'thinking', thinking: '', signature: '' }
+            : { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: {} };
+      emit(step.due, 'content_block_start', { index, content_block: empty });
+    }
+    if (block && step.text) {
+      const delta =
+        block.type === 'text'
+          ? { type: 'text_delta', text: step.text }
+          : block.type === 'thinking'
+            ? { type: 'thinking_delta', thinking: step.text }
+            : { type: 'input_json_delta', partial_json: step.text };
+      emit(step.due, 'content_block_delta', { index, delta });
+    }
+    if (block && step.blockEnd) {
+      if (block.type === 'thinking') emit(step.due, 'content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+      emit(step.due, 'content_block_stop', { index });
+    }
+    if (step.last) {
+      emit(step.due, 'message_delta', {
+        delta: { stop_reason: STOP[choice.finishReason], stop_sequence: choice.stopSequence ?? null },
+        usage: usageBody(reply.usage),
+      });
+      emit(step.due, 'message_stop', {});
+    }
+  }
+  return events;
+}

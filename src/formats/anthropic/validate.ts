@@ -1,0 +1,28 @@
+// Field checks in Anthropic's wording (its API reports validation errors pydantic-style: `path: message`).
+import { GatewayError } from '../../core/errors.ts';
+import { fieldChecker, type JsonType } from '../fields.ts';
+
+export type { FieldRule } from '../fields.ts';
+
+const NAMES: Record<JsonType, string> = {
+  string: 'a valid string',
+  number: 'a valid number',
+  integer: 'a valid integer',
+  boolean: 'a valid boolean',
+  object: 'a valid dictionary',
+  array: 'a valid list',
+};
+
+export const invalid = (param: string, message: string) => new GatewayError('invalid_request', `${param}: ${message}`, { param });
+
+const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(values.length > 2 ? ', ' : ' or ').replace(/, ([^,]*)$/, ' or $1');
+
+export const { checkField, checkFields } = fieldChecker({
+  missing: (param) => invalid(param, 'Field required'),
+  invalidType: (param, expected) => invalid(param, `Input should be ${expected.map((t) => NAMES[t]).join(' or ')}`),
+  outOfRange: (param, _value, bound, side) => invalid(param, `Input should be ${side === 'above' ? 'less' : 'greater'} than or equal to ${bound}`),
+  invalidValue: (param, _value, allowed) => invalid(param, `Input should be ${quoted(allowed)}`),
+  badLength: (param, length, bound, side) =>
+    invalid(param, `List should have ${side === 'above' ? 'at most' : 'at least'} ${bound} item${bound === 1 ? '' : 's'} after validation, not ${length}`),
+  unknownField: (param) => invalid(param, 'Extra inputs are not permitted'),
+});
