@@ -4,12 +4,13 @@ import type { JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
+import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
 import type { EndpointSpec } from './transport/endpoint.ts';
 import { mswHandlers } from './transport/msw.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...openaiEndpoints];
+export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
 
 export interface Gateway {
   /** msw request handlers: `setupServer(...gateway.handlers)` or `setupWorker(...gateway.handlers)`. */

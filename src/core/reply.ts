@@ -3,7 +3,9 @@
 export type Block =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; id: string; name: string; arguments: string }
-  | { type: 'thinking'; text: string; signature: string };
+  | { type: 'thinking'; text: string; signature: string }
+  /** 16-bit mono PCM at `sampleRate`, speaking `transcript`. */
+  | { type: 'audio'; samples: Int16Array; sampleRate: number; transcript: string };
 
 /** Why generation ended. Each format maps these onto its own words. */
 export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter';

@@ -29,7 +29,9 @@ export type OutputFormat =
   | { type: 'text' }
   /** Any JSON object (OpenAI `json_object`, Gemini `application/json` without a schema). */
   | { type: 'json' }
-  | { type: 'json_schema'; schema: Record<string, unknown>; name?: string };
+  | { type: 'json_schema'; schema: Record<string, unknown>; name?: string }
+  /** Speech of the prompt's text: one voice, or named speakers each with a voice (lines `Name: …`). */
+  | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] };
 
 /** What a client asked for, independent of the format it asked in. */
 export interface CanonicalRequest {

@@ -6,6 +6,11 @@ import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
+import { durationOf, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
+import { lastUserText } from './request.ts';
+
+/** Audio tokens per second of speech (Gemini's rate). */
+const AUDIO_TOKENS_PER_SECOND = 25;
 
 /** A tool call a fixture pins: arguments as an object or as a JSON string. */
 export interface PinnedToolCall {
@@ -105,7 +110,19 @@ function thinkingBlock(request: CanonicalRequest, key: number): Block | undefine
   return { type: 'thinking', text, signature };
 }
 
+/** The prompt's text spoken: lines `Name: …` by that speaker's voice when speakers are named. */
+function speechBlock(request: CanonicalRequest, key: number): Block {
+  const output = request.output as Extract<CanonicalRequest['output'], { type: 'audio' }>;
+  const transcript = lastUserText(request);
+  const segments: SpeechSegment[] = transcript.split('\n').filter((l) => l.trim()).map((line) => {
+    const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
+    return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
+  });
+  return { type: 'audio', samples: synthesizeSpeech(segments, key), sampleRate: SPEECH_SAMPLE_RATE, transcript };
+}
+
 function blockTokens(block: Block): number {
+  if (block.type === 'audio') return Math.ceil(durationOf(block.samples, block.sampleRate) * AUDIO_TOKENS_PER_SECOND);
   return block.type === 'tool_call' ? countTokens(block.name) + countTokens(block.arguments) : countTokens(block.text);
 }
 
@@ -115,6 +132,11 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
   const choices: Choice[] = [];
   for (let index = 0; index < request.n; index++) {
     const choiceKey = deriveKey(key, index);
+    if (request.output.type === 'audio' && !texts) {
+      const audio = speechBlock(request, choiceKey);
+      choices.push({ index, blocks: [audio], finishReason: 'stop', outputTokens: blockTokens(audio) });
+      continue;
+    }
     // A pinned text alone means no tool calls; pinned calls alone mean no text.
     const calls = toolCallBlocks(request, choiceKey, pinned?.toolCalls ?? (texts ? [] : undefined));
     const text = texts ? texts[index % texts.length] : calls.length ? undefined : synthesizeAnswer(request, choiceKey);

@@ -20,15 +20,15 @@ export async function jsonReply(call: Call, body: unknown, delayMs = 0): Promise
   return json(body);
 }
 
-/** A `text/event-stream` reply writing `events` when due; progress and outcome go to the journal. */
-export function eventStreamReply(call: Call, events: readonly TimedEvent[]): Outbound {
+/** A streamed reply writing `events` when due (SSE unless told otherwise); progress and outcome go to the journal. */
+export function eventStreamReply(call: Call, events: readonly TimedEvent[], contentType = 'text/event-stream; charset=utf-8'): Outbound {
   const { entry, runtime } = call;
   entry.stream = true;
   entry.outcome = 'streaming';
   runtime.activeStreams++;
   return {
     status: 200,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+    headers: { 'content-type': contentType, 'cache-control': 'no-cache' },
     body: {
       events,
       hooks: {

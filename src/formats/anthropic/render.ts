@@ -29,9 +29,10 @@ export function usageBody(usage: Usage, outputTokens = usage.outputTokens) {
 }
 
 function contentBlock(block: Block) {
-  if (block.type === 'text') return { type: 'text', text: block.text };
   if (block.type === 'thinking') return { type: 'thinking', thinking: block.text, signature: block.signature };
-  return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
+  if (block.type === 'tool_call') return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
+  // Messages carry no audio: a spoken block is shown by its transcript.
+  return { type: 'text', text: block.type === 'text' ? block.text : block.transcript };
 }
 
 function messageHead(reply: CanonicalReply, request: CanonicalRequest) {
@@ -64,20 +65,20 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
     const index = step.block;
     if (block && step.blockStart) {
       const empty =
-        block.type === 'text'
-          ? { type: 'text', text: '' }
+        block.type === 'tool_call'
+          ? { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: {} }
           : block.type === 'thinking'
             ? { type: 'thinking', thinking: '', signature: '' }
-            : { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: {} };
+            : { type: 'text', text: '' };
       emit(step.due, 'content_block_start', { index, content_block: empty });
     }
     if (block && step.text) {
       const delta =
-        block.type === 'text'
-          ? { type: 'text_delta', text: step.text }
+        block.type === 'tool_call'
+          ? { type: 'input_json_delta', partial_json: step.text }
           : block.type === 'thinking'
             ? { type: 'thinking_delta', thinking: step.text }
-            : { type: 'input_json_delta', partial_json: step.text };
+            : { type: 'text_delta', text: step.text };
       emit(step.due, 'content_block_delta', { index, delta });
     }
     if (block && step.blockEnd) {

@@ -1,0 +1,45 @@
+// GatewayError → Google's status and `{error:{code, message, status, details?}}` body.
+import type { ErrorKind, GatewayError } from '../../core/errors.ts';
+import type { FormatEdge } from '../../transport/endpoint.ts';
+import { json } from '../../transport/exchange.ts';
+
+/** Google's canonical status names. */
+const STATUS: Record<ErrorKind, string> = {
+  invalid_request: 'INVALID_ARGUMENT',
+  authentication: 'INVALID_ARGUMENT',
+  permission: 'PERMISSION_DENIED',
+  not_found: 'NOT_FOUND',
+  method_not_allowed: 'INVALID_ARGUMENT',
+  request_too_large: 'INVALID_ARGUMENT',
+  rate_limit: 'RESOURCE_EXHAUSTED',
+  quota: 'RESOURCE_EXHAUSTED',
+  server: 'INTERNAL',
+  overloaded: 'UNAVAILABLE',
+  unavailable: 'UNAVAILABLE',
+};
+
+/**
+ * HTTP statuses Google does not use, and what it sends instead: a bad API key is a 400
+ * (reason API_KEY_INVALID), an oversized payload a 400, an overloaded model a 503.
+ */
+const REMAP: Record<number, number> = { 401: 400, 413: 400, 529: 503 };
+
+export function geminiErrorBody(error: GatewayError) {
+  const status = STATUS[error.kind];
+  const http = REMAP[error.status] ?? error.status;
+  const details =
+    error.kind === 'authentication'
+      ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }]
+      : undefined;
+  return { http, body: { error: { code: http, message: error.message, status, ...(details ? { details } : {}) } } };
+}
+
+export const geminiFormat: FormatEdge = {
+  name: 'gemini',
+  requestIdHeader: 'x-request-id',
+  requestIdPrefix: '',
+  errorResponse(error) {
+    const { http, body } = geminiErrorBody(error);
+    return json(body, http, error.headers);
+  },
+};

@@ -1,0 +1,229 @@
+// Gemini generateContent request → canonical request, refusing what the API refuses.
+import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+
+/** Gemini's prebuilt voices. */
+export const VOICES = [
+  'Zephyr', 'Puck', 'Charon', 'Kore', 'Fenrir', 'Leda', 'Orus', 'Aoede', 'Callirrhoe', 'Autonoe', 'Enceladus', 'Iapetus', 'Umbriel', 'Algieba', 'Despina',
+  'Erinome', 'Algenib', 'Rasalgethi', 'Laomedeia', 'Achernar', 'Alnilam', 'Schedar', 'Gacrux', 'Pulcherrima', 'Achird', 'Zubenelgenubi', 'Vindemiatrix',
+  'Sadachbia', 'Sadaltager', 'Sulafat',
+];
+
+type Raw = Record<string, unknown>;
+
+const REQUEST_FIELDS: Record<string, FieldRule> = {
+  contents: { types: ['array'], required: true, min: 1 },
+  systemInstruction: { types: ['object'] },
+  tools: { types: ['array'] },
+  toolConfig: { types: ['object'] },
+  safetySettings: { types: ['array'] },
+  generationConfig: { types: ['object'] },
+  cachedContent: { types: ['string'] },
+  labels: { types: ['object'] },
+  model: { types: ['string'] },
+};
+
+const GENERATION_FIELDS: Record<string, FieldRule> = {
+  temperature: { types: ['number'], min: 0, max: 2 },
+  topP: { types: ['number'], min: 0, max: 1 },
+  topK: { types: ['integer'], min: 1 },
+  maxOutputTokens: { types: ['integer'], min: 1 },
+  stopSequences: { types: ['array'], max: 5 },
+  candidateCount: { types: ['integer'], min: 1, max: 8 },
+  seed: { types: ['integer'] },
+  presencePenalty: { types: ['number'] },
+  frequencyPenalty: { types: ['number'] },
+  responseLogprobs: { types: ['boolean'] },
+  logprobs: { types: ['integer'] },
+  responseMimeType: { types: ['string'], values: ['text/plain', 'application/json', 'text/x.enum'] },
+  responseSchema: { types: ['object'] },
+  responseJsonSchema: { types: ['object'] },
+  _responseJsonSchema: { types: ['object'] },
+  responseModalities: { types: ['array'] },
+  speechConfig: { types: ['object'] },
+  thinkingConfig: { types: ['object'] },
+  mediaResolution: { types: ['string'] },
+  enableEnhancedCivicAnswers: { types: ['boolean'] },
+  imageConfig: { types: ['object'] },
+};
+
+/** A turn as parsed: function responses are split out into canonical tool turns. */
+type Turn = Message & { results?: Message[] };
+
+const PART_KINDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
+
+/** Gemini's OpenAPI-style Schema (types in capitals, `nullable`) as JSON Schema. */
+export function toJsonSchema(schema: unknown): Record<string, unknown> {
+  if (schema === null || typeof schema !== 'object') return {};
+  const s = schema as Raw;
+  const out: Raw = {};
+  for (const [key, value] of Object.entries(s)) {
+    if (key === 'type') continue;
+    if (key === 'nullable' || key === 'propertyOrdering') continue;
+    if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Raw).map(([k, v]) => [k, toJsonSchema(v)]));
+    else if (key === 'items') out.items = toJsonSchema(value);
+    else if (key === 'anyOf') out.anyOf = (value as unknown[]).map(toJsonSchema);
+    else if (key === 'minItems' || key === 'maxItems' || key === 'minLength' || key === 'maxLength' || key === 'minProperties' || key === 'maxProperties') out[key] = Number(value);
+    else out[key] = value;
+  }
+  if (typeof s.type === 'string') {
+    const type = s.type.toLowerCase();
+    out.type = s.nullable ? [type, 'null'] : type;
+  }
+  return out;
+}
+
+function parsePart(param: string, raw: unknown, role: string, message: Turn): void {
+  checkField(param, raw, { types: ['object'], required: true });
+  const part = raw as Raw;
+  const kind = PART_KINDS.find((k) => part[k] !== undefined);
+  if (!kind) throw invalid(param, `${param}: a part must set one of ${PART_KINDS.join(', ')}.`);
+  if (kind === 'text') {
+    checkField(`${param}.text`, part.text, { types: ['string'], required: true });
+    // Earlier thoughts are context, not conversation.
+    if (part.thought !== true) message.parts.push({ type: 'text', text: part.text as string });
+  } else if (kind === 'inlineData' || kind === 'fileData') {
+    const data = part[kind] as Raw;
+    checkField(`${param}.${kind}.mimeType`, data?.mimeType, { types: ['string'], required: true });
+    const mime = data.mimeType as string;
+    message.parts.push({ type: mime.startsWith('image/') ? 'image' : mime.startsWith('audio/') ? 'audio' : 'file' } as Part);
+  } else if (kind === 'functionCall') {
+    if (role !== 'model') throw invalid(`${param}.functionCall`, `${param}.functionCall: function calls can only appear in model turns.`);
+    const call = part.functionCall as Raw;
+    checkField(`${param}.functionCall.name`, call.name, { types: ['string'], required: true });
+    // Gemini pairs calls and responses by name (an id is optional): the name serves as the id.
+    (message.toolCalls ??= []).push({ id: (call.id as string) ?? (call.name as string), name: call.name as string, arguments: JSON.stringify(call.args ?? {}) });
+  } else if (kind === 'functionResponse') {
+    const response = part.functionResponse as Raw;
+    checkField(`${param}.functionResponse.name`, response.name, { types: ['string'], required: true });
+    message.results ??= [];
+    message.results.push({ role: 'tool', toolCallId: (response.id as string) ?? (response.name as string), parts: [{ type: 'text', text: JSON.stringify(response.response ?? {}) }] });
+  }
+}
+
+function parseContents(raw: unknown[]): Message[] {
+  const out: Message[] = [];
+  raw.forEach((c, i) => {
+    const param = `contents[${i}]`;
+    checkField(param, c, { types: ['object'], required: true });
+    const content = c as Raw;
+    const role = (content.role as string | undefined) ?? 'user';
+    if (role !== 'user' && role !== 'model') throw invalid(`${param}.role`, 'Please use a valid role: user, model.');
+    checkField(`${param}.parts`, content.parts, { types: ['array'], required: true, min: 1 });
+    const turn: Turn = { role: role === 'model' ? 'assistant' : 'user', parts: [] };
+    (content.parts as unknown[]).forEach((p, j) => parsePart(`${param}.parts[${j}]`, p, role, turn));
+    const { results, ...message } = turn;
+    out.push(...(results ?? []));
+    if (message.parts.length || message.toolCalls || !results) out.push(message);
+  });
+  return out;
+}
+
+function parseTools(raw: unknown): ToolSpec[] {
+  const tools: ToolSpec[] = [];
+  ((raw as unknown[] | undefined) ?? []).forEach((t, i) => {
+    checkField(`tools[${i}]`, t, { types: ['object'], required: true });
+    const declarations = (t as Raw).functionDeclarations;
+    if (declarations === undefined) return; // built-in tools (search, code execution) are not emulated
+    checkField(`tools[${i}].functionDeclarations`, declarations, { types: ['array'], required: true });
+    (declarations as unknown[]).forEach((d, j) => {
+      const at = `tools[${i}].functionDeclarations[${j}]`;
+      checkField(at, d, { types: ['object'], required: true });
+      const decl = d as Raw;
+      checkField(`${at}.name`, decl.name, { types: ['string'], required: true });
+      if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(decl.name as string)) {
+        throw invalid(`${at}.name`, `${at}.name: Invalid function name. Must start with a letter or an underscore, and contain only a-z, A-Z, 0-9, underscores, dots, colons and dashes, at most 64 characters.`);
+      }
+      const parameters = decl.parametersJsonSchema ?? (decl.parameters ? toJsonSchema(decl.parameters) : { type: 'object', properties: {} });
+      tools.push({ name: decl.name as string, description: decl.description as string | undefined, parameters: parameters as Raw });
+    });
+  });
+  return tools;
+}
+
+function parseToolConfig(raw: unknown, tools: ToolSpec[]): ToolChoice {
+  const config = (raw as Raw | undefined)?.functionCallingConfig as Raw | undefined;
+  if (!config) return 'auto';
+  checkField('toolConfig.functionCallingConfig.mode', config.mode, { types: ['string'], values: ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'] });
+  const allowed = (config.allowedFunctionNames as string[] | undefined) ?? [];
+  for (const name of allowed) {
+    if (!tools.some((t) => t.name === name)) throw invalid('toolConfig.functionCallingConfig.allowedFunctionNames', `Function "${name}" in allowedFunctionNames is not declared in tools.`);
+  }
+  if (config.mode === 'NONE') return 'none';
+  if (config.mode === 'ANY') return allowed.length === 1 ? { name: allowed[0] } : 'required';
+  return 'auto';
+}
+
+function parseSpeech(raw: unknown): Extract<OutputFormat, { type: 'audio' }> {
+  const config = (raw ?? {}) as Raw;
+  const voiceName = (voice: unknown, at: string): string => {
+    const name = ((voice as Raw | undefined)?.prebuiltVoiceConfig as Raw | undefined)?.voiceName;
+    if (name === undefined) return 'Kore';
+    checkField(at, name, { types: ['string'] });
+    if (!VOICES.includes(name as string)) throw invalid(at, `Voice name ${String(name)} is not supported. Allowed voice names are: ${VOICES.map((v) => v.toLowerCase()).join(', ')}`);
+    return name as string;
+  };
+  const multi = config.multiSpeakerVoiceConfig as Raw | undefined;
+  if (multi) {
+    const speakers = (multi.speakerVoiceConfigs as unknown[] | undefined) ?? [];
+    if (speakers.length !== 2) {
+      throw invalid('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', `Multi-speaker voice config must have exactly 2 speakers, but ${speakers.length} were given.`);
+    }
+    const parsed = speakers.map((s, i) => {
+      const at = `generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs[${i}]`;
+      checkField(`${at}.speaker`, (s as Raw).speaker, { types: ['string'], required: true });
+      return { name: (s as Raw).speaker as string, voice: voiceName((s as Raw).voiceConfig, `${at}.voiceConfig.prebuiltVoiceConfig.voiceName`) };
+    });
+    return { type: 'audio', voice: parsed[0].voice, speakers: parsed };
+  }
+  return { type: 'audio', voice: voiceName(config.voiceConfig, 'generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName') };
+}
+
+function parseOutput(config: Raw): OutputFormat {
+  const modalities = (config.responseModalities as unknown[] | undefined) ?? ['TEXT'];
+  modalities.forEach((m, i) => checkField(`generationConfig.responseModalities[${i}]`, m, { types: ['string'], values: ['TEXT', 'IMAGE', 'AUDIO'] }));
+  if (modalities.includes('AUDIO')) return parseSpeech(config.speechConfig);
+  if (config.responseMimeType !== 'application/json') return { type: 'text' };
+  const schema = config.responseJsonSchema ?? config._responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema) : undefined);
+  return schema ? { type: 'json_schema', schema: schema as Raw } : { type: 'json' };
+}
+
+export interface GeminiOptions {
+  /** Show thought parts (thinkingConfig.includeThoughts). */
+  includeThoughts: boolean;
+}
+
+export function parseGenerateRequest(body: Raw, model: string, stream: boolean): { request: CanonicalRequest; options: GeminiOptions } {
+  checkFields(body, REQUEST_FIELDS);
+  const config = (body.generationConfig ?? {}) as Raw;
+  checkFields(config, GENERATION_FIELDS, 'generationConfig.');
+  const stop = (config.stopSequences as unknown[] | undefined) ?? [];
+  stop.forEach((s, i) => checkField(`generationConfig.stopSequences[${i}]`, s, { types: ['string'], required: true }));
+  const system = body.systemInstruction as Raw | undefined;
+  const systemText = system ? ((system.parts as Raw[] | undefined) ?? []).map((p) => String(p.text ?? '')).join('') : '';
+  const messages: Message[] = [...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []), ...parseContents(body.contents as unknown[])];
+  const tools = parseTools(body.tools);
+  const thinking = (config.thinkingConfig ?? {}) as Raw;
+  const includeThoughts = thinking.includeThoughts === true;
+  const maxTokens = config.maxOutputTokens as number | undefined;
+  return {
+    request: {
+      format: 'gemini',
+      operation: 'chat',
+      model,
+      messages,
+      maxTokens,
+      stop: stop as string[],
+      n: (config.candidateCount as number | undefined) ?? 1,
+      seed: config.seed as number | undefined,
+      stream,
+      tools,
+      toolChoice: parseToolConfig(body.toolConfig, tools),
+      parallelToolCalls: true,
+      output: parseOutput(config),
+      reasoning: includeThoughts ? { budgetTokens: (thinking.thinkingBudget as number | undefined) ?? 1024 } : undefined,
+    },
+    options: { includeThoughts },
+  };
+}

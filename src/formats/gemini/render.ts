@@ -1,0 +1,92 @@
+// Canonical reply → Gemini GenerateContentResponse JSON, streamed as SSE or as a JSON array.
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { Block, CanonicalReply, Choice, FinishReason } from '../../core/reply.ts';
+import { makeId } from '../../core/seed.ts';
+import { planStream } from '../../core/plan.ts';
+import type { LatencyProfile } from '../../core/timing.ts';
+import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
+import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import type { GeminiOptions } from './parse.ts';
+
+const FINISH: Record<FinishReason, string> = {
+  stop: 'STOP',
+  stop_sequence: 'STOP',
+  tool_calls: 'STOP',
+  length: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
+};
+
+const SAFETY = ['HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_DANGEROUS_CONTENT', 'HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_SEXUALLY_EXPLICIT'].map(
+  (category) => ({ category, probability: 'NEGLIGIBLE' }),
+);
+
+function part(block: Block, options: GeminiOptions): Record<string, unknown> | undefined {
+  switch (block.type) {
+    case 'text':
+      return { text: block.text };
+    case 'thinking':
+      return options.includeThoughts ? { text: block.text, thought: true } : undefined;
+    case 'tool_call':
+      return { functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown } };
+    case 'audio':
+      return { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${block.sampleRate}`, data: toBase64(pcmBytes(block.samples)) } };
+  }
+}
+
+function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
+  const { inputTokens, reasoningTokens } = reply.usage;
+  const candidates = reply.usage.outputTokens - reasoningTokens;
+  const audio = request.output.type === 'audio';
+  return {
+    promptTokenCount: inputTokens,
+    candidatesTokenCount: candidates,
+    totalTokenCount: inputTokens + reply.usage.outputTokens,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: inputTokens }],
+    ...(audio ? { candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: candidates }] } : {}),
+    ...(reasoningTokens ? { thoughtsTokenCount: reasoningTokens } : {}),
+  };
+}
+
+function candidate(choice: Choice, parts: unknown[], finished: boolean) {
+  return {
+    content: { parts, role: 'model' },
+    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: SAFETY } : {}),
+    index: choice.index,
+  };
+}
+
+const tail = (reply: CanonicalReply, request: CanonicalRequest) => ({ modelVersion: request.model, responseId: makeId('', 23, reply.key) });
+
+export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions) {
+  return {
+    candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options)).filter(Boolean), true)),
+    usageMetadata: usageMetadata(reply, request),
+    ...tail(reply, request),
+  };
+}
+
+/** One response per piece (a whole function call or audio clip per chunk); the last carries the finish and usage. */
+export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions, latency: LatencyProfile, sse: boolean): TimedEvent[] {
+  const chunks: { due: number; body: unknown }[] = [];
+  const steps = planStream(reply, latency);
+  const prompt = { promptTokenCount: reply.usage.inputTokens, totalTokenCount: reply.usage.inputTokens };
+  for (const [i, step] of steps.entries()) {
+    const choice = reply.choices[step.choice];
+    const block = choice.blocks[step.block];
+    let parts: unknown[] = [];
+    if (block?.type === 'tool_call' || block?.type === 'audio') parts = step.blockEnd ? [part(block, options)] : [];
+    else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
+    const last = i === steps.length - 1;
+    if (!parts.length && !step.last) continue;
+    chunks.push({
+      due: step.due,
+      body: { candidates: [candidate(choice, parts, step.last)], usageMetadata: last ? usageMetadata(reply, request) : prompt, ...tail(reply, request) },
+    });
+  }
+  if (sse) return chunks.map(({ due, body }) => ({ due, frame: sseFrame(JSON.stringify(body)) }));
+  // Without alt=sse the API streams one JSON array, an element at a time.
+  return [
+    ...chunks.map(({ due, body }, i) => ({ due, frame: `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(body)}` })),
+    { due: chunks.at(-1)?.due ?? 0, frame: chunks.length ? ']' : '[]' },
+  ];
+}

@@ -1,0 +1,105 @@
+// The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
+import { GatewayError } from '../../core/errors.ts';
+import type { ModelInfo } from '../../core/models.ts';
+import { countPromptTokens } from '../../core/tokens.ts';
+import { replyDelay } from '../../core/plan.ts';
+import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
+import { json, type Inbound } from '../../transport/exchange.ts';
+import { eventStreamReply, jsonReply } from '../../transport/respond.ts';
+import { geminiFormat } from './errors.ts';
+import { parseGenerateRequest } from './parse.ts';
+import { generateStreamEvents, renderGenerate } from './render.ts';
+
+const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
+const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens'];
+
+function modelObject(m: ModelInfo) {
+  const methods = m.capabilities.includes('embedding') ? ['embedContent', 'batchEmbedContents', 'countTokens'] : ['generateContent', 'countTokens'];
+  return {
+    name: `models/${m.id}`,
+    version: '001',
+    displayName: m.display_name ?? m.id,
+    inputTokenLimit: m.context_window ?? 32768,
+    outputTokenLimit: m.max_output_tokens ?? 8192,
+    supportedGenerationMethods: methods,
+  };
+}
+
+function apiVersion(call: Call): string {
+  return call.inbound.url.pathname.split('/')[1];
+}
+
+/** The model of `models/{model}:action`, required to exist and to do what the request asks. */
+function requireModel(call: Call, model: string, action: string, audio: boolean): void {
+  const info = call.runtime.catalogue.get(model);
+  if (!info) {
+    throw new GatewayError('not_found', `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for ${action}. Call ListModels to see the list of available models and their supported methods.`);
+  }
+  const speech = info.capabilities.includes('speech');
+  if (!info.capabilities.includes('chat') && !speech) {
+    throw new GatewayError('not_found', `models/${model} is not supported for ${action} (it supports: ${info.capabilities.join(', ')}).`);
+  }
+  if (audio !== speech) {
+    const asked = audio ? 'AUDIO' : 'TEXT';
+    throw new GatewayError('invalid_request', `The requested combination of response modalities (${asked}) is not supported by the model. models/${model} accepts the following combination of response modalities: * ${speech ? 'AUDIO' : 'TEXT'}`);
+  }
+}
+
+function generate(call: Call, model: string, action: string) {
+  const stream = action === 'streamGenerateContent';
+  const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
+  requireModel(call, model, action, request.output.type === 'audio');
+  const { reply, latency } = call.runtime.answer(request, call.entry);
+  if (!stream) return jsonReply(call, renderGenerate(reply, request, options), replyDelay(reply, latency));
+  const sse = call.inbound.url.searchParams.get('alt') === 'sse';
+  return eventStreamReply(call, generateStreamEvents(reply, request, options, latency, sse), sse ? 'text/event-stream' : 'application/json; charset=UTF-8');
+}
+
+function countTokens(call: Call, model: string) {
+  const body = call.body as Record<string, unknown>;
+  // countTokens takes the contents directly, or a whole generateContentRequest.
+  const inner = (body.generateContentRequest as Record<string, unknown> | undefined) ?? { contents: body.contents };
+  const { request } = parseGenerateRequest(inner, model, false);
+  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', false);
+  return json({ totalTokens: countPromptTokens(request.messages, request.tools), promptTokensDetails: [{ modality: 'TEXT', tokenCount: countPromptTokens(request.messages, request.tools) }] });
+}
+
+function action(call: Call) {
+  const target = String(call.params.call);
+  const at = target.lastIndexOf(':');
+  const model = target.slice(0, at);
+  const name = target.slice(at + 1);
+  if (at < 0 || !ACTIONS.includes(name)) {
+    throw new GatewayError('not_found', `Unknown method "${at < 0 ? target : name}" on models/${model || target}; this gateway serves ${ACTIONS.join(', ')}.`);
+  }
+  call.entry.model = model;
+  return name === 'countTokens' ? countTokens(call, model) : generate(call, model, name);
+}
+
+/** Google clients send their key as x-goog-api-key or ?key=, and name themselves in x-goog-api-client. */
+const fromGoogleClient = (inbound: Inbound) =>
+  inbound.header('x-goog-api-key') !== undefined || inbound.header('x-goog-api-client') !== undefined || inbound.url.searchParams.has('key');
+
+function listModels(call: Call) {
+  const params = call.inbound.url.searchParams;
+  const size = Math.min(Number(params.get('pageSize') ?? 50) || 50, 1000);
+  const start = Number(params.get('pageToken') ?? 0) || 0;
+  const all = call.runtime.catalogue.list();
+  const page = all.slice(start, start + size);
+  return json({ models: page.map(modelObject), ...(start + size < all.length ? { nextPageToken: String(start + size) } : {}) });
+}
+
+function getModel(call: Call) {
+  const id = String(call.params.model).replace(/^models\//, '');
+  const model = call.runtime.catalogue.get(id);
+  if (!model) throw new GatewayError('not_found', `models/${id} is not found for API version ${apiVersion(call)}.`);
+  return json(modelObject(model));
+}
+
+const versions = ['/v1beta', '/v1'];
+
+export const geminiEndpoints: EndpointSpec[] = versions.flatMap((v): EndpointSpec[] => [
+  { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
+  { method: 'GET', path: `${v}/models`, format: geminiFormat, auth: KEY_WAYS, accepts: v === '/v1' ? fromGoogleClient : undefined, handle: listModels },
+  { method: 'GET', path: `${v}/models/:model`, format: geminiFormat, auth: KEY_WAYS, accepts: v === '/v1' ? fromGoogleClient : undefined, handle: getModel },
+]);
