@@ -42,7 +42,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       runtime.fixtures.reset();
     },
     get tokens() {
-      return runtime.tokens.list();
+      return runtime.tokens.list().map((t) => t.token);
     },
     get activeStreams() {
       return runtime.activeStreams;

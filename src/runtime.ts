@@ -9,9 +9,12 @@ import type { Fixture } from './fixtures/types.ts';
 import type { CanonicalRequest } from './core/request.ts';
 import type { CanonicalReply } from './core/reply.ts';
 import type { Capability } from './core/models.ts';
-import type { JournalEntry } from './core/journal.ts';
 import { GatewayError, kindForStatus } from './core/errors.ts';
 import { respond } from './core/respond.ts';
+import { faultStrikes, parseFault, type FaultSpec } from './core/faults.ts';
+import type { NearMiss } from './fixtures/match.ts';
+import type { Call } from './transport/endpoint.ts';
+import type { Inbound } from './transport/exchange.ts';
 import shipped from '../fixtures/models.json' with { type: 'json' };
 
 export interface GatewayOptions {
@@ -36,6 +39,8 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** How many requests the journal keeps. Default 1000. */
   journalSize?: number;
+  /** Answer only from fixtures: an unmatched request gets a 404 with the near-miss report. */
+  strict?: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -54,6 +59,7 @@ export class Runtime {
   readonly fixtures: FixtureSet;
   readonly catalogue: Catalogue;
   readonly journal: Journal;
+  readonly strict: boolean;
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -66,6 +72,7 @@ export class Runtime {
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     this.catalogue = new Catalogue([...(shipped.models as ModelInfo[]), ...(options.models ?? [])]);
     this.journal = new Journal(options.journalSize ?? 1000);
+    this.strict = options.strict ?? false;
   }
 
   now(): number {
@@ -87,25 +94,93 @@ export class Runtime {
   }
 
   /**
-   * The reply to a canonical request: the winning fixture's, else a synthesized one.
-   * Records model and fixture in the journal entry; a fixture's error is thrown as a GatewayError.
+   * The answer to a canonical request: the winning fixture's, else a synthesized reply, after the
+   * token's scope and the request's `x-mock-*` overrides. Records model and fixture in the journal.
+   * Errors (a fixture's, a forced status, strict mode's near miss) are thrown as GatewayErrors.
    */
-  answer(request: CanonicalRequest, entry: JournalEntry): { reply: CanonicalReply; latency: LatencyProfile } {
+  answer(call: Call, request: CanonicalRequest): Answered {
+    const { entry, inbound } = call;
     entry.model = request.model;
     entry.stream = request.stream;
-    const fixture = this.fixtures.take(request);
-    const name = fixture ? (fixture.name ?? 'unnamed fixture') : undefined;
-    entry.fixture = name;
-    if (fixture?.error) {
-      const e = fixture.error;
-      throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, {
-        status: e.status,
-        code: e.code,
-        headers: e.headers,
-      });
+    this.tokens.allow(call.token, request.model);
+    const overrides = parseOverrides(inbound);
+    if (overrides.status !== undefined) {
+      throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, { status: overrides.status });
     }
-    const reply = respond(request, { seed: this.seed, created: this.now() }, fixture && { name, ...fixture.reply });
-    const latency = fixture?.latency === undefined ? this.latency : toLatency(fixture.latency);
-    return { reply, latency };
+    const ctx = { request, path: inbound.url.pathname, header: inbound.header };
+    const taken = this.fixtures.take(ctx);
+    if (!taken && this.strict) {
+      const near = this.fixtures.nearest(ctx);
+      entry.nearMiss = near;
+      throw new GatewayError('not_found', nearMissReport(near), { code: 'no_fixture_matched' });
+    }
+    const answer = taken?.answer;
+    const name = taken ? (taken.entry.fixture.name ?? taken.entry.id) : undefined;
+    entry.fixture = name;
+    if (answer?.error) {
+      const e = answer.error;
+      throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, { status: e.status, code: e.code, headers: e.headers });
+    }
+    const pinned = answer?.reply ? { name, ...answer.reply } : name ? { name } : undefined;
+    const reply = respond(request, { seed: overrides.seed ?? this.seed, created: this.now() }, pinned);
+    const latency = overrides.latency ?? (answer?.latency === undefined ? this.latency : toLatency(answer.latency));
+    const fault = overrides.fault ?? answer?.fault;
+    return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined };
   }
+}
+
+/** What a request's answer is made of: the reply, its timing, and a fault to inflict, if any. */
+export interface Answered {
+  reply: CanonicalReply;
+  latency: LatencyProfile;
+  fault?: FaultSpec;
+}
+
+interface Overrides {
+  status?: number;
+  seed?: number;
+  latency?: LatencyProfile;
+  fault?: FaultSpec;
+}
+
+/**
+ * Per-request overrides for clients that cannot load fixtures:
+ * `x-mock-status: <400-599>`, `x-mock-seed: <integer>`, `x-mock-latency: ttft=…,tps=…,jitter=…`,
+ * `x-mock-fault: <NAME>[,after=N][,ms=N][,status=N][,probability=P]`.
+ */
+function parseOverrides(inbound: Inbound): Overrides {
+  const out: Overrides = {};
+  const bad = (header: string, why: string) => new GatewayError('invalid_request', `Invalid ${header} header: ${why}`, { param: header });
+  const status = inbound.header('x-mock-status');
+  if (status !== undefined) {
+    const n = Number(status);
+    if (!Number.isInteger(n) || n < 400 || n > 599) throw bad('x-mock-status', `expected an HTTP error status from 400 to 599, got "${status}"`);
+    out.status = n;
+  }
+  const seed = inbound.header('x-mock-seed');
+  if (seed !== undefined) {
+    const n = Number(seed);
+    if (!Number.isInteger(n) || n < 0) throw bad('x-mock-seed', `expected a non-negative integer, got "${seed}"`);
+    out.seed = n;
+  }
+  const latency = inbound.header('x-mock-latency');
+  const fault = inbound.header('x-mock-fault');
+  try {
+    if (latency !== undefined) out.latency = parseLatency(latency);
+  } catch (error) {
+    throw bad('x-mock-latency', (error as Error).message);
+  }
+  try {
+    if (fault !== undefined) out.fault = parseFault(fault);
+  } catch (error) {
+    throw bad('x-mock-fault', (error as Error).message);
+  }
+  return out;
+}
+
+/** WireMock-style: the nearest fixture and, for each of its conditions, whether and why it missed. */
+function nearMissReport(near: NearMiss | undefined): string {
+  if (!near) return 'No fixture matched this request (strict mode), and there are no fixtures at all. Add one with --fixtures, createGateway({fixtures}), use() or POST /__admin/fixtures.';
+  const lines = near.conditions.map((c) => `  ${c.ok ? '✓' : '✗'} ${c.field}: expected ${c.expected}, got ${c.actual}`);
+  return [`No fixture matched this request (strict mode). Nearest fixture: ${near.name ? `"${near.name}" (${near.id})` : near.id}`, ...lines].join('\n');
 }

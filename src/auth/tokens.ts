@@ -1,4 +1,6 @@
-// Issued tokens and the ways a client may present one.
+// Issued tokens, their scopes, and the ways a client may present one.
+import { GatewayError } from '../core/errors.ts';
+import { hashString, makeId } from '../core/seed.ts';
 
 /** Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, or `?key=`. */
 export type TokenWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key';
@@ -6,7 +8,7 @@ export type TokenWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key';
 /** The token issued when none is configured. */
 export const DEFAULT_TOKEN = 'sk-test';
 
-/** What a token is read from: a header by lower-case name, and the URL. */
+/** What a token reads from: a header by lower-case name, and the URL. */
 export interface TokenSource {
   url: URL;
   header(name: string): string | undefined;
@@ -30,20 +32,74 @@ export function maskToken(token: string): string {
 }
 
 export const HOW_TOKENS_ARE_SET =
-  'Tokens are issued by the gateway: set them with --token (CLI, repeatable) or the `tokens` option of createGateway(); with neither, the one token is sk-test.';
+  'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';
+
+/** What a token may do. */
+export interface TokenScope {
+  /** Models it may call; all when absent. */
+  models?: string[];
+  /** Requests it may make; unlimited when absent. */
+  quota?: number;
+}
+
+export interface IssuedToken extends TokenScope {
+  token: string;
+  /** Requests made so far. */
+  used: number;
+}
 
 export class TokenStore {
-  private readonly tokens: Set<string>;
+  private readonly tokens = new Map<string, IssuedToken>();
+  private issued = 0;
 
   constructor(tokens: readonly string[]) {
-    this.tokens = new Set(tokens);
+    for (const token of tokens) this.tokens.set(token, { token, used: 0 });
   }
 
   has(token: string): boolean {
     return this.tokens.has(token);
   }
 
-  list(): string[] {
-    return [...this.tokens];
+  get(token: string): IssuedToken | undefined {
+    return this.tokens.get(token);
+  }
+
+  list(): IssuedToken[] {
+    return [...this.tokens.values()];
+  }
+
+  /** Issues a token (the gateway's `sk-` + 48 characters when none is given), deterministic in order of issue. */
+  issue(scope: TokenScope & { token?: string } = {}): IssuedToken {
+    const token = scope.token ?? makeId('sk-', 48, hashString(`issued token ${++this.issued}`));
+    const entry: IssuedToken = { token, used: 0, ...(scope.models ? { models: scope.models } : {}), ...(scope.quota !== undefined ? { quota: scope.quota } : {}) };
+    this.tokens.set(token, entry);
+    return entry;
+  }
+
+  revoke(token: string): boolean {
+    return this.tokens.delete(token);
+  }
+
+  /** Counts one request against the token's quota; fails once it is spent. */
+  spend(token: string): void {
+    const entry = this.tokens.get(token);
+    if (!entry) return;
+    if (entry.quota !== undefined && entry.used >= entry.quota) {
+      throw new GatewayError('quota', `This token's quota of ${entry.quota} requests is used up (${maskToken(token)}). Issue another with POST /__admin/tokens, or reset its use with POST /__admin/reset.`);
+    }
+    entry.used++;
+  }
+
+  /** Fails unless the token may call `model`. */
+  allow(token: string, model: string): void {
+    const models = this.tokens.get(token)?.models;
+    if (models && !models.includes(model)) {
+      throw new GatewayError('permission', `This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`, { param: 'model' });
+    }
+  }
+
+  /** Restarts every quota. */
+  resetUse(): void {
+    for (const t of this.tokens.values()) t.used = 0;
   }
 }

@@ -12,9 +12,14 @@ export interface JournalEntry {
   body?: unknown;
   format?: string;
   model?: string;
-  /** Name of the fixture that answered, if any. */
+  /** Name (or id) of the fixture that answered, if any. */
   fixture?: string;
+  /** In strict mode, for an unmatched request: the nearest fixture and its conditions. */
+  nearMiss?: unknown;
+  /** The response status (0 when the connection was broken instead). */
   status: number;
+  /** The fault inflicted, if any. */
+  fault?: string;
   stream: boolean;
   /** For streams: 'streaming' until the last event is written, then 'completed', or 'aborted' when the client left. */
   outcome: 'completed' | 'streaming' | 'aborted';

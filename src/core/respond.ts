@@ -23,6 +23,8 @@ export interface PinnedReply {
   name?: string;
   text?: string | string[];
   toolCalls?: PinnedToolCall[];
+  /** Reasoning to show first (formats that show reasoning do). */
+  thinking?: string;
   finishReason?: FinishReason;
   usage?: Partial<Usage>;
 }
@@ -101,10 +103,10 @@ function toolCallBlocks(request: CanonicalRequest, key: number, pinned?: PinnedT
   }));
 }
 
-/** A thinking block within the request's budget, with an opaque signature that vouches for it. */
-function thinkingBlock(request: CanonicalRequest, key: number): Block | undefined {
-  if (!request.reasoning) return undefined;
-  const text = truncateTokens(synthesizeThinking(deriveKey(key, 'thinking')), request.reasoning.budgetTokens);
+/** A thinking block (pinned, or within the request's budget) with an opaque signature that vouches for it. */
+function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string): Block | undefined {
+  if (!request.reasoning && pinned === undefined) return undefined;
+  const text = pinned ?? truncateTokens(synthesizeThinking(deriveKey(key, 'thinking')), request.reasoning!.budgetTokens);
   const bytes = new Rng(deriveKey(key, 'signature'));
   const signature = btoa(String.fromCharCode(...Array.from({ length: 48 }, () => bytes.int(0, 255))));
   return { type: 'thinking', text, signature };
@@ -149,7 +151,7 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       reason = cut.reason;
       stopSequence = cut.stopSequence;
     }
-    const thinking = thinkingBlock(request, choiceKey);
+    const thinking = thinkingBlock(request, choiceKey, pinned?.thinking);
     if (thinking) blocks = [thinking, ...blocks];
     choices.push({ index, blocks, finishReason: reason, stopSequence, outputTokens: blocks.reduce((n, b) => n + blockTokens(b), 0) });
   }

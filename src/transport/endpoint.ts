@@ -16,6 +16,8 @@ export interface FormatEdge {
   requestIdPrefix: string;
   /** Renders a failure in the vendor's status, headers and body (some bodies carry the request id). */
   errorResponse(error: GatewayError, requestId: string): Outbound;
+  /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
+  streamError(error: GatewayError, requestId: string): string;
 }
 
 export type Params = Record<string, string | readonly string[] | undefined>;
@@ -29,6 +31,9 @@ export interface Call {
   runtime: Runtime;
   /** This request's journal entry: handlers fill in model, fixture and stream progress. */
   entry: JournalEntry;
+  /** The token the request presented. */
+  token: string;
+  format: FormatEdge;
 }
 
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -61,7 +66,8 @@ function parseJson(text: string): unknown {
   return body;
 }
 
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWay[]): void {
+/** The presented token, once it is known to be issued and within its quota. */
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWay[]): string {
   const token = presentedToken(inbound, ways);
   if (!token) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_TOKENS_ARE_SET}`, { code: 'invalid_api_key' });
@@ -69,6 +75,8 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWa
   if (!runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskToken(token)}. ${HOW_TOKENS_ARE_SET}`, { code: 'invalid_api_key' });
   }
+  runtime.tokens.spend(token);
+  return token;
 }
 
 function internalError(error: unknown): GatewayError {
@@ -99,17 +107,18 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   let out: Outbound;
   try {
     let body: unknown;
+    let token: string;
     if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, text);
-      authenticate(inbound, runtime, spec.auth);
+      token = authenticate(inbound, runtime, spec.auth);
       body = parseJson(text);
       entry.body = body;
     } else {
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
-      authenticate(inbound, runtime, spec.auth);
+      token = authenticate(inbound, runtime, spec.auth);
     }
-    out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry });
+    out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format });
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
@@ -117,6 +126,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   out.headers[spec.format.requestIdHeader] = entry.requestId;
   if (entry.fixture) out.headers['x-mock-fixture'] = entry.fixture;
   entry.status = out.status;
+  if (out.broken) entry.fault = out.broken.type;
   return out;
 }
 

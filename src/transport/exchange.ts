@@ -2,6 +2,7 @@
 // produces an Outbound; the msw adapter (in-process) and the node:http adapter (standalone) convert.
 import { GatewayError } from '../core/errors.ts';
 import type { TimedEvent, StreamHooks } from './sse.ts';
+import type { ConnectionFault } from '../core/faults.ts';
 
 export interface Inbound {
   method: string;
@@ -20,12 +21,22 @@ export interface Inbound {
 export interface EventPlayback {
   events: readonly TimedEvent[];
   hooks: StreamHooks;
+  /** Break the connection after the last event instead of ending cleanly (a cut stream). */
+  breakAtEnd?: boolean;
+}
+
+/** A broken connection instead of a response; `bytes` are written first where the fault sends any. */
+export interface BrokenConnection {
+  type: ConnectionFault;
+  bytes?: Uint8Array;
 }
 
 export interface Outbound {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array | EventPlayback | null;
+  /** Set when the answer is a connection fault rather than a response. */
+  broken?: BrokenConnection;
 }
 
 export function isPlayback(body: Outbound['body']): body is EventPlayback {

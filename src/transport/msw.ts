@@ -2,7 +2,7 @@
 import { http, type HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { methodNotAllowed, runEndpoint, type EndpointSpec, type FormatEdge } from './endpoint.ts';
-import { collect, isPlayback, tooLarge, type Inbound, type Outbound } from './exchange.ts';
+import { collect, isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
 
 function inboundOf(request: Request): Inbound {
@@ -32,8 +32,21 @@ function inboundOf(request: Request): Inbound {
   };
 }
 
+/** A connection fault, as fetch sees one: a network error, or a body that breaks after bad bytes. */
+function brokenResponse(broken: BrokenConnection): Response {
+  if (broken.type !== 'MALFORMED_RESPONSE_CHUNK') return Response.error();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('zz\r\nnot a valid chunk'));
+      controller.error(new TypeError('terminated: malformed response chunk'));
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
 function responseOf(out: Outbound, signal: AbortSignal): Response {
-  const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal) : out.body;
+  if (out.broken) return brokenResponse(out.broken);
+  const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
   return new Response(body as BodyInit | null, { status: out.status, headers: out.headers });
 }
 

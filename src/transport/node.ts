@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchRequestUrl } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
-import { isPlayback, tooLarge, type Inbound, type Outbound } from './exchange.ts';
+import { isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playEvents } from './sse.ts';
 
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
@@ -63,14 +63,36 @@ function inboundOf(req: IncomingMessage, res: ServerResponse, url: URL): Inbound
   };
 }
 
+/** Inflicts a connection fault on the socket itself, bypassing HTTP framing. */
+function breakConnection(res: ServerResponse, broken: BrokenConnection): void {
+  const socket = res.socket;
+  if (!socket) return;
+  switch (broken.type) {
+    case 'CONNECTION_RESET_BY_PEER':
+      socket.resetAndDestroy();
+      break;
+    case 'EMPTY_RESPONSE':
+      socket.end();
+      break;
+    case 'MALFORMED_RESPONSE_CHUNK':
+      socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\nnot a valid chunk\r\n');
+      break;
+    case 'RANDOM_DATA_THEN_CLOSE':
+      socket.end(broken.bytes ?? new Uint8Array());
+      break;
+  }
+}
+
 function write(res: ServerResponse, out: Outbound, extra: Record<string, string>): void {
+  if (out.broken) return breakConnection(res, out.broken);
   const headers = { ...extra, ...out.headers };
   const body = out.body;
   if (isPlayback(body)) {
     // Headers go now; each event as it falls due; a client that leaves stops production.
     res.writeHead(out.status, headers);
     res.flushHeaders();
-    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end: () => void res.end() }, body.hooks);
+    const end = body.breakAtEnd ? () => void res.destroy() : () => void res.end();
+    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks);
     res.once('close', stop);
     return;
   }

@@ -1,4 +1,9 @@
-// The Outbound of a reply: JSON after its delay, or a timed event stream tracked in the journal.
+// The Outbound of an answer: JSON after its delay, a timed event stream tracked in the journal, or a
+// fault: a broken connection, a cut or stalled stream, or a vendor error part-way through a stream.
+import { GatewayError, kindForStatus } from '../core/errors.ts';
+import { garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
+import { replyDelay } from '../core/plan.ts';
+import type { Answered } from '../runtime.ts';
 import type { TimedEvent } from './sse.ts';
 import type { Call } from './endpoint.ts';
 import { json, type Outbound } from './exchange.ts';
@@ -21,7 +26,7 @@ export async function jsonReply(call: Call, body: unknown, delayMs = 0): Promise
 }
 
 /** A streamed reply writing `events` when due (SSE unless told otherwise); progress and outcome go to the journal. */
-export function eventStreamReply(call: Call, events: readonly TimedEvent[], contentType = 'text/event-stream; charset=utf-8'): Outbound {
+export function eventStreamReply(call: Call, events: readonly TimedEvent[], contentType = 'text/event-stream; charset=utf-8', breakAtEnd = false): Outbound {
   const { entry, runtime } = call;
   entry.stream = true;
   entry.outcome = 'streaming';
@@ -31,6 +36,7 @@ export function eventStreamReply(call: Call, events: readonly TimedEvent[], cont
     headers: { 'content-type': contentType, 'cache-control': 'no-cache' },
     body: {
       events,
+      breakAtEnd,
       hooks: {
         onProgress: (sent) => {
           entry.eventsSent = sent;
@@ -42,4 +48,43 @@ export function eventStreamReply(call: Call, events: readonly TimedEvent[], cont
       },
     },
   };
+}
+
+function brokenConnection(fault: FaultSpec, key: number): Outbound {
+  const type = isConnectionFault(fault) ? fault.type : 'CONNECTION_RESET_BY_PEER';
+  return { status: 0, headers: {}, body: null, broken: { type, bytes: type === 'RANDOM_DATA_THEN_CLOSE' ? garbage(key) : undefined } };
+}
+
+function faultError(fault: FaultSpec): GatewayError {
+  const status = fault.status ?? 500;
+  return new GatewayError(kindForStatus(status), fault.message ?? `Error ${status} injected part-way through the stream.`, { status });
+}
+
+/** How a format renders an answer: whole, or as timed events. */
+export interface Rendering {
+  json(): unknown;
+  events(): TimedEvent[];
+  contentType?: string;
+}
+
+/** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
+export function deliver(call: Call, answered: Answered, stream: boolean, render: Rendering): Outbound | Promise<Outbound> {
+  const { reply, latency, fault } = answered;
+  if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
+  if (!stream) {
+    // Stream faults on a plain reply: an error is the error, a cut is a reset, a stall a delay.
+    if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
+    if (fault?.type === 'STREAM_CUT') return brokenConnection(fault, reply.key);
+    const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
+    return jsonReply(call, render.json(), replyDelay(reply, latency) + stall);
+  }
+  let events = render.events();
+  if (fault) {
+    const after = Math.min(fault.after ?? 1, events.length);
+    const at = events[after - 1]?.due ?? 0;
+    if (fault.type === 'STALL') events = events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));
+    else if (fault.type === 'STREAM_CUT') events = events.slice(0, after);
+    else events = [...events.slice(0, after), { due: at, frame: call.format.streamError(faultError(fault), call.requestId) }];
+  }
+  return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
 }

@@ -61,8 +61,11 @@ export function playEvents(events: readonly TimedEvent[], sink: Sink, hooks: Str
 
 const encoder = new TextEncoder();
 
-/** Playback as a web byte stream (for fetch Responses); cancelling it, or `signal`, stops production. */
-export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks, signal: AbortSignal): ReadableStream<Uint8Array> {
+/**
+ * Playback as a web byte stream (for fetch Responses); cancelling it, or `signal`, stops production.
+ * With `breakAtEnd` the stream errors after the last event, as a cut connection does.
+ */
+export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks, signal: AbortSignal, breakAtEnd = false): ReadableStream<Uint8Array> {
   let stop = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -76,7 +79,8 @@ export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks
           // the reader already cancelled
         }
       };
-      stop = playEvents(events, { write: (s) => controller.enqueue(encoder.encode(s)), end: close }, hooks);
+      const end = breakAtEnd ? () => controller.error(new TypeError('terminated: the connection was cut')) : close;
+      stop = playEvents(events, { write: (s) => controller.enqueue(encoder.encode(s)), end }, hooks);
       signal.addEventListener('abort', () => {
         stop();
         close();

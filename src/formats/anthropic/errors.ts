@@ -2,6 +2,7 @@
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import type { FormatEdge } from '../../transport/endpoint.ts';
 import { json } from '../../transport/exchange.ts';
+import { sseFrame } from '../../transport/sse.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -40,4 +41,5 @@ export const anthropicFormat: FormatEdge = {
     const headers = error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers;
     return json(anthropicErrorBody(error, requestId), error.status, headers);
   },
+  streamError: (error, requestId) => sseFrame(JSON.stringify(anthropicErrorBody(error, requestId)), 'error'),
 };

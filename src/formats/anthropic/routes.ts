@@ -2,11 +2,10 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokens } from '../../core/tokens.ts';
-import { replyDelay } from '../../core/plan.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import type { Inbound } from '../../transport/exchange.ts';
 import { json } from '../../transport/exchange.ts';
-import { eventStreamReply, jsonReply } from '../../transport/respond.ts';
+import { deliver } from '../../transport/respond.ts';
 import { anthropicFormat } from './errors.ts';
 import { parseMessagesRequest } from './parse.ts';
 import { messageStreamEvents, renderMessage } from './render.ts';
@@ -48,9 +47,12 @@ export const anthropicEndpoints: EndpointSpec[] = [
     handle(call) {
       const request = parseMessagesRequest(call.body as Record<string, unknown>, version(call));
       requireModel(call, request.model);
-      const { reply, latency } = call.runtime.answer(request, call.entry);
-      if (request.stream) return eventStreamReply(call, messageStreamEvents(reply, request, latency));
-      return jsonReply(call, renderMessage(reply, request), replyDelay(reply, latency));
+      const answered = call.runtime.answer(call, request);
+      const { reply, latency } = answered;
+      return deliver(call, answered, request.stream, {
+        json: () => renderMessage(reply, request),
+        events: () => messageStreamEvents(reply, request, latency),
+      });
     },
   },
   {

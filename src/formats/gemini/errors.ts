@@ -2,6 +2,7 @@
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import type { FormatEdge } from '../../transport/endpoint.ts';
 import { json } from '../../transport/exchange.ts';
+import { sseFrame } from '../../transport/sse.ts';
 
 /** Google's canonical status names. */
 const STATUS: Record<ErrorKind, string> = {
@@ -42,4 +43,6 @@ export const geminiFormat: FormatEdge = {
     const { http, body } = geminiErrorBody(error);
     return json(body, http, error.headers);
   },
+  // @google/genai throws for a chunk that is `{error:{code:4xx|5xx}}`.
+  streamError: (error) => sseFrame(JSON.stringify(geminiErrorBody(error).body)),
 };

@@ -2,10 +2,9 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokens } from '../../core/tokens.ts';
-import { replyDelay } from '../../core/plan.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { json, type Inbound } from '../../transport/exchange.ts';
-import { eventStreamReply, jsonReply } from '../../transport/respond.ts';
+import { deliver } from '../../transport/respond.ts';
 import { geminiFormat } from './errors.ts';
 import { parseGenerateRequest } from './parse.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
@@ -49,10 +48,14 @@ function generate(call: Call, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
   const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
   requireModel(call, model, action, request.output.type === 'audio');
-  const { reply, latency } = call.runtime.answer(request, call.entry);
-  if (!stream) return jsonReply(call, renderGenerate(reply, request, options), replyDelay(reply, latency));
+  const answered = call.runtime.answer(call, request);
+  const { reply, latency } = answered;
   const sse = call.inbound.url.searchParams.get('alt') === 'sse';
-  return eventStreamReply(call, generateStreamEvents(reply, request, options, latency, sse), sse ? 'text/event-stream' : 'application/json; charset=UTF-8');
+  return deliver(call, answered, stream, {
+    json: () => renderGenerate(reply, request, options),
+    events: () => generateStreamEvents(reply, request, options, latency, sse),
+    contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
+  });
 }
 
 function countTokens(call: Call, model: string) {

@@ -2,6 +2,7 @@
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import type { FormatEdge } from '../../transport/endpoint.ts';
 import { json } from '../../transport/exchange.ts';
+import { sseFrame } from '../../transport/sse.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -38,4 +39,6 @@ export const openaiFormat: FormatEdge = {
   requestIdHeader: 'x-request-id',
   requestIdPrefix: 'req_',
   errorResponse: (error) => json(openaiErrorBody(error), error.status, error.headers),
+  // The openai SDK throws an APIError for any event whose data has an `error` field.
+  streamError: (error) => sseFrame(JSON.stringify(openaiErrorBody(error))),
 };

@@ -1,10 +1,9 @@
 // The OpenAI-format endpoints under /v1.
 import type { ModelInfo } from '../../core/models.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { replyDelay } from '../../core/plan.ts';
 import type { EndpointSpec } from '../../transport/endpoint.ts';
 import { json } from '../../transport/exchange.ts';
-import { eventStreamReply, jsonReply } from '../../transport/respond.ts';
+import { deliver } from '../../transport/respond.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './errors.ts';
 import { parseChatRequest } from './parse.ts';
@@ -26,9 +25,12 @@ export const openaiEndpoints: EndpointSpec[] = [
     handle(call) {
       const { request, options } = parseChatRequest(call.body as Record<string, unknown>);
       call.runtime.requireModel(request.model, 'chat');
-      const { reply, latency } = call.runtime.answer(request, call.entry);
-      if (request.stream) return eventStreamReply(call, chatStreamEvents(reply, request, options, latency));
-      return jsonReply(call, renderChat(reply, request, options), replyDelay(reply, latency));
+      const answered = call.runtime.answer(call, request);
+      const { reply, latency } = answered;
+      return deliver(call, answered, request.stream, {
+        json: () => renderChat(reply, request, options),
+        events: () => chatStreamEvents(reply, request, options, latency),
+      });
     },
   },
   {

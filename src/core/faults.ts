@@ -1,0 +1,60 @@
+// Failures of the connection or the stream, as data. Each transport breaks its connection its own
+// way and each format renders its own in-stream error; what happens, and when, is decided here.
+import { Rng } from './seed.ts';
+
+export const CONNECTION_FAULTS = ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'MALFORMED_RESPONSE_CHUNK', 'RANDOM_DATA_THEN_CLOSE'] as const;
+export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
+
+export type ConnectionFault = (typeof CONNECTION_FAULTS)[number];
+export type StreamFault = (typeof STREAM_FAULTS)[number];
+
+export interface FaultSpec {
+  type: ConnectionFault | StreamFault;
+  /** Stream faults: after how many events (default 1). */
+  after?: number;
+  /** STALL: how long the stream stops, in ms (default 10000). */
+  ms?: number;
+  /** STREAM_ERROR: the status whose vendor error goes into the stream (default 500). */
+  status?: number;
+  message?: string;
+  /** Chance of the fault, 0..1 (default 1), drawn from the request's seed so a failing run replays. */
+  probability?: number;
+}
+
+export function isConnectionFault(fault: FaultSpec): fault is FaultSpec & { type: ConnectionFault } {
+  return (CONNECTION_FAULTS as readonly string[]).includes(fault.type);
+}
+
+/** Whether a fault with this probability strikes, for this request key. */
+export function faultStrikes(fault: FaultSpec, key: number): boolean {
+  const p = fault.probability ?? 1;
+  return p >= 1 || new Rng(key).next() < p;
+}
+
+/**
+ * Parses the `x-mock-fault` header: a fault name, then optional comma-separated `key=value`
+ * settings, e.g. `STREAM_ERROR,after=3,status=529` or `STALL,after=2,ms=1500`.
+ */
+export function parseFault(text: string): FaultSpec {
+  const [name, ...pairs] = text.split(',').map((s) => s.trim());
+  const type = name.toUpperCase() as FaultSpec['type'];
+  if (![...CONNECTION_FAULTS, ...STREAM_FAULTS].includes(type as never)) {
+    throw new Error(`unknown fault "${name}": use one of ${[...CONNECTION_FAULTS, ...STREAM_FAULTS].join(', ')}`);
+  }
+  const fault: FaultSpec = { type };
+  for (const pair of pairs) {
+    const [k, v] = pair.split('=').map((s) => s.trim());
+    const n = Number(v);
+    if (!['after', 'ms', 'status', 'probability'].includes(k) || !Number.isFinite(n) || n < 0) {
+      throw new Error(`bad fault setting "${pair}": use after=<events>, ms=<milliseconds>, status=<code> or probability=<0..1>`);
+    }
+    (fault as unknown as Record<string, number>)[k] = n;
+  }
+  return fault;
+}
+
+/** Random bytes for RANDOM_DATA_THEN_CLOSE, the same for the same key. */
+export function garbage(key: number, length = 64): Uint8Array {
+  const rng = new Rng(key);
+  return Uint8Array.from({ length }, () => rng.int(0, 255));
+}
