@@ -14,10 +14,11 @@ Usage: model-gateway-mock [options]
   --host <addr>       interface to bind (default 127.0.0.1)
   --seed <n>          seed of every synthesized value (default 0)
   --token <token>     an issued token; repeat for several (default: one token, sk-test)
-  --fixtures <dir>    load fixtures from the *.json files in <dir>
+  --fixtures <dir>    load fixtures from the *.json, *.yaml and *.yml files in <dir>
   --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
   --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
+  --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   -h, --help          show this help
   -v, --version       show the version
 `;
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
         latency: { type: 'string' },
         clock: { type: 'string' },
         'max-body': { type: 'string' },
+        strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -80,12 +82,13 @@ async function main(): Promise<void> {
     latency,
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
+    strict: values.strict,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 
   process.stdout.write(
     `model-gateway-mock listening on ${server.url}\n` +
       `  OpenAI-compatible base URL: ${server.url}/v1\n` +
-      `  token: ${server.gateway.tokens.join(', ')}\n` +
+      `  token: ${server.gateway.tokens.list().map((t) => t.token).join(', ')}\n` +
       `  health: ${server.url}/__admin/health\n`,
   );
   const stop = () => void server.close().then(() => process.exit(0));

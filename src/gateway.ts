@@ -1,7 +1,11 @@
-// createGateway(): the emulator as msw handlers plus the small API a test needs.
+// createGateway(): the emulator as msw handlers plus the control plane a test needs, in-process.
+// The standalone server's /__admin routes call exactly these operations.
 import type { HttpHandler } from 'msw';
 import type { JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
+import type { FixtureEntry } from './fixtures/match.ts';
+import { validateFixtures } from './fixtures/validate.ts';
+import type { IssuedToken, TokenScope } from './auth/tokens.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
@@ -12,37 +16,88 @@ import { mswHandlers } from './transport/msw.ts';
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
 export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
 
+/** Which journal entries to return; every field given must match. */
+export interface RequestFilter {
+  method?: string;
+  path?: string;
+  model?: string;
+  format?: string;
+  status?: number;
+  fixture?: string;
+  /** Only requests no fixture answered (true), or only those one did (false). */
+  unmatched?: boolean;
+}
+
 export interface Gateway {
   /** msw request handlers: `setupServer(...gateway.handlers)` or `setupWorker(...gateway.handlers)`. */
   readonly handlers: HttpHandler[];
-  /** Adds fixtures that take precedence over all earlier ones until `reset()`. */
-  use(...fixtures: Fixture[]): void;
-  /** The requests received so far, oldest first (bounded by `journalSize`). */
-  requests(): JournalEntry[];
-  /** Clears the journal and the fixtures added by `use()`, and revives `once` fixtures. */
+  /** Adds fixtures that take precedence over all earlier ones until `reset()`; returns their ids. */
+  use(...fixtures: Fixture[]): string[];
+  /** The requests received so far, oldest first (bounded by `journalSize`), optionally filtered. */
+  requests(filter?: RequestFilter): JournalEntry[];
+  /** Clears the journal, run-time fixtures, scenarios and token use; revives `once` fixtures. */
   reset(): void;
-  /** The issued tokens. */
-  readonly tokens: string[];
+  readonly fixtures: {
+    list(): FixtureEntry[];
+    add(...fixtures: Fixture[]): string[];
+    remove(id: string): boolean;
+  };
+  readonly scenarios: {
+    list(): { name: string; state: string; possibleStates: string[] }[];
+    set(name: string, state: string): void;
+    reset(): void;
+  };
+  readonly tokens: {
+    list(): IssuedToken[];
+    /** Issues a token (generated when `token` is not given), optionally scoped to models and a request quota. */
+    issue(scope?: TokenScope & { token?: string }): IssuedToken;
+    revoke(token: string): boolean;
+  };
   /** Streams still being written (useful to see that aborted streams stop). */
   readonly activeStreams: number;
   /** @internal the live state, for the standalone server. */
   readonly runtime: Runtime;
 }
 
+function matches(entry: JournalEntry, f: RequestFilter): boolean {
+  return (
+    (f.method === undefined || entry.method === f.method.toUpperCase()) &&
+    (f.path === undefined || entry.path === f.path) &&
+    (f.model === undefined || entry.model === f.model) &&
+    (f.format === undefined || entry.format === f.format) &&
+    (f.status === undefined || entry.status === f.status) &&
+    (f.fixture === undefined || entry.fixture === f.fixture) &&
+    (f.unmatched === undefined || (entry.fixture === undefined) === f.unmatched)
+  );
+}
+
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  const runtime = new Runtime(options);
+  const runtime = new Runtime({ ...options, fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})') });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const handlers = mswHandlers(runtime, origin, endpoints);
+  const add = (source: string, fixtures: Fixture[]) => runtime.fixtures.use(...validateFixtures(fixtures, source)).map((e) => e.id);
   return {
-    handlers,
-    use: (...fixtures) => runtime.fixtures.use(...fixtures),
-    requests: () => runtime.journal.list(),
+    handlers: mswHandlers(runtime, origin, endpoints),
+    use: (...fixtures) => add('gateway.use()', fixtures),
+    requests: (filter = {}) => runtime.journal.list().filter((e) => matches(e, filter)),
     reset() {
       runtime.journal.clear();
       runtime.fixtures.reset();
+      runtime.tokens.resetUse();
     },
-    get tokens() {
-      return runtime.tokens.list().map((t) => t.token);
+    fixtures: {
+      list: () => runtime.fixtures.list(),
+      add: (...fixtures) => add('gateway.fixtures.add()', fixtures),
+      remove: (id) => runtime.fixtures.remove(id),
+    },
+    scenarios: {
+      list: () => runtime.fixtures.scenarios(),
+      set: (name, state) => runtime.fixtures.setScenario(name, state),
+      reset: () => runtime.fixtures.resetScenarios(),
+    },
+    tokens: {
+      list: () => runtime.tokens.list(),
+      issue: (scope) => runtime.tokens.issue(scope),
+      revoke: (token) => runtime.tokens.revoke(token),
     },
     get activeStreams() {
       return runtime.activeStreams;
