@@ -91,7 +91,8 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
     // Headers go now; each event as it falls due; a client that leaves stops production.
     res.writeHead(out.status, headers);
     res.flushHeaders();
-    const end = body.breakAtEnd ? () => void res.destroy() : () => void res.end();
+    // A cut stream: what was written arrives, then the socket closes without the final chunk.
+    const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
     const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks);
     res.once('close', stop);
     return;

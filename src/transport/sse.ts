@@ -67,6 +67,11 @@ const encoder = new TextEncoder();
  */
 export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks, signal: AbortSignal, breakAtEnd = false): ReadableStream<Uint8Array> {
   let stop = () => {};
+  let breakPending = false;
+  // The error comes a moment after the reader has taken the last event: interceptors that copy the
+  // body onto a mock socket would otherwise report a dead socket before the events are delivered.
+  const cut = (controller: ReadableStreamDefaultController<Uint8Array>) =>
+    void setTimeout(() => controller.error(new TypeError('terminated: the connection was cut')), 20);
   return new ReadableStream<Uint8Array>({
     start(controller) {
       let closed = false;
@@ -79,12 +84,21 @@ export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks
           // the reader already cancelled
         }
       };
-      const end = breakAtEnd ? () => controller.error(new TypeError('terminated: the connection was cut')) : close;
+      // Erroring a stream drops what is queued: a cut waits until the reader has taken every event.
+      const end = breakAtEnd
+        ? () => {
+            breakPending = true;
+            if ((controller.desiredSize ?? 0) > 0) cut(controller);
+          }
+        : close;
       stop = playEvents(events, { write: (s) => controller.enqueue(encoder.encode(s)), end }, hooks);
       signal.addEventListener('abort', () => {
         stop();
         close();
       }, { once: true });
+    },
+    pull(controller) {
+      if (breakPending) cut(controller);
     },
     cancel() {
       stop();

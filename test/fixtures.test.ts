@@ -1,0 +1,275 @@
+// Fixtures, faults, overrides and the control plane, through the official SDKs, in both modes.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, ApiError } from '@google/genai';
+import { createGateway, type Fixture } from '../src/index.ts';
+import { modes, type Running } from './helpers/modes.ts';
+import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
+
+const pinned: Fixture[] = [
+  {
+    name: 'weather',
+    match: { userMessage: { contains: 'weather in Oslo' } },
+    reply: { text: 'Checking the weather.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+  },
+  { name: 'flaky', match: { userMessage: 'flaky' }, sequence: [{ error: { status: 503, message: 'warming up' } }, { reply: { text: 'ready now' } }] },
+  { name: 'order-start', scenario: 'order', requiredScenarioState: 'Started', newScenarioState: 'paid', match: { userMessage: 'status?' }, reply: { text: 'awaiting payment' } },
+  { name: 'order-paid', scenario: 'order', requiredScenarioState: 'paid', match: { userMessage: 'status?' }, reply: { text: 'paid, shipping soon' } },
+  { name: 'system', match: { system: { regex: '^You are a pirate' }, turn: 1 }, reply: { text: 'Arr.' } },
+  { name: 'header', match: { headers: { 'x-tenant': 'acme' } }, reply: { text: 'hello acme' } },
+  { name: 'slow-429', match: { userMessage: 'limit me' }, error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '150' } } },
+];
+const weatherTool = { name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
+
+describe.each(modes)('fixtures ($name)', (mode) => {
+  let gw: Running;
+  let openai: OpenAI;
+  beforeAll(async () => {
+    gw = await mode.start({ fixtures: pinned });
+    openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+  });
+  afterAll(() => gw.stop());
+
+  it('answers one fixture identically in OpenAI, Anthropic and Gemini formats', async () => {
+    const content = 'What is the weather in Oslo?';
+    const chat = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.input_schema } }] });
+    const call = chat.choices[0].message.tool_calls![0] as { function: { name: string; arguments: string } };
+    expect(chat.choices[0].message.content).toBe('Checking the weather.');
+    expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Oslo"}' });
+    const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
+    const message = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content }], tools: [weatherTool] });
+    expect(message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? [b.name, b.input] : b.type))).toEqual(['Checking the weather.', ['get_weather', { city: 'Oslo' }]]);
+    expect(message.stop_reason).toBe('tool_use');
+    const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta' } });
+    const generated = await google.models.generateContent({ model: 'gemini-2.5-flash', contents: content });
+    expect(generated.text).toBe('Checking the weather.');
+    expect(generated.functionCalls).toEqual([{ name: 'get_weather', args: { city: 'Oslo' } }]);
+  });
+
+  it('runs a sequence: first a 503, then the reply', async () => {
+    const ask = () => openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'flaky' }] });
+    await expect(ask()).rejects.toMatchObject({ status: 503, message: expect.stringContaining('warming up') });
+    expect((await ask()).choices[0].message.content).toBe('ready now');
+    expect((await ask()).choices[0].message.content).toBe('ready now');
+  });
+
+  it('moves a scenario from state to state', async () => {
+    const ask = async () => (await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'status?' }] })).choices[0].message.content;
+    expect(await ask()).toBe('awaiting payment');
+    expect(await ask()).toBe('paid, shipping soon');
+    expect(await ask()).toBe('paid, shipping soon');
+  });
+
+  it('matches on the system prompt, the turn and a header', async () => {
+    const pirate = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You are a pirate.' }, { role: 'user', content: 'hi' }] });
+    expect(pirate.choices[0].message.content).toBe('Arr.');
+    const secondTurn = await openai.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'system', content: 'You are a pirate.' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'Arr.' }, { role: 'user', content: 'again' }],
+    });
+    expect(secondTurn.choices[0].message.content).not.toBe('Arr.');
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'x-tenant': 'acme' } })
+      .withResponse();
+    expect(data.choices[0].message.content).toBe('hello acme');
+    expect(response.headers.get('x-mock-fixture')).toBe('header');
+  });
+
+  it('honours retry-after-ms on a 429, as the openai SDK does', async () => {
+    const before = (await gw.requests()).length;
+    const retrying = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 2 });
+    const started = performance.now();
+    const error = await retrying.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'limit me' }] }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.code).toBe('rate_limit_exceeded');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2 * 150 * 0.9);
+    expect((await gw.requests()).slice(before).map((r) => r.status)).toEqual([429, 429, 429]);
+  });
+
+  describe('faults, forced by header', () => {
+    const body = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'fault me' }] };
+    const withFault = (fault: string) => ({ headers: { 'x-mock-fault': fault } });
+
+    it.each(['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE'])('%s is a connection error to the SDK', async (fault) => {
+      const error = await openai.chat.completions.create(body, withFault(fault)).catch((e) => e);
+      expect(error).toBeInstanceOf(OpenAI.APIConnectionError);
+    });
+
+    it('MALFORMED_RESPONSE_CHUNK breaks the body', async () => {
+      const error = await openai.chat.completions.create(body, withFault('MALFORMED_RESPONSE_CHUNK')).catch((e) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toHaveProperty('choices');
+    });
+
+    it('STREAM_CUT ends a stream after N events (over a socket, with a broken connection)', async () => {
+      const stream = await openai.chat.completions.create({ ...body, stream: true }, withFault('STREAM_CUT,after=3'));
+      const seen: unknown[] = [];
+      const error = await (async () => {
+        for await (const chunk of stream) seen.push(chunk);
+      })().catch((e) => e);
+      expect(seen).toHaveLength(3);
+      // In-process, msw ends an errored mock body quietly: the stream just stops early.
+      if (mode.name === 'socket') expect(error).toBeInstanceOf(Error);
+    });
+
+    it('STREAM_ERROR puts the vendor error into the stream after N events', async () => {
+      const stream = await openai.chat.completions.create({ ...body, stream: true }, withFault('STREAM_ERROR,after=2,status=500'));
+      const seen: unknown[] = [];
+      const error = await (async () => {
+        for await (const chunk of stream) seen.push(chunk);
+      })().catch((e) => e);
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(error.message).toContain('part-way through the stream');
+      expect(seen).toHaveLength(2);
+      const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
+      const aStream = anthropic.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 50, messages: [{ role: 'user', content: 'fault me' }] }, { headers: { 'x-mock-fault': 'STREAM_ERROR,after=3,status=529' } });
+      const aError = await aStream.finalMessage().catch((e) => e);
+      expect(aError.message).toContain('overloaded_error');
+      const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta', headers: { 'x-mock-fault': 'STREAM_ERROR,after=2,status=503' } } });
+      const gError = await (async () => {
+        for await (const _ of await google.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'fault me' }));
+      })().catch((e) => e);
+      expect(gError).toBeInstanceOf(ApiError);
+      expect(gError.status).toBe(503);
+    });
+
+    it('STALL holds the stream for the given time after N events', async () => {
+      const started = performance.now();
+      const stream = await openai.chat.completions.create({ ...body, stream: true }, withFault('STALL,after=1,ms=300'));
+      const times: number[] = [];
+      for await (const _ of stream) times.push(performance.now() - started);
+      expect(times[1] - times[0]).toBeGreaterThanOrEqual(250);
+    });
+
+    it('x-mock-status forces a status in the route vendor body; x-mock-seed reseeds; bad overrides are 400s', async () => {
+      const forced = await openai.chat.completions.create(body, { headers: { 'x-mock-status': '418' } }).catch((e) => e);
+      expect(forced.status).toBe(418);
+      const a = await openai.chat.completions.create(body, { headers: { 'x-mock-seed': '5' } });
+      const b = await openai.chat.completions.create(body, { headers: { 'x-mock-seed': '6' } });
+      expect(a.choices[0].message.content).not.toBe(b.choices[0].message.content);
+      const bad = await openai.chat.completions.create(body, withFault('EXPLODE')).catch((e) => e);
+      expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(bad.message).toContain('x-mock-fault');
+    });
+
+    it('x-mock-latency delays the reply', async () => {
+      const started = performance.now();
+      await openai.chat.completions.create(body, { headers: { 'x-mock-latency': 'ttft=200' } });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(180);
+    });
+  });
+});
+
+describe('probabilistic faults replay', () => {
+  it('strike the same requests on every run', async () => {
+    const run = async () => {
+      const gateway = createGateway({ fixtures: [{ fault: { type: 'CONNECTION_RESET_BY_PEER', probability: 0.5 } }] });
+      const outcomes: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const out = await gateway.runtime.answer(
+          { inbound: { method: 'POST', url: new URL('http://x/v1/chat/completions'), header: () => undefined, headers: () => ({}), text: async () => '', signal: new AbortController().signal }, entry: { seq: 0, requestId: '', method: 'POST', path: '', headers: {}, status: 0, stream: false, outcome: 'completed', eventsSent: 0 }, token: 'sk-test' } as never,
+          { format: 'openai', operation: 'chat', model: 'gpt-4o', messages: [{ role: 'user', parts: [{ type: 'text', text: `message ${i}` }] }], stop: [], n: 1, stream: false, tools: [], toolChoice: 'auto', parallelToolCalls: true, output: { type: 'text' } },
+        );
+        outcomes.push(out.fault ? 'fault' : 'ok');
+      }
+      return outcomes;
+    };
+    const first = await run();
+    expect(first).toEqual(await run());
+    expect(first).toContain('fault');
+    expect(first).toContain('ok');
+  });
+});
+
+describe('control plane over a real socket', () => {
+  let cli: Spawned;
+  const admin = (path: string, init?: RequestInit) => fetch(`${cli.url}/__admin${path}`, { headers: { 'content-type': 'application/json' }, ...init });
+  beforeAll(async () => {
+    cli = await spawnCli(['--strict']);
+  });
+  afterAll(() => cli.stop());
+
+  it('adds, lists and removes fixtures at run time, and reports near misses in strict mode', async () => {
+    const added = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ name: 'hello', match: { model: 'gpt-4o', userMessage: { contains: 'hello' } }, reply: { text: 'Hi from admin.' } }) });
+    expect(added.status).toBe(201);
+    const { ids } = await added.json();
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] })).choices[0].message.content).toBe('Hi from admin.');
+    const miss = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'goodbye' }] }).catch((e) => e);
+    expect(miss).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(miss.code).toBe('no_fixture_matched');
+    expect(miss.message).toContain('Nearest fixture: "hello"');
+    expect(miss.message).toContain('✗ model: expected equals "gpt-4o", got "gpt-4o-mini"');
+    expect(miss.message).toContain('✗ userMessage: expected contains "hello", got "goodbye"');
+    const unmatched = await (await admin('/requests/unmatched')).json();
+    expect(unmatched.requests.at(-1).nearMiss.name).toBe('hello');
+    const count = await (await admin('/requests/count?path=/v1/chat/completions&status=200')).json();
+    expect(count.count).toBe(1);
+    expect((await (await admin('/fixtures')).json()).fixtures.map((f: { id: string }) => f.id)).toEqual(ids);
+    expect((await admin(`/fixtures/${ids[0]}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await admin(`/fixtures/${ids[0]}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('rejects an invalid fixture with the place and the rule broken', async () => {
+    const res = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ match: { turn: 'first' }, reply: { txt: 'x' } }) });
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error).toContain('at /match/turn: must be integer');
+    expect(error).toContain('at /reply: must NOT have additional properties (txt)');
+  });
+
+  it('sets and resets scenarios', async () => {
+    await admin('/fixtures', { method: 'POST', body: JSON.stringify([{ scenario: 'door', requiredScenarioState: 'open', reply: { text: 'come in' } }]) });
+    expect((await (await admin('/scenarios')).json()).scenarios).toEqual([{ name: 'door', state: 'Started', possibleStates: ['Started', 'open'] }]);
+    await admin('/scenarios/door/state', { method: 'PUT', body: JSON.stringify({ state: 'open' }) });
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'knock' }] })).choices[0].message.content).toBe('come in');
+    await admin('/scenarios/reset', { method: 'POST' });
+    expect((await (await admin('/scenarios')).json()).scenarios[0].state).toBe('Started');
+  });
+
+  it('issues scoped tokens: other models are forbidden, and the quota ends in the vendor quota error', async () => {
+    await admin('/fixtures', { method: 'POST', body: JSON.stringify({ reply: { text: 'ok' }, priority: -1 }) });
+    const issued = await (await admin('/tokens', { method: 'POST', body: JSON.stringify({ models: ['gpt-4o'], quota: 2 }) })).json();
+    expect(issued.token).toMatch(/^sk-[A-Za-z0-9]{48}$/);
+    const client = new OpenAI({ apiKey: issued.token, baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] });
+    const forbidden = await ask('gpt-4o-mini').catch((e) => e);
+    expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    await ask('gpt-4o');
+    const spent = await ask('gpt-4o').catch((e) => e);
+    expect(spent).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(spent.code).toBe('insufficient_quota');
+    expect((await admin(`/tokens/${issued.token}`, { method: 'DELETE' })).status).toBe(200);
+    await expect(ask('gpt-4o')).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+
+  it('resets journal, run-time fixtures and scenarios', async () => {
+    expect((await admin('/reset', { method: 'POST' })).status).toBe(200);
+    expect((await (await admin('/requests')).json()).requests).toEqual([]);
+    expect((await (await admin('/fixtures')).json()).fixtures).toEqual([]);
+  });
+});
+
+describe('fixture files', () => {
+  it('loads YAML and JSON, and stops start-up on an invalid file naming the file, place and rule', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-yaml-'));
+    writeFileSync(join(dir, 'a.yaml'), 'fixtures:\n  - name: yaml-one\n    match:\n      userMessage: hi yaml\n    reply:\n      text: from YAML\n');
+    const cli = await spawnCli(['--fixtures', dir]);
+    try {
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+      expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi yaml' }] })).choices[0].message.content).toBe('from YAML');
+    } finally {
+      await cli.stop();
+    }
+    writeFileSync(join(dir, 'b.yml'), '- name: bad\n  error:\n    status: 200\n');
+    const { code, output } = await runCli(['--port', '0', '--fixtures', dir]);
+    expect(code).toBe(2);
+    expect(output).toContain('b.yml: invalid fixture');
+    expect(output).toContain('fixture 0 ("bad"), at /error/status: must be >= 400');
+  });
+});
