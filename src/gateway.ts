@@ -35,7 +35,7 @@ export interface Gateway {
   use(...fixtures: Fixture[]): string[];
   /** The requests received so far, oldest first (bounded by `journalSize`), optionally filtered. */
   requests(filter?: RequestFilter): JournalEntry[];
-  /** Clears the journal, run-time fixtures, scenarios and token use; revives `once` fixtures. */
+  /** Clears the journal, run-time fixtures, scenarios, token use and stored responses; revives `once` fixtures. */
   reset(): void;
   readonly fixtures: {
     list(): FixtureEntry[];
@@ -83,6 +83,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       runtime.journal.clear();
       runtime.fixtures.reset();
       runtime.tokens.resetUse();
+      runtime.stored.clear();
     },
     fixtures: {
       list: () => runtime.fixtures.list(),

@@ -11,6 +11,7 @@ import type { CanonicalReply } from './core/reply.ts';
 import type { Capability } from './core/models.ts';
 import { GatewayError, kindForStatus } from './core/errors.ts';
 import { respond } from './core/respond.ts';
+import { BoundedStore } from './core/store.ts';
 import { faultStrikes, parseFault, type FaultSpec } from './core/faults.ts';
 import type { NearMiss } from './fixtures/match.ts';
 import type { Call } from './transport/endpoint.ts';
@@ -60,6 +61,8 @@ export class Runtime {
   readonly catalogue: Catalogue;
   readonly journal: Journal;
   readonly strict: boolean;
+  /** State a format keeps between requests (stored responses), by id; bounded, cleared by reset. */
+  readonly stored = new BoundedStore<unknown>(1000);
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 

@@ -7,6 +7,10 @@ import { deliver } from '../../transport/respond.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './errors.ts';
 import { parseChatRequest } from './parse.ts';
+import { listedInputItems, parseResponsesRequest, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
+import { callId } from './chat.ts';
+import type { Call } from '../../transport/endpoint.ts';
+import type { Message } from '../../core/request.ts';
 
 const BEARER = ['bearer'] as const;
 // The gateway also takes `x-api-key` on the models list, for messages-style clients.
@@ -54,4 +58,82 @@ export const openaiEndpoints: EndpointSpec[] = [
       return json(modelObject(model));
     },
   },
+  {
+    method: 'POST',
+    path: '/v1/responses',
+    format: openaiFormat,
+    auth: BEARER,
+    handle(call) {
+      const body = call.body as Record<string, unknown>;
+      const previous = typeof body.previous_response_id === 'string' ? stored(call, body.previous_response_id) : undefined;
+      const parsed = parseResponsesRequest(body, previous);
+      const { request } = parsed;
+      call.runtime.requireModel(request.model, 'chat');
+      const answered = call.runtime.answer(call, request);
+      const { reply, latency } = answered;
+      if (body.store !== false) {
+        const said: Message = {
+          role: 'assistant',
+          parts: reply.choices[0].blocks.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : [])),
+          toolCalls: reply.choices[0].blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [])),
+        };
+        const entry: StoredResponse = { response: renderResponse(reply, parsed), inputItems: listedInputItems(parsed.items, reply), conversation: [...request.messages, said] };
+        call.runtime.stored.set(`response:${responseId(reply)}`, entry);
+      }
+      return deliver(call, answered, request.stream, {
+        json: () => renderResponse(reply, parsed),
+        events: () => responseStreamEvents(reply, parsed, latency),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/responses/:id',
+    format: openaiFormat,
+    auth: BEARER,
+    handle: (call) => json(stored(call, String(call.params.id), true).response),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/responses/:id',
+    format: openaiFormat,
+    auth: BEARER,
+    handle(call) {
+      const id = String(call.params.id);
+      stored(call, id, true);
+      call.runtime.stored.delete(`response:${id}`);
+      return json({ id, object: 'response', deleted: true });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/responses/:id/input_items',
+    format: openaiFormat,
+    auth: BEARER,
+    handle(call) {
+      const items = stored(call, String(call.params.id), true).inputItems;
+      const order = call.inbound.url.searchParams.get('order') ?? 'desc';
+      const listed = order === 'asc' ? items : [...items].reverse();
+      return json({ object: 'list', data: listed, first_id: listed[0]?.id ?? null, last_id: listed.at(-1)?.id ?? null, has_more: false });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/responses/:id/cancel',
+    format: openaiFormat,
+    auth: BEARER,
+    handle(call) {
+      stored(call, String(call.params.id), true);
+      throw new GatewayError('invalid_request', 'Only responses created with background=true can be cancelled; this response has already completed.', { param: 'response_id' });
+    },
+  },
 ];
+
+/** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
+function stored(call: Call, id: string, byPath = false): StoredResponse {
+  const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
+  if (found) return found;
+  if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
+  throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
+}
+

@@ -1,0 +1,301 @@
+// The Responses API (/v1/responses): request items → canonical request, canonical reply → the
+// response object and its event stream, and the stored responses behind previous_response_id.
+import { GatewayError } from '../../core/errors.ts';
+import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { CanonicalReply, Choice } from '../../core/reply.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { makeId } from '../../core/seed.ts';
+import { planStream } from '../../core/plan.ts';
+import type { LatencyProfile } from '../../core/timing.ts';
+import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { callId } from './chat.ts';
+import { checkField, checkFields, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
+
+type Raw = Record<string, unknown>;
+const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
+
+const FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'], required: true },
+  input: { types: ['string', 'array'] },
+  instructions: optional('string'),
+  tools: { types: ['array'] },
+  tool_choice: optional('string', 'object'),
+  parallel_tool_calls: optional('boolean'),
+  text: optional('object'),
+  max_output_tokens: { types: ['integer'], nullable: true, min: 16 },
+  max_tool_calls: optional('integer'),
+  temperature: { types: ['number'], nullable: true, min: 0, max: 2 },
+  top_p: { types: ['number'], nullable: true, min: 0, max: 1 },
+  top_logprobs: { types: ['integer'], nullable: true, min: 0, max: 20 },
+  stream: optional('boolean'),
+  stream_options: optional('object'),
+  store: optional('boolean'),
+  previous_response_id: optional('string'),
+  metadata: optional('object'),
+  reasoning: optional('object'),
+  truncation: { types: ['string'], nullable: true, values: ['auto', 'disabled'] },
+  include: optional('array'),
+  user: { types: ['string'] },
+  safety_identifier: { types: ['string'] },
+  prompt_cache_key: { types: ['string'] },
+  prompt_cache_retention: optional('string'),
+  service_tier: { types: ['string'], nullable: true, values: ['auto', 'default', 'flex', 'scale', 'priority'] },
+  background: optional('boolean'),
+  prompt: optional('object'),
+  conversation: optional('string', 'object'),
+};
+
+/** What the store keeps of a response: the object, its input items, and the conversation after it. */
+export interface StoredResponse {
+  response: Raw;
+  inputItems: Raw[];
+  conversation: Message[];
+}
+
+function contentParts(param: string, content: unknown): Part[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw invalidType(param, ['string', 'array'], content);
+  return content.map((c, i) => {
+    const part = c as Raw;
+    const types = ['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal', 'summary_text'];
+    if (typeof part?.type !== 'string' || !types.includes(part.type)) throw invalidValue(`${param}[${i}].type`, part?.type, types);
+    if (part.type === 'input_image') return { type: 'image' };
+    if (part.type === 'input_file') return { type: 'file' };
+    if (part.type === 'input_audio') return { type: 'audio' };
+    const key = part.type === 'refusal' ? 'refusal' : 'text';
+    checkField(`${param}[${i}].${key}`, part[key], { types: ['string'], required: true });
+    return { type: 'text', text: part[key] as string };
+  });
+}
+
+/** Input items → canonical messages, and the items as the store shows them back. */
+function parseInput(input: unknown): { messages: Message[]; items: Raw[] } {
+  if (input === undefined || input === null) return { messages: [], items: [] };
+  if (typeof input === 'string') return { messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }], items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }] };
+  const messages: Message[] = [];
+  const items: Raw[] = [];
+  (input as unknown[]).forEach((raw, i) => {
+    const param = `input[${i}]`;
+    checkField(param, raw, { types: ['object'], required: true });
+    const item = raw as Raw;
+    const type = (item.type as string | undefined) ?? 'message';
+    items.push(item);
+    if (type === 'message') {
+      const roles = ['user', 'assistant', 'system', 'developer'];
+      checkField(`${param}.role`, item.role, { types: ['string'], required: true, values: roles });
+      checkField(`${param}.content`, item.content, { types: ['string', 'array'], required: true });
+      const role = item.role === 'developer' ? 'system' : (item.role as Message['role']);
+      messages.push({ role, parts: contentParts(`${param}.content`, item.content) });
+    } else if (type === 'function_call') {
+      for (const k of ['call_id', 'name', 'arguments']) checkField(`${param}.${k}`, item[k], { types: ['string'], required: true });
+      const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string };
+      const last = messages.at(-1);
+      if (last?.role === 'assistant' && last.toolCalls) last.toolCalls.push(call);
+      else messages.push({ role: 'assistant', parts: [], toolCalls: [call] });
+    } else if (type === 'function_call_output') {
+      checkField(`${param}.call_id`, item.call_id, { types: ['string'], required: true });
+      const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
+      messages.push({ role: 'tool', toolCallId: item.call_id as string, parts: [{ type: 'text', text: output }] });
+    } else if (type !== 'reasoning' && type !== 'item_reference') {
+      throw invalidValue(`${param}.type`, type, ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference']);
+    }
+  });
+  return { messages, items };
+}
+
+function parseTools(raw: unknown): ToolSpec[] {
+  return ((raw as unknown[] | undefined) ?? []).map((t, i) => {
+    checkField(`tools[${i}]`, t, { types: ['object'], required: true });
+    const tool = t as Raw;
+    if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
+    checkField(`tools[${i}].name`, tool.name, { types: ['string'], required: true });
+    return { name: tool.name as string, description: tool.description as string | undefined, parameters: (tool.parameters as Raw | undefined) ?? { type: 'object', properties: {} } };
+  });
+}
+
+function parseToolChoice(raw: unknown, tools: ToolSpec[]): ToolChoice {
+  if (raw === undefined || raw === null) return 'auto';
+  if (typeof raw === 'string') {
+    if (!['none', 'auto', 'required'].includes(raw)) throw invalidValue('tool_choice', raw, ['none', 'auto', 'required']);
+    return raw as ToolChoice;
+  }
+  const choice = raw as Raw;
+  if (choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
+  if (!tools.some((t) => t.name === choice.name)) throw invalid('tool_choice.name', `Invalid value for 'tool_choice.name': no tool named '${String(choice.name)}' is among the provided tools.`);
+  return { name: choice.name as string };
+}
+
+function parseTextFormat(raw: unknown): OutputFormat {
+  const format = (raw as Raw | null | undefined)?.format as Raw | undefined;
+  if (!format) return { type: 'text' };
+  const types = ['text', 'json_object', 'json_schema'];
+  if (typeof format.type !== 'string' || !types.includes(format.type)) throw invalidValue('text.format.type', format.type, types);
+  if (format.type === 'text') return { type: 'text' };
+  if (format.type === 'json_object') return { type: 'json' };
+  checkField('text.format.name', format.name, { types: ['string'], required: true });
+  checkField('text.format.schema', format.schema, { types: ['object'], required: true });
+  return { type: 'json_schema', name: format.name as string, schema: format.schema as Raw };
+}
+
+export interface ResponsesCall {
+  request: CanonicalRequest;
+  body: Raw;
+  /** The input items of this request (for input_items). */
+  items: Raw[];
+}
+
+export function parseResponsesRequest(body: Raw, previous: StoredResponse | undefined): ResponsesCall {
+  checkFields(body, FIELDS);
+  if (body.previous_response_id && !previous) {
+    throw new GatewayError('invalid_request', `Previous response with id '${String(body.previous_response_id)}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
+  }
+  if (body.input === undefined && !body.prompt) throw invalid('input', "Missing required parameter: 'input'.", 'missing_required_parameter');
+  const { messages, items } = parseInput(body.input);
+  const instructions = typeof body.instructions === 'string' && body.instructions ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: body.instructions }] }] : [];
+  // Instructions apply to this turn only; earlier turns come from the stored conversation.
+  const history = (previous?.conversation ?? []).filter((m) => m.role !== 'system');
+  const tools = parseTools(body.tools);
+  return {
+    body,
+    items,
+    request: {
+      format: 'openai',
+      operation: 'chat',
+      model: body.model as string,
+      messages: [...instructions, ...history, ...messages],
+      maxTokens: (body.max_output_tokens as number | null | undefined) ?? undefined,
+      stop: [],
+      n: 1,
+      stream: body.stream === true,
+      tools,
+      toolChoice: parseToolChoice(body.tool_choice, tools),
+      parallelToolCalls: body.parallel_tool_calls !== false,
+      output: parseTextFormat(body.text),
+    },
+  };
+}
+
+/** The response's id, derived from its reply so the same request gives the same id. */
+export const responseId = (reply: CanonicalReply) => makeId('resp_', 40, reply.key);
+
+function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' = 'completed'): Raw[] {
+  const choice = reply.choices[0];
+  return choice.blocks.flatMap((block, b): Raw[] => {
+    if (block.type === 'tool_call') {
+      return [{ id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name }];
+    }
+    if (block.type !== 'text') return [];
+    return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [{ type: 'output_text', annotations: [], logprobs: [], text: block.text }], role: 'assistant' }];
+  });
+}
+
+function usage(reply: CanonicalReply) {
+  const { inputTokens, outputTokens, cachedInputTokens, reasoningTokens } = reply.usage;
+  return {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: cachedInputTokens, cache_write_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: inputTokens + outputTokens,
+  };
+}
+
+export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state: 'final' | 'initial' = 'final'): Raw {
+  const { body, request } = call;
+  const choice: Choice = reply.choices[0];
+  const incomplete = choice.finishReason === 'length';
+  const final = state === 'final';
+  return {
+    id: responseId(reply),
+    object: 'response',
+    created_at: reply.created,
+    status: final ? (incomplete ? 'incomplete' : 'completed') : 'in_progress',
+    background: false,
+    completed_at: final && !incomplete ? reply.created : null,
+    error: null,
+    incomplete_details: final && incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: (body.instructions as string | undefined) ?? null,
+    max_output_tokens: (body.max_output_tokens as number | undefined) ?? null,
+    max_tool_calls: null,
+    model: request.model,
+    output: final ? outputItems(reply) : [],
+    parallel_tool_calls: request.parallelToolCalls,
+    previous_response_id: (body.previous_response_id as string | undefined) ?? null,
+    reasoning: { effort: null, summary: null },
+    service_tier: 'default',
+    store: body.store !== false,
+    temperature: (body.temperature as number | undefined) ?? 1,
+    text: { format: (body.text as Raw | undefined)?.format ?? { type: 'text' }, verbosity: 'medium' },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: (body.tools as unknown[] | undefined) ?? [],
+    top_logprobs: 0,
+    top_p: (body.top_p as number | undefined) ?? 1,
+    truncation: 'disabled',
+    ...(final ? { usage: usage(reply) } : {}),
+    ...(typeof body.user === 'string' ? { user: body.user } : {}),
+    metadata: (body.metadata as Raw | undefined) ?? {},
+  };
+}
+
+/** The event stream, every event numbered: created, in_progress, each item's events, completed. */
+export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall, latency: LatencyProfile): TimedEvent[] {
+  const events: TimedEvent[] = [];
+  let sequence = 0;
+  const emit = (due: number, type: string, data: Raw) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
+  const items = outputItems(reply);
+  const choice = reply.choices[0];
+  // Output items in block order; blocks that render no item (thinking) have none.
+  const itemOf = new Map<number, number>();
+  let n = 0;
+  choice.blocks.forEach((b, i) => {
+    if (b.type === 'text' || b.type === 'tool_call') itemOf.set(i, n++);
+  });
+  const text = new Map<number, string>();
+  for (const step of planStream(reply, latency)) {
+    if (step.first) {
+      emit(step.due, 'response.created', { response: renderResponse(reply, call, 'initial') });
+      emit(step.due, 'response.in_progress', { response: renderResponse(reply, call, 'initial') });
+    }
+    const index = itemOf.get(step.block);
+    if (index !== undefined) {
+      const item = items[index];
+      const base = { item_id: item.id, output_index: index };
+      if (step.blockStart) {
+        const empty = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
+        emit(step.due, 'response.output_item.added', { output_index: index, item: empty });
+        if (item.type === 'message') emit(step.due, 'response.content_part.added', { ...base, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+      }
+      if (step.text) {
+        text.set(index, (text.get(index) ?? '') + step.text);
+        if (item.type === 'message') emit(step.due, 'response.output_text.delta', { ...base, content_index: 0, delta: step.text, logprobs: [] });
+        else emit(step.due, 'response.function_call_arguments.delta', { ...base, delta: step.text });
+      }
+      if (step.blockEnd) {
+        if (item.type === 'message') {
+          const part = (item.content as Raw[])[0];
+          emit(step.due, 'response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] });
+          emit(step.due, 'response.content_part.done', { ...base, content_index: 0, part });
+        } else {
+          emit(step.due, 'response.function_call_arguments.done', { ...base, name: item.name, arguments: item.arguments });
+        }
+        emit(step.due, 'response.output_item.done', { output_index: index, item });
+      }
+    }
+    if (step.last) {
+      const done = renderResponse(reply, call);
+      emit(step.due, done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: done });
+    }
+  }
+  return events;
+}
+
+/** Input items as `GET /v1/responses/{id}/input_items` lists them. */
+export function listedInputItems(items: Raw[], reply: CanonicalReply): Raw[] {
+  return items.map((item, i) => {
+    const type = (item.type as string | undefined) ?? 'message';
+    const id = (item.id as string | undefined) ?? makeId(type === 'message' ? 'msg_' : 'fc_', 40, reply.key + 1000 + i);
+    if (type !== 'message') return { id, ...item, status: 'completed' };
+    const content = typeof item.content === 'string' ? [{ type: 'input_text', text: item.content }] : item.content;
+    return { id, type: 'message', role: item.role, content, status: 'completed' };
+  });
+}
