@@ -1,6 +1,6 @@
 // Token counting with a real BPE tokenizer (o200k_base, the encoding of current OpenAI models).
 // Other vendors' models tokenize differently; o200k is a close, stable stand-in for their counts.
-import { encode, decodeGenerator } from 'gpt-tokenizer/encoding/o200k_base';
+import { decode, decodeGenerator, encode, vocabularySize } from 'gpt-tokenizer/encoding/o200k_base';
 import { textOf, type Message } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
@@ -24,6 +24,12 @@ export const splitTokens = memoize((text: string): readonly string[] => {
   for (const piece of decodeGenerator(tokenize(text))) if (piece) pieces.push(piece);
   return pieces;
 });
+
+/** Text of token ids (for prompts sent as token arrays); false when an id is outside the vocabulary. */
+export function detokenize(ids: readonly number[]): string | false {
+  if (ids.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabularySize)) return false;
+  return decode(ids);
+}
 
 /** The first `max` tokens of `text`. */
 export function truncateTokens(text: string, max: number): string {

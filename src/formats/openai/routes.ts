@@ -9,6 +9,7 @@ import { openaiFormat } from './errors.ts';
 import { parseChatRequest } from './parse.ts';
 import { listedInputItems, parseResponsesRequest, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
 import { callId } from './chat.ts';
+import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
 
@@ -56,6 +57,24 @@ export const openaiEndpoints: EndpointSpec[] = [
         throw new GatewayError('not_found', `The model '${id}' does not exist`, { param: 'model', code: 'model_not_found' });
       }
       return json(modelObject(model));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/completions',
+    format: openaiFormat,
+    auth: BEARER,
+    handle(call) {
+      const parsed = parseCompletionRequest(call.body as Record<string, unknown>);
+      const model = parsed.requests[0].model;
+      call.runtime.requireModel(model, 'completion');
+      const answers = parsed.requests.map((r) => call.runtime.answer(call, r));
+      const reply = combine(answers.map((a) => a.reply), parsed);
+      const { latency, fault } = answers[0];
+      return deliver(call, { reply, latency, fault }, parsed.requests[0].stream, {
+        json: () => renderCompletion(reply, parsed, model),
+        events: () => completionStreamEvents(reply, parsed, model, latency),
+      });
     },
   },
   {

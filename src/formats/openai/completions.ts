@@ -1,0 +1,186 @@
+// Legacy completions (/v1/completions): prompts → canonical requests (one per prompt), replies →
+// `text_completion` objects and chunks, with echo and legacy logprobs.
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { CanonicalReply, Choice } from '../../core/reply.ts';
+import { deriveKey, makeId } from '../../core/seed.ts';
+import { countTokens, detokenize } from '../../core/tokens.ts';
+import { planStream } from '../../core/plan.ts';
+import type { LatencyProfile } from '../../core/timing.ts';
+import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
+import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { systemFingerprint, usageBody } from './chat.ts';
+import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+
+type Raw = Record<string, unknown>;
+const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
+
+const FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'], required: true },
+  prompt: { types: ['string', 'array'], required: true },
+  best_of: { types: ['integer'], nullable: true, min: 0, max: 20 },
+  echo: optional('boolean'),
+  frequency_penalty: { types: ['number'], nullable: true, min: -2, max: 2 },
+  logit_bias: optional('object'),
+  logprobs: { types: ['integer'], nullable: true, min: 0, max: 5 },
+  max_tokens: { types: ['integer'], nullable: true, min: 0 },
+  n: { types: ['integer'], nullable: true, min: 1, max: 128 },
+  presence_penalty: { types: ['number'], nullable: true, min: -2, max: 2 },
+  seed: optional('integer'),
+  stop: optional('string', 'array'),
+  stream: optional('boolean'),
+  stream_options: optional('object'),
+  suffix: optional('string'),
+  temperature: { types: ['number'], nullable: true, min: 0, max: 2 },
+  top_p: { types: ['number'], nullable: true, min: 0, max: 1 },
+  user: { types: ['string'] },
+};
+
+/** The prompt in any of its four shapes, as texts. */
+function prompts(raw: unknown): string[] {
+  if (typeof raw === 'string') return [raw];
+  const list = raw as unknown[];
+  if (!list.length) throw invalid('prompt', "Invalid 'prompt': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'empty_array');
+  if (list.every((p) => typeof p === 'number')) return [tokensText('prompt', list as number[])];
+  return list.map((p, i) => {
+    if (typeof p === 'string') return p;
+    if (Array.isArray(p)) return tokensText(`prompt[${i}]`, p);
+    throw invalidType(`prompt[${i}]`, ['string', 'array'], p);
+  });
+}
+
+function tokensText(param: string, ids: unknown[]): string {
+  const text = ids.every((id) => typeof id === 'number') ? detokenize(ids as number[]) : false;
+  if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
+  return text;
+}
+
+export interface CompletionCall {
+  prompts: string[];
+  requests: CanonicalRequest[];
+  echo: boolean;
+  logprobs?: number;
+  includeUsage: boolean;
+  n: number;
+}
+
+export function parseCompletionRequest(body: Raw): CompletionCall {
+  checkFields(body, FIELDS);
+  const texts = prompts(body.prompt);
+  const stream = body.stream === true;
+  const n = (body.n as number | null | undefined) ?? 1;
+  const bestOf = body.best_of as number | null | undefined;
+  if (bestOf != null && bestOf < n) throw invalid('best_of', `best_of must be greater than or equal to n (got best_of=${bestOf}, n=${n}).`);
+  if (bestOf != null && bestOf > 1 && stream) throw invalid('best_of', "Invalid 'best_of': cannot be used when streaming ('stream': true).", undefined);
+  if (body.stream_options != null && !stream) throw invalid('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.", undefined);
+  const stop = body.stop === undefined || body.stop === null ? [] : typeof body.stop === 'string' ? [body.stop] : (body.stop as unknown[]);
+  if (stop.length > 4) throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`, 'array_above_max_length');
+  stop.forEach((s, i) => checkField(`stop[${i}]`, s, { types: ['string'], required: true }));
+  const requests = texts.map(
+    (text): CanonicalRequest => ({
+      format: 'openai',
+      operation: 'chat',
+      model: body.model as string,
+      messages: [{ role: 'user', parts: [{ type: 'text', text }] }],
+      // OpenAI's default for legacy completions.
+      maxTokens: (body.max_tokens as number | null | undefined) ?? 16,
+      stop: stop as string[],
+      n,
+      seed: (body.seed as number | null | undefined) ?? undefined,
+      stream,
+      tools: [],
+      toolChoice: 'none',
+      parallelToolCalls: false,
+      output: { type: 'text' },
+    }),
+  );
+  return {
+    prompts: texts,
+    requests,
+    echo: body.echo === true,
+    logprobs: (body.logprobs as number | null | undefined) ?? undefined,
+    includeUsage: (body.stream_options as Raw | null | undefined)?.include_usage === true,
+    n,
+  };
+}
+
+/** The replies of all prompts as one: choices ordered prompt × n, usage summed. */
+export function combine(replies: CanonicalReply[], call: CompletionCall): CanonicalReply {
+  const choices: Choice[] = replies.flatMap((r, p) =>
+    r.choices.map((c) => {
+      const text = c.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      // Echo puts the prompt in front of each choice's text (usage still counts only the completion).
+      return { ...c, index: p * call.n + c.index, blocks: [{ type: 'text' as const, text: call.echo ? call.prompts[p] + text : text }] };
+    }),
+  );
+  // A legacy prompt is raw text: its tokens, without the chat framing.
+  const usage = {
+    inputTokens: call.prompts.reduce((n, p) => n + countTokens(p), 0),
+    outputTokens: replies.reduce((n, r) => n + r.usage.outputTokens, 0),
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+  };
+  return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture };
+}
+
+const textOf = (choice: Choice) => choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+
+function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number) {
+  const entries = synthesizeLogprobs(textOf(choice), Math.max(top, 1), deriveKey(reply.key, `logprobs:${choice.index}`));
+  let offset = 0;
+  const text_offset = entries.map((e) => {
+    const at = offset;
+    offset += e.token.length;
+    return at;
+  });
+  return {
+    tokens: entries.map((e) => e.token),
+    token_logprobs: entries.map((e) => e.logprob),
+    top_logprobs: entries.map((e) => Object.fromEntries(e.alternatives.slice(0, top).map((a) => [a.token, a.logprob]))),
+    text_offset,
+  };
+}
+
+const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'stop', content_filter: 'content_filter' } as const;
+
+function head(reply: CanonicalReply, model: string) {
+  return { id: makeId('cmpl-', 29, reply.key), object: 'text_completion', created: reply.created, model, system_fingerprint: systemFingerprint(model) };
+}
+
+export function renderCompletion(reply: CanonicalReply, call: CompletionCall, model: string) {
+  return {
+    ...head(reply, model),
+    choices: reply.choices.map((c) => ({
+      text: textOf(c),
+      index: c.index,
+      logprobs: call.logprobs === undefined ? null : legacyLogprobs(reply, c, call.logprobs),
+      finish_reason: FINISH[c.finishReason],
+    })),
+    usage: usageBody(reply.usage),
+  };
+}
+
+export function completionStreamEvents(reply: CanonicalReply, call: CompletionCall, model: string, latency: LatencyProfile): TimedEvent[] {
+  const base = head(reply, model);
+  const extra = call.includeUsage ? { usage: null } : {};
+  const lps = reply.choices.map((c) => (call.logprobs === undefined ? undefined : legacyLogprobs(reply, c, call.logprobs)));
+  const events: TimedEvent[] = [];
+  const chunk = (due: number, choice: unknown) => events.push({ due, frame: sseFrame(JSON.stringify({ ...base, choices: [choice], ...extra })) });
+  for (const step of planStream(reply, latency)) {
+    const choice = reply.choices[step.choice];
+    const lp = lps[step.choice];
+    if (step.text) {
+      const logprobs = lp && {
+        tokens: lp.tokens.slice(step.position, step.position + 1),
+        token_logprobs: lp.token_logprobs.slice(step.position, step.position + 1),
+        top_logprobs: lp.top_logprobs.slice(step.position, step.position + 1),
+        text_offset: lp.text_offset.slice(step.position, step.position + 1),
+      };
+      chunk(step.due, { text: step.text, index: choice.index, logprobs: logprobs ?? null, finish_reason: null });
+    }
+    if (step.last) chunk(step.due, { text: '', index: choice.index, logprobs: null, finish_reason: FINISH[choice.finishReason] });
+  }
+  const end = events.at(-1)?.due ?? 0;
+  if (call.includeUsage) events.push({ due: end, frame: sseFrame(JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) })) });
+  events.push({ due: end, frame: sseFrame('[DONE]') });
+  return events;
+}
