@@ -1,26 +1,19 @@
 // Chat completions through the official openai SDK, in-process and over a real socket.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { FIXED_EPOCH_SECONDS } from '../src/index.ts';
-import { modes, type Running } from './helpers/modes.ts';
+import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
 const MODEL = 'gpt-4o-mini';
 const ask = (content: string) => [{ role: 'user' as const, content }];
 
 describe.each(modes)('chat completions ($name)', (mode) => {
-  let gw: Running;
-  let client: OpenAI;
-
-  beforeAll(async () => {
-    gw = await mode.start();
-    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-  });
-  afterAll(() => gw.stop());
+  const ctx = withGateway(mode);
 
   it('creates a completion that validates against the OpenAPI spec, with counted usage', async () => {
-    const { data, response } = await client.chat.completions
+    const { data, response } = await ctx.client.chat.completions
       .create({ model: MODEL, messages: ask('What is a mock?') })
       .withResponse();
     assertSchema('CreateChatCompletionResponse', data);
@@ -38,8 +31,8 @@ describe.each(modes)('chat completions ($name)', (mode) => {
 
   it('streams role, content deltas and a finish chunk that add up to the same reply', async () => {
     const messages = ask('Stream me something');
-    const plain = await client.chat.completions.create({ model: MODEL, messages });
-    const stream = await client.chat.completions.create({ model: MODEL, messages, stream: true });
+    const plain = await ctx.client.chat.completions.create({ model: MODEL, messages });
+    const stream = await ctx.client.chat.completions.create({ model: MODEL, messages, stream: true });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     for (const c of chunks) assertSchema('CreateChatCompletionStreamResponse', c);
@@ -54,7 +47,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
 
   it("works with the SDK's stream helper", async () => {
     const deltas: string[] = [];
-    const stream = client.chat.completions.stream({ model: MODEL, messages: ask('Use the helper') });
+    const stream = ctx.client.chat.completions.stream({ model: MODEL, messages: ask('Use the helper') });
     stream.on('content', (delta) => deltas.push(delta));
     const final = await stream.finalChatCompletion();
     expect(deltas.length).toBeGreaterThan(5);
@@ -63,7 +56,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
   });
 
   it('appends a usage chunk with include_usage', async () => {
-    const stream = await client.chat.completions.create({
+    const stream = await ctx.client.chat.completions.create({
       model: MODEL,
       messages: ask('Count me'),
       stream: true,
@@ -80,7 +73,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
   });
 
   it('interleaves n = 2 choices in a stream, each opened and finished once', async () => {
-    const stream = await client.chat.completions.create({ model: MODEL, messages: ask('Two please'), n: 2, stream: true });
+    const stream = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Two please'), n: 2, stream: true });
     const seen: { index: number; role?: string; content?: string | null; finish: string | null }[] = [];
     for await (const chunk of stream) {
       for (const c of chunk.choices) seen.push({ index: c.index, role: c.delta.role, content: c.delta.content, finish: c.finish_reason });
@@ -99,11 +92,11 @@ describe.each(modes)('chat completions ($name)', (mode) => {
 
   it('ends before a stop sequence (string or array) with finish_reason stop', async () => {
     const messages = ask('Tell me about stop sequences');
-    const full = (await client.chat.completions.create({ model: MODEL, messages })).choices[0].message.content!;
+    const full = (await ctx.client.chat.completions.create({ model: MODEL, messages })).choices[0].message.content!;
     const word = full.split(' ')[3];
     const expected = full.slice(0, full.indexOf(word));
     for (const stop of [word, ['zzz-never', word]]) {
-      const r = await client.chat.completions.create({ model: MODEL, messages, stop });
+      const r = await ctx.client.chat.completions.create({ model: MODEL, messages, stop });
       expect(r.choices[0].message.content).toBe(expected);
       expect(r.choices[0].finish_reason).toBe('stop');
     }
@@ -111,7 +104,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
 
   it('cuts at max_tokens / max_completion_tokens with finish_reason length', async () => {
     for (const limit of [{ max_tokens: 5 }, { max_completion_tokens: 7 }]) {
-      const r = await client.chat.completions.create({ model: MODEL, messages: ask('Be long'), ...limit });
+      const r = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Be long'), ...limit });
       const max = Object.values(limit)[0];
       expect(r.choices[0].finish_reason).toBe('length');
       expect(r.usage!.completion_tokens).toBe(max);
@@ -120,7 +113,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
   });
 
   it('returns logprobs with top alternatives when asked', async () => {
-    const r = await client.chat.completions.create({ model: MODEL, messages: ask('Odds?'), logprobs: true, top_logprobs: 3 });
+    const r = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Odds?'), logprobs: true, top_logprobs: 3 });
     assertSchema('CreateChatCompletionResponse', r);
     const content = r.choices[0].logprobs!.content!;
     expect(content.map((t) => t.token).join('')).toBe(r.choices[0].message.content);
@@ -132,7 +125,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
   });
 
   it('answers an unknown token with AuthenticationError naming how tokens are set', async () => {
-    const bad = new OpenAI({ apiKey: 'sk-wrong-token', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const bad = new OpenAI({ apiKey: 'sk-wrong-token', baseURL: `${ctx.gw.root}/v1`, maxRetries: 0 });
     const error = await bad.chat.completions.create({ model: MODEL, messages: ask('hi') }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(error.code).toBe('invalid_api_key');
@@ -141,7 +134,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
   });
 
   it('answers an unknown model with NotFoundError', async () => {
-    const error = await client.chat.completions.create({ model: 'gpt-nope', messages: ask('hi') }).catch((e) => e);
+    const error = await ctx.client.chat.completions.create({ model: 'gpt-nope', messages: ask('hi') }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect(error.code).toBe('model_not_found');
     expect(error.message).toContain('gpt-nope');
@@ -155,7 +148,7 @@ describe.each(modes)('chat completions ($name)', (mode) => {
     ['messages[0].content', { messages: [{ role: 'user' }] }],
     ['stop', { messages: ask('hi'), stop: ['a', 'b', 'c', 'd', 'e'] }],
   ])('answers a bad %s with BadRequestError naming it', async (param, body) => {
-    const error = await client.chat.completions.create({ model: MODEL, ...body } as never).catch((e) => e);
+    const error = await ctx.client.chat.completions.create({ model: MODEL, ...body } as never).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.param).toBe(param);
     expect(error.message).toContain(param);
@@ -163,16 +156,16 @@ describe.each(modes)('chat completions ($name)', (mode) => {
 
   it('lists and retrieves models from the catalogue', async () => {
     const ids = [];
-    for await (const m of client.models.list()) ids.push(m.id);
+    for await (const m of ctx.client.models.list()) ids.push(m.id);
     expect(ids).toEqual(expect.arrayContaining(['gpt-4o-mini', 'text-embedding-3-small', 'claude-sonnet-5-5', 'gemini-2.5-flash-preview-tts', 'whisper-1']));
-    const model = await client.models.retrieve('gpt-4o');
+    const model = await ctx.client.models.retrieve('gpt-4o');
     expect(model).toMatchObject({ id: 'gpt-4o', object: 'model', owned_by: 'openai' });
-    await expect(client.models.retrieve('nope')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(ctx.client.models.retrieve('nope')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('records each request in the journal', async () => {
-    await client.chat.completions.create({ model: MODEL, messages: ask('journal me') });
-    const last = (await gw.requests()).at(-1)!;
+    await ctx.client.chat.completions.create({ model: MODEL, messages: ask('journal me') });
+    const last = (await ctx.gw.requests()).at(-1)!;
     expect(last).toMatchObject({ method: 'POST', path: '/v1/chat/completions', model: MODEL, status: 200, format: 'openai' });
     expect((last.body as { messages: unknown }).messages).toEqual(ask('journal me'));
   });

@@ -1,23 +1,17 @@
 // Legacy completions (/v1/completions) through the openai SDK, in both modes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { countTokens, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { modes, type Running } from './helpers/modes.ts';
+import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
 const MODEL = 'gpt-3.5-turbo-instruct';
 
 describe.each(modes)('legacy completions ($name)', (mode) => {
-  let gw: Running;
-  let client: OpenAI;
-  beforeAll(async () => {
-    gw = await mode.start();
-    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-  });
-  afterAll(() => gw.stop());
+  const ctx = withGateway(mode);
 
   it('completes a prompt, 16 tokens by default, validating against the OpenAPI spec', async () => {
-    const r = await client.completions.create({ model: MODEL, prompt: 'Once upon a time' });
+    const r = await ctx.client.completions.create({ model: MODEL, prompt: 'Once upon a time' });
     assertSchema('CreateCompletionResponse', r);
     expect(r.object).toBe('text_completion');
     expect(r.id).toMatch(/^cmpl-/);
@@ -27,30 +21,30 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
   });
 
   it('orders choices prompt × n, and takes token-array prompts', async () => {
-    const r = await client.completions.create({ model: MODEL, prompt: ['first prompt', 'second prompt'], n: 2, max_tokens: 5 });
+    const r = await ctx.client.completions.create({ model: MODEL, prompt: ['first prompt', 'second prompt'], n: 2, max_tokens: 5 });
     expect(r.choices.map((c) => c.index)).toEqual([0, 1, 2, 3]);
-    const single = await client.completions.create({ model: MODEL, prompt: 'second prompt', n: 2, max_tokens: 5 });
+    const single = await ctx.client.completions.create({ model: MODEL, prompt: 'second prompt', n: 2, max_tokens: 5 });
     expect(r.choices.slice(2).map((c) => c.text)).toEqual(single.choices.map((c) => c.text));
-    const tokens = await client.completions.create({ model: MODEL, prompt: encode('second prompt'), n: 2, max_tokens: 5 });
+    const tokens = await ctx.client.completions.create({ model: MODEL, prompt: encode('second prompt'), n: 2, max_tokens: 5 });
     expect(tokens.choices.map((c) => c.text)).toEqual(single.choices.map((c) => c.text));
-    const nested = await client.completions.create({ model: MODEL, prompt: [encode('first prompt'), encode('second prompt')], n: 2, max_tokens: 5 });
+    const nested = await ctx.client.completions.create({ model: MODEL, prompt: [encode('first prompt'), encode('second prompt')], n: 2, max_tokens: 5 });
     expect(nested.choices.map((c) => c.text)).toEqual(r.choices.map((c) => c.text));
   });
 
   it('echoes the prompt, accepts a suffix, and excludes stop strings', async () => {
-    const plain = await client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30 });
-    const echoed = await client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30, echo: true, suffix: ' The end.' });
+    const plain = await ctx.client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30 });
+    const echoed = await ctx.client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30, echo: true, suffix: ' The end.' });
     expect(echoed.choices[0].text).toBe(`Tell me${plain.choices[0].text}`);
     const word = plain.choices[0].text.trim().split(' ')[2];
     for (const stop of [word, ['zzz', word]]) {
-      const stopped = await client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30, stop });
+      const stopped = await ctx.client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30, stop });
       expect(stopped.choices[0].text).toBe(plain.choices[0].text.slice(0, plain.choices[0].text.indexOf(word)));
       expect(stopped.choices[0].finish_reason).toBe('stop');
     }
   });
 
   it('returns legacy logprobs with text offsets', async () => {
-    const r = await client.completions.create({ model: MODEL, prompt: 'Odds', max_tokens: 8, logprobs: 3 });
+    const r = await ctx.client.completions.create({ model: MODEL, prompt: 'Odds', max_tokens: 8, logprobs: 3 });
     const lp = r.choices[0].logprobs!;
     expect(lp.tokens!.join('')).toBe(r.choices[0].text);
     expect(lp.token_logprobs).toHaveLength(lp.tokens!.length);
@@ -63,8 +57,8 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
   });
 
   it('streams text_completion chunks with the same text, include_usage and [DONE]', async () => {
-    const plain = await client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2 });
-    const stream = await client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2, stream: true, stream_options: { include_usage: true } });
+    const plain = await ctx.client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2 });
+    const stream = await ctx.client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2, stream: true, stream_options: { include_usage: true } });
     const texts = ['', ''];
     const chunks = [];
     for await (const chunk of stream) {
@@ -84,12 +78,12 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
     ['a bad token id', { prompt: [-1, 5] }, 'prompt'],
     ['no prompt', {}, 'prompt'],
   ])('refuses %s naming the field', async (_what, body, param) => {
-    const error = await client.completions.create({ model: MODEL, ...body } as never).catch((e) => e);
+    const error = await ctx.client.completions.create({ model: MODEL, ...body } as never).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.param).toBe(param);
   });
 
   it('refuses a chat model with NotFoundError', async () => {
-    await expect(client.completions.create({ model: 'gpt-4o', prompt: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(ctx.client.completions.create({ model: 'gpt-4o', prompt: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 });

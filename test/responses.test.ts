@@ -1,11 +1,11 @@
 // The Responses API through the openai SDK and the AI SDK's default OpenAI model, in both modes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
-import { modes, type Running } from './helpers/modes.ts';
+import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
 const MODEL = 'gpt-4o-mini';
@@ -23,16 +23,10 @@ const EVENT_SCHEMAS: Record<string, string> = {
 const weather = { type: 'function' as const, name: 'get_weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } };
 
 describe.each(modes)('Responses API ($name)', (mode) => {
-  let gw: Running;
-  let client: OpenAI;
-  beforeAll(async () => {
-    gw = await mode.start();
-    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-  });
-  afterAll(() => gw.stop());
+  const ctx = withGateway(mode);
 
   it('creates a response that validates against the OpenAPI spec', async () => {
-    const r = await client.responses.create({ model: MODEL, input: 'Hello there', instructions: 'Be brief.' });
+    const r = await ctx.client.responses.create({ model: MODEL, input: 'Hello there', instructions: 'Be brief.' });
     assertSchema('Response', r);
     expect(r.id).toMatch(/^resp_/);
     expect(r.status).toBe('completed');
@@ -42,8 +36,8 @@ describe.each(modes)('Responses API ($name)', (mode) => {
   });
 
   it('streams the full event sequence, numbered, ending in the same response', async () => {
-    const plain = await client.responses.create({ model: MODEL, input: 'Stream it' });
-    const stream = client.responses.stream({ model: MODEL, input: 'Stream it' });
+    const plain = await ctx.client.responses.create({ model: MODEL, input: 'Stream it' });
+    const stream = ctx.client.responses.stream({ model: MODEL, input: 'Stream it' });
     const events: { type: string; sequence_number: number }[] = [];
     stream.on('event', (e) => events.push(e));
     const final = await stream.finalResponse();
@@ -57,65 +51,65 @@ describe.each(modes)('Responses API ($name)', (mode) => {
   });
 
   it('stops at max_output_tokens as incomplete', async () => {
-    const r = await client.responses.create({ model: MODEL, input: 'Go long', max_output_tokens: 16 });
+    const r = await ctx.client.responses.create({ model: MODEL, input: 'Go long', max_output_tokens: 16 });
     expect(r.status).toBe('incomplete');
     expect(r.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(r.usage!.output_tokens).toBe(16);
   });
 
   it('runs a function-call round trip, streamed arguments included', async () => {
-    const first = await client.responses.create({ model: MODEL, input: 'What is the weather in Paris?', tools: [weather] });
+    const first = await ctx.client.responses.create({ model: MODEL, input: 'What is the weather in Paris?', tools: [weather] });
     const call = first.output.find((o) => o.type === 'function_call') as { call_id: string; name: string; arguments: string };
     expect(call.name).toBe('get_weather');
     expect(call.call_id).toMatch(/^call_/);
     expect(typeof JSON.parse(call.arguments).city).toBe('string');
     const deltas: string[] = [];
-    const stream = client.responses.stream({ model: MODEL, input: 'What is the weather in Paris?', tools: [weather] });
+    const stream = ctx.client.responses.stream({ model: MODEL, input: 'What is the weather in Paris?', tools: [weather] });
     stream.on('response.function_call_arguments.delta', (e) => deltas.push(e.delta));
     await stream.finalResponse();
     expect(deltas.join('')).toBe(call.arguments);
-    const second = await client.responses.create({ model: MODEL, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature":17}' }], tools: [weather] });
+    const second = await ctx.client.responses.create({ model: MODEL, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature":17}' }], tools: [weather] });
     expect(second.output_text).toContain('{"temperature":17}');
   });
 
   it('continues a three-turn conversation through previous_response_id, counting earlier turns', async () => {
-    const one = await client.responses.create({ model: MODEL, input: 'Turn one' });
-    const two = await client.responses.create({ model: MODEL, input: 'Turn two', previous_response_id: one.id });
-    const three = await client.responses.create({ model: MODEL, input: 'Turn three', previous_response_id: two.id });
+    const one = await ctx.client.responses.create({ model: MODEL, input: 'Turn one' });
+    const two = await ctx.client.responses.create({ model: MODEL, input: 'Turn two', previous_response_id: one.id });
+    const three = await ctx.client.responses.create({ model: MODEL, input: 'Turn three', previous_response_id: two.id });
     expect(two.previous_response_id).toBe(one.id);
     expect(two.usage!.input_tokens).toBeGreaterThan(one.usage!.input_tokens + one.usage!.output_tokens);
     expect(three.usage!.input_tokens).toBeGreaterThan(two.usage!.input_tokens + two.usage!.output_tokens);
-    const missing = await client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_nope' }).catch((e) => e);
+    const missing = await ctx.client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_nope' }).catch((e) => e);
     expect(missing).toBeInstanceOf(OpenAI.BadRequestError);
     expect(missing.code).toBe('previous_response_not_found');
   });
 
   it('retrieves, lists input items, and deletes a stored response', async () => {
-    const r = await client.responses.create({ model: MODEL, input: [{ role: 'user', content: 'Keep me' }] });
-    expect((await client.responses.retrieve(r.id)).output_text).toBe(r.output_text);
-    const items = await client.responses.inputItems.list(r.id);
+    const r = await ctx.client.responses.create({ model: MODEL, input: [{ role: 'user', content: 'Keep me' }] });
+    expect((await ctx.client.responses.retrieve(r.id)).output_text).toBe(r.output_text);
+    const items = await ctx.client.responses.inputItems.list(r.id);
     expect(items.data).toHaveLength(1);
     expect(items.data[0]).toMatchObject({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Keep me' }] });
-    await client.responses.delete(r.id);
-    await expect(client.responses.retrieve(r.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    const unstored = await client.responses.create({ model: MODEL, input: 'Forget me', store: false });
-    await expect(client.responses.retrieve(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await ctx.client.responses.delete(r.id);
+    await expect(ctx.client.responses.retrieve(r.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    const unstored = await ctx.client.responses.create({ model: MODEL, input: 'Forget me', store: false });
+    await expect(ctx.client.responses.retrieve(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('answers structured output through text.format (responses.parse with zod)', async () => {
     const City = z.object({ city: z.string(), population: z.number().int().min(0) });
-    const r = await client.responses.parse({ model: MODEL, input: 'A city', text: { format: zodTextFormat(City, 'city') } });
+    const r = await ctx.client.responses.parse({ model: MODEL, input: 'A city', text: { format: zodTextFormat(City, 'city') } });
     expect(City.parse(r.output_parsed)).toEqual(r.output_parsed);
   });
 
   it('refuses bad input naming the field', async () => {
-    const error = await client.responses.create({ model: MODEL, input: [{ role: 'wizard', content: 'hi' }] as never }).catch((e) => e);
+    const error = await ctx.client.responses.create({ model: MODEL, input: [{ role: 'wizard', content: 'hi' }] as never }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.param).toBe('input[0].role');
   });
 
   it("serves the AI SDK's openai('…') model (Responses API), tools over two steps and streaming", async () => {
-    const openai = createOpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1` });
+    const openai = createOpenAI({ apiKey: 'sk-test', baseURL: `${ctx.gw.root}/v1` });
     const result = await generateText({
       model: openai(MODEL),
       prompt: 'What is the weather in Rome?',

@@ -1,11 +1,11 @@
 // Tool calls and structured output through the openai SDK's helpers and the AI SDK, in both modes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateObject, generateText, stepCountIs, streamObject, streamText, tool } from 'ai';
-import { modes, type Running } from './helpers/modes.ts';
+import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
 const MODEL = 'gpt-4o-mini';
@@ -21,16 +21,10 @@ const Person = z.object({ name: z.string(), email: z.email(), age: z.number().in
 const ask = (content: string) => [{ role: 'user' as const, content }];
 
 describe.each(modes)('tools and structured output ($name)', (mode) => {
-  let gw: Running;
-  let client: OpenAI;
-  beforeAll(async () => {
-    gw = await mode.start();
-    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-  });
-  afterAll(() => gw.stop());
+  const ctx = withGateway(mode);
 
   it('calls a tool when the user plainly asks for what it does, with arguments valid for its schema', async () => {
-    const r = await client.chat.completions.create({ model: MODEL, messages: ask('What is the weather in Paris?'), tools: [weather, stocks] });
+    const r = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('What is the weather in Paris?'), tools: [weather, stocks] });
     assertSchema('CreateChatCompletionResponse', r);
     const choice = r.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
@@ -46,17 +40,17 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
   });
 
   it('answers in text when no tool fits, and never calls with tool_choice none', async () => {
-    const unrelated = await client.chat.completions.create({ model: MODEL, messages: ask('Tell me a joke'), tools: [weather] });
+    const unrelated = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Tell me a joke'), tools: [weather] });
     expect(unrelated.choices[0].finish_reason).toBe('stop');
     expect(unrelated.choices[0].message.tool_calls).toBeUndefined();
-    const none = await client.chat.completions.create({ model: MODEL, messages: ask('What is the weather?'), tools: [weather], tool_choice: 'none' });
+    const none = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('What is the weather?'), tools: [weather], tool_choice: 'none' });
     expect(none.choices[0].message.content).toBeTruthy();
   });
 
   it('always calls under a forced choice: required, or a named tool', async () => {
-    const required = await client.chat.completions.create({ model: MODEL, messages: ask('Tell me a joke'), tools: [weather, stocks], tool_choice: 'required' });
+    const required = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Tell me a joke'), tools: [weather, stocks], tool_choice: 'required' });
     expect(required.choices[0].message.tool_calls).toHaveLength(1);
-    const named = await client.chat.completions.create({
+    const named = await ctx.client.chat.completions.create({
       model: MODEL,
       messages: ask('What is the weather?'),
       tools: [weather, stocks],
@@ -67,18 +61,18 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
 
   it('calls matching tools in parallel unless parallel_tool_calls is false', async () => {
     const messages = ask('Weather in Oslo and the stock price of ACME, please');
-    const parallel = await client.chat.completions.create({ model: MODEL, messages, tools: [weather, stocks] });
+    const parallel = await ctx.client.chat.completions.create({ model: MODEL, messages, tools: [weather, stocks] });
     expect(parallel.choices[0].message.tool_calls!.map((c) => (c as { function: { name: string } }).function.name)).toEqual(['get_weather', 'get_stock_price']);
     const ids = parallel.choices[0].message.tool_calls!.map((c) => c.id);
     expect(new Set(ids).size).toBe(2);
-    const single = await client.chat.completions.create({ model: MODEL, messages, tools: [weather, stocks], parallel_tool_calls: false });
+    const single = await ctx.client.chat.completions.create({ model: MODEL, messages, tools: [weather, stocks], parallel_tool_calls: false });
     expect(single.choices[0].message.tool_calls).toHaveLength(1);
   });
 
   it("streams tool calls as the SDK's stream helper reassembles them", async () => {
     const messages = ask('What is the weather in Paris?');
-    const plain = await client.chat.completions.create({ model: MODEL, messages, tools: [weather] });
-    const stream = client.chat.completions.stream({ model: MODEL, messages, tools: [weather] });
+    const plain = await ctx.client.chat.completions.create({ model: MODEL, messages, tools: [weather] });
+    const stream = ctx.client.chat.completions.stream({ model: MODEL, messages, tools: [weather] });
     const done: string[] = [];
     stream.on('tool_calls.function.arguments.done', (e) => done.push(e.arguments));
     const final = await stream.finalChatCompletion();
@@ -89,7 +83,7 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
 
   it('ends an agent loop: runTools calls the tool, then gets text that uses its result', async () => {
     let calls = 0;
-    const runner = client.chat.completions.runTools({
+    const runner = ctx.client.chat.completions.runTools({
       model: MODEL,
       messages: ask('What is the weather in Paris?'),
       tools: [
@@ -111,12 +105,12 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
   });
 
   it('refuses a tool message that answers no call, and a call left unanswered', async () => {
-    const orphan = await client.chat.completions
+    const orphan = await ctx.client.chat.completions
       .create({ model: MODEL, messages: [...ask('hi'), { role: 'tool', tool_call_id: 'call_nope', content: '42' }], tools: [weather] })
       .catch((e) => e);
     expect(orphan).toBeInstanceOf(OpenAI.BadRequestError);
     expect(orphan.param).toBe('messages[1].tool_call_id');
-    const unanswered = await client.chat.completions
+    const unanswered = await ctx.client.chat.completions
       .create({
         model: MODEL,
         messages: [...ask('hi'), { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, ...ask('and?')],
@@ -128,28 +122,28 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
   });
 
   it('answers legacy functions with function_call', async () => {
-    const r = await client.chat.completions.create({ model: MODEL, messages: ask('What is the weather in Rome?'), functions: [weather.function] });
+    const r = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('What is the weather in Rome?'), functions: [weather.function] });
     expect(r.choices[0].finish_reason).toBe('function_call');
     expect(r.choices[0].message.function_call!.name).toBe('get_weather');
   });
 
   it('parses structured output with a zod schema (chat.completions.parse)', async () => {
-    const r = await client.chat.completions.parse({ model: MODEL, messages: ask('Invent a person'), response_format: zodResponseFormat(Person, 'person') });
+    const r = await ctx.client.chat.completions.parse({ model: MODEL, messages: ask('Invent a person'), response_format: zodResponseFormat(Person, 'person') });
     const parsed = r.choices[0].message.parsed!;
     expect(Person.parse(parsed)).toEqual(parsed);
     expect(parsed.name).toMatch(/^[A-Z][a-z'-]+( [A-Z][a-z'-]+)+/);
   });
 
   it("gives an object in json_object mode, and refuses it without the word 'json'", async () => {
-    const r = await client.chat.completions.create({ model: MODEL, messages: ask('Reply in JSON'), response_format: { type: 'json_object' } });
+    const r = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Reply in JSON'), response_format: { type: 'json_object' } });
     expect(JSON.parse(r.choices[0].message.content!)).toEqual(expect.any(Object));
-    const error = await client.chat.completions.create({ model: MODEL, messages: ask('hi'), response_format: { type: 'json_object' } }).catch((e) => e);
+    const error = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('hi'), response_format: { type: 'json_object' } }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.message).toContain("the word 'json'");
   });
 
   it('serves the AI SDK: generateObject, streamObject and a multi-step generateText with tools', async () => {
-    const openai = createOpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1` });
+    const openai = createOpenAI({ apiKey: 'sk-test', baseURL: `${ctx.gw.root}/v1` });
     const { object } = await generateObject({ model: openai.chat(MODEL), schema: Person, prompt: 'Invent a person' });
     expect(Person.parse(object)).toEqual(object);
     const streamed = streamObject({ model: openai.chat(MODEL), schema: Person, prompt: 'Invent a person' });

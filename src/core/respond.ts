@@ -20,12 +20,16 @@ export interface PinnedToolCall {
 
 /** What a fixture pins of a reply; everything left out is synthesized or counted. */
 export interface PinnedReply {
+  /** The fixture's name, reported with the reply. */
   name?: string;
+  /** The reply text; an array gives one text per choice (cycled when n is larger). */
   text?: string | string[];
+  /** Tool calls to make (after the text, if any). */
   toolCalls?: PinnedToolCall[];
   /** Reasoning to show first (formats that show reasoning do). */
   thinking?: string;
   finishReason?: FinishReason;
+  /** Replaces counted usage figures. */
   usage?: Partial<Usage>;
 }
 

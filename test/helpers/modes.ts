@@ -1,4 +1,6 @@
 // The two ways to run the gateway, so one contract suite can drive both.
+import { afterAll, beforeAll } from 'vitest';
+import OpenAI from 'openai';
 import { setupServer } from 'msw/node';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,3 +71,17 @@ export const socket: Mode = {
 
 /** Both modes, or only in-process where the project runs the suite again under msw 2. */
 export const modes: Mode[] = process.env.GATEWAY_TEST_INPROCESS_ONLY ? [inProcess] : [inProcess, socket];
+
+/**
+ * Starts the gateway in `mode` for the enclosing describe block, with an openai client on it
+ * (no retries); read `ctx.gw` and `ctx.client` inside tests.
+ */
+export function withGateway(mode: Mode, options?: StartOptions): { gw: Running; client: OpenAI } {
+  const ctx = {} as { gw: Running; client: OpenAI };
+  beforeAll(async () => {
+    ctx.gw = await mode.start(options);
+    ctx.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${ctx.gw.root}/v1`, maxRetries: 0 });
+  });
+  afterAll(() => ctx.gw.stop());
+  return ctx;
+}
