@@ -6,11 +6,13 @@ import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { json, type Inbound } from '../../transport/exchange.ts';
 import { deliver } from '../../transport/respond.ts';
 import { geminiFormat } from './errors.ts';
+import { checkField } from './validate.ts';
+import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
 import { parseGenerateRequest } from './parse.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
-const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens'];
+const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
 
 function modelObject(m: ModelInfo) {
   const methods = m.capabilities.includes('embedding') ? ['embedContent', 'batchEmbedContents', 'countTokens'] : ['generateContent', 'countTokens'];
@@ -58,6 +60,22 @@ function generate(call: Call, model: string, action: string) {
   });
 }
 
+/** One EmbedContentRequest's vector, in the same space the OpenAI format embeds in. */
+function embedOne(call: Call, model: string, body: Record<string, unknown>, at: string) {
+  const info = call.runtime.catalogue.get(model);
+  if (!info?.capabilities.includes('embedding')) {
+    throw new GatewayError('not_found', `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for embedContent. Call ListModels to see the list of available models and their supported methods.`);
+  }
+  checkField(`${at}content`, body.content, { types: ['object'], required: true });
+  const parts = ((body.content as Record<string, unknown>).parts as { text?: unknown }[] | undefined) ?? [];
+  checkField(`${at}content.parts`, parts, { types: ['array'], required: true, min: 1 });
+  const text = parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ');
+  const dims = info.dimensions ?? 768;
+  const size = body.outputDimensionality as number | undefined;
+  checkField(`${at}outputDimensionality`, size, { types: ['integer'], min: 1, max: dims });
+  return { values: Array.from(embed(text, embeddingSpace(model, call.runtime.seed), dims, size)) };
+}
+
 function countTokens(call: Call, model: string) {
   const body = call.body as Record<string, unknown>;
   // countTokens takes the contents directly, or a whole generateContentRequest.
@@ -76,7 +94,14 @@ function action(call: Call) {
     throw new GatewayError('not_found', `Unknown method "${at < 0 ? target : name}" on models/${model || target}; this gateway serves ${ACTIONS.join(', ')}.`);
   }
   call.entry.model = model;
-  return name === 'countTokens' ? countTokens(call, model) : generate(call, model, name);
+  if (name === 'countTokens') return countTokens(call, model);
+  if (name === 'embedContent') return json({ embedding: embedOne(call, model, call.body as Record<string, unknown>, '') });
+  if (name === 'batchEmbedContents') {
+    const requests = (call.body as Record<string, unknown>).requests;
+    checkField('requests', requests, { types: ['array'], required: true, min: 1 });
+    return json({ embeddings: (requests as Record<string, unknown>[]).map((r, i) => embedOne(call, model, r, `requests[${i}].`)) });
+  }
+  return generate(call, model, name);
 }
 
 /** Google clients send their key as x-goog-api-key or ?key=, and name themselves in x-goog-api-client. */

@@ -10,6 +10,7 @@ import { parseChatRequest } from './parse.ts';
 import { listedInputItems, parseResponsesRequest, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
 import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
+import { embeddingEndpoints } from './embeddings.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
 
@@ -146,6 +147,7 @@ export const openaiEndpoints: EndpointSpec[] = [
       throw new GatewayError('invalid_request', 'Only responses created with background=true can be cancelled; this response has already completed.', { param: 'response_id' });
     },
   },
+  ...embeddingEndpoints,
 ];
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */

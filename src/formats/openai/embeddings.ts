@@ -1,0 +1,152 @@
+// Embeddings (/v1/embeddings) and reranking (/v1/rerank, Jina-style; /v2/rerank, Cohere v2) in the
+// gateway's OpenAI-compatible shapes. Vectors and scores come from the core's vector synthesizer.
+import { hashString, makeId } from '../../core/seed.ts';
+import { countTokens, detokenize } from '../../core/tokens.ts';
+import { toBase64 } from '../../core/synthesize/audio.ts';
+import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
+import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
+import { json } from '../../transport/exchange.ts';
+import { openaiFormat } from './errors.ts';
+import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+
+type Raw = Record<string, unknown>;
+const MAX_INPUTS = 2048;
+
+const EMBEDDING_FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'], required: true },
+  input: { types: ['string', 'array'], required: true },
+  dimensions: { types: ['integer'], min: 1 },
+  encoding_format: { types: ['string'], values: ['float', 'base64'] },
+  user: { types: ['string'] },
+};
+
+/** The input in any of its four shapes, as texts. */
+function inputs(raw: unknown): string[] {
+  const texts = (() => {
+    if (typeof raw === 'string') return [raw];
+    const list = raw as unknown[];
+    if (list.length && list.every((x) => typeof x === 'number')) return [tokensText('input', list)];
+    return list.map((x, i) => {
+      if (typeof x === 'string') return x;
+      if (Array.isArray(x)) return tokensText(`input[${i}]`, x);
+      throw invalidType(`input[${i}]`, ['string', 'array'], x);
+    });
+  })();
+  if (!texts.length) throw invalid('input', "Invalid 'input': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'empty_array');
+  if (texts.length > MAX_INPUTS) {
+    throw invalid('input', `Invalid 'input': array too long. Expected an array with maximum length ${MAX_INPUTS}, but got an array with length ${texts.length} instead.`, 'array_above_max_length');
+  }
+  texts.forEach((t, i) => {
+    if (!t) throw invalid(typeof raw === 'string' ? 'input' : `input[${i}]`, `Invalid '${typeof raw === 'string' ? 'input' : `input[${i}]`}': an input must not be empty.`);
+  });
+  return texts;
+}
+
+function tokensText(param: string, ids: unknown[]): string {
+  const text = ids.length && ids.every((id) => typeof id === 'number') ? detokenize(ids as number[]) : false;
+  if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
+  return text;
+}
+
+const spaceOf = (call: Call, model: string) => embeddingSpace(model, call.runtime.seed);
+
+function embeddings(call: Call) {
+  const body = call.body as Raw;
+  checkFields(body, EMBEDDING_FIELDS);
+  const model = body.model as string;
+  call.entry.model = model;
+  call.runtime.requireModel(model, 'embedding');
+  const info = call.runtime.catalogue.get(model)!;
+  const dims = info.dimensions ?? 1536;
+  const texts = inputs(body.input);
+  const dimensions = body.dimensions as number | undefined;
+  if (dimensions !== undefined) {
+    if (model === 'text-embedding-ada-002') throw invalid('dimensions', 'This model does not support specifying dimensions.', undefined);
+    if (dimensions > dims) throw invalid('dimensions', `Invalid 'dimensions': integer above maximum value. Expected a value <= ${dims}, but got ${dimensions} instead.`, 'integer_above_max_value');
+  }
+  const limit = info.context_window ?? 8191;
+  const counts = texts.map((t) => countTokens(t));
+  counts.forEach((n, i) => {
+    if (n > limit) {
+      throw invalid(texts.length > 1 ? `input[${i}]` : 'input', `This model's maximum context length is ${limit} tokens, however you requested ${n} tokens (${n} in your prompt; 0 for the completion). Please reduce your prompt.`, 'context_length_exceeded');
+    }
+  });
+  const base64 = body.encoding_format === 'base64';
+  const space = spaceOf(call, model);
+  const tokens = counts.reduce((a, b) => a + b, 0);
+  return json({
+    object: 'list',
+    data: texts.map((text, index) => {
+      const v = embed(text, space, dims, dimensions);
+      return { object: 'embedding', index, embedding: base64 ? toBase64(float32Bytes(v)) : Array.from(v) };
+    }),
+    model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
+const RERANK_FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'], required: true },
+  query: { types: ['string'], required: true },
+  documents: { types: ['array'], required: true, min: 1 },
+  top_n: { types: ['integer'], min: 1 },
+  return_documents: { types: ['boolean'] },
+  max_chunks_per_doc: { types: ['integer'] },
+  max_tokens_per_doc: { types: ['integer'], min: 1 },
+};
+
+/** Documents ranked by relevance to the query, best first (ties by index). */
+function rank(call: Call, cohere: boolean) {
+  const body = call.body as Raw;
+  checkFields(body, cohere ? Object.fromEntries(Object.entries(RERANK_FIELDS).filter(([k]) => k !== 'return_documents')) : RERANK_FIELDS);
+  const model = body.model as string;
+  call.entry.model = model;
+  call.runtime.requireModel(model, 'rerank');
+  const documents = (body.documents as unknown[]).map((d, i) => {
+    if (typeof d === 'string') return d;
+    if (!cohere && d && typeof d === 'object' && typeof (d as Raw).text === 'string') return (d as Raw).text as string;
+    throw invalidType(`documents[${i}]`, cohere ? ['string'] : ['string', 'object with text'], d);
+  });
+  const query = body.query as string;
+  const space = spaceOf(call, model);
+  const ranked = documents
+    .map((text, index) => ({ index, text, score: relevance(query, text, space) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, (body.top_n as number | undefined) ?? documents.length);
+  const tokens = countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0);
+  return { ranked, tokens, model };
+}
+
+export const embeddingEndpoints: EndpointSpec[] = [
+  { method: 'POST', path: '/v1/embeddings', format: openaiFormat, auth: ['bearer'], handle: embeddings },
+  {
+    method: 'POST',
+    path: '/v1/rerank',
+    format: openaiFormat,
+    auth: ['bearer'],
+    handle(call) {
+      const { ranked, tokens, model } = rank(call, false);
+      const withDocs = (call.body as Raw).return_documents !== false;
+      return json({
+        model,
+        results: ranked.map((r) => ({ index: r.index, relevance_score: r.score, ...(withDocs ? { document: { text: r.text } } : {}) })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v2/rerank',
+    format: openaiFormat,
+    auth: ['bearer'],
+    handle(call) {
+      const { ranked } = rank(call, true);
+      const id = makeId('', 36, hashString(JSON.stringify(call.body), call.runtime.seed));
+      return json({
+        id: `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20, 32)}`.toLowerCase(),
+        results: ranked.map((r) => ({ index: r.index, relevance_score: r.score })),
+        meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } },
+      });
+    },
+  },
+];

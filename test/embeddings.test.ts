@@ -1,0 +1,109 @@
+// Embeddings (OpenAI and Gemini formats) and reranking (Jina-style v1, Cohere v2), in both modes.
+import { describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { modes, withGateway } from './helpers/modes.ts';
+import { assertSchema } from './helpers/openapi.ts';
+
+const MODEL = 'text-embedding-3-small';
+const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
+const norm = (a: number[]) => Math.sqrt(cosine(a, a));
+
+describe.each(modes)('embeddings and rerank ($name)', (mode) => {
+  const ctx = withGateway(mode);
+
+  it('embeds with the SDK default (base64) and with float alike, unit length, of the model size', async () => {
+    const input = ['the cat sat on the mat', 'a cat on a mat', 'quarterly revenue grew'];
+    const base64 = await ctx.client.embeddings.create({ model: MODEL, input });
+    const float = await ctx.client.embeddings.create({ model: MODEL, input, encoding_format: 'float' });
+    assertSchema('CreateEmbeddingResponse', float);
+    expect(base64.data.map((d) => d.index)).toEqual([0, 1, 2]);
+    for (const [i, d] of base64.data.entries()) {
+      expect(d.embedding).toHaveLength(1536);
+      expect(norm(d.embedding)).toBeCloseTo(1, 5);
+      d.embedding.forEach((v, j) => expect(v).toBeCloseTo(float.data[i].embedding[j], 6));
+    }
+    const [cat, cat2, money] = float.data.map((d) => d.embedding);
+    expect(cosine(cat, cat2)).toBeGreaterThan(cosine(cat, money) + 0.15);
+    expect(float.usage).toEqual({ prompt_tokens: input.reduce((n, t) => n + encode(t).length, 0), total_tokens: input.reduce((n, t) => n + encode(t).length, 0) });
+  });
+
+  it('is deterministic, shortens with dimensions, and takes token arrays', async () => {
+    const one = await ctx.client.embeddings.create({ model: MODEL, input: 'hello world', encoding_format: 'float' });
+    const again = await ctx.client.embeddings.create({ model: MODEL, input: 'hello world', encoding_format: 'float' });
+    expect(again.data[0].embedding).toEqual(one.data[0].embedding);
+    const short = await ctx.client.embeddings.create({ model: MODEL, input: 'hello world', dimensions: 256, encoding_format: 'float' });
+    expect(short.data[0].embedding).toHaveLength(256);
+    expect(norm(short.data[0].embedding)).toBeCloseTo(1, 5);
+    expect(cosine(short.data[0].embedding, one.data[0].embedding.slice(0, 256))).toBeGreaterThan(0.99 * norm(one.data[0].embedding.slice(0, 256)));
+    const tokens = await ctx.client.embeddings.create({ model: MODEL, input: encode('hello world'), encoding_format: 'float' });
+    expect(tokens.data[0].embedding).toEqual(one.data[0].embedding);
+    const large = await ctx.client.embeddings.create({ model: 'text-embedding-3-large', input: 'x', encoding_format: 'float' });
+    expect(large.data[0].embedding).toHaveLength(3072);
+  });
+
+  it.each([
+    ['an empty string', { input: '' }, 'input'],
+    ['an empty list', { input: [] }, 'input'],
+    ['too many inputs', { input: Array.from({ length: 2049 }, () => 'x') }, 'input'],
+    ['too many tokens', { input: 'word '.repeat(9000) }, 'input'],
+    ['dimensions above the model size', { input: 'x', dimensions: 5000 }, 'dimensions'],
+    ['dimensions on ada-002', { input: 'x', dimensions: 8, model: 'text-embedding-ada-002' }, 'dimensions'],
+    ['a bad encoding', { input: 'x', encoding_format: 'hex' }, 'encoding_format'],
+  ])('refuses %s naming the field', async (_what, body, param) => {
+    const error = await ctx.client.embeddings.create({ model: MODEL, ...body } as never).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe(param);
+  });
+
+  it('refuses a chat model', async () => {
+    await expect(ctx.client.embeddings.create({ model: 'gpt-4o', input: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('embeds through @google/genai, in the same space as the OpenAI format for the same model', async () => {
+    const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root, apiVersion: 'v1beta' } });
+    const r = await google.models.embedContent({ model: 'gemini-embedding-001', contents: ['the cat sat on the mat', 'quarterly revenue grew'] });
+    expect(r.embeddings).toHaveLength(2);
+    expect(r.embeddings![0].values).toHaveLength(3072);
+    const viaOpenAI = await ctx.client.embeddings.create({ model: 'gemini-embedding-001', input: 'the cat sat on the mat', encoding_format: 'float' });
+    r.embeddings![0].values!.forEach((v, i) => expect(v).toBeCloseTo(viaOpenAI.data[0].embedding[i], 6));
+    const short = await google.models.embedContent({ model: 'gemini-embedding-001', contents: 'hi', config: { outputDimensionality: 768 } });
+    expect(short.embeddings![0].values).toHaveLength(768);
+  });
+
+  const rerank = (path: string, body: object) =>
+    fetch(`${ctx.gw.root}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const documents = ['stock market news today', 'the best food for your cat', { text: 'dogs and cats living together' }, 'weather in Paris'];
+
+  it('reranks Jina-style: documents with the query words first, scores in (0,1), top_n and return_documents', async () => {
+    const { status, body } = await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents });
+    expect(status).toBe(200);
+    expect(body.results.map((r: { index: number }) => r.index).slice(0, 2)).toEqual([1, 2]);
+    for (const r of body.results) expect(r.relevance_score).toBeGreaterThan(0), expect(r.relevance_score).toBeLessThan(1);
+    const scores = body.results.map((r: { relevance_score: number }) => r.relevance_score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(body.results[0].document).toEqual({ text: 'the best food for your cat' });
+    expect(body.usage.total_tokens).toBeGreaterThan(0);
+    const top = await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents, top_n: 1, return_documents: false });
+    expect(top.body.results).toEqual([{ index: 1, relevance_score: body.results[0].relevance_score }]);
+    expect((await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents })).body).toEqual(body);
+  });
+
+  it('reranks in Cohere v2 shape, without documents', async () => {
+    const { body } = await rerank('/v2/rerank', { model: 'rerank-v3.5', query: 'cat food', documents: documents.map((d) => (typeof d === 'string' ? d : d.text)) });
+    expect(body.results[0]).toEqual({ index: 1, relevance_score: expect.any(Number) });
+    expect(body.meta).toEqual({ api_version: { version: '2' }, billed_units: { search_units: 1 } });
+    expect(body.id).toMatch(/^[0-9a-z]{8}-[0-9a-z]{4}-/);
+  });
+
+  it('refuses bad rerank input naming the field', async () => {
+    const missing = await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', documents });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.param).toBe('query');
+    const empty = await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'x', documents: [] });
+    expect(empty.body.error.param).toBe('documents');
+    const chat = await rerank('/v1/rerank', { model: 'gpt-4o', query: 'x', documents: ['a'] });
+    expect(chat.status).toBe(404);
+  });
+});
