@@ -128,7 +128,8 @@ export class Runtime {
     const reply = respond(request, { seed: overrides.seed ?? this.seed, created: this.now() }, pinned);
     const latency = overrides.latency ?? (answer?.latency === undefined ? this.latency : toLatency(answer.latency));
     const fault = overrides.fault ?? answer?.fault;
-    return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined };
+    const raw = answer?.raw?.[request.format as keyof NonNullable<typeof answer.raw>];
+    return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
   }
 }
 
@@ -137,6 +138,8 @@ export interface Answered {
   reply: CanonicalReply;
   latency: LatencyProfile;
   fault?: FaultSpec;
+  /** A fixture's verbatim body for this format, if it has one. */
+  raw?: unknown;
 }
 
 interface Overrides {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashValue, makeId, Rng, stableStringify } from '../src/core/seed.ts';
 import { countTokens, splitTokens, truncateTokens } from '../src/core/tokens.ts';
+import { synthesizeSpeech, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
 import { parseLatency, pieceTimes } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
@@ -62,6 +63,9 @@ describe('latency', () => {
     expect(() => parseLatency('ttft=-1')).toThrow(/invalid latency/);
     expect(() => parseLatency('speed=9')).toThrow(/invalid latency/);
     expect(() => parseLatency('jitter=2')).toThrow(/between 0 and 1/);
+    expect(parseLatency('realistic')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0.25 });
+    expect(parseLatency('realistic,jitter=0')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0 });
+    expect(parseLatency('instant')).toEqual({ ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
   });
 
   it('schedules the first piece at ttft and the rest at the token rate, with replayable jitter', () => {
@@ -95,5 +99,20 @@ describe('respond and plan', () => {
       expect(own.filter((s) => s.first)).toHaveLength(1);
       expect(own.at(-1)!.last).toBe(true);
     }
+  });
+});
+
+describe('speech', () => {
+  it('writes a playable 16-bit mono 24 kHz WAV of the same samples', () => {
+    const samples = synthesizeSpeech([{ text: 'Hello there, world.', voice: 'Kore' }], 1);
+    const wav = wavBytes(samples);
+    const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength);
+    const ascii = (at: number) => String.fromCharCode(...wav.subarray(at, at + 4));
+    expect([ascii(0), ascii(8), ascii(12), ascii(36)]).toEqual(['RIFF', 'WAVE', 'fmt ', 'data']);
+    expect(view.getUint16(22, true)).toBe(1);
+    expect(view.getUint32(24, true)).toBe(SPEECH_SAMPLE_RATE);
+    expect(view.getUint16(34, true)).toBe(16);
+    expect(view.getUint32(40, true)).toBe(samples.length * 2);
+    expect(Math.abs(view.getInt16(44 + 2 * 5000, true) - samples[5000])).toBeLessThanOrEqual(1);
   });
 });

@@ -21,6 +21,11 @@ const pinned: Fixture[] = [
   { name: 'order-paid', scenario: 'order', requiredScenarioState: 'paid', match: { userMessage: 'status?' }, reply: { text: 'paid, shipping soon' } },
   { name: 'system', match: { system: { regex: '^You are a pirate' }, turn: 1 }, reply: { text: 'Arr.' } },
   { name: 'header', match: { headers: { 'x-tenant': 'acme' } }, reply: { text: 'hello acme' } },
+  {
+    name: 'raw',
+    match: { userMessage: 'raw please' },
+    raw: { openai: { id: 'chatcmpl-raw', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'verbatim', refusal: null }, logprobs: null, finish_reason: 'stop' }] } },
+  },
   { name: 'slow-429', match: { userMessage: 'limit me' }, error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '150' } } },
 ];
 const weatherTool = { name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
@@ -77,6 +82,12 @@ describe.each(modes)('fixtures ($name)', (mode) => {
       .withResponse();
     expect(data.choices[0].message.content).toBe('hello acme');
     expect(response.headers.get('x-mock-fixture')).toBe('header');
+  });
+
+  it('sends a raw per-format body verbatim', async () => {
+    const r = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'raw please' }] });
+    expect(r.id).toBe('chatcmpl-raw');
+    expect(r.choices[0].message.content).toBe('verbatim');
   });
 
   it('honours retry-after-ms on a 429, as the openai SDK does', async () => {

@@ -4,6 +4,8 @@ import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { createOpenAI } from '@ai-sdk/openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { generateObject, generateText, stepCountIs, streamObject, streamText, tool } from 'ai';
 import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
@@ -37,6 +39,25 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
     expect(Object.keys(args).sort()).toEqual(['city', 'unit']);
     expect(['celsius', 'fahrenheit']).toContain(args.unit);
     expect(r.usage!.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('makes the same fixture-free tool decision, with the same arguments, in every format', async () => {
+    const content = 'What is the weather in Paris?';
+    const chat = await ctx.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }], tools: [weather] });
+    const viaChat = (chat.choices[0].message.tool_calls![0] as { function: { name: string; arguments: string } }).function;
+    const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: ctx.gw.root, maxRetries: 0 });
+    const message = await anthropic.messages.create({ model: 'gpt-4o', max_tokens: 200, messages: [{ role: 'user', content }], tools: [{ name: 'get_weather', description: weather.function.description, input_schema: weatherParameters as never }] });
+    const use = message.content.find((b) => b.type === 'tool_use') as { name: string; input: unknown };
+    const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root, apiVersion: 'v1beta' } });
+    const generated = await google.models.generateContent({
+      model: 'gpt-4o',
+      contents: content,
+      config: { tools: [{ functionDeclarations: [{ name: 'get_weather', description: weather.function.description, parametersJsonSchema: weatherParameters }] }] },
+    });
+    expect(use.name).toBe(viaChat.name);
+    expect(generated.functionCalls![0].name).toBe(viaChat.name);
+    expect(use.input).toEqual(JSON.parse(viaChat.arguments));
+    expect(generated.functionCalls![0].args).toEqual(JSON.parse(viaChat.arguments));
   });
 
   it('answers in text when no tool fits, and never calls with tool_choice none', async () => {

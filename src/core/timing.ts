@@ -20,18 +20,36 @@ const KEYS: Record<string, keyof LatencyProfile> = {
 };
 
 /**
- * Parses the latency grammar shared by the CLI and the options:
- * comma-separated `key=value` pairs, keys `ttft` (ms), `tps` (tokens per second), `jitter` (0..1).
- * Example: `ttft=250,tps=40,jitter=0.2`. Missing keys keep their instant values.
+ * Named profiles. `realistic` is modelled on a hosted chat model under ordinary load (about half a
+ * second to the first token, then some 60 tokens a second); `slow` on a busy large model.
+ */
+export const PROFILES: Record<string, LatencyProfile> = {
+  instant: INSTANT,
+  realistic: { ttftMs: 450, tokensPerSecond: 60, jitter: 0.25 },
+  slow: { ttftMs: 2000, tokensPerSecond: 15, jitter: 0.3 },
+};
+
+/**
+ * Parses the latency grammar shared by the CLI, the options, fixtures and `x-mock-latency`: a profile
+ * name (`instant`, `realistic`, `slow`), or comma-separated `key=value` pairs, keys `ttft` (ms), `tps`
+ * (tokens per second), `jitter` (0..1), optionally after a name whose values they override.
+ * Examples: `ttft=250,tps=40,jitter=0.2`, `realistic`, `realistic,jitter=0`.
  */
 export function parseLatency(spec: string): LatencyProfile {
-  const profile = { ...INSTANT };
+  const [first, ...rest] = spec.split(',');
+  const named = PROFILES[first.trim()];
+  if (named) return { ...named, ...pairsOf(rest.join(',')) };
+  return { ...INSTANT, ...pairsOf(spec) };
+}
+
+function pairsOf(spec: string): Partial<LatencyProfile> {
+  const profile: Partial<LatencyProfile> = {};
   for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [name, raw] = pair.split('=').map((s) => s.trim());
     const key = KEYS[name];
     const value = Number(raw?.replace(/ms$/, ''));
     if (!key || raw === undefined || !Number.isFinite(value) || value < 0) {
-      throw new Error(`invalid latency "${pair}": expected ttft=<ms>, tps=<tokens per second> or jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`);
+      throw new Error(`invalid latency "${pair}": expected a profile (${Object.keys(PROFILES).join(', ')}) or ttft=<ms>, tps=<tokens per second>, jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`);
     }
     if (key === 'jitter' && value > 1) throw new Error(`invalid latency "${pair}": jitter is between 0 and 1`);
     profile[key] = value;

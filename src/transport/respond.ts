@@ -4,7 +4,7 @@ import { GatewayError, kindForStatus } from '../core/errors.ts';
 import { garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
 import { replyDelay } from '../core/plan.ts';
 import type { Answered } from '../runtime.ts';
-import type { TimedEvent } from './sse.ts';
+import { sseFrame, type TimedEvent } from './sse.ts';
 import type { Call } from './endpoint.ts';
 import { json, type Outbound } from './exchange.ts';
 
@@ -60,6 +60,16 @@ function faultError(fault: FaultSpec): GatewayError {
   return new GatewayError(kindForStatus(status), fault.message ?? `Error ${status} injected part-way through the stream.`, { status });
 }
 
+/** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events). */
+function rawEvents(call: Call, raw: unknown): TimedEvent[] {
+  const payloads = Array.isArray(raw) ? raw : [raw];
+  const named = call.format.name === 'anthropic';
+  return payloads.map((p) => ({
+    due: 0,
+    frame: sseFrame(typeof p === 'string' ? p : JSON.stringify(p), named ? ((p as { type?: string })?.type ?? undefined) : undefined),
+  }));
+}
+
 /** How a format renders an answer: whole, or as timed events. */
 export interface Rendering {
   json(): unknown;
@@ -76,9 +86,9 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
     if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
     if (fault?.type === 'STREAM_CUT') return brokenConnection(fault, reply.key);
     const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
-    return jsonReply(call, render.json(), replyDelay(reply, latency) + stall);
+    return jsonReply(call, answered.raw ?? render.json(), replyDelay(reply, latency) + stall);
   }
-  let events = render.events();
+  let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw);
   if (fault) {
     const after = Math.min(fault.after ?? 1, events.length);
     const at = events[after - 1]?.due ?? 0;
