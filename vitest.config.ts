@@ -21,7 +21,18 @@ export default defineConfig({
         },
         test: {
           name: 'msw2',
-          include: ['test/inprocess.test.ts', 'test/chat.contract.test.ts'],
+          // Every suite that runs in-process (their socket halves are skipped here).
+          include: [
+            'test/inprocess.test.ts',
+            'test/chat.contract.test.ts',
+            'test/tools.test.ts',
+            'test/completions.test.ts',
+            'test/responses.test.ts',
+            'test/embeddings.test.ts',
+            'test/anthropic.test.ts',
+            'test/gemini.test.ts',
+            'test/fixtures.test.ts',
+          ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },
       },

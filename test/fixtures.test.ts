@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, ApiError } from '@google/genai';
 import { createGateway, type Fixture } from '../src/index.ts';
-import { modes, type Running } from './helpers/modes.ts';
+import { modes, retriesWork, socketSuites, type Running } from './helpers/modes.ts';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 
 const pinned: Fixture[] = [
@@ -90,7 +90,7 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     expect(r.choices[0].message.content).toBe('verbatim');
   });
 
-  it('honours retry-after-ms on a 429, as the openai SDK does', async () => {
+  it.runIf(retriesWork)('honours retry-after-ms on a 429, as the openai SDK does', async () => {
     const before = (await gw.requests()).length;
     const retrying = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 2 });
     const started = performance.now();
@@ -196,7 +196,7 @@ describe('probabilistic faults replay', () => {
   });
 });
 
-describe('control plane over a real socket', () => {
+describe.runIf(socketSuites)('control plane over a real socket', () => {
   let cli: Spawned;
   const admin = (path: string, init?: RequestInit) => fetch(`${cli.url}/__admin${path}`, { headers: { 'content-type': 'application/json' }, ...init });
   beforeAll(async () => {
@@ -266,7 +266,7 @@ describe('control plane over a real socket', () => {
   });
 });
 
-describe('fixture files', () => {
+describe.runIf(socketSuites)('fixture files', () => {
   it('loads YAML and JSON, and stops start-up on an invalid file naming the file, place and rule', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgm-yaml-'));
     writeFileSync(join(dir, 'a.yaml'), 'fixtures:\n  - name: yaml-one\n    match:\n      userMessage: hi yaml\n    reply:\n      text: from YAML\n');

@@ -69,6 +69,15 @@ export const socket: Mode = {
   },
 };
 
+/**
+ * Whether SDK retries of error responses work: msw 2.x never settles `cancel()` on a mocked body
+ * (mswjs/interceptors#799), and the openai and Anthropic SDKs cancel the error body before retrying.
+ */
+export const retriesWork = process.env.GATEWAY_TEST_MSW_MAJOR !== '2';
+
+/** Socket-only suites run once, in the msw 3 project. */
+export const socketSuites = !process.env.GATEWAY_TEST_INPROCESS_ONLY;
+
 /** Both modes, or only in-process where the project runs the suite again under msw 2. */
 export const modes: Mode[] = process.env.GATEWAY_TEST_INPROCESS_ONLY ? [inProcess] : [inProcess, socket];
 
