@@ -66,6 +66,7 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
       for (const c of chunk.choices) texts[c.index] += c.text;
     }
     expect(chunks.every((c) => c.object === 'text_completion' && c.id === plain.id)).toBe(true);
+    expect(chunks.slice(0, -1).every((c) => !('usage' in c))).toBe(true);
     expect(texts).toEqual(plain.choices.map((c) => c.text));
     expect(chunks.at(-1)!.usage).toEqual(plain.usage);
   });
@@ -83,7 +84,15 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
     expect(error.param).toBe(param);
   });
 
-  it('refuses a chat model with NotFoundError', async () => {
-    await expect(ctx.client.completions.create({ model: 'gpt-4o', prompt: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  it('refuses a chat model with NotFoundError in OpenAI\'s words', async () => {
+    const error = await ctx.client.completions.create({ model: 'gpt-4o', prompt: 'x' }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(error.message).toContain('This is a chat model and not supported in the v1/completions endpoint');
+  });
+
+  it('counts a token-id prompt as the ids sent', async () => {
+    const ids = [9906, 1917, 0, 0];
+    const r = await ctx.client.completions.create({ model: MODEL, prompt: ids, max_tokens: 3 });
+    expect(r.usage!.prompt_tokens).toBe(ids.length);
   });
 });

@@ -36,3 +36,8 @@ export interface CanonicalReply {
   /** Name of the fixture that produced the reply, if any. */
   fixture?: string;
 }
+
+/** The text of a choice: its text blocks, joined. */
+export function choiceText(choice: Choice): string {
+  return choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}

@@ -16,6 +16,9 @@ export interface FieldRule {
   values?: string[];
 }
 
+/** A field that may be absent or null, of one of `types`. */
+export const optional = (...types: JsonType[]): FieldRule => ({ types, nullable: true });
+
 /** The vendor's words for each kind of failure; `param` is the field's path in the vendor's syntax. */
 export interface Wording {
   missing(param: string): GatewayError;

@@ -2,11 +2,11 @@
 import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+import { optional } from '../fields.ts';
 
 /** The version that first allowed `role: "system"` inside messages. */
 export const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
 
-const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
 
 /** The fields of a messages request (and of count_tokens, which takes a subset). */
 const MESSAGE_FIELDS: Record<string, FieldRule> = {

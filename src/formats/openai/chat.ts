@@ -1,6 +1,6 @@
 // Canonical reply → OpenAI chat completion JSON and `chat.completion.chunk` stream events.
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { Block, CanonicalReply, Choice, Usage } from '../../core/reply.ts';
+import { choiceText, type Block, type CanonicalReply, type Choice, type Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { memoize } from '../../core/memo.ts';
 import { planStream } from '../../core/plan.ts';
@@ -9,7 +9,8 @@ import { synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/log
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import type { ChatOptions } from './parse.ts';
 
-const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' } as const;
+/** OpenAI's finish reasons for the canonical ones. */
+export const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' } as const;
 
 function finishReason(choice: Choice, options: ChatOptions): string {
   return options.legacyFunctions && choice.finishReason === 'tool_calls' ? 'function_call' : FINISH[choice.finishReason];
@@ -42,10 +43,6 @@ export function usageBody(usage: Usage) {
 /** A stable `fp_…` per model, as OpenAI reports the backend configuration. */
 export const systemFingerprint = memoize((model: string) => `fp_${hashString(model).toString(16).padStart(14, '0').slice(-10)}`, 200);
 
-function textOf(choice: Choice): string {
-  return choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
-}
-
 function logprobEntries(entries: TokenLogprob[]) {
   const bytes = (s: string) => [...new TextEncoder().encode(s)];
   return entries.map((e) => ({
@@ -58,7 +55,7 @@ function logprobEntries(entries: TokenLogprob[]) {
 
 function choiceLogprobs(reply: CanonicalReply, choice: Choice, options: ChatOptions): TokenLogprob[] | undefined {
   if (options.topLogprobs === undefined) return undefined;
-  return synthesizeLogprobs(textOf(choice), options.topLogprobs, deriveKey(reply.key, `logprobs:${choice.index}`));
+  return synthesizeLogprobs(choiceText(choice), options.topLogprobs, deriveKey(reply.key, `logprobs:${choice.index}`));
 }
 
 function header(reply: CanonicalReply, request: CanonicalRequest) {
@@ -82,7 +79,7 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
       const logprobs = choiceLogprobs(reply, choice, options);
       const calls = toolCallsOf(choice);
       const hasText = choice.blocks.some((b) => b.type === 'text');
-      const message: Record<string, unknown> = { role: 'assistant', content: hasText ? textOf(choice) : null, refusal: null, annotations: [] };
+      const message: Record<string, unknown> = { role: 'assistant', content: hasText ? choiceText(choice) : null, refusal: null, annotations: [] };
       if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
       else if (calls.length) {
         message.tool_calls = calls.map((c) => ({ id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } }));

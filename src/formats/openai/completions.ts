@@ -1,18 +1,19 @@
 // Legacy completions (/v1/completions): prompts → canonical requests (one per prompt), replies →
 // `text_completion` objects and chunks, with echo and legacy logprobs.
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { CanonicalReply, Choice } from '../../core/reply.ts';
+import { choiceText, type CanonicalReply, type Choice } from '../../core/reply.ts';
 import { deriveKey, makeId } from '../../core/seed.ts';
 import { countTokens, detokenize } from '../../core/tokens.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
-import { systemFingerprint, usageBody } from './chat.ts';
+import { FINISH, systemFingerprint, usageBody } from './chat.ts';
+import { parseStop } from './parse.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { optional } from '../fields.ts';
 
 type Raw = Record<string, unknown>;
-const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
 
 const FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'], required: true },
@@ -35,15 +36,24 @@ const FIELDS: Record<string, FieldRule> = {
   user: { types: ['string'] },
 };
 
-/** The prompt in any of its four shapes, as texts. */
-function prompts(raw: unknown): string[] {
-  if (typeof raw === 'string') return [raw];
+interface Prompt {
+  text: string;
+  /** Prompt tokens: the ids sent, or the text's count. */
+  tokens: number;
+}
+
+const fromText = (text: string): Prompt => ({ text, tokens: countTokens(text) });
+const fromIds = (param: string, ids: unknown[]): Prompt => ({ text: tokensText(param, ids), tokens: ids.length });
+
+/** The prompt in any of its four shapes. */
+function prompts(raw: unknown): Prompt[] {
+  if (typeof raw === 'string') return [fromText(raw)];
   const list = raw as unknown[];
   if (!list.length) throw invalid('prompt', "Invalid 'prompt': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'empty_array');
-  if (list.every((p) => typeof p === 'number')) return [tokensText('prompt', list as number[])];
+  if (list.every((p) => typeof p === 'number')) return [fromIds('prompt', list)];
   return list.map((p, i) => {
-    if (typeof p === 'string') return p;
-    if (Array.isArray(p)) return tokensText(`prompt[${i}]`, p);
+    if (typeof p === 'string') return fromText(p);
+    if (Array.isArray(p)) return fromIds(`prompt[${i}]`, p);
     throw invalidType(`prompt[${i}]`, ['string', 'array'], p);
   });
 }
@@ -55,7 +65,7 @@ function tokensText(param: string, ids: unknown[]): string {
 }
 
 export interface CompletionCall {
-  prompts: string[];
+  prompts: Prompt[];
   requests: CanonicalRequest[];
   echo: boolean;
   logprobs?: number;
@@ -65,25 +75,23 @@ export interface CompletionCall {
 
 export function parseCompletionRequest(body: Raw): CompletionCall {
   checkFields(body, FIELDS);
-  const texts = prompts(body.prompt);
+  const given = prompts(body.prompt);
   const stream = body.stream === true;
   const n = (body.n as number | null | undefined) ?? 1;
   const bestOf = body.best_of as number | null | undefined;
   if (bestOf != null && bestOf < n) throw invalid('best_of', `best_of must be greater than or equal to n (got best_of=${bestOf}, n=${n}).`);
   if (bestOf != null && bestOf > 1 && stream) throw invalid('best_of', "Invalid 'best_of': cannot be used when streaming ('stream': true).", undefined);
   if (body.stream_options != null && !stream) throw invalid('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.", undefined);
-  const stop = body.stop === undefined || body.stop === null ? [] : typeof body.stop === 'string' ? [body.stop] : (body.stop as unknown[]);
-  if (stop.length > 4) throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`, 'array_above_max_length');
-  stop.forEach((s, i) => checkField(`stop[${i}]`, s, { types: ['string'], required: true }));
-  const requests = texts.map(
-    (text): CanonicalRequest => ({
+  const stop = parseStop(body.stop);
+  const requests = given.map(
+    ({ text }): CanonicalRequest => ({
       format: 'openai',
       operation: 'chat',
       model: body.model as string,
       messages: [{ role: 'user', parts: [{ type: 'text', text }] }],
       // OpenAI's default for legacy completions.
       maxTokens: (body.max_tokens as number | null | undefined) ?? 16,
-      stop: stop as string[],
+      stop,
       n,
       seed: (body.seed as number | null | undefined) ?? undefined,
       stream,
@@ -94,7 +102,7 @@ export function parseCompletionRequest(body: Raw): CompletionCall {
     }),
   );
   return {
-    prompts: texts,
+    prompts: given,
     requests,
     echo: body.echo === true,
     logprobs: (body.logprobs as number | null | undefined) ?? undefined,
@@ -107,14 +115,14 @@ export function parseCompletionRequest(body: Raw): CompletionCall {
 export function combine(replies: CanonicalReply[], call: CompletionCall): CanonicalReply {
   const choices: Choice[] = replies.flatMap((r, p) =>
     r.choices.map((c) => {
-      const text = c.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      const text = choiceText(c);
       // Echo puts the prompt in front of each choice's text (usage still counts only the completion).
-      return { ...c, index: p * call.n + c.index, blocks: [{ type: 'text' as const, text: call.echo ? call.prompts[p] + text : text }] };
+      return { ...c, index: p * call.n + c.index, blocks: [{ type: 'text' as const, text: call.echo ? call.prompts[p].text + text : text }] };
     }),
   );
   // A legacy prompt is raw text: its tokens, without the chat framing.
   const usage = {
-    inputTokens: call.prompts.reduce((n, p) => n + countTokens(p), 0),
+    inputTokens: call.prompts.reduce((n, p) => n + p.tokens, 0),
     outputTokens: replies.reduce((n, r) => n + r.usage.outputTokens, 0),
     cachedInputTokens: 0,
     reasoningTokens: 0,
@@ -122,10 +130,8 @@ export function combine(replies: CanonicalReply[], call: CompletionCall): Canoni
   return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture };
 }
 
-const textOf = (choice: Choice) => choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
-
 function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number) {
-  const entries = synthesizeLogprobs(textOf(choice), Math.max(top, 1), deriveKey(reply.key, `logprobs:${choice.index}`));
+  const entries = synthesizeLogprobs(choiceText(choice), Math.max(top, 1), deriveKey(reply.key, `logprobs:${choice.index}`));
   let offset = 0;
   const text_offset = entries.map((e) => {
     const at = offset;
@@ -140,8 +146,6 @@ function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number) {
   };
 }
 
-const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'stop', content_filter: 'content_filter' } as const;
-
 function head(reply: CanonicalReply, model: string) {
   return { id: makeId('cmpl-', 29, reply.key), object: 'text_completion', created: reply.created, model, system_fingerprint: systemFingerprint(model) };
 }
@@ -150,7 +154,7 @@ export function renderCompletion(reply: CanonicalReply, call: CompletionCall, mo
   return {
     ...head(reply, model),
     choices: reply.choices.map((c) => ({
-      text: textOf(c),
+      text: choiceText(c),
       index: c.index,
       logprobs: call.logprobs === undefined ? null : legacyLogprobs(reply, c, call.logprobs),
       finish_reason: FINISH[c.finishReason],
@@ -161,10 +165,9 @@ export function renderCompletion(reply: CanonicalReply, call: CompletionCall, mo
 
 export function completionStreamEvents(reply: CanonicalReply, call: CompletionCall, model: string, latency: LatencyProfile): TimedEvent[] {
   const base = head(reply, model);
-  const extra = call.includeUsage ? { usage: null } : {};
   const lps = reply.choices.map((c) => (call.logprobs === undefined ? undefined : legacyLogprobs(reply, c, call.logprobs)));
   const events: TimedEvent[] = [];
-  const chunk = (due: number, choice: unknown) => events.push({ due, frame: sseFrame(JSON.stringify({ ...base, choices: [choice], ...extra })) });
+  const chunk = (due: number, choice: unknown) => events.push({ due, frame: sseFrame(JSON.stringify({ ...base, choices: [choice] })) });
   for (const step of planStream(reply, latency)) {
     const choice = reply.choices[step.choice];
     const lp = lps[step.choice];

@@ -2,10 +2,10 @@
 import type { CanonicalRequest, Message, OutputFormat, Part, Role } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
+import { optional } from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number): FieldRule => ({ types: ['integer'], nullable: true, min, max });
 const nullableNum = (min?: number, max?: number): FieldRule => ({ types: ['number'], nullable: true, min, max });
-const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
 
 /** Every field of CreateChatCompletionRequest, with its type and bounds. */
 const CHAT_FIELDS: Record<string, FieldRule> = {
@@ -124,7 +124,8 @@ function parseMessage(param: string, raw: unknown): Message {
   return { role: canonicalRole, parts: parseContent(`${param}.content`, m.content, role === 'user' ? USER_PARTS : ['text']) };
 }
 
-function parseStop(stop: unknown): string[] {
+/** `stop` as a string or up to four strings. */
+export function parseStop(stop: unknown): string[] {
   if (stop === undefined || stop === null) return [];
   if (typeof stop === 'string') return [stop];
   const list = stop as unknown[];

@@ -10,9 +10,9 @@ import type { LatencyProfile } from '../../core/timing.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { callId } from './chat.ts';
 import { checkField, checkFields, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
+import { optional } from '../fields.ts';
 
 type Raw = Record<string, unknown>;
-const optional = (...types: FieldRule['types']): FieldRule => ({ types, nullable: true });
 
 const FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'], required: true },

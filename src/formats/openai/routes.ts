@@ -68,6 +68,10 @@ export const openaiEndpoints: EndpointSpec[] = [
     handle(call) {
       const parsed = parseCompletionRequest(call.body as Record<string, unknown>);
       const model = parsed.requests[0].model;
+      if (call.runtime.catalogue.get(model)?.capabilities.includes('chat')) {
+        // OpenAI's own words for this mistake.
+        throw new GatewayError('not_found', 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?', { param: 'model' });
+      }
       call.runtime.requireModel(model, 'completion');
       const answers = parsed.requests.map((r) => call.runtime.answer(call, r));
       const reply = combine(answers.map((a) => a.reply), parsed);
