@@ -1,9 +1,13 @@
-// Throughput and latency of the emulator against a bare node:http server, measured in the same run,
+// Throughput and latency of the emulator against a bare node:http server sending the same bytes,
+// measured in the same run,
 // plus the time from starting the CLI to the first 200 from /__admin/health.
 // Usage: npm run bench [-- --seconds 10 --connections 32]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' } } });
 const SECONDS = Number(values.seconds);
@@ -54,8 +58,17 @@ async function startupMs(): Promise<number> {
   return ms;
 }
 
-const bare = await start([BARE]);
 const mock = await start([CLI, '--port', '0']);
+// The bare server sends the emulator's own bytes and headers, so both put the same bytes on the wire.
+const canned: Record<string, { headers: Record<string, string>; body: string }> = {};
+for (const stream of [false, true]) {
+  const res = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: body(stream) });
+  const headers = Object.fromEntries([...res.headers].filter(([k]) => !['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)));
+  canned[stream ? 'sse' : 'json'] = { headers, body: await res.text() };
+}
+const cannedFile = join(mkdtempSync(join(tmpdir(), 'mgm-bench-')), 'canned.json');
+writeFileSync(cannedFile, JSON.stringify(canned));
+const bare = await start([BARE, cannedFile]);
 const rows: string[] = [];
 try {
   for (const stream of [false, true]) {

@@ -95,6 +95,9 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     expect(body.results[0]).toEqual({ index: 1, relevance_score: expect.any(Number) });
     expect(body.meta).toEqual({ api_version: { version: '2' }, billed_units: { search_units: 1 } });
     expect(body.id).toMatch(/^[0-9a-z]{8}-[0-9a-z]{4}-/);
+    const cut = await rerank('/v2/rerank', { model: 'rerank-v3.5', query: 'cat food', documents: ['stock market news, and later the best food for your cat'], max_tokens_per_doc: 3 });
+    const whole = await rerank('/v2/rerank', { model: 'rerank-v3.5', query: 'cat food', documents: ['stock market news, and later the best food for your cat'] });
+    expect(cut.body.results[0].relevance_score).toBeLessThan(whole.body.results[0].relevance_score);
   });
 
   it('refuses bad rerank input naming the field', async () => {

@@ -23,6 +23,8 @@ export interface ModelInfo {
   max_output_tokens?: number;
   /** Vector size, for embedding models. */
   dimensions?: number;
+  /** An embedding model whose size cannot be changed (it refuses `dimensions`). */
+  fixed_dimensions?: boolean;
 }
 
 export class Catalogue {

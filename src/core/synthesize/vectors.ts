@@ -37,6 +37,11 @@ function normalize(v: Float32Array): Float32Array {
   return v;
 }
 
+/** Words that say little about a text's subject: they weigh a tenth of the others. */
+const COMMON = new Set(
+  'a an and are as at be but by for from has have he her his i in is it its me my not of on or our she so that the their them they this to was we were what when which who will with you your'.split(' '),
+);
+
 /** Lower-cased words, plural `s` dropped, so "cats" and "cat" share a direction. */
 function words(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
@@ -50,7 +55,8 @@ export function embed(text: string, space: number, dims: number, truncateTo = di
   const v = new Float32Array(dims);
   for (const word of words(text)) {
     const w = wordVector(`${space}\u0000${dims}\u0000${word}`);
-    for (let i = 0; i < dims; i++) v[i] += w[i];
+    const weight = COMMON.has(word) ? 0.1 : 1;
+    for (let i = 0; i < dims; i++) v[i] += weight * w[i];
   }
   normalize(v);
   const own = gaussianVector(hashString(text, space), dims);

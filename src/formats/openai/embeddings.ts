@@ -1,7 +1,7 @@
 // Embeddings (/v1/embeddings) and reranking (/v1/rerank, Jina-style; /v2/rerank, Cohere v2) in the
 // gateway's OpenAI-compatible shapes. Vectors and scores come from the core's vector synthesizer.
 import { hashString, makeId } from '../../core/seed.ts';
-import { countTokens, detokenize } from '../../core/tokens.ts';
+import { countTokens, detokenize, truncateTokens } from '../../core/tokens.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
 import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
@@ -61,7 +61,7 @@ function embeddings(call: Call) {
   const texts = inputs(body.input);
   const dimensions = body.dimensions as number | undefined;
   if (dimensions !== undefined) {
-    if (model === 'text-embedding-ada-002') throw invalid('dimensions', 'This model does not support specifying dimensions.', undefined);
+    if (info.fixed_dimensions) throw invalid('dimensions', 'This model does not support specifying dimensions.', undefined);
     if (dimensions > dims) throw invalid('dimensions', `Invalid 'dimensions': integer above maximum value. Expected a value <= ${dims}, but got ${dimensions} instead.`, 'integer_above_max_value');
   }
   const limit = info.context_window ?? 8191;
@@ -109,8 +109,10 @@ function rank(call: Call, cohere: boolean) {
   });
   const query = body.query as string;
   const space = spaceOf(call, model);
+  // Cohere reads only the first max_tokens_per_doc tokens of each document (4096 by default).
+  const read = (text: string) => (cohere ? truncateTokens(text, (body.max_tokens_per_doc as number | undefined) ?? 4096) : text);
   const ranked = documents
-    .map((text, index) => ({ index, text, score: relevance(query, text, space) }))
+    .map((text, index) => ({ index, text, score: relevance(query, read(text), space) }))
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, (body.top_n as number | undefined) ?? documents.length);
   const tokens = countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0);
