@@ -97,6 +97,7 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     const error = await retrying.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'limit me' }] }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(error.code).toBe('rate_limit_exceeded');
+    expect(error.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(performance.now() - started).toBeGreaterThanOrEqual(2 * 150 * 0.9);
     expect((await gw.requests()).slice(before).map((r) => r.status)).toEqual([429, 429, 429]);
   });

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, GoogleGenAI, Modality, Type } from '@google/genai';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { generateText, streamText } from 'ai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { z } from 'zod';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { modes, type Running } from './helpers/modes.ts';
 
@@ -203,5 +204,19 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
     expect(usage.outputTokens).toBeGreaterThan(0);
     const stream = streamText({ model: google(MODEL), prompt: 'Say something' });
     expect(await stream.text).toBe(text);
+  });
+
+  it('runs a multi-step generateText with tools through the AI SDK Google provider', async () => {
+    const google = createGoogleGenerativeAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1beta` });
+    const executed: string[] = [];
+    const result = await generateText({
+      model: google(MODEL),
+      prompt: 'What is the weather in Madrid?',
+      tools: { get_weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => (executed.push(city), { temperature: 31 }) }) },
+      stopWhen: stepCountIs(4),
+    });
+    expect(executed).toHaveLength(1);
+    expect(result.steps).toHaveLength(2);
+    expect(result.text).toContain('"temperature":31');
   });
 });

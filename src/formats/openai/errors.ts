@@ -34,11 +34,21 @@ export function openaiErrorBody(error: GatewayError) {
   };
 }
 
+/** The rate-limit headers OpenAI sends with a 429, unless the error brings its own. */
+const RATE_LIMITED = {
+  'x-ratelimit-limit-requests': '10000',
+  'x-ratelimit-remaining-requests': '0',
+  'x-ratelimit-reset-requests': '1s',
+  'x-ratelimit-limit-tokens': '2000000',
+  'x-ratelimit-remaining-tokens': '0',
+  'x-ratelimit-reset-tokens': '1s',
+};
+
 export const openaiFormat: FormatEdge = {
   name: 'openai',
   requestIdHeader: 'x-request-id',
   requestIdPrefix: 'req_',
-  errorResponse: (error) => json(openaiErrorBody(error), error.status, error.headers),
+  errorResponse: (error) => json(openaiErrorBody(error), error.status, error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers),
   // The openai SDK throws an APIError for any event whose data has an `error` field.
   streamError: (error) => sseFrame(JSON.stringify(openaiErrorBody(error))),
 };
