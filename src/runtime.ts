@@ -10,7 +10,7 @@ import type { CanonicalRequest } from './core/request.ts';
 import type { CanonicalReply } from './core/reply.ts';
 import type { Capability } from './core/models.ts';
 import { GatewayError, kindForStatus } from './core/errors.ts';
-import { respond } from './core/respond.ts';
+import { respond, type PinnedReply } from './core/respond.ts';
 import { BoundedStore } from './core/store.ts';
 import { faultStrikes, parseFault, type FaultSpec } from './core/faults.ts';
 import type { NearMiss } from './fixtures/match.ts';
@@ -97,11 +97,11 @@ export class Runtime {
   }
 
   /**
-   * The answer to a canonical request: the winning fixture's, else a synthesized reply, after the
-   * token's scope and the request's `x-mock-*` overrides. Records model and fixture in the journal.
-   * Errors (a fixture's, a forced status, strict mode's near miss) are thrown as GatewayErrors.
+   * What the fixtures, the request's `x-mock-*` overrides and the token's scope decide for a request,
+   * before anything is synthesized. Records model and fixture in the journal. Errors (a fixture's, a
+   * forced status, strict mode's near miss) are thrown as GatewayErrors.
    */
-  answer(call: Call, request: CanonicalRequest): Answered {
+  decide(call: Call, request: CanonicalRequest): Decision {
     const { entry, inbound } = call;
     entry.model = request.model;
     entry.stream = request.stream;
@@ -119,18 +119,35 @@ export class Runtime {
     }
     const answer = taken?.answer;
     const name = taken ? (taken.entry.fixture.name ?? taken.entry.id) : undefined;
-    entry.fixture = name;
+    entry.fixture ??= name;
     if (answer?.error) {
       const e = answer.error;
       throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, { status: e.status, code: e.code, headers: e.headers });
     }
-    const pinned = answer?.reply ? { name, ...answer.reply } : name ? { name } : undefined;
-    const reply = respond(request, { seed: overrides.seed ?? this.seed, created: this.now() }, pinned);
-    const latency = overrides.latency ?? (answer?.latency === undefined ? this.latency : toLatency(answer.latency));
-    const fault = overrides.fault ?? answer?.fault;
-    const raw = answer?.raw?.[request.format as keyof NonNullable<typeof answer.raw>];
+    return {
+      pinned: answer?.reply ? { name, ...answer.reply } : name ? { name } : undefined,
+      seed: overrides.seed ?? this.seed,
+      latency: overrides.latency ?? (answer?.latency === undefined ? this.latency : toLatency(answer.latency)),
+      fault: overrides.fault ?? answer?.fault,
+      raw: answer?.raw?.[request.format as keyof NonNullable<typeof answer.raw>],
+    };
+  }
+
+  /** The answer to a chat-like request: the decision, and the reply it pins or synthesizes. */
+  answer(call: Call, request: CanonicalRequest): Answered {
+    const { pinned, seed, latency, fault, raw } = this.decide(call, request);
+    const reply = respond(request, { seed, created: this.now() }, pinned);
     return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
   }
+}
+
+/** What fixtures and overrides decide for one request (the fault not yet drawn against its probability). */
+export interface Decision {
+  pinned?: PinnedReply;
+  seed: number;
+  latency: LatencyProfile;
+  fault?: FaultSpec;
+  raw?: unknown;
 }
 
 /** What a request's answer is made of: the reply, its timing, and a fault to inflict, if any. */

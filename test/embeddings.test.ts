@@ -11,7 +11,34 @@ const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i],
 const norm = (a: number[]) => Math.sqrt(cosine(a, a));
 
 describe.each(modes)('embeddings and rerank ($name)', (mode) => {
-  const ctx = withGateway(mode);
+  const ctx = withGateway(mode, {
+    fixtures: [
+      { name: 'pinned-vector', match: { endpoint: '/v1/embeddings', userMessage: 'pin me' }, reply: { embedding: [0.6, 0.8] } },
+      { name: 'embed-fails', match: { userMessage: 'fail me' }, error: { status: 429, message: 'slow down' } },
+    ],
+  });
+
+  it('lets fixtures and overrides answer embeddings and rerank too', async () => {
+    const pinned = await ctx.client.embeddings.create({ model: MODEL, input: ['pin me', 'not me'], encoding_format: 'float' });
+    expect(pinned.data[0].embedding).toEqual([0.6000000238418579, 0.800000011920929]);
+    expect(pinned.data[1].embedding).toHaveLength(1536);
+    const failed = await ctx.client.embeddings.create({ model: MODEL, input: 'fail me' }).catch((e) => e);
+    expect(failed).toBeInstanceOf(OpenAI.RateLimitError);
+    const forced = await ctx.client.embeddings.create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-status': '503' } }).catch((e) => e);
+    expect(forced.status).toBe(503);
+    const reset = await ctx.client.embeddings.create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } }).catch((e) => e);
+    expect(reset).toBeInstanceOf(OpenAI.APIConnectionError);
+    const reseeded = await ctx.client.embeddings.create({ model: MODEL, input: 'x', encoding_format: 'float' }, { headers: { 'x-mock-seed': '9' } });
+    const plain = await ctx.client.embeddings.create({ model: MODEL, input: 'x', encoding_format: 'float' });
+    expect(reseeded.data[0].embedding).not.toEqual(plain.data[0].embedding);
+    const reranked = await fetch(`${ctx.gw.root}/v1/rerank`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'x-mock-status': '500' },
+      body: JSON.stringify({ model: 'rerank-v3.5', query: 'q', documents: ['a'] }),
+    });
+    expect(reranked.status).toBe(500);
+    expect((await reranked.json()).error.type).toBe('server_error');
+  });
 
   it('embeds with the SDK default (base64) and with float alike, unit length, of the model size', async () => {
     const input = ['the cat sat on the mat', 'a cat on a mat', 'quarterly revenue grew'];

@@ -37,8 +37,8 @@ export type OutputFormat =
 export interface CanonicalRequest {
   /** The wire format's name; the core records it for matching and never branches on it. */
   format: string;
-  /** The operation: 'chat' (any conversational generation), and more as formats arrive. */
-  operation: 'chat';
+  /** The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query). */
+  operation: 'chat' | 'embedding' | 'rerank';
   model: string;
   messages: Message[];
   /** Upper bound on generated tokens per choice. */
@@ -70,4 +70,21 @@ export function lastUserText(request: CanonicalRequest): string {
     if (request.messages[i].role === 'user') return textOf(request.messages[i]);
   }
   return '';
+}
+
+/** The canonical form of a non-generative request (an embedding input, a rerank query), so fixtures and overrides apply to it too. */
+export function operationRequest(format: string, operation: 'embedding' | 'rerank', model: string, text: string): CanonicalRequest {
+  return {
+    format,
+    operation,
+    model,
+    messages: [{ role: 'user', parts: [{ type: 'text', text }] }],
+    stop: [],
+    n: 1,
+    stream: false,
+    tools: [],
+    toolChoice: 'none',
+    parallelToolCalls: false,
+    output: { type: 'text' },
+  };
 }

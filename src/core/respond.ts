@@ -31,6 +31,8 @@ export interface PinnedReply {
   finishReason?: FinishReason;
   /** Replaces counted usage figures. */
   usage?: Partial<Usage>;
+  /** For an embedding request: the vector to return instead of a synthesized one. */
+  embedding?: number[];
 }
 
 export interface RespondContext {

@@ -1,9 +1,9 @@
 // The Outbound of an answer: JSON after its delay, a timed event stream tracked in the journal, or a
 // fault: a broken connection, a cut or stalled stream, or a vendor error part-way through a stream.
 import { GatewayError, kindForStatus } from '../core/errors.ts';
-import { garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
+import { faultStrikes, garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
 import { replyDelay } from '../core/plan.ts';
-import type { Answered } from '../runtime.ts';
+import type { Answered, Decision } from '../runtime.ts';
 import { sseFrame, type TimedEvent } from './sse.ts';
 import type { Call } from './endpoint.ts';
 import { json, type Outbound } from './exchange.ts';
@@ -77,17 +77,28 @@ export interface Rendering {
   contentType?: string;
 }
 
+/**
+ * A plain (not streamed) JSON answer after `delayMs`, with its fault inflicted: a connection fault
+ * or a cut breaks the connection, an in-stream error is the error, a stall adds its time.
+ */
+export function plainReply(call: Call, body: () => unknown, delayMs: number, fault: FaultSpec | undefined, key: number): Outbound | Promise<Outbound> {
+  if (fault && (isConnectionFault(fault) || fault.type === 'STREAM_CUT')) return brokenConnection(fault, key);
+  if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
+  const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
+  return jsonReply(call, body(), delayMs + stall);
+}
+
+/** The Outbound of a non-generative answer (embeddings, rerank) under its decision: raw body, fault, delay. */
+export function decidedReply(call: Call, decision: Decision, key: number, body: () => unknown): Outbound | Promise<Outbound> {
+  const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
+  return plainReply(call, () => decision.raw ?? body(), decision.latency.ttftMs, fault, key);
+}
+
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
 export function deliver(call: Call, answered: Answered, stream: boolean, render: Rendering): Outbound | Promise<Outbound> {
   const { reply, latency, fault } = answered;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
-  if (!stream) {
-    // Stream faults on a plain reply: an error is the error, a cut is a reset, a stall a delay.
-    if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
-    if (fault?.type === 'STREAM_CUT') return brokenConnection(fault, reply.key);
-    const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
-    return jsonReply(call, answered.raw ?? render.json(), replyDelay(reply, latency) + stall);
-  }
+  if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
   let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw);
   if (fault) {
     const after = Math.min(fault.after ?? 1, events.length);

@@ -4,7 +4,9 @@ import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokens } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { json, type Inbound } from '../../transport/exchange.ts';
-import { deliver } from '../../transport/respond.ts';
+import { decidedReply, deliver } from '../../transport/respond.ts';
+import { operationRequest } from '../../core/request.ts';
+import { hashString } from '../../core/seed.ts';
 import { geminiFormat } from './errors.ts';
 import { checkField } from './validate.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
@@ -73,7 +75,10 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   const dims = info.dimensions ?? 768;
   const size = body.outputDimensionality as number | undefined;
   checkField(`${at}outputDimensionality`, size, { types: ['integer'], min: 1, max: dims });
-  return { values: Array.from(embed(text, embeddingSpace(model, call.runtime.seed), dims, size)) };
+  // Each content is its own request to the fixtures: one may pin its vector, fail it, or break it.
+  const decision = call.runtime.decide(call, operationRequest('gemini', 'embedding', model, text));
+  const values = decision.pinned?.embedding ?? Array.from(embed(text, embeddingSpace(model, decision.seed), dims, size));
+  return { embedding: { values }, decision, key: hashString(text, decision.seed) };
 }
 
 function countTokens(call: Call, model: string) {
@@ -95,11 +100,15 @@ function action(call: Call) {
   }
   call.entry.model = model;
   if (name === 'countTokens') return countTokens(call, model);
-  if (name === 'embedContent') return json({ embedding: embedOne(call, model, call.body as Record<string, unknown>, '') });
+  if (name === 'embedContent') {
+    const one = embedOne(call, model, call.body as Record<string, unknown>, '');
+    return decidedReply(call, one.decision, one.key, () => ({ embedding: one.embedding }));
+  }
   if (name === 'batchEmbedContents') {
     const requests = (call.body as Record<string, unknown>).requests;
     checkField('requests', requests, { types: ['array'], required: true, min: 1 });
-    return json({ embeddings: (requests as Record<string, unknown>[]).map((r, i) => embedOne(call, model, r, `requests[${i}].`)) });
+    const all = (requests as Record<string, unknown>[]).map((r, i) => embedOne(call, model, r, `requests[${i}].`));
+    return decidedReply(call, all[0].decision, all[0].key, () => ({ embeddings: all.map((e) => e.embedding) }));
   }
   return generate(call, model, name);
 }

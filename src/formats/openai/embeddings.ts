@@ -5,7 +5,8 @@ import { countTokens, detokenize, truncateTokens } from '../../core/tokens.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
 import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { json } from '../../transport/exchange.ts';
+import { decidedReply } from '../../transport/respond.ts';
+import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './errors.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 
@@ -48,7 +49,6 @@ function tokensText(param: string, ids: unknown[]): string {
   return text;
 }
 
-const spaceOf = (call: Call, model: string) => embeddingSpace(model, call.runtime.seed);
 
 function embeddings(call: Call) {
   const body = call.body as Raw;
@@ -72,17 +72,19 @@ function embeddings(call: Call) {
     }
   });
   const base64 = body.encoding_format === 'base64';
-  const space = spaceOf(call, model);
   const tokens = counts.reduce((a, b) => a + b, 0);
-  return json({
+  // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
+  const decisions = texts.map((text) => call.runtime.decide(call, operationRequest('openai', 'embedding', model, text)));
+  const vectors = texts.map((text, i) => {
+    const pinned = decisions[i].pinned?.embedding;
+    return pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
+  });
+  return decidedReply(call, decisions[0], hashString(texts.join('\u0000'), call.runtime.seed), () => ({
     object: 'list',
-    data: texts.map((text, index) => {
-      const v = embed(text, space, dims, dimensions);
-      return { object: 'embedding', index, embedding: base64 ? toBase64(float32Bytes(v)) : Array.from(v) };
-    }),
+    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: base64 ? toBase64(float32Bytes(v)) : Array.from(v) })),
     model,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
-  });
+  }));
 }
 
 const RERANK_FIELDS: Record<string, FieldRule> = {
@@ -108,7 +110,8 @@ function rank(call: Call, cohere: boolean) {
     throw invalidType(`documents[${i}]`, cohere ? ['string'] : ['string', 'object with text'], d);
   });
   const query = body.query as string;
-  const space = spaceOf(call, model);
+  const decision = call.runtime.decide(call, operationRequest('openai', 'rerank', model, query));
+  const space = embeddingSpace(model, decision.seed);
   // Cohere reads only the first max_tokens_per_doc tokens of each document (4096 by default).
   const read = (text: string) => (cohere ? truncateTokens(text, (body.max_tokens_per_doc as number | undefined) ?? 4096) : text);
   const ranked = documents
@@ -116,7 +119,7 @@ function rank(call: Call, cohere: boolean) {
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, (body.top_n as number | undefined) ?? documents.length);
   const tokens = countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0);
-  return { ranked, tokens, model };
+  return { ranked, tokens, model, decision };
 }
 
 export const embeddingEndpoints: EndpointSpec[] = [
@@ -127,13 +130,13 @@ export const embeddingEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: ['bearer'],
     handle(call) {
-      const { ranked, tokens, model } = rank(call, false);
+      const { ranked, tokens, model, decision } = rank(call, false);
       const withDocs = (call.body as Raw).return_documents !== false;
-      return json({
+      return decidedReply(call, decision, hashString(JSON.stringify(call.body), call.runtime.seed), () => ({
         model,
         results: ranked.map((r) => ({ index: r.index, relevance_score: r.score, ...(withDocs ? { document: { text: r.text } } : {}) })),
         usage: { prompt_tokens: tokens, total_tokens: tokens },
-      });
+      }));
     },
   },
   {
@@ -142,13 +145,14 @@ export const embeddingEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: ['bearer'],
     handle(call) {
-      const { ranked } = rank(call, true);
-      const id = makeId('', 36, hashString(JSON.stringify(call.body), call.runtime.seed));
-      return json({
+      const { ranked, decision } = rank(call, true);
+      const key = hashString(JSON.stringify(call.body), call.runtime.seed);
+      const id = makeId('', 36, key);
+      return decidedReply(call, decision, key, () => ({
         id: `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20, 32)}`.toLowerCase(),
         results: ranked.map((r) => ({ index: r.index, relevance_score: r.score })),
         meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } },
-      });
+      }));
     },
   },
 ];
