@@ -14,6 +14,8 @@ const fixtures = [
   { name: 'unavailable', match: { userMessage: 'unavailable please' }, error: { status: 503, message: 'The model is overloaded. Please try again later.' } },
   { name: 'denied', match: { userMessage: 'deny me' }, error: { status: 403, message: 'Permission denied.' } },
   { name: 'internal', match: { userMessage: 'fail please' }, error: { status: 500, message: 'An internal error has occurred.' } },
+  // Four samples: 1, -1, 256, -32768, as base64 little-endian PCM.
+  { name: 'clip', match: { userMessage: 'play the clip' }, reply: { audio: Buffer.from(new Int16Array([1, -1, 256, -32768]).buffer).toString('base64') } },
 ];
 
 function pcm(base64: string): Int16Array {
@@ -125,6 +127,11 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(Buffer.from(puck.buffer).equals(Buffer.from(samples.buffer))).toBe(false);
       expect(Math.max(...samples.slice(0, 20000).map(Math.abs))).toBeGreaterThan(1000);
       expect(short.usageMetadata!.candidatesTokensDetails![0].modality).toBe('AUDIO');
+    });
+
+    it('answers with a fixture\'s pinned clip', async () => {
+      const r = await speak('play the clip');
+      expect(Array.from(pcm(r.data!))).toEqual([1, -1, 256, -32768]);
     });
 
     it('speaks two speakers with multiSpeakerVoiceConfig, and refuses one speaker short', async () => {

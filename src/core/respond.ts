@@ -6,7 +6,7 @@ import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
-import { durationOf, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
+import { durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
 
 /** Audio tokens per second of speech (Gemini's rate). */
@@ -33,6 +33,8 @@ export interface PinnedReply {
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */
   embedding?: number[];
+  /** For a speech request: base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
+  audio?: string;
 }
 
 export interface RespondContext {
@@ -119,9 +121,10 @@ function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string):
 }
 
 /** The prompt's text spoken: lines `Name: …` by that speaker's voice when speakers are named. */
-function speechBlock(request: CanonicalRequest, key: number): Block {
+function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: string): Block {
   const output = request.output as Extract<CanonicalRequest['output'], { type: 'audio' }>;
   const transcript = lastUserText(request);
+  if (pinnedAudio !== undefined) return { type: 'audio', samples: pcmFromBase64(pinnedAudio), sampleRate: SPEECH_SAMPLE_RATE, transcript };
   const segments: SpeechSegment[] = transcript.split('\n').filter((l) => l.trim()).map((line) => {
     const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
     return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
@@ -141,7 +144,8 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
   for (let index = 0; index < request.n; index++) {
     const choiceKey = deriveKey(key, index);
     if (request.output.type === 'audio' && !texts) {
-      const audio = speechBlock(request, choiceKey);
+      // A pinned clip, or the prompt spoken.
+      const audio = speechBlock(request, choiceKey, pinned?.audio);
       choices.push({ index, blocks: [audio], finishReason: 'stop', outputTokens: blockTokens(audio) });
       continue;
     }

@@ -85,3 +85,10 @@ export function toBase64(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
+
+/** Samples from base64 little-endian 16-bit PCM (a fixture's pinned audio). */
+export function pcmFromBase64(base64: string): Int16Array {
+  const binary = atob(base64);
+  const view = new DataView(Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer);
+  return Int16Array.from({ length: Math.floor(binary.length / 2) }, (_, i) => view.getInt16(i * 2, true));
+}
