@@ -74,6 +74,20 @@ describe('bad input (socket)', () => {
     expect(error.code).toBe('invalid_api_key');
   });
 
+  it('answers CORS preflights for browser SDKs, and marks every API response cross-origin readable', async () => {
+    const preflight = await fetch(`${cli.url}/v1/messages`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,anthropic-version,anthropic-dangerous-direct-browser-access,x-stainless-os' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('anthropic-dangerous-direct-browser-access');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    const res = await fetch(`${cli.url}/v1/chat/completions`, { method: 'POST', headers: AUTH, body: JSON.stringify(good) });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toBe('*');
+  });
+
   it('survives a client that hangs up mid-body, and keeps serving', async () => {
     const { connect } = await import('node:net');
     const port = Number(new URL(cli.url).port);
