@@ -88,6 +88,19 @@ describe('bad input (socket)', () => {
     expect(res.headers.get('access-control-expose-headers')).toBe('*');
   });
 
+  it('survives a malformed Host header', async () => {
+    const { connect } = await import('node:net');
+    const port = Number(new URL(cli.url).port);
+    const reply = await new Promise<string>((resolve) => {
+      let data = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /v1/models HTTP/1.1\r\nHost: [bad\r\nAuthorization: Bearer sk-test\r\nConnection: close\r\n\r\n'));
+      socket.on('data', (d) => (data += d));
+      socket.on('close', () => resolve(data));
+    });
+    expect(reply).toMatch(/^HTTP\/1.1 200/);
+    expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
+  });
+
   it('survives a client that hangs up mid-body, and keeps serving', async () => {
     const { connect } = await import('node:net');
     const port = Number(new URL(cli.url).port);

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchRequestUrl } from 'msw';
 import type { Runtime } from '../runtime.ts';
+import { GatewayError } from '../core/errors.ts';
 import { methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
 import { isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playEvents } from './sse.ts';
@@ -146,13 +147,19 @@ export class NodeRouter {
 
   /** Answers one request; `extra` headers (CORS) go on every response. Never rejects. */
   async handle(req: IncomingMessage, res: ServerResponse, extra: Record<string, string>): Promise<void> {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-    const inbound = inboundOf(req, res, url);
-    const { spec, params, allowed } = this.route(inbound);
     let out: Outbound;
-    if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-    else if (allowed.length) out = methodNotAllowed(allowed[0].format, inbound, [...new Set(allowed.map((s) => s.method))]);
-    else out = unknownRoute(this.fallback, inbound);
+    try {
+      // The path is all that routes; the Host header is the client's to get wrong.
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const inbound = inboundOf(req, res, url);
+      const { spec, params, allowed } = this.route(inbound);
+      if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
+      else if (allowed.length) out = methodNotAllowed(allowed[0].format, inbound, [...new Set(allowed.map((s) => s.method))]);
+      else out = unknownRoute(this.fallback, inbound);
+    } catch (error) {
+      // Only a malformed request line gets here (the pipeline answers every failure itself).
+      out = this.fallback.errorResponse(new GatewayError('invalid_request', `Malformed request: ${(error as Error).message}`), '');
+    }
     // Written at the end of this event-loop turn, so the responses to requests that arrived together
     // go out together: measured ~1.5x the throughput of writing each at once (bench/run.ts).
     setImmediate(() => {
