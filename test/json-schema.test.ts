@@ -57,6 +57,12 @@ describe('JSON from a schema', () => {
     }
   });
 
+  it('refuses schemas whose minimums would exhaust the server, instead of hanging', () => {
+    expect(() => synthesizeJson({ type: 'array', minItems: 100_000_000 }, 1)).toThrow(/multiply out to more than 1000000/);
+    expect(() => synthesizeJson({ type: 'array', minItems: 1000, items: { type: 'array', minItems: 1000, items: { type: 'string', minLength: 10 } } }, 1)).toThrow(/multiply out/);
+    expect(synthesizeJson({ type: 'array', minItems: 50, items: { type: 'string', minLength: 20 } }, 1)).toHaveLength(50);
+  });
+
   it('resolves $ref/$defs and recursion-free nesting, deterministically', () => {
     const schema = {
       type: 'object',

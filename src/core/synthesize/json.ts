@@ -37,6 +37,24 @@ function isPlainString(schema: Schema): boolean {
   return ['format', 'pattern', 'enum', 'const', 'faker', 'minLength', 'maxLength'].every((k) => schema[k] === undefined);
 }
 
+/** The most a schema's minimum value may weigh (about characters): more would let one request exhaust the server. */
+const BUDGET = 1_000_000;
+
+/** A rough lower bound of the size of the smallest value `node` allows, as its minimums multiply out. */
+function minimumSize(node: unknown, depth = 0): number {
+  if (node === null || typeof node !== 'object' || depth > 32) return 1;
+  const s = node as Schema;
+  const at = (k: string) => (typeof s[k] === 'number' ? Math.max(0, s[k] as number) : 0);
+  let size = Math.max(1, at('minLength'));
+  if (s.items) size = Math.max(size, Math.max(1, at('minItems')) * minimumSize(s.items, depth + 1));
+  else size = Math.max(size, at('minItems'));
+  if (s.properties && typeof s.properties === 'object') {
+    for (const sub of Object.values(s.properties as Schema)) size += minimumSize(sub, depth + 1);
+  }
+  for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) size = Math.max(size, minimumSize(sub, depth + 1));
+  return Math.min(size + at('minProperties'), Number.MAX_SAFE_INTEGER);
+}
+
 /** A copy of `schema` with faker hints on plain string properties (by name; otherwise English words). */
 function hinted(node: unknown, name = ''): unknown {
   if (Array.isArray(node)) return node.map((n) => hinted(n, name));
@@ -61,6 +79,9 @@ function hinted(node: unknown, name = ''): unknown {
 
 /** A value valid against `schema`, the same for the same key. */
 export function synthesizeJson(schema: object, key: number, what = 'the schema'): unknown {
+  if (minimumSize(schema) > BUDGET) {
+    throw new GatewayError('invalid_request', `model-gateway-mock could not produce a value for ${what}: its minimums (minItems, minLength, minProperties) multiply out to more than ${BUDGET} characters.`);
+  }
   try {
     return withFaker(key, (faker) =>
       generateSync(hinted(schema) as Schema, { seed: (key % 2147483646) + 1, extensions: { faker }, optionalsProbability: 0.8, maxDepth: 6 }),
