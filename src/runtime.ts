@@ -11,6 +11,7 @@ import type { CanonicalReply } from './core/reply.ts';
 import type { Capability } from './core/models.ts';
 import { GatewayError, kindForStatus } from './core/errors.ts';
 import { respond, type PinnedReply } from './core/respond.ts';
+import { countPromptTokens } from './core/tokens.ts';
 import { BoundedStore } from './core/store.ts';
 import { faultStrikes, parseFault, type FaultSpec } from './core/faults.ts';
 import type { NearMiss } from './fixtures/match.ts';
@@ -96,6 +97,19 @@ export class Runtime {
     }
   }
 
+  /** Fails when the conversation is longer than the model's context window, as the real services do. */
+  requireContext(request: CanonicalRequest): void {
+    const limit = this.catalogue.get(request.model)?.context_window;
+    if (limit === undefined) return;
+    const tokens = countPromptTokens(request.messages, request.tools);
+    if (tokens > limit) {
+      throw new GatewayError('invalid_request', `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, {
+        param: 'messages',
+        code: 'context_length_exceeded',
+      });
+    }
+  }
+
   /**
    * What the fixtures, the request's `x-mock-*` overrides and the token's scope decide for a request,
    * before anything is synthesized. Records model and fixture in the journal. Errors (a fixture's, a
@@ -135,6 +149,7 @@ export class Runtime {
 
   /** The answer to a chat-like request: the decision, and the reply it pins or synthesizes. */
   answer(call: Call, request: CanonicalRequest): Answered {
+    this.requireContext(request);
     const { pinned, seed, latency, fault, raw } = this.decide(call, request);
     const reply = respond(request, { seed, created: this.now() }, pinned);
     return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };

@@ -129,6 +129,13 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(short.usageMetadata!.candidatesTokensDetails![0].modality).toBe('AUDIO');
     });
 
+    it('refuses text longer than the speech model\'s context window instead of synthesizing hours of audio', async () => {
+      const error = await speak('word '.repeat(9000)).catch((e) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error.status).toBe(400);
+      expect(error.message).toContain('maximum context length is 8192 tokens');
+    });
+
     it('answers with a fixture\'s pinned clip', async () => {
       const r = await speak('play the clip');
       expect(Array.from(pcm(r.data!))).toEqual([1, -1, 256, -32768]);
