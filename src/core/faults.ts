@@ -8,6 +8,9 @@ export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
 export type ConnectionFault = (typeof CONNECTION_FAULTS)[number];
 export type StreamFault = (typeof STREAM_FAULTS)[number];
 
+/** The longest delay a timer can wait (2^31 - 1 ms); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 export interface FaultSpec {
   type: ConnectionFault | StreamFault;
   /** Stream faults: after how many events (default 1). */
@@ -45,8 +48,13 @@ export function parseFault(text: string): FaultSpec {
   for (const pair of pairs) {
     const [k, v] = pair.split('=').map((s) => s.trim());
     const n = Number(v);
-    if (!['after', 'ms', 'status', 'probability'].includes(k) || !Number.isFinite(n) || n < 0) {
-      throw new Error(`bad fault setting "${pair}": use after=<events>, ms=<milliseconds>, status=<code> or probability=<0..1>`);
+    const ok =
+      (k === 'after' && Number.isInteger(n) && n >= 0) ||
+      (k === 'ms' && Number.isInteger(n) && n >= 0 && n <= MAX_TIMER_MS) ||
+      (k === 'status' && Number.isInteger(n) && n >= 400 && n <= 599) ||
+      (k === 'probability' && n >= 0 && n <= 1);
+    if (!ok) {
+      throw new Error(`bad fault setting "${pair}": use after=<events>, ms=<0..${MAX_TIMER_MS}>, status=<400..599> or probability=<0..1>`);
     }
     (fault as unknown as Record<string, number>)[k] = n;
   }

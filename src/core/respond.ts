@@ -1,7 +1,7 @@
 // Turns a canonical request (and the fixture that matched it, if any) into a canonical reply.
 import { textOf, type CanonicalRequest } from './request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
-import { deriveKey, hashString, makeId, Rng } from './seed.ts';
+import { deriveKey, hashString, makeId, Rng, stableStringify } from './seed.ts';
 import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
@@ -50,9 +50,10 @@ export interface RespondContext {
  * strings), so a streamed and a plain request, or two with different max_tokens, share the same text.
  */
 export function requestKey(request: CanonicalRequest, seed: number): number {
-  // Canonical requests are built by our parsers, so their key order is fixed: plain JSON is stable.
+  // Messages are built by our parsers, so their key order is fixed and plain JSON is stable; tools
+  // and output formats carry the client's own schemas, whose key order varies between clients.
   const { model, messages, tools, toolChoice, output } = request;
-  return hashString(JSON.stringify([model, messages, request.seed ?? null, tools, toolChoice, output]), seed);
+  return hashString(`${JSON.stringify([model, messages, request.seed ?? null, toolChoice])}${stableStringify([tools, output])}`, seed);
 }
 
 /** Ends `text` where the request's stop strings and token limit say generation would end. */

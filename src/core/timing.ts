@@ -37,7 +37,7 @@ export const PROFILES: Record<string, LatencyProfile> = {
  */
 export function parseLatency(spec: string): LatencyProfile {
   const [first, ...rest] = spec.split(',');
-  const named = PROFILES[first.trim()];
+  const named = Object.hasOwn(PROFILES, first.trim()) ? PROFILES[first.trim()] : undefined;
   if (named) return { ...named, ...pairsOf(rest.join(',')) };
   return { ...INSTANT, ...pairsOf(spec) };
 }
@@ -46,9 +46,10 @@ function pairsOf(spec: string): Partial<LatencyProfile> {
   const profile: Partial<LatencyProfile> = {};
   for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [name, raw] = pair.split('=').map((s) => s.trim());
-    const key = KEYS[name];
+    const key = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
     const value = Number(raw?.replace(/ms$/, ''));
-    if (!key || raw === undefined || !Number.isFinite(value) || value < 0) {
+    // Timers cannot wait longer than 2^31 - 1 ms.
+    if (!key || raw === undefined || !Number.isFinite(value) || value < 0 || value > 2_147_483_647) {
       throw new Error(`invalid latency "${pair}": expected a profile (${Object.keys(PROFILES).join(', ')}) or ttft=<ms>, tps=<tokens per second>, jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`);
     }
     if (key === 'jitter' && value > 1) throw new Error(`invalid latency "${pair}": jitter is between 0 and 1`);

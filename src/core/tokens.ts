@@ -25,10 +25,10 @@ export const splitTokens = memoize((text: string): readonly string[] => {
   return pieces;
 });
 
-/** Text of token ids (for prompts sent as token arrays); false when an id is outside the vocabulary. */
-export function detokenize(ids: readonly number[]): string | false {
-  if (ids.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabularySize)) return false;
-  return decode(ids);
+/** Text of token ids (for prompts sent as token arrays); false unless every id is in the vocabulary. */
+export function detokenize(ids: readonly unknown[]): string | false {
+  if (!ids.length || ids.some((id) => typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= vocabularySize)) return false;
+  return decode(ids as number[]);
 }
 
 /** The first `max` tokens of `text`. */

@@ -63,7 +63,25 @@ function parseJson(text: string): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
+  if (depthOf(body) > MAX_DEPTH) throw new GatewayError('invalid_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
   return body;
+}
+
+/** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
+const MAX_DEPTH = 128;
+
+/** How deeply a parsed JSON value nests, walked without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** The presented token, once it is known to be issued and within its quota. */
@@ -124,10 +142,19 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;
-  if (entry.fixture) out.headers['x-mock-fixture'] = entry.fixture;
+  // Header values must be Latin-1: a fixture named in another script is sent percent-encoded.
+  if (entry.fixture) out.headers['x-mock-fixture'] = /^[\x20-\x7e]*$/.test(entry.fixture) ? entry.fixture : encodeURIComponent(entry.fixture);
   entry.status = out.status;
   if (out.broken) entry.fault = out.broken.type;
   return out;
+}
+
+/**
+ * The format a path answers in by default: its last endpoint that takes every request (no `accepts`).
+ * The endpoint list ends with the OpenAI format, the gateway's catch-all.
+ */
+export function defaultFormat(specs: readonly EndpointSpec[]): FormatEdge {
+  return (specs.findLast((s) => !s.accepts) ?? specs[0]).format;
 }
 
 /** The answer for a known path asked with a method it does not serve. */

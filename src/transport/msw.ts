@@ -1,7 +1,7 @@
 // In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
 import { http, type HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { methodNotAllowed, runEndpoint, type EndpointSpec, type FormatEdge } from './endpoint.ts';
+import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
 import { collect, isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
 
@@ -53,12 +53,8 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
 export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
   const verbs = { GET: http.get, POST: http.post, DELETE: http.delete };
-  const byPath = new Map<string, { format: FormatEdge; methods: string[] }>();
-  for (const e of endpoints) {
-    const seen = byPath.get(e.path) ?? { format: e.format, methods: [] };
-    if (!seen.methods.includes(e.method)) seen.methods.push(e.method);
-    byPath.set(e.path, seen);
-  }
+  const byPath = new Map<string, EndpointSpec[]>();
+  for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   return [
     ...endpoints.map((spec) =>
       verbs[spec.method](origin + spec.path, async ({ request, params }) => {
@@ -68,11 +64,12 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         return responseOf(await runEndpoint(runtime, spec, inbound, params), request.signal);
       }),
     ),
-    ...[...byPath].map(([path, { format, methods }]) =>
+    ...[...byPath].map(([path, specs]) =>
       http.all(origin + path, ({ request }) => {
         // Preflights and HEAD are the browser's and msw's business, not a wrong method.
         if (request.method === 'OPTIONS' || request.method === 'HEAD') return undefined;
-        return responseOf(methodNotAllowed(format, inboundOf(request), methods), request.signal);
+        const methods = [...new Set(specs.map((s) => s.method))];
+        return responseOf(methodNotAllowed(defaultFormat(specs), inboundOf(request), methods), request.signal);
       }),
     ),
   ];

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchRequestUrl } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
+import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
 import { isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playEvents } from './sse.ts';
 
@@ -154,7 +154,7 @@ export class NodeRouter {
       const inbound = inboundOf(req, res, url);
       const { spec, params, allowed } = this.route(inbound);
       if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-      else if (allowed.length) out = methodNotAllowed(allowed[0].format, inbound, [...new Set(allowed.map((s) => s.method))]);
+      else if (allowed.length) out = methodNotAllowed(defaultFormat(allowed), inbound, [...new Set(allowed.map((s) => s.method))]);
       else out = unknownRoute(this.fallback, inbound);
     } catch (error) {
       // Only a malformed request line gets here (the pipeline answers every failure itself).
@@ -163,7 +163,17 @@ export class NodeRouter {
     // Written at the end of this event-loop turn, so the responses to requests that arrived together
     // go out together: measured ~1.5x the throughput of writing each at once (bench/run.ts).
     setImmediate(() => {
-      if (!res.destroyed) write(res, out, extra);
+      if (res.destroyed) {
+        // The client left before anything was written: a stream that never started has still ended.
+        if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
+        return;
+      }
+      try {
+        write(res, out, extra);
+      } catch {
+        // A header Node refuses to send (say, a fixture's): drop the connection rather than the server.
+        res.destroy();
+      }
     });
   }
 }

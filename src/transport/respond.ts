@@ -60,14 +60,12 @@ function faultError(fault: FaultSpec): GatewayError {
   return new GatewayError(kindForStatus(status), fault.message ?? `Error ${status} injected part-way through the stream.`, { status });
 }
 
-/** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events). */
-function rawEvents(call: Call, raw: unknown): TimedEvent[] {
-  const payloads = Array.isArray(raw) ? raw : [raw];
+/** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events), or one array. */
+function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
+  const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
+  if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
   const named = call.format.name === 'anthropic';
-  return payloads.map((p) => ({
-    due: 0,
-    frame: sseFrame(typeof p === 'string' ? p : JSON.stringify(p), named ? ((p as { type?: string })?.type ?? undefined) : undefined),
-  }));
+  return payloads.map((p, i) => ({ due: 0, frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined) }));
 }
 
 /** How a format renders an answer: whole, or as timed events. */
@@ -99,13 +97,19 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   const { reply, latency, fault } = answered;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
-  let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw);
+  // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.
+  const array = render.contentType?.startsWith('application/json') ?? false;
+  let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array);
   if (fault) {
     const after = Math.min(fault.after ?? 1, events.length);
     const at = events[after - 1]?.due ?? 0;
     if (fault.type === 'STALL') events = events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));
     else if (fault.type === 'STREAM_CUT') events = events.slice(0, after);
-    else events = [...events.slice(0, after), { due: at, frame: call.format.streamError(faultError(fault), call.requestId) }];
+    else {
+      const error = faultError(fault);
+      const frame = array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId);
+      events = [...events.slice(0, after), { due: at, frame }];
+    }
   }
   return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
 }

@@ -74,6 +74,14 @@ function hinted(node: unknown, name = ''): unknown {
     }
   }
   if (isPlainString(out)) out.faker = HINTS.find(([pattern]) => pattern.test(name))?.[1] ?? 'word.words';
+  // Generation picks sizes between the bounds: keep the upper bounds near the lower ones, so a
+  // schema allowing a huge value never costs one (the value still validates).
+  for (const [max, min, cap] of [['maxItems', 'minItems', 20], ['maxLength', 'minLength', 512], ['maxProperties', 'minProperties', 20]] as const) {
+    if (typeof out[max] === 'number') out[max] = Math.min(out[max] as number, Math.max((out[min] as number | undefined) ?? 0, cap));
+  }
+  if (typeof out.pattern === 'string' && /\{\s*\d{4,}/.test(out.pattern)) {
+    throw new GatewayError('invalid_request', `model-gateway-mock generates strings for patterns with repetition counts under 1000; "${out.pattern}"${name ? ` (of "${name}")` : ''} asks for more.`);
+  }
   return out;
 }
 

@@ -24,6 +24,9 @@ export function usageBody(usage: Usage, outputTokens = usage.outputTokens) {
     cache_read_input_tokens: usage.cachedInputTokens,
     cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
     output_tokens: outputTokens,
+    output_tokens_details: null,
+    server_tool_use: null,
+    inference_geo: null,
     service_tier: 'standard',
   };
 }
@@ -32,7 +35,7 @@ function contentBlock(block: Block) {
   if (block.type === 'thinking') return { type: 'thinking', thinking: block.text, signature: block.signature };
   if (block.type === 'tool_call') return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
   // Messages carry no audio: a spoken block is shown by its transcript.
-  return { type: 'text', text: block.type === 'text' ? block.text : block.transcript };
+  return { type: 'text', text: block.type === 'text' ? block.text : block.transcript, citations: null };
 }
 
 function messageHead(reply: CanonicalReply, request: CanonicalRequest) {
@@ -46,6 +49,8 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
     content: choice.blocks.map(contentBlock),
     stop_reason: STOP[choice.finishReason],
     stop_sequence: choice.stopSequence ?? null,
+    stop_details: null,
+    container: null,
     usage: usageBody(reply.usage),
   };
 }
@@ -57,7 +62,7 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
   const emit = (due: number, type: string, data: Record<string, unknown>) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
   for (const step of planStream(reply, latency)) {
     if (step.first) {
-      const start = { ...messageHead(reply, request), content: [], stop_reason: null, stop_sequence: null, usage: usageBody(reply.usage, 1) };
+      const start = { ...messageHead(reply, request), content: [], stop_reason: null, stop_sequence: null, stop_details: null, container: null, usage: usageBody(reply.usage, 1) };
       emit(step.due, 'message_start', { message: start });
       emit(step.due, 'ping', {});
     }
@@ -66,10 +71,10 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
     if (block && step.blockStart) {
       const empty =
         block.type === 'tool_call'
-          ? { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: {} }
+          ? { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: {}, caller: { type: 'direct' } }
           : block.type === 'thinking'
             ? { type: 'thinking', thinking: '', signature: '' }
-            : { type: 'text', text: '' };
+            : { type: 'text', text: '', citations: null };
       emit(step.due, 'content_block_start', { index, content_block: empty });
     }
     if (block && step.text) {
@@ -87,7 +92,7 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
     }
     if (step.last) {
       emit(step.due, 'message_delta', {
-        delta: { stop_reason: STOP[choice.finishReason], stop_sequence: choice.stopSequence ?? null },
+        delta: { stop_reason: STOP[choice.finishReason], stop_sequence: choice.stopSequence ?? null, stop_details: null, container: null },
         usage: usageBody(reply.usage),
       });
       emit(step.due, 'message_stop', {});

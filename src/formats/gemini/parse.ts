@@ -79,6 +79,7 @@ function parsePart(param: string, raw: unknown, role: string, message: Turn): vo
   const part = raw as Raw;
   const kind = PART_KINDS.find((k) => part[k] !== undefined);
   if (!kind) throw invalid(param, `${param}: a part must set one of ${PART_KINDS.join(', ')}.`);
+  if (kind !== 'text') checkField(`${param}.${kind}`, part[kind], { types: ['object'], required: true });
   if (kind === 'text') {
     checkField(`${param}.text`, part.text, { types: ['string'], required: true });
     // Earlier thoughts are context, not conversation.
@@ -146,12 +147,14 @@ function parseToolConfig(raw: unknown, tools: ToolSpec[]): ToolChoice {
   const config = (raw as Raw | undefined)?.functionCallingConfig as Raw | undefined;
   if (!config) return 'auto';
   checkField('toolConfig.functionCallingConfig.mode', config.mode, { types: ['string'], values: ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'] });
-  const allowed = (config.allowedFunctionNames as string[] | undefined) ?? [];
+  checkField('toolConfig.functionCallingConfig.allowedFunctionNames', config.allowedFunctionNames, { types: ['array'] });
+  const allowed = (config.allowedFunctionNames as unknown[] | undefined) ?? [];
+  allowed.forEach((n, i) => checkField(`toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`, n, { types: ['string'], required: true }));
   for (const name of allowed) {
     if (!tools.some((t) => t.name === name)) throw invalid('toolConfig.functionCallingConfig.allowedFunctionNames', `Function "${name}" in allowedFunctionNames is not declared in tools.`);
   }
   if (config.mode === 'NONE') return 'none';
-  if (config.mode === 'ANY') return allowed.length === 1 ? { name: allowed[0] } : 'required';
+  if (config.mode === 'ANY') return allowed.length === 1 ? { name: allowed[0] as string } : 'required';
   return 'auto';
 }
 
@@ -172,6 +175,7 @@ function parseSpeech(raw: unknown): Extract<OutputFormat, { type: 'audio' }> {
     }
     const parsed = speakers.map((s, i) => {
       const at = `generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs[${i}]`;
+      checkField(at, s, { types: ['object'], required: true });
       checkField(`${at}.speaker`, (s as Raw).speaker, { types: ['string'], required: true });
       return { name: (s as Raw).speaker as string, voice: voiceName((s as Raw).voiceConfig, `${at}.voiceConfig.prebuiltVoiceConfig.voiceName`) };
     });
@@ -201,7 +205,8 @@ export function parseGenerateRequest(body: Raw, model: string, stream: boolean):
   const stop = (config.stopSequences as unknown[] | undefined) ?? [];
   stop.forEach((s, i) => checkField(`generationConfig.stopSequences[${i}]`, s, { types: ['string'], required: true }));
   const system = body.systemInstruction as Raw | undefined;
-  const systemText = system ? ((system.parts as Raw[] | undefined) ?? []).map((p) => String(p.text ?? '')).join('') : '';
+  if (system) checkField('systemInstruction.parts', system.parts, { types: ['array'], required: true });
+  const systemText = system ? (system.parts as unknown[]).map((p) => String((p as Raw | null)?.text ?? '')).join('') : '';
   const messages: Message[] = [...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []), ...parseContents(body.contents as unknown[])];
   const tools = parseTools(body.tools);
   const thinking = (config.thinkingConfig ?? {}) as Raw;

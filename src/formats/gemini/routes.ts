@@ -71,7 +71,7 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   checkField(`${at}content`, body.content, { types: ['object'], required: true });
   const parts = ((body.content as Record<string, unknown>).parts as { text?: unknown }[] | undefined) ?? [];
   checkField(`${at}content.parts`, parts, { types: ['array'], required: true, min: 1 });
-  const text = parts.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ');
+  const text = parts.map((p) => (typeof p?.text === 'string' ? p.text : '')).join(' ');
   const dims = info.dimensions ?? 768;
   const size = body.outputDimensionality as number | undefined;
   checkField(`${at}outputDimensionality`, size, { types: ['integer'], min: 1, max: dims });
@@ -107,7 +107,10 @@ function action(call: Call) {
   if (name === 'batchEmbedContents') {
     const requests = (call.body as Record<string, unknown>).requests;
     checkField('requests', requests, { types: ['array'], required: true, min: 1 });
-    const all = (requests as Record<string, unknown>[]).map((r, i) => embedOne(call, model, r, `requests[${i}].`));
+    const all = (requests as Record<string, unknown>[]).map((r, i) => {
+      checkField(`requests[${i}]`, r, { types: ['object'], required: true });
+      return embedOne(call, model, r, `requests[${i}].`);
+    });
     return decidedReply(call, all[0].decision, all[0].key, () => ({ embeddings: all.map((e) => e.embedding) }));
   }
   return generate(call, model, name);

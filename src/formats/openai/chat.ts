@@ -113,6 +113,7 @@ export function chatStreamEvents(
     frame: sseFrame(JSON.stringify({ ...base, choices, ...usage })),
   });
   const logprobs = reply.choices.map((c) => choiceLogprobs(reply, c, options));
+  const textPieces = reply.choices.map(() => 0);
   const events: TimedEvent[] = [];
   for (const step of planStream(reply, latency)) {
     const choice = reply.choices[step.choice];
@@ -134,8 +135,10 @@ export function chatStreamEvents(
         if (step.blockStart) delta({ tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] });
         delta({ tool_calls: [{ index: call, function: { arguments: step.text } }] });
       }
-    } else if (step.text) {
-      const tokenLp = lp ? { content: logprobEntries(lp.slice(step.position, step.position + 1)), refusal: null } : null;
+    } else if (block?.type === 'text' && step.text) {
+      // Logprobs follow the text's own pieces (reasoning and tool calls have none here).
+      const at = textPieces[step.choice]++;
+      const tokenLp = lp ? { content: logprobEntries(lp.slice(at, at + 1)), refusal: null } : null;
       delta({ content: step.text }, null, tokenLp);
     }
     if (step.last) delta({}, finishReason(choice, options));

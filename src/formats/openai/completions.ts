@@ -3,7 +3,7 @@
 import type { CanonicalRequest } from '../../core/request.ts';
 import { choiceText, type CanonicalReply, type Choice } from '../../core/reply.ts';
 import { deriveKey, makeId } from '../../core/seed.ts';
-import { countTokens, detokenize } from '../../core/tokens.ts';
+import { countTokens } from '../../core/tokens.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
@@ -11,6 +11,7 @@ import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { FINISH, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { tokenIdsText } from './validate.ts';
 import { optional } from '../fields.ts';
 
 type Raw = Record<string, unknown>;
@@ -43,7 +44,7 @@ interface Prompt {
 }
 
 const fromText = (text: string): Prompt => ({ text, tokens: countTokens(text) });
-const fromIds = (param: string, ids: unknown[]): Prompt => ({ text: tokensText(param, ids), tokens: ids.length });
+const fromIds = (param: string, ids: unknown[]): Prompt => ({ text: tokenIdsText(param, ids), tokens: ids.length });
 
 /** The prompt in any of its four shapes. */
 function prompts(raw: unknown): Prompt[] {
@@ -58,11 +59,6 @@ function prompts(raw: unknown): Prompt[] {
   });
 }
 
-function tokensText(param: string, ids: unknown[]): string {
-  const text = ids.every((id) => typeof id === 'number') ? detokenize(ids as number[]) : false;
-  if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
-  return text;
-}
 
 export interface CompletionCall {
   prompts: Prompt[];
@@ -76,6 +72,9 @@ export interface CompletionCall {
 export function parseCompletionRequest(body: Raw): CompletionCall {
   checkFields(body, FIELDS);
   const given = prompts(body.prompt);
+  const choices = given.length * ((body.n as number | null | undefined) ?? 1);
+  if (given.length > 2048) throw invalid('prompt', `Invalid 'prompt': array too long. Expected an array with maximum length 2048, but got an array with length ${given.length} instead.`, 'array_above_max_length');
+  if (choices > 2048) throw invalid('n', `Invalid 'n': ${given.length} prompts × n = ${choices} choices; at most 2048 choices per request.`);
   const stream = body.stream === true;
   const n = (body.n as number | null | undefined) ?? 1;
   const bestOf = body.best_of as number | null | undefined;

@@ -1,7 +1,7 @@
 // Embeddings (/v1/embeddings) and reranking (/v1/rerank, Jina-style; /v2/rerank, Cohere v2) in the
 // gateway's OpenAI-compatible shapes. Vectors and scores come from the core's vector synthesizer.
 import { hashString, makeId } from '../../core/seed.ts';
-import { countTokens, detokenize, truncateTokens } from '../../core/tokens.ts';
+import { countTokens, truncateTokens } from '../../core/tokens.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
 import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
@@ -9,6 +9,7 @@ import { decidedReply } from '../../transport/respond.ts';
 import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './errors.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { tokenIdsText } from './validate.ts';
 
 type Raw = Record<string, unknown>;
 const MAX_INPUTS = 2048;
@@ -26,10 +27,10 @@ function inputs(raw: unknown): string[] {
   const texts = (() => {
     if (typeof raw === 'string') return [raw];
     const list = raw as unknown[];
-    if (list.length && list.every((x) => typeof x === 'number')) return [tokensText('input', list)];
+    if (list.length && list.every((x) => typeof x === 'number')) return [tokenIdsText('input', list)];
     return list.map((x, i) => {
       if (typeof x === 'string') return x;
-      if (Array.isArray(x)) return tokensText(`input[${i}]`, x);
+      if (Array.isArray(x)) return tokenIdsText(`input[${i}]`, x);
       throw invalidType(`input[${i}]`, ['string', 'array'], x);
     });
   })();
@@ -43,11 +44,6 @@ function inputs(raw: unknown): string[] {
   return texts;
 }
 
-function tokensText(param: string, ids: unknown[]): string {
-  const text = ids.length && ids.every((id) => typeof id === 'number') ? detokenize(ids as number[]) : false;
-  if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
-  return text;
-}
 
 
 function embeddings(call: Call) {

@@ -211,6 +211,7 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     created_at: reply.created,
     status: final ? (incomplete ? 'incomplete' : 'completed') : 'in_progress',
     background: false,
+    access_programs: null,
     completed_at: final && !incomplete ? reply.created : null,
     error: null,
     incomplete_details: final && incomplete ? { reason: 'max_output_tokens' } : null,

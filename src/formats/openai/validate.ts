@@ -1,5 +1,6 @@
 // Field checks with OpenAI's own error wording, shared by every OpenAI-format endpoint.
 import { GatewayError } from '../../core/errors.ts';
+import { detokenize } from '../../core/tokens.ts';
 import { fieldChecker, typeOf, type JsonType } from '../fields.ts';
 
 export type { FieldRule } from '../fields.ts';
@@ -40,6 +41,13 @@ export function invalidValue(param: string, value: unknown, supported: readonly 
 
 export function invalid(param: string, message: string, code: string | undefined = 'invalid_value'): GatewayError {
   return new GatewayError('invalid_request', message, { param, code });
+}
+
+/** The text token ids spell (a prompt or input sent as tokens), or the 400 that names `param`. */
+export function tokenIdsText(param: string, ids: unknown[]): string {
+  const text = detokenize(ids);
+  if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
+  return text;
 }
 
 export const { checkField, checkFields } = fieldChecker({
