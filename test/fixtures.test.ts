@@ -232,6 +232,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const { error } = await res.json();
     expect(error).toContain('at /match/turn: must be integer');
     expect(error).toContain('at /reply: must NOT have additional properties (txt)');
+    const badArgs = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ reply: { toolCalls: [{ name: 'f', arguments: '{not json' }] } }) });
+    expect(badArgs.status).toBe(400);
+    expect((await badArgs.json()).error).toContain('/reply/toolCalls/0/arguments: a string of arguments must be a JSON object');
   });
 
   it('sets and resets scenarios', async () => {
