@@ -1,11 +1,11 @@
-// Validates replies against OpenAI's published OpenAPI spec (../shared/specs/openai-openapi.yaml).
+// Validates replies against OpenAI's published OpenAPI spec (test/specs/openai-openapi.yaml, MIT; see its README).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-const SPEC = fileURLToPath(new URL('../../../shared/specs/openai-openapi.yaml', import.meta.url));
+const SPEC = fileURLToPath(new URL('../specs/openai-openapi.yaml', import.meta.url));
 
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
