@@ -263,6 +263,14 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     await expect(ask('gpt-4o')).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
+  it('journals bodies over 1 MiB by size only', async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }).catch(() => undefined);
+    const last = (await (await admin('/requests?limit=1')).json()).requests[0];
+    expect(last.body).toEqual({ truncated: true, bytes: expect.any(Number) });
+    expect(last.body.bytes).toBeGreaterThan(1_100_000);
+  });
+
   it('resets journal, run-time fixtures and scenarios', async () => {
     expect((await admin('/reset', { method: 'POST' })).status).toBe(200);
     expect((await (await admin('/requests')).json()).requests).toEqual([]);

@@ -8,7 +8,7 @@ export interface JournalEntry {
   method: string;
   path: string;
   headers: Record<string, string>;
-  /** The parsed JSON body, when there was one. */
+  /** The parsed JSON body, when there was one (bodies over 1 MiB: `{truncated: true, bytes}`). */
   body?: unknown;
   format?: string;
   model?: string;

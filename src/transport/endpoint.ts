@@ -67,6 +67,8 @@ function parseJson(text: string): unknown {
   return body;
 }
 
+const JOURNAL_BODY_LIMIT = 1024 * 1024;
+
 /** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
 const MAX_DEPTH = 128;
 
@@ -131,7 +133,9 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);
       body = parseJson(text);
-      entry.body = body;
+      // The journal keeps bodies up to 1 MiB; a bigger one would hold its megabytes for as long as the
+      // ring holds the entry, so it is recorded by size only.
+      entry.body = text.length <= JOURNAL_BODY_LIMIT ? body : { truncated: true, bytes: text.length };
     } else {
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
       token = authenticate(inbound, runtime, spec.auth);
