@@ -1,7 +1,8 @@
 // Core units: hashing, seeded generators, tokens, latency grammar, stream plans, reply shaping.
 import { describe, expect, it } from 'vitest';
 import { hashValue, makeId, Rng, stableStringify } from '../src/core/seed.ts';
-import { countTokens, splitTokens, truncateTokens } from '../src/core/tokens.ts';
+import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
 import { parseLatency, pieceTimes } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
@@ -53,6 +54,48 @@ describe('tokens', () => {
       expect(pieces.every((p) => p.length > 0)).toBe(true);
     }
     expect(countTokens(truncateTokens('one two three four five', 3))).toBe(3);
+  });
+});
+
+describe('tokens: linear and bounded', () => {
+  const exact = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
+  const base64 = btoa(Array.from({ length: 12_000 }, (_, i) => String.fromCharCode((i * 7919 + (i >> 7)) % 256)).join(''));
+
+  it('counts text without long runs exactly, as the tokenizer does', () => {
+    const prose = 'The quick brown fox jumps over the lazy dog, twice. '.repeat(200);
+    expect(countTokens(prose)).toBe(exact(prose));
+  });
+
+  it('cuts runs longer than MAX_RUN before BPE, changing the count by at most a token a cut', () => {
+    const text = `start ${base64} end`;
+    const cuts = Math.ceil(base64.length / MAX_RUN);
+    expect(Math.abs(countTokens(text) - exact(text))).toBeLessThanOrEqual(cuts);
+    const cjk = '我们今天去公园散步天气很好'.repeat(100);
+    expect(Math.abs(countTokens(cjk) - exact(cjk))).toBeLessThanOrEqual(Math.ceil(cjk.length / MAX_RUN));
+  });
+
+  it('estimates texts past EXACT_CHARS from samples, within 3 % of the exact count, the same every time', () => {
+    const words = Array.from({ length: 12_000 }, (_, i) => ((i * 2654435761) >>> 0).toString(36)).join(' ');
+    expect(words.length).toBeGreaterThan(EXACT_CHARS);
+    const n = countTokens(words);
+    expect(Math.abs(n - exact(words)) / exact(words)).toBeLessThan(0.03);
+    expect(countTokens(words)).toBe(n);
+  });
+
+  it('shares the budget among many texts: long ones sampled, short ones scaled, all close in sum', () => {
+    const texts = Array.from({ length: 5000 }, (_, i) => `message ${i}: ${'lorem ipsum dolor '.repeat(i % 7)}`);
+    const counts = countEach(texts);
+    const truth = texts.reduce((n, t) => n + exact(t), 0);
+    expect(Math.abs(counts.reduce((a, b) => a + b, 0) - truth) / truth).toBeLessThan(0.05);
+    expect(counts.every((c, i) => c >= (texts[i] ? 1 : 0))).toBe(true);
+  });
+
+  it('splits a huge text into pieces that join back exactly, and truncates it', () => {
+    const huge = `${'x'.repeat(300_000)} ${base64}${'🙂'.repeat(20_000)}`;
+    expect(splitTokens(huge).join('')).toBe(huge);
+    const head = truncateTokens(huge, 100);
+    expect(huge.startsWith(head)).toBe(true);
+    expect(splitTokens(head)).toHaveLength(100);
   });
 });
 

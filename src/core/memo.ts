@@ -1,15 +1,34 @@
 // Bounded memoization for pure functions of one key. Synthesis and tokenization are pure and
 // dominate a reply's cost, and test suites repeat the same requests, so their results are kept.
+// The bound is in entries and in bytes (as `sizeOf` estimates them), so long keys cannot pile up.
 
-/** `fn` with up to `size` results kept; the oldest is dropped first (hits do not reorder: cheaper). */
-export function memoize<K, V>(fn: (key: K) => V, size = 2000): (key: K) => V {
-  const cache = new Map<K, V>();
+export interface MemoBounds<K> {
+  /** Most results kept. Default 2000. */
+  entries?: number;
+  /** Most bytes kept, by `sizeOf`. Default 16 MiB. */
+  bytes?: number;
+  /** Estimated bytes of one entry (key and value); default 64. A result over a quarter of `bytes` is not kept. */
+  sizeOf?: (key: K) => number;
+}
+
+/** `fn` with its results kept within `bounds`; the oldest is dropped first (hits do not reorder: cheaper). */
+export function memoize<K, V>(fn: (key: K) => V, bounds: MemoBounds<K> | number = {}): (key: K) => V {
+  const { entries = 2000, bytes = 16 * 1024 * 1024, sizeOf = () => 64 } = typeof bounds === 'number' ? { entries: bounds } : bounds;
+  const cache = new Map<K, { value: V; size: number }>();
+  let held = 0;
   return (key: K) => {
     const hit = cache.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return hit.value;
     const value = fn(key);
-    cache.set(key, value);
-    if (cache.size > size) cache.delete(cache.keys().next().value as K);
+    const size = sizeOf(key);
+    if (size > bytes / 4) return value;
+    cache.set(key, { value, size });
+    held += size;
+    while (cache.size > entries || held > bytes) {
+      const [oldest, entry] = cache.entries().next().value as [K, { size: number }];
+      cache.delete(oldest);
+      held -= entry.size;
+    }
     return value;
   };
 }

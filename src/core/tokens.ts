@@ -1,5 +1,12 @@
 // Token counting with a real BPE tokenizer (o200k_base, the encoding of current OpenAI models).
 // Other vendors' models tokenize differently; o200k is a close, stable stand-in for their counts.
+//
+// Two rules keep the cost of any input linear and bounded, whatever the text:
+// - BPE is quadratic in the length of one pre-token, and a run without whitespace (base64, minified
+//   code, CJK) is one pre-token. Runs longer than MAX_RUN characters are cut into MAX_RUN pieces before
+//   BPE, which changes a count by at most about one token per cut.
+// - At most EXACT_CHARS characters of one request's text go through BPE. Longer texts are counted from
+//   evenly spaced samples scaled to their length (deterministic; within a few percent on ordinary text).
 import { decode, decodeGenerator, encode, vocabularySize } from 'gpt-tokenizer/encoding/o200k_base';
 import { textOf, type Message } from './request.ts';
 import type { ToolSpec } from './tools.ts';
@@ -11,19 +18,145 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 /** Fixed costs of non-text parts (OpenAI's low-detail image cost, roughly). */
 const PART_TOKENS = { image: 85, audio: 100, file: 100 } as const;
 
-/** The token ids of `text`. The array is shared: do not modify it. */
-export const tokenize = memoize((text: string): readonly number[] => (text ? encode(text, PLAIN) : []));
+/** Longest run of whitespace or of non-whitespace that goes to BPE whole. */
+export const MAX_RUN = 256;
 
-export function countTokens(text: string): number {
-  return tokenize(text).length;
+/** Characters of text one count may put through BPE; past this, counts are estimated from samples. */
+export const EXACT_CHARS = 32 * 1024;
+
+/** Texts up to this length keep their exact counts and pieces in the memo. */
+const MEMO_TEXT_CHARS = 16 * 1024;
+
+/** Sample windows per estimated text, and the smallest window worth counting on its own. */
+const WINDOWS = 16;
+const MIN_WINDOW = 256;
+
+// A run that starts here (not inside a longer one) and exceeds MAX_RUN. The lookbehinds keep the scan
+// linear: a match is only tried at the start of a run.
+const LONG_RUN = new RegExp(`(?<!\\S)\\S{${MAX_RUN + 1},}|(?<!\\s)\\s{${MAX_RUN + 1},}`, 'g');
+
+/** A cut position moved off the middle of a surrogate pair. */
+function safeCut(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 0xdc00 && code <= 0xdfff && at > 0 ? at - 1 : at;
 }
 
-/** The text split into one piece per token (pieces that would cut a character are merged). Shared: do not modify. */
-export const splitTokens = memoize((text: string): readonly string[] => {
+/** The text as the pieces BPE sees whole: one piece unless it has runs longer than MAX_RUN. */
+function bpeSegments(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  LONG_RUN.lastIndex = 0;
+  for (let m = LONG_RUN.exec(text); m; m = LONG_RUN.exec(text)) {
+    const end = m.index + m[0].length;
+    for (let cut = safeCut(text, m.index + MAX_RUN); cut < end; cut = safeCut(text, cut + MAX_RUN)) {
+      out.push(text.slice(from, cut));
+      from = cut;
+    }
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
+function encodeAll(text: string): number[] {
+  if (!text) return [];
+  const segments = bpeSegments(text);
+  return segments.length === 1 ? encode(text, PLAIN) : segments.flatMap((s) => (s ? encode(s, PLAIN) : []));
+}
+
+/** Exact count (with long runs cut); kept for short texts, which test suites repeat. */
+const exactCount = memoize((text: string): number => encodeAll(text).length, { entries: 4000, sizeOf: (text) => text.length * 2 + 64 });
+
+function countExact(text: string): number {
+  return text.length <= MEMO_TEXT_CHARS ? exactCount(text) : encodeAll(text).length;
+}
+
+/** Tokens and characters of `windows` evenly spaced slices of `text`, `width` characters each. */
+function sample(text: string, windows: number, width: number): { tokens: number; chars: number } {
+  let tokens = 0;
+  let chars = 0;
+  const span = text.length - width;
+  for (let i = 0; i < windows; i++) {
+    const start = safeCut(text, windows === 1 ? 0 : Math.floor((i * span) / (windows - 1)));
+    const slice = text.slice(start, safeCut(text, start + width));
+    tokens += countExact(slice);
+    chars += slice.length;
+  }
+  return { tokens, chars };
+}
+
+/** A text's count from samples of about `budget` characters in all, scaled to its length. */
+function estimate(text: string, budget: number): { count: number; tokens: number; chars: number } {
+  const windows = Math.max(1, Math.min(WINDOWS, Math.floor(budget / MIN_WINDOW)));
+  const s = sample(text, windows, Math.floor(budget / windows));
+  return { count: Math.max(1, Math.round((s.tokens * text.length) / s.chars)), ...s };
+}
+
+/**
+ * The token count of each text, with EXACT_CHARS of BPE shared among them: exact when they fit, else
+ * each long text is estimated from its own samples, and texts too short for a share of the budget are
+ * scaled by the tokens-per-character of what was sampled (a few of them are counted whole for that).
+ */
+export function countEach(texts: readonly string[]): number[] {
+  const total = texts.reduce((n, t) => n + t.length, 0);
+  if (total <= EXACT_CHARS) return texts.map(countExact);
+  let tokens = 0;
+  let chars = 0;
+  const counts = texts.map((text) => {
+    const share = Math.floor((EXACT_CHARS * text.length) / total);
+    if (share < MIN_WINDOW) return undefined;
+    const e = estimate(text, share);
+    tokens += e.tokens;
+    chars += e.chars;
+    return e.count;
+  });
+  const rest = counts.flatMap((c, i) => (c === undefined ? [i] : []));
+  if (rest.length) {
+    // Count a few of the short texts whole, evenly spaced, until the budget is spent.
+    const restChars = rest.reduce((n, i) => n + texts[i].length, 0);
+    const step = Math.max(1, Math.ceil(restChars / EXACT_CHARS));
+    for (let k = 0; k < rest.length; k += step) {
+      const i = rest[k];
+      counts[i] = countExact(texts[i]);
+      tokens += counts[i]!;
+      chars += texts[i].length;
+    }
+    const ratio = chars ? tokens / chars : 0.25;
+    for (const i of rest) counts[i] ??= texts[i] ? Math.max(1, Math.round(texts[i].length * ratio)) : 0;
+  }
+  return counts as number[];
+}
+
+export function countTokens(text: string): number {
+  return countEach([text])[0];
+}
+
+/** Each token's text (pieces that would cut a character are merged). */
+function exactPieces(text: string): string[] {
   const pieces: string[] = [];
-  for (const piece of decodeGenerator(tokenize(text))) if (piece) pieces.push(piece);
+  for (const piece of decodeGenerator(encodeAll(text))) if (piece) pieces.push(piece);
   return pieces;
-});
+}
+
+const memoPieces = memoize(exactPieces, { entries: 2000, sizeOf: (text) => text.length * 4 + 64 });
+
+/**
+ * The text split into one piece per token. Past EXACT_CHARS the rest is cut into pieces of the
+ * average token length seen so far, so a huge text streams in linear time. Shared: do not modify.
+ */
+export function splitTokens(text: string): readonly string[] {
+  if (text.length <= MEMO_TEXT_CHARS) return memoPieces(text);
+  const head = text.slice(0, safeCut(text, EXACT_CHARS));
+  const pieces = exactPieces(head);
+  const width = Math.max(1, Math.round(head.length / Math.max(1, pieces.length)));
+  for (let at = head.length; at < text.length; ) {
+    let next = Math.min(text.length, at + width);
+    if (next < text.length) next = safeCut(text, next);
+    if (next <= at) next = at + 2; // a one-character width landed inside a surrogate pair
+    pieces.push(text.slice(at, next));
+    at = next;
+  }
+  return pieces;
+}
 
 /** Text of token ids (for prompts sent as token arrays); false unless every id is in the vocabulary. */
 export function detokenize(ids: readonly unknown[]): string | false {
@@ -33,8 +166,22 @@ export function detokenize(ids: readonly unknown[]): string | false {
 
 /** The first `max` tokens of `text`. */
 export function truncateTokens(text: string, max: number): string {
-  return splitTokens(text).slice(0, max).join('');
+  const pieces = splitTokens(text);
+  return pieces.length <= max ? text : pieces.slice(0, max).join('');
 }
+
+/** The texts of a conversation whose tokens count as input, in order. */
+function promptTexts(messages: readonly Message[]): string[] {
+  const texts: string[] = [];
+  for (const m of messages) {
+    texts.push(m.role, textOf(m));
+    for (const call of m.toolCalls ?? []) texts.push(call.name, call.arguments);
+  }
+  return texts;
+}
+
+// The context check and the reply count the same conversation: count it once.
+const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[], number>>();
 
 /**
  * Prompt tokens of a conversation, the way OpenAI counts chat input: each message costs its
@@ -42,12 +189,16 @@ export function truncateTokens(text: string, max: number): string {
  * as their JSON.
  */
 export function countPromptTokens(messages: readonly Message[], tools: readonly ToolSpec[] = []): number {
-  let total = 3;
-  if (tools.length) total += countTokens(JSON.stringify(tools));
+  const known = promptCounts.get(messages)?.get(tools);
+  if (known !== undefined) return known;
+  const texts = promptTexts(messages);
+  if (tools.length) texts.push(JSON.stringify(tools));
+  let total = 3 + countEach(texts).reduce((a, b) => a + b, 0);
   for (const m of messages) {
-    total += 3 + countTokens(m.role) + countTokens(textOf(m));
+    total += 3;
     for (const part of m.parts) if (part.type !== 'text') total += PART_TOKENS[part.type];
-    for (const call of m.toolCalls ?? []) total += countTokens(call.name) + countTokens(call.arguments);
   }
+  if (!promptCounts.has(messages)) promptCounts.set(messages, new WeakMap());
+  promptCounts.get(messages)!.set(tools, total);
   return total;
 }
