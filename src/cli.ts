@@ -11,7 +11,9 @@ const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an 
 Usage: model-gateway-mock [options]
 
   --port <n>          port to listen on; 0 picks a free port (default 4010)
-  --host <addr>       interface to bind (default 127.0.0.1)
+  --host <addr>       interface to bind (default 127.0.0.1); beyond loopback, /__admin and the
+                      console pages need the admin token from other machines
+  --admin-token <t>   the control plane's admin token (generated and printed when --host is not loopback)
   --seed <n>          seed of every synthesized value (default 0)
   --token <token>     an issued token; repeat for several (default: one token, sk-test)
   --fixtures <dir>    load fixtures from the *.json, *.yaml and *.yml files in <dir>
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'admin-token': { type: 'string' },
         seed: { type: 'string' },
         token: { type: 'string', multiple: true },
         fixtures: { type: 'string' },
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
   const server = await startServer({
     port: integer('port', values.port, 0) ?? 4010,
     host: values.host,
+    adminToken: values['admin-token'],
     seed: integer('seed', values.seed, 0),
     tokens: values.token,
     fixtures,
@@ -89,9 +93,17 @@ async function main(): Promise<void> {
     `model-gateway-mock listening on ${server.url}\n` +
       `  OpenAI-compatible base URL: ${server.url}/v1\n` +
       `  token: ${server.gateway.tokens.list().map((t) => t.token).join(', ')}\n` +
-      `  health: ${server.url}/__admin/health\n`,
+      `  health: ${server.url}/__admin/health\n` +
+      (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : ''),
   );
-  const stop = () => void server.close().then(() => process.exit(0));
+  // Stop accepting, end open streams, exit: within a second even under load; a second signal exits at once.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(0);
+    stopping = true;
+    setTimeout(() => process.exit(0), 1000);
+    void server.close().then(() => process.exit(0));
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -10,6 +10,7 @@ import { adminRouter } from './transport/admin.ts';
 import { homePage } from './console/home.ts';
 import { playgroundPage } from './console/playground.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
+import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './transport/guard.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
@@ -17,6 +18,11 @@ export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   port?: number;
   /** Interface to bind. Default 127.0.0.1. */
   host?: string;
+  /**
+   * The token other machines must present to use `/__admin` and the console pages (loopback clients
+   * need none). Generated when `host` is not a loopback address and none is given.
+   */
+  adminToken?: string;
 }
 
 export interface RunningServer {
@@ -24,6 +30,9 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly gateway: Gateway;
+  /** The control plane's admin token, if one is in force. */
+  readonly adminToken?: string;
+  /** Stops accepting, ends open streams and connections; resolves once the socket is closed. */
   close(): Promise<void>;
 }
 
@@ -51,9 +60,22 @@ function preflight(req: IncomingMessage, res: ServerResponse): void {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const gateway = createGateway(options);
   const router = new NodeRouter(gateway.runtime, endpoints, openaiFormat);
+  const bindHost = options.host ?? '127.0.0.1';
+  const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
   const app = express();
   app.disable('x-powered-by');
+  // The control plane and the pages are the owner's (health stays open, for probes from anywhere).
+  app.use((req, res, next) => {
+    const path = req.path;
+    if (path === '/__admin/health' || !(path === '/' || path.startsWith('/console') || path.startsWith('/__admin'))) return next();
+    const requestUrl = new URL(req.originalUrl, 'http://localhost');
+    const verdict = guardControlPlane(req, requestUrl, bindHost, adminToken);
+    if (!verdict.ok) return void res.status(verdict.status!).json({ error: verdict.message });
+    const given = requestUrl.searchParams.get('admin_token');
+    if (given && adminToken) res.setHeader('set-cookie', `${ADMIN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`);
+    next();
+  });
   app.use('/__admin', adminRouter(gateway, pkg.version));
   app.get('/', (_req, res) => {
     res.type('html').send(homePage(url));
@@ -74,7 +96,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 4010, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 4010, bindHost, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -83,10 +105,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     url,
     port: address.port,
     gateway,
+    adminToken,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        // Open streams and keep-alive sockets end now, not when their clients let go.
+        server.closeAllConnections();
       }),
   };
 }

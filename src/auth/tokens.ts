@@ -31,6 +31,30 @@ export function maskToken(token: string): string {
   return token.length <= 8 ? `${token.slice(0, 3)}***` : `${token.slice(0, 5)}***${token.slice(-4)}`;
 }
 
+/** Headers that carry a credential, by lower-case name. */
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'x-admin-token', 'cookie', 'proxy-authorization']);
+
+/** A copy of `headers` with every credential masked like the 401 message masks a token (`Bearer sk-te***oken`). */
+export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SECRET_HEADERS.has(name) || typeof value !== 'string') out[name] = value;
+    else {
+      const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
+      out[name] = scheme + maskToken(value.slice(scheme.length));
+    }
+  }
+  return out;
+}
+
+/** The URL's query string with `?key=` (Gemini's way to send a token) masked. */
+export function maskedSearch(url: URL): string {
+  if (!url.searchParams.has('key')) return url.search;
+  const params = new URLSearchParams(url.search);
+  params.set('key', maskToken(params.get('key') ?? ''));
+  return `?${params}`;
+}
+
 export const HOW_TOKENS_ARE_SET =
   'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';
 

@@ -1,0 +1,86 @@
+// Who may use the control plane (/__admin) and the console pages: the emulator's owner. By default
+// that is any client on this machine (loopback); from elsewhere the admin token is required. And no
+// web page the owner happens to visit may change the emulator's state: state-changing admin routes
+// need a JSON body type (which a cross-site form cannot send without a CORS preflight we never
+// grant) or the admin token, and a Host that is not this machine (DNS rebinding) needs the token too.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/** The cookie a console page sets after being opened with `?admin_token=`, for its own fetches. */
+export const ADMIN_COOKIE = 'mgm_admin';
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+/** Whether `host` (an interface to bind) keeps the server on this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || isLoopback(host.replace(/^\[|\]$/g, ''));
+}
+
+/** A fresh admin token, for servers bound beyond loopback without one. */
+export function generateAdminToken(): string {
+  return `mgm-admin-${randomBytes(18).toString('base64url')}`;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+/** The admin token a request presents in a header (`x-admin-token` or `Authorization: Bearer`). */
+function headerToken(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-admin-token'];
+  if (typeof header === 'string' && header) return header;
+  return /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+}
+
+/** Whether the Host header names this machine (a rebinding attack names the attacker's domain). */
+function localHostHeader(req: IncomingMessage, boundHost: string): boolean {
+  const raw = req.headers.host ?? '';
+  const name = raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.replace(/:\d+$/, '');
+  const bare = name.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare.endsWith('.localhost') || isLoopback(bare) || bare === boundHost.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface GuardVerdict {
+  ok: boolean;
+  status?: number;
+  message?: string;
+}
+
+/**
+ * Whether a control-plane or console request may proceed. `adminToken` is undefined when none is set
+ * (then only loopback clients get in). A page opened with `?admin_token=` is checked like a header.
+ */
+export function guardControlPlane(req: IncomingMessage, url: URL, boundHost: string, adminToken: string | undefined): GuardVerdict {
+  const presented = headerToken(req) ?? url.searchParams.get('admin_token') ?? cookie(req, ADMIN_COOKIE);
+  const byToken = adminToken !== undefined && presented !== undefined && sameSecret(presented, adminToken);
+  const needsToken = adminToken
+    ? 'Send the admin token (printed at start, or set with --admin-token) as the x-admin-token header, or open the page with ?admin_token=<token>.'
+    : 'Start the server with --admin-token <token> to allow other machines.';
+  if (!byToken) {
+    if (!isLoopback(req.socket.remoteAddress)) return { ok: false, status: 403, message: `The control plane answers only clients on this machine. ${needsToken}` };
+    if (!localHostHeader(req, boundHost)) return { ok: false, status: 403, message: `The Host header "${req.headers.host ?? ''}" does not name this machine; the control plane refuses it (DNS rebinding). ${needsToken}` };
+  }
+  // A cross-site form or no-cors fetch can send a simple POST; it cannot send a JSON content type.
+  const bodyType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const tokenInHeader = adminToken !== undefined && headerToken(req) !== undefined && sameSecret(headerToken(req)!, adminToken);
+  if (STATE_CHANGING.has(req.method ?? '') && bodyType !== 'application/json' && !tokenInHeader) {
+    return { ok: false, status: 415, message: 'State-changing control-plane requests need "Content-Type: application/json" (so that no web page can send them cross-site) or the admin token in the x-admin-token header.' };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,164 @@
+// The control plane is the owner's: loopback only (or the admin token), no cross-site state changes,
+// no DNS rebinding, credentials masked in the journal; and the server stops promptly when told to.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
+import Anthropic from '@anthropic-ai/sdk';
+import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { socketSuites } from './helpers/modes.ts';
+import { guardControlPlane } from '../src/transport/guard.ts';
+import { startServer } from '../src/server.ts';
+
+/** A raw request, so the Host header can be anything (fetch does not let a caller set it). */
+function raw(url: string, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, method, headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const fakeRequest = (remoteAddress: string, headers: Record<string, string> = {}, method = 'GET') =>
+  ({ method, headers: { host: '127.0.0.1:4010', ...headers }, socket: { remoteAddress } }) as unknown as IncomingMessage;
+
+describe('control-plane guard', () => {
+  const url = new URL('http://127.0.0.1:4010/__admin/requests');
+
+  it('refuses a client on another machine without the admin token, and says how to get in', () => {
+    const verdict = guardControlPlane(fakeRequest('10.1.2.3'), url, '0.0.0.0', 'secret-admin');
+    expect(verdict).toMatchObject({ ok: false, status: 403 });
+    expect(verdict.message).toMatch(/x-admin-token/);
+    expect(guardControlPlane(fakeRequest('::ffff:192.168.1.9'), url, '0.0.0.0', undefined)).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it('lets it in with the token in a header or on a page URL, and never by a wrong token', () => {
+    expect(guardControlPlane(fakeRequest('10.1.2.3', { 'x-admin-token': 'secret-admin' }), url, '0.0.0.0', 'secret-admin').ok).toBe(true);
+    expect(guardControlPlane(fakeRequest('10.1.2.3', { authorization: 'Bearer secret-admin' }), url, '0.0.0.0', 'secret-admin').ok).toBe(true);
+    expect(guardControlPlane(fakeRequest('10.1.2.3'), new URL('http://h/console/playground?admin_token=secret-admin'), '0.0.0.0', 'secret-admin').ok).toBe(true);
+    expect(guardControlPlane(fakeRequest('10.1.2.3', { 'x-admin-token': 'secret-admiN' }), url, '0.0.0.0', 'secret-admin').ok).toBe(false);
+  });
+
+  it('lets loopback clients in without a token', () => {
+    expect(guardControlPlane(fakeRequest('127.0.0.1'), url, '127.0.0.1', undefined).ok).toBe(true);
+    expect(guardControlPlane(fakeRequest('::1', { host: '[::1]:4010' }), url, '::1', undefined).ok).toBe(true);
+    expect(guardControlPlane(fakeRequest('::ffff:127.0.0.1', { host: 'localhost:4010' }), url, '127.0.0.1', undefined).ok).toBe(true);
+  });
+});
+
+describe.runIf(socketSuites)('control plane over a real socket', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli();
+  });
+  afterAll(() => cli.stop());
+
+  const journalLength = async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length;
+
+  it('refuses state changes a web page could send cross-site (form and text bodies), and keeps its state', async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'keep me' }] });
+    const before = await journalLength();
+    expect(before).toBeGreaterThan(0);
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
+      const res = await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': type }, body: 'a=1' });
+      expect(res.status).toBe(415);
+      expect((await res.json()).error).toMatch(/application\/json/);
+    }
+    // A no-cors fetch sends no content type at all.
+    expect((await fetch(`${cli.url}/__admin/reset`, { method: 'POST' })).status).toBe(415);
+    expect((await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
+    expect(await journalLength()).toBe(before);
+    expect((await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(await journalLength()).toBe(0);
+  });
+
+  it('answers no cross-origin preflight for the control plane, so a page cannot send JSON to it', async () => {
+    const res = await fetch(`${cli.url}/__admin/reset`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses a Host that is not this machine (DNS rebinding), for the control plane and the pages', async () => {
+    for (const path of ['/__admin/requests', '/console/playground', '/']) {
+      const res = await raw(cli.url, path, { host: 'rebind.evil.example:4010' });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body).error).toMatch(/DNS rebinding/);
+    }
+    expect((await raw(cli.url, '/__admin/requests', { host: `localhost:${new URL(cli.url).port}` })).status).toBe(200);
+    // Health stays open to any probe.
+    expect((await raw(cli.url, '/__admin/health', { host: 'rebind.evil.example' })).status).toBe(200);
+  });
+
+  it('never journals a credential in clear, in any of the ways a token travels', async () => {
+    await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const secret = 'sk-journal-secret-0123456789';
+    await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: secret }) });
+    await new OpenAI({ apiKey: secret, baseURL: `${cli.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    await new Anthropic({ apiKey: secret, baseURL: cli.url, maxRetries: 0 }).messages.create({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    await new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: cli.url } }).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' });
+    await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${secret}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    const journal = await (await fetch(`${cli.url}/__admin/requests`)).text();
+    const { requests } = JSON.parse(journal) as { requests: { headers: Record<string, string>; query: string; status: number }[] };
+    expect(requests).toHaveLength(4);
+    expect(requests.every((r) => r.status === 200)).toBe(true);
+    expect(journal).not.toContain(secret);
+    expect(journal).not.toContain('0123456789');
+    expect(requests.some((r) => r.headers.authorization === 'Bearer sk-jo***6789')).toBe(true);
+    expect(requests.some((r) => r.headers['x-goog-api-key'] === 'sk-jo***6789')).toBe(true);
+    expect(requests.at(-1)!.query).toBe('?key=sk-jo***6789');
+  });
+});
+
+describe.runIf(socketSuites)('binding beyond loopback', () => {
+  it('generates an admin token and says so at start', async () => {
+    const cli = await spawnCli(['--host', '0.0.0.0']);
+    try {
+      expect(cli.output()).toMatch(/admin token \(needed for \/__admin and the console from other machines\): mgm-admin-\S{20,}/);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('keeps the token it is given, and the API needs none of it', async () => {
+    const server = await startServer({ port: 0, host: '0.0.0.0', adminToken: 'given-admin-token' });
+    try {
+      expect(server.adminToken).toBe('given-admin-token');
+      const port = new URL(server.url).port;
+      // Loopback clients still get in without it.
+      expect((await fetch(`http://127.0.0.1:${port}/__admin/requests`)).status).toBe(200);
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+      expect((await client.models.list()).data.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.runIf(socketSuites)('shutdown', () => {
+  it('ends open streams and exits promptly on SIGTERM, even mid-stream', async () => {
+    const cli = await spawnCli(['--latency', 'slow']);
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    // A slow stream would take many seconds; the process must not wait for it.
+    const stream = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a long answer please' }], stream: true });
+    const reading = (async () => {
+      let chunks = 0;
+      for await (const _ of stream) chunks++;
+      return chunks;
+    })().catch((error: Error) => error);
+    await new Promise((r) => setTimeout(r, 2500));
+    const exited = new Promise<number | null>((resolve) => cli.child.once('exit', (code) => resolve(code)));
+    cli.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // The stream ended (cut short) instead of hanging the client.
+    const result = await reading;
+    expect(result instanceof Error || typeof result === 'number').toBe(true);
+  });
+});
