@@ -39,13 +39,16 @@ export interface GatewayOptions {
   models?: ModelInfo[];
   /** Largest accepted request body in bytes. Default 32 MiB. */
   maxBodyBytes?: number;
-  /** How many requests the journal keeps. Default 1000. */
+  /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
   journalSize?: number;
+  /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval). Default 64 MiB. */
+  storeBytes?: number;
   /** Answer only from fixtures: an unmatched request gets a 404 with the near-miss report. */
   strict?: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
 export function toLatency(value: GatewayOptions['latency']): LatencyProfile {
   if (value === undefined) return INSTANT;
@@ -62,8 +65,8 @@ export class Runtime {
   readonly catalogue: Catalogue;
   readonly journal: Journal;
   readonly strict: boolean;
-  /** State a format keeps between requests (stored responses), by id; bounded, cleared by reset. */
-  readonly stored = new BoundedStore<unknown>(1000);
+  /** State a format keeps between requests (stored responses), by id; bounded in count and bytes, cleared by reset. */
+  readonly stored: BoundedStore<unknown>;
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -77,6 +80,7 @@ export class Runtime {
     this.catalogue = new Catalogue([...(shipped.models as ModelInfo[]), ...(options.models ?? [])]);
     this.journal = new Journal(options.journalSize ?? 1000);
     this.strict = options.strict ?? false;
+    this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
   }
 
   now(): number {

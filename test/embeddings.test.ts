@@ -15,6 +15,8 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     fixtures: [
       { name: 'pinned-vector', match: { endpoint: '/v1/embeddings', userMessage: 'pin me' }, reply: { embedding: [0.6, 0.8] } },
       { name: 'embed-fails', match: { userMessage: 'fail me' }, error: { status: 429, message: 'slow down' } },
+      { name: 'embed-breaks', match: { endpoint: '/v1/embeddings', userMessage: 'break me' }, fault: { type: 'CONNECTION_RESET_BY_PEER' } },
+      { name: 'embed-slow', match: { endpoint: '/v1/embeddings', userMessage: 'slow me' }, latency: 'ttft=400' },
     ],
   });
 
@@ -38,6 +40,28 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     });
     expect(reranked.status).toBe(500);
     expect((await reranked.json()).error.type).toBe('server_error');
+  });
+
+  it("applies every input's fault and latency, not only the first input's", async () => {
+    const broken = await ctx.client.embeddings.create({ model: MODEL, input: ['fine', 'break me'] }).catch((e) => e);
+    expect(broken).toBeInstanceOf(OpenAI.APIConnectionError);
+    const started = performance.now();
+    await ctx.client.embeddings.create({ model: MODEL, input: ['fine', 'slow me'] });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(380);
+  });
+
+  it('sends retry-after with a 429 forced by x-mock-status, in every format', async () => {
+    const openai = await ctx.client.embeddings.create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-status': '429' } }).catch((e) => e);
+    expect(openai).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(openai.headers.get('retry-after')).toBe('1');
+    const gemini = await fetch(`${ctx.gw.root}/v1beta/models/gemini-embedding-001:embedContent?key=sk-test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mock-status': '429' },
+      body: JSON.stringify({ content: { parts: [{ text: 'x' }] } }),
+    });
+    expect(gemini.status).toBe(429);
+    expect(gemini.headers.get('retry-after')).toBe('1');
+    expect((await gemini.json()).error.details[0].retryDelay).toBe('1s');
   });
 
   it('embeds with the SDK default (base64) and with float alike, unit length, of the model size', async () => {

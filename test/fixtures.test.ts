@@ -263,12 +263,16 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     await expect(ask('gpt-4o')).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
-  it('journals bodies over 1 MiB by size only', async () => {
+  it('journals big bodies as a shortened copy with their size, and masks credentials', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }).catch(() => undefined);
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'é'.repeat(1_100_000) }] }).catch(() => undefined);
     const last = (await (await admin('/requests?limit=1')).json()).requests[0];
-    expect(last.body).toEqual({ truncated: true, bytes: expect.any(Number) });
-    expect(last.body.bytes).toBeGreaterThan(1_100_000);
+    expect(last.truncated).toBe(true);
+    expect(last.bodyBytes).toBeGreaterThan(2_200_000);
+    expect(last.body.model).toBe('gpt-4o');
+    expect(last.body.messages[0].content).toMatch(/^é{2048}… \[1097952 more characters\]$/);
+    expect(last.headers.authorization).toBe('Bearer sk-***');
+    expect(JSON.stringify(last)).not.toContain('sk-test');
   });
 
   it('resets journal, run-time fixtures and scenarios', async () => {

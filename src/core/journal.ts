@@ -7,9 +7,16 @@ export interface JournalEntry {
   requestId: string;
   method: string;
   path: string;
+  /** The query string ('' or `?…`), with a `key` parameter masked. */
+  query: string;
+  /** Request headers, credentials masked (`authorization`, `x-api-key`, `x-goog-api-key`…). */
   headers: Record<string, string>;
-  /** The parsed JSON body, when there was one (bodies over 1 MiB: `{truncated: true, bytes}`). */
+  /** The parsed body, when there was one; over JOURNAL_BODY_CHARS, a copy with long parts cut (see `truncated`). */
   body?: unknown;
+  /** The body's size in bytes as received. */
+  bodyBytes?: number;
+  /** Set when `body` is a shortened copy (long strings, arrays and objects cut, each cut marked). */
+  truncated?: boolean;
   format?: string;
   model?: string;
   /** Name (or id) of the fixture that answered, if any. */
@@ -25,6 +32,57 @@ export interface JournalEntry {
   outcome: 'completed' | 'streaming' | 'aborted';
   /** Stream events written so far. */
   eventsSent: number;
+}
+
+/** Bodies up to this many characters are journaled whole; bigger ones as a shortened copy of about this size. */
+export const JOURNAL_BODY_CHARS = 64 * 1024;
+
+/** Longest string kept whole in a shortened body. */
+const STRING_CAP = 2048;
+
+/**
+ * A copy of a parsed JSON body in about `budget` characters: long strings cut, the rest of an array or
+ * object past the budget replaced by a marker. So the journal holds at most journalSize × ~64 KiB of
+ * bodies, whatever clients send.
+ */
+export function shortenedBody(value: unknown, budget = JOURNAL_BODY_CHARS): unknown {
+  let left = budget;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const kept = v.length > STRING_CAP ? `${v.slice(0, STRING_CAP)}… [${v.length - STRING_CAP} more characters]` : v;
+      left -= kept.length + 2;
+      return kept;
+    }
+    if (v === null || typeof v !== 'object') {
+      left -= 8;
+      return v;
+    }
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (const item of v) {
+        if (left <= 0) {
+          out.push(`… [${v.length - out.length} more items]`);
+          break;
+        }
+        out.push(walk(item));
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    const entries = Object.entries(v);
+    let kept = 0;
+    for (const [k, item] of entries) {
+      if (left <= 0) {
+        out['…'] = `${entries.length - kept} more fields`;
+        break;
+      }
+      left -= k.length + 4;
+      out[k] = walk(item);
+      kept++;
+    }
+    return out;
+  };
+  return walk(value);
 }
 
 export class Journal {

@@ -1,33 +1,50 @@
-// A bounded in-memory store: the oldest entry goes first when it is full. For state the real services
-// keep between requests (stored responses), so memory stays flat however long a run lasts.
+// A bounded in-memory store: the oldest entry goes first when it is full, by count or by bytes. For
+// state the real services keep between requests (stored responses, generated files), so memory stays
+// flat however long a run lasts.
 
 export class BoundedStore<V> {
-  private readonly items = new Map<string, V>();
+  private readonly items = new Map<string, { value: V; size: number }>();
+  private held = 0;
   readonly capacity: number;
+  readonly maxBytes: number;
 
-  constructor(capacity: number) {
+  /** At most `capacity` entries and `maxBytes` bytes (as the sizes given to `set` add up). */
+  constructor(capacity: number, maxBytes = Number.POSITIVE_INFINITY) {
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
   }
 
   get(id: string): V | undefined {
-    return this.items.get(id);
+    return this.items.get(id)?.value;
   }
 
-  set(id: string, value: V): void {
-    this.items.delete(id);
-    this.items.set(id, value);
-    if (this.items.size > this.capacity) this.items.delete(this.items.keys().next().value as string);
+  /** Stores `value`, `size` bytes by the caller's estimate; one larger than the whole bound is not kept. */
+  set(id: string, value: V, size = 0): void {
+    this.delete(id);
+    if (size > this.maxBytes) return;
+    this.items.set(id, { value, size });
+    this.held += size;
+    while (this.items.size > this.capacity || this.held > this.maxBytes) this.delete(this.items.keys().next().value as string);
   }
 
   delete(id: string): boolean {
+    const item = this.items.get(id);
+    if (!item) return false;
+    this.held -= item.size;
     return this.items.delete(id);
   }
 
   clear(): void {
     this.items.clear();
+    this.held = 0;
   }
 
   get size(): number {
     return this.items.size;
+  }
+
+  /** Bytes held, by the sizes given to `set`. */
+  get bytes(): number {
+    return this.held;
   }
 }

@@ -1,9 +1,9 @@
 // One API endpoint and the pipeline every format's endpoints run, whatever the transport:
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { GatewayError } from '../core/errors.ts';
-import type { JournalEntry } from '../core/journal.ts';
+import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { hashString, makeId } from '../core/seed.ts';
-import { HOW_TOKENS_ARE_SET, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
+import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Inbound, Outbound } from './exchange.ts';
 
@@ -67,7 +67,16 @@ function parseJson(text: string): unknown {
   return body;
 }
 
-const JOURNAL_BODY_LIMIT = 1024 * 1024;
+/** UTF-8 size of a string, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Lone surrogates encode as 3 bytes (U+FFFD), pairs as 4: 2 + 2 extra over their 2 code units.
+    if (c >= 0x80) bytes += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? (i++, 2) : 2;
+  }
+  return bytes;
+}
 
 /** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
 const MAX_DEPTH = 128;
@@ -117,7 +126,9 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     requestId: '',
     method: inbound.method,
     path: inbound.url.pathname,
-    headers: inbound.headers(),
+    query: maskedSearch(inbound.url),
+    // Never a credential in clear: the journal is shown in pages and over the control plane.
+    headers: maskedHeaders(inbound.headers()),
     format: spec.format.name,
     status: 0,
     stream: false,
@@ -133,9 +144,13 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);
       body = parseJson(text);
-      // The journal keeps bodies up to 1 MiB; a bigger one would hold its megabytes for as long as the
-      // ring holds the entry, so it is recorded by size only.
-      entry.body = text.length <= JOURNAL_BODY_LIMIT ? body : { truncated: true, bytes: text.length };
+      // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
+      entry.bodyBytes = utf8Length(text);
+      if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
+      else {
+        entry.body = shortenedBody(body);
+        entry.truncated = true;
+      }
     } else {
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
       token = authenticate(inbound, runtime, spec.auth);

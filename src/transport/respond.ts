@@ -3,6 +3,7 @@
 import { GatewayError, kindForStatus } from '../core/errors.ts';
 import { faultStrikes, garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
 import { replyDelay } from '../core/plan.ts';
+import { deriveKey } from '../core/seed.ts';
 import type { Answered, Decision } from '../runtime.ts';
 import { sseFrame, type TimedEvent } from './sse.ts';
 import type { Call } from './endpoint.ts';
@@ -86,10 +87,15 @@ export function plainReply(call: Call, body: () => unknown, delayMs: number, fau
   return jsonReply(call, body(), delayMs + stall);
 }
 
-/** The Outbound of a non-generative answer (embeddings, rerank) under its decision: raw body, fault, delay. */
-export function decidedReply(call: Call, decision: Decision, key: number, body: () => unknown): Outbound | Promise<Outbound> {
-  const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
-  return plainReply(call, () => decision.raw ?? body(), decision.latency.ttftMs, fault, key);
+/**
+ * The Outbound of a non-generative answer (embeddings, rerank) under its decisions, one per input:
+ * the first input's raw body, the first fault that strikes, and the longest delay of any input.
+ */
+export function decidedReply(call: Call, decisions: Decision | readonly Decision[], key: number, body: () => unknown): Outbound | Promise<Outbound> {
+  const all = [decisions].flat() as Decision[];
+  const fault = all.map((d, i) => (d.fault && faultStrikes(d.fault, i ? deriveKey(key, i) : key) ? d.fault : undefined)).find(Boolean);
+  const delay = Math.max(...all.map((d) => d.latency.ttftMs));
+  return plainReply(call, () => all[0].raw ?? body(), delay, fault, key);
 }
 
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */

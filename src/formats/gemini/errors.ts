@@ -31,7 +31,9 @@ export function geminiErrorBody(error: GatewayError) {
   const details =
     error.kind === 'authentication'
       ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }]
-      : undefined;
+      : http === 429
+        ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' }]
+        : undefined;
   return { http, body: { error: { code: http, message: error.message, status, ...(details ? { details } : {}) } } };
 }
 
@@ -41,7 +43,8 @@ export const geminiFormat: FormatEdge = {
   requestIdPrefix: '',
   errorResponse(error) {
     const { http, body } = geminiErrorBody(error);
-    return json(body, http, error.headers);
+    // Google says when to retry in the body's RetryInfo; HTTP clients (the AI SDK) read retry-after.
+    return json(body, http, http === 429 ? { 'retry-after': '1', ...error.headers } : error.headers);
   },
   // @google/genai throws for a chunk that is `{error:{code:4xx|5xx}}`.
   streamError: (error) => sseFrame(JSON.stringify(geminiErrorBody(error).body)),

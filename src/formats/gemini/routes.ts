@@ -111,7 +111,7 @@ function action(call: Call) {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
       return embedOne(call, model, r, `requests[${i}].`);
     });
-    return decidedReply(call, all[0].decision, all[0].key, () => ({ embeddings: all.map((e) => e.embedding) }));
+    return decidedReply(call, all.map((e) => e.decision), all[0].key, () => ({ embeddings: all.map((e) => e.embedding) }));
   }
   return generate(call, model, name);
 }

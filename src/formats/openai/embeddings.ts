@@ -75,7 +75,7 @@ function embeddings(call: Call) {
     const pinned = decisions[i].pinned?.embedding;
     return pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
   });
-  return decidedReply(call, decisions[0], hashString(texts.join('\u0000'), call.runtime.seed), () => ({
+  return decidedReply(call, decisions, hashString(texts.join('\u0000'), call.runtime.seed), () => ({
     object: 'list',
     data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: base64 ? toBase64(float32Bytes(v)) : Array.from(v) })),
     model,

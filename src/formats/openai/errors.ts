@@ -36,6 +36,7 @@ export function openaiErrorBody(error: GatewayError) {
 
 /** The rate-limit headers OpenAI sends with a 429, unless the error brings its own. */
 const RATE_LIMITED = {
+  'retry-after': '1',
   'x-ratelimit-limit-requests': '10000',
   'x-ratelimit-remaining-requests': '0',
   'x-ratelimit-reset-requests': '1s',

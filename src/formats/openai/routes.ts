@@ -13,6 +13,7 @@ import { combine, completionStreamEvents, parseCompletionRequest, renderCompleti
 import { embeddingEndpoints } from './embeddings.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
+import { choiceText } from '../../core/reply.ts';
 
 const BEARER = ['bearer'] as const;
 // The gateway also takes `x-api-key` on the models list, for messages-style clients.
@@ -102,7 +103,8 @@ export const openaiEndpoints: EndpointSpec[] = [
           toolCalls: reply.choices[0].blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [])),
         };
         const entry: StoredResponse = { response: renderResponse(reply, parsed), inputItems: listedInputItems(parsed.items, reply), conversation: [...request.messages, said] };
-        call.runtime.stored.set(`response:${responseId(reply)}`, entry);
+        // Its size: the request it repeats (conversation and input items) and the reply, roughly twice over.
+        call.runtime.stored.set(`response:${responseId(reply)}`, entry, 2 * (call.entry.bodyBytes ?? 0) + 4 * choiceText(reply.choices[0]).length + 4096);
       }
       return deliver(call, answered, request.stream, {
         json: () => renderResponse(reply, parsed),
