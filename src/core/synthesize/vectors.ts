@@ -1,6 +1,6 @@
 // Embedding vectors: unit length, deterministic per (text, model, seed), and meaningful: each word
 // contributes its own seeded direction, so texts that share words point closer together.
-import { hashString, Rng } from '../seed.ts';
+import { hashString } from '../seed.ts';
 import { memoize } from '../memo.ts';
 
 /** The embedding space of a model under a seed: every format embeds the same text alike there. */
@@ -11,23 +11,32 @@ export function embeddingSpace(model: string, seed: number): number {
 /** Weight of the text's own direction next to its words' (keeps distinct texts distinct). */
 const OWN = 0.35;
 
-function gaussianVector(key: number, dims: number): Float32Array {
-  const rng = new Rng(key);
+/**
+ * A seeded random unit direction. Components are uniform (mulberry32, inlined): as near-orthogonal in
+ * many dimensions as Gaussian ones, and cheap enough for every distinct word of a 2048-input batch.
+ */
+function randomDirection(key: number, dims: number): Float32Array {
   const v = new Float32Array(dims);
-  for (let i = 0; i < dims; i += 2) {
-    // Box–Muller: two normal draws from two uniform ones.
-    const r = Math.sqrt(-2 * Math.log(1 - rng.next()));
-    const t = 2 * Math.PI * rng.next();
-    v[i] = r * Math.cos(t);
-    if (i + 1 < dims) v[i + 1] = r * Math.sin(t);
+  let state = (key ^ Math.floor(key / 4294967296)) | 0;
+  for (let i = 0; i < dims; i++) {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    v[i] = ((t ^ (t >>> 14)) >>> 0) / 2147483648 - 1;
   }
   return normalize(v);
 }
 
-const wordVector = memoize((id: string) => {
-  const [space, dims, word] = id.split('\u0000');
-  return gaussianVector(hashString(word, Number(space)), Number(dims));
-}, 20_000);
+const wordVector = memoize(
+  (id: string) => {
+    const [space, dims, word] = id.split('\u0000');
+    return randomDirection(hashString(word, Number(space)), Number(dims));
+  },
+  { entries: 20_000, bytes: 32 * 1024 * 1024, sizeOf: (id) => 4 * Number(id.split('\u0000', 2)[1]) + id.length * 2 + 64 },
+);
+
+/** Distinct words that shape one text's direction (its most frequent), so a text's cost is bounded. */
+export const MAX_WORDS = 512;
 
 function normalize(v: Float32Array): Float32Array {
   let norm = 0;
@@ -53,13 +62,18 @@ function words(text: string): string[] {
  */
 export function embed(text: string, space: number, dims: number, truncateTo = dims): Float32Array {
   const v = new Float32Array(dims);
-  for (const word of words(text)) {
+  const counts = new Map<string, number>();
+  for (const word of words(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  let chosen = [...counts];
+  // A stable sort: among equally frequent words the first seen are kept.
+  if (chosen.length > MAX_WORDS) chosen = chosen.sort((a, b) => b[1] - a[1]).slice(0, MAX_WORDS);
+  for (const [word, n] of chosen) {
     const w = wordVector(`${space}\u0000${dims}\u0000${word}`);
-    const weight = COMMON.has(word) ? 0.1 : 1;
+    const weight = (COMMON.has(word) ? 0.1 : 1) * n;
     for (let i = 0; i < dims; i++) v[i] += weight * w[i];
   }
   normalize(v);
-  const own = gaussianVector(hashString(text, space), dims);
+  const own = randomDirection(hashString(text, space), dims);
   for (let i = 0; i < dims; i++) v[i] = (1 - OWN) * v[i] + OWN * own[i];
   return normalize(truncateTo < dims ? v.slice(0, truncateTo) : v);
 }

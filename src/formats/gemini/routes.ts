@@ -106,7 +106,8 @@ function action(call: Call) {
   }
   if (name === 'batchEmbedContents') {
     const requests = (call.body as Record<string, unknown>).requests;
-    checkField('requests', requests, { types: ['array'], required: true, min: 1 });
+    // Google's cap on one batch.
+    checkField('requests', requests, { types: ['array'], required: true, min: 1, max: 100 });
     const all = (requests as Record<string, unknown>[]).map((r, i) => {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
       return embedOne(call, model, r, `requests[${i}].`);

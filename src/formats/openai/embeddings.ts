@@ -1,7 +1,8 @@
 // Embeddings (/v1/embeddings) and reranking (/v1/rerank, Jina-style; /v2/rerank, Cohere v2) in the
 // gateway's OpenAI-compatible shapes. Vectors and scores come from the core's vector synthesizer.
+import { mapInSlices } from '../../core/slices.ts';
 import { hashString, makeId } from '../../core/seed.ts';
-import { countTokens, truncateTokens } from '../../core/tokens.ts';
+import { countEach, countTokens, truncateTokens } from '../../core/tokens.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
 import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
@@ -46,7 +47,10 @@ function inputs(raw: unknown): string[] {
 
 
 
-function embeddings(call: Call) {
+/** OpenAI's cap on the tokens of all inputs of one request together. */
+const MAX_REQUEST_TOKENS = 300_000;
+
+async function embeddings(call: Call) {
   const body = call.body as Raw;
   checkFields(body, EMBEDDING_FIELDS);
   const model = body.model as string;
@@ -61,7 +65,7 @@ function embeddings(call: Call) {
     if (dimensions > dims) throw invalid('dimensions', `Invalid 'dimensions': integer above maximum value. Expected a value <= ${dims}, but got ${dimensions} instead.`, 'integer_above_max_value');
   }
   const limit = info.context_window ?? 8191;
-  const counts = texts.map((t) => countTokens(t));
+  const counts = countEach(texts);
   counts.forEach((n, i) => {
     if (n > limit) {
       throw invalid(texts.length > 1 ? `input[${i}]` : 'input', `This model's maximum context length is ${limit} tokens, however you requested ${n} tokens (${n} in your prompt; 0 for the completion). Please reduce your prompt.`, 'context_length_exceeded');
@@ -69,15 +73,20 @@ function embeddings(call: Call) {
   });
   const base64 = body.encoding_format === 'base64';
   const tokens = counts.reduce((a, b) => a + b, 0);
+  if (tokens > MAX_REQUEST_TOKENS) {
+    throw invalid('input', `Requested ${tokens} tokens, max ${MAX_REQUEST_TOKENS} tokens per request`, 'max_tokens_per_request');
+  }
   // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
   const decisions = texts.map((text) => call.runtime.decide(call, operationRequest('openai', 'embedding', model, text)));
-  const vectors = texts.map((text, i) => {
+  // Encoded here, in slices, so a big batch never holds the event loop for long.
+  const encoded = await mapInSlices(texts, (text, i) => {
     const pinned = decisions[i].pinned?.embedding;
-    return pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
+    const v = pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
+    return base64 ? toBase64(float32Bytes(v)) : Array.from(v);
   });
   return decidedReply(call, decisions, hashString(texts.join('\u0000'), call.runtime.seed), () => ({
     object: 'list',
-    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: base64 ? toBase64(float32Bytes(v)) : Array.from(v) })),
+    data: encoded.map((embedding, index) => ({ object: 'embedding', index, embedding })),
     model,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   }));
