@@ -1,7 +1,10 @@
 // The control plane is the owner's: loopback only (or the admin token), no cross-site state changes,
 // no DNS rebinding, credentials masked in the journal; and the server stops promptly when told to.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -160,5 +163,45 @@ describe.runIf(socketSuites)('shutdown', () => {
     // The stream ended (cut short) instead of hanging the client.
     const result = await reading;
     expect(result instanceof Error || typeof result === 'number').toBe(true);
+  });
+});
+
+const CHROMIUM = '/usr/bin/chromium';
+const chromiumHere = existsSync(CHROMIUM);
+
+describe.runIf(socketSuites && (chromiumHere || process.env.CI))('a hostile web page in Chromium', () => {
+  it('cannot reset the emulator or issue tokens with a cross-origin form post or fetch', async () => {
+    const cli = await spawnCli();
+    // The attacker's page, on another origin (another port of this machine).
+    const attack = `<!doctype html><body>
+      <form id="f" method="POST" action="${cli.url}/__admin/reset" enctype="text/plain"><input name='{"a":"' value='"}'></form>
+      <script>
+        fetch('${cli.url}/__admin/tokens', { method: 'POST', mode: 'no-cors', body: '{"token":"sk-stolen"}' }).finally(() => {
+          fetch('${cli.url}/__admin/reset', { method: 'POST', headers: { 'content-type': 'application/json' } }).catch(() => {}).finally(() => document.getElementById('f').submit());
+        });
+      </script></body>`;
+    const evil = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(attack));
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'remember me' }] });
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      // The form's navigation lands on the control plane's refusal.
+      await page.waitForURL(`${cli.url}/__admin/reset`);
+      expect(await page.textContent('body')).toContain('application/json');
+      const journal = (await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: { path: string }[] };
+      expect(journal.requests.map((r) => r.path)).toContain('/v1/chat/completions');
+      const tokens = (await (await fetch(`${cli.url}/__admin/tokens`)).json()) as { tokens: { token: string }[] };
+      expect(tokens.tokens.map((t) => t.token)).toEqual(['sk-test']);
+    } finally {
+      await browser.close();
+      evil.close();
+      await cli.stop();
+    }
   });
 });
