@@ -135,7 +135,8 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending): void
   if (!session) {
     const body = typeof out.body === 'string' ? (JSON.parse(out.body) as { error?: unknown }) : {};
     client.send(JSON.stringify({ type: 'error', event_id: `event_refused_${out.status}`, error: body.error ?? { message: `HTTP ${out.status}` } }));
-    client.close(1008, `HTTP ${out.status}`);
+    // Closed on the next turn: msw delivers the message asynchronously, and a close first would drop it.
+    setTimeout(() => client.close(1008, `HTTP ${out.status}`), 0);
     return;
   }
   const sink: SocketSink = {
