@@ -1,14 +1,37 @@
 // Realtime over WebSocket: the openai SDK's OpenAIRealtimeWS over wss against a TLS server, raw `ws`
 // clients (beta protocol, browser subprotocols with an ephemeral key, bad frames, determinism, a client
 // that leaves mid-response), and the global WebSocket in-process through msw.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import https from 'node:https';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import WebSocket from 'ws';
 import { setupServer } from 'msw/node';
+import { execFile } from 'node:child_process';
+import { spawnCli } from './helpers/cli.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { createGateway } from '../src/index.ts';
+import { assertSchema } from './helpers/openapi.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+/** Each GA server event type → its schema in the OpenAPI spec, so a failure names the one schema broken. */
+const EVENT_SCHEMAS = (() => {
+  const spec = parse(readFileSync(new URL('./specs/openai-openapi.yaml', import.meta.url), 'utf8')) as { components: { schemas: Record<string, any> } };
+  const map: Record<string, string> = {};
+  for (const [name, schema] of Object.entries(spec.components.schemas)) {
+    const type = schema?.properties?.type?.enum?.[0] ?? schema?.properties?.type?.const;
+    if (/^RealtimeServerEvent./.test(name) && typeof type === 'string') map[type] = name;
+  }
+  return map;
+})();
+
+function assertEvents(events: Ev[]): void {
+  for (const e of events) {
+    expect(EVENT_SCHEMAS[e.type], e.type).toBeDefined();
+    assertSchema(EVENT_SCHEMAS[e.type], e);
+  }
+}
 
 const inprocessOnly = process.env.GATEWAY_TEST_INPROCESS_ONLY === '1';
 type Ev = Record<string, any>;
@@ -112,6 +135,7 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
     expect(u.output_tokens).toBe(u.output_token_details.text_tokens + u.output_token_details.audio_tokens);
     expect(events.at(-1)!.type).toBe('rate_limits.updated');
     for (const e of events) expect(e.event_id).toMatch(/^event_/);
+    assertEvents(events);
   });
 
   it('answers an audio turn: append, commit, transcription, audio deltas with a transcript that adds up', async () => {
@@ -135,6 +159,7 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
     const response = events.find((e) => e.type === 'response.done')!.response;
     expect(response.output[0].content[0]).toEqual({ type: 'output_audio', transcript });
     expect(response.usage.output_token_details.audio_tokens).toBeGreaterThan(0);
+    assertEvents(events);
   });
 
   it('calls a function when the tools demand, arguments streamed', async () => {
@@ -152,6 +177,7 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
     expect(events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta).join('')).toBe(done.arguments);
     const item = events.find((e) => e.type === 'response.done')!.response.output[0];
     expect(item).toMatchObject({ type: 'function_call', name: 'get_weather', call_id: done.call_id, status: 'completed' });
+    assertEvents(events);
   });
 
   it('cancels a response mid-way (a latency profile sent on the upgrade paces it)', async () => {
@@ -167,6 +193,7 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
     expect(done.status).toBe('cancelled');
     expect(done.status_details).toMatchObject({ type: 'cancelled', reason: 'client_cancelled' });
     expect(events.some((e) => e.type === 'response.output_text.done')).toBe(false);
+    assertEvents(events);
     await new Promise((r) => setTimeout(r, 50));
     expect(server.gateway.activeStreams).toBe(0);
     rt.close();
@@ -206,6 +233,8 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
       body: JSON.stringify({ expires_after: { anchor: 'created_at', seconds: 60 }, session: { type: 'realtime', model: 'gpt-realtime', instructions: 'You are a pirate.' } }),
     }).then((r) => r.json());
     expect(minted.value).toMatch(/^ek_/);
+    expect(minted.expires_at).toBe(1767225600 + 60); // the gateway's fixed clock
+    assertSchema('RealtimeCreateClientSecretResponse', minted);
     expect(minted.session).toMatchObject({ type: 'realtime', instructions: 'You are a pirate.' });
     const c = rawClient(`${server.url.replace('http', 'ws')}/v1/realtime`, { protocols: ['realtime', `openai-insecure-api-key.${minted.value}`] });
     await c.opened;
@@ -261,7 +290,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     expect(errors[2].error).toMatchObject({ param: 'item', event_id: 'evt_2', message: "Missing required parameter: 'item'." });
     expect(errors[3].error).toMatchObject({ param: 'audio', event_id: 'evt_3', code: 'invalid_type' });
     c.send({ type: 'response.create' });
-    await c.until('response.done');
+    assertEvents(await c.until('response.done'));
     c.socket.close();
   });
 
@@ -289,19 +318,53 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     const first = await run();
     expect(first).toContain('input_audio_buffer.speech_started');
     expect(first).toContain('input_audio_buffer.speech_stopped');
+    assertEvents(JSON.parse(first));
     expect(await run()).toBe(first);
   });
 
+  it('retrieves, truncates and deletes conversation items', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.send({ type: 'conversation.item.create', item: { id: 'item_mine', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] } });
+    c.send({ type: 'response.create' });
+    const done = (await c.until('response.done')).find((e) => e.type === 'response.done')!.response;
+    const said = done.output[0];
+    expect(said.content[0].type).toBe('output_audio');
+    c.send({ type: 'conversation.item.retrieve', item_id: 'item_mine' });
+    c.send({ type: 'conversation.item.truncate', item_id: said.id, content_index: 0, audio_end_ms: 500 });
+    c.send({ type: 'conversation.item.retrieve', item_id: said.id });
+    c.send({ type: 'conversation.item.delete', item_id: 'item_mine' });
+    c.send({ type: 'conversation.item.retrieve', item_id: 'item_mine', event_id: 'evt_gone' });
+    const events = await c.until('error');
+    c.socket.close();
+    const retrieved = events.filter((e) => e.type === 'conversation.item.retrieved');
+    expect(retrieved[0].item).toMatchObject({ id: 'item_mine', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] });
+    expect(retrieved[1].item.content[0]).toEqual({ type: 'output_audio', transcript: '' });
+    expect(events.find((e) => e.type === 'conversation.item.truncated')).toMatchObject({ item_id: said.id, audio_end_ms: 500 });
+    expect(events.find((e) => e.type === 'conversation.item.deleted')!.item_id).toBe('item_mine');
+    expect(events.at(-1)!.error).toMatchObject({ code: 'item_not_found', event_id: 'evt_gone' });
+    assertEvents(events);
+  });
+
+  it('drops the connection for a connection fault sent on the upgrade', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } });
+    await c.opened;
+    const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
+    c.send({ type: 'response.create' });
+    expect(await closed).toBe(1006);
+    expect(c.events.map((e) => e.type)).toEqual(['session.created']);
+  });
+
   it('stops producing when the client leaves mid-response', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=10' } });
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
     await c.opened;
     c.send(userText('A long story please'));
     c.send({ type: 'response.create' });
     await c.until('response.created');
     expect(server.gateway.activeStreams).toBe(1);
     c.socket.terminate();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(server.gateway.activeStreams).toBe(0);
+    // The reply would take ~10 s at this pace; production stops as soon as the server sees the close.
+    await vi.waitFor(() => expect(server.gateway.activeStreams).toBe(0), { timeout: 3000, interval: 20 });
     const entry = server.gateway.requests({ path: '/v1/realtime' }).at(-1)!;
     expect(entry.outcome).toBe('aborted');
     expect(entry.events!.slice(0, 3).map((e) => e.type)).toEqual(['session.created', 'conversation.item.create', 'conversation.item.added']);
@@ -325,6 +388,24 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     expect(events.filter((e) => e.type === 'response.done').at(-1)!.response.status).toBe('failed');
     c.socket.close();
     server.gateway.reset();
+  });
+});
+
+describe.skipIf(inprocessOnly)('the CLI with --tls', () => {
+  it('prints the generated certificate, which a client trusts with NODE_EXTRA_CA_CERTS', async () => {
+    const cli = await spawnCli(['--tls']);
+    try {
+      expect(cli.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const certPath = /TLS certificate: (\S+)/.exec(cli.output())![1];
+      // A fresh process that trusts the printed file opens the realtime socket over wss.
+      const script = `const WebSocket = require('ws'); const s = new WebSocket(process.argv[1], { headers: { Authorization: 'Bearer sk-test' } }); s.on('message', (d) => { console.log(JSON.parse(d).type); process.exit(0); }); s.on('error', (e) => { console.log(e.message); process.exit(1); });`;
+      const out = await new Promise<string>((resolve) =>
+        execFile(process.execPath, ['-e', script, `${cli.url.replace('https', 'wss')}/v1/realtime?model=gpt-realtime`], { env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath }, cwd: process.cwd() }, (_e, stdout) => resolve(stdout.trim())),
+      );
+      expect(out).toBe('session.created');
+    } finally {
+      await cli.stop();
+    }
   });
 });
 

@@ -270,9 +270,9 @@ export function renderSession(c: SessionConfig, id: string, expiresAt: number, b
     truncation: 'auto',
     prompt: null,
     expires_at: expiresAt,
-    include: null,
+    // The published schema has no nulls for settings that are off: they are left out.
     audio: {
-      input: { format: PCM, transcription: c.transcription, noise_reduction: null, turn_detection: vadObject(c.turnDetection) },
+      input: { format: PCM, ...(c.transcription ? { transcription: c.transcription } : {}), turn_detection: vadObject(c.turnDetection) },
       output: { format: PCM, voice: c.voice, speed: c.speed },
     },
   };

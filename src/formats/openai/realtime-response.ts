@@ -86,17 +86,18 @@ export function responseObject(ctx: ResponseContext, status: string, output: Raw
       metadata: null,
     };
   }
+  // GA leaves out what is not there yet (its schema has no nulls for these).
   return {
     object: 'realtime.response',
     id: ctx.responseId,
     status,
-    status_details: statusDetails,
+    ...(statusDetails ? { status_details: statusDetails } : {}),
     output,
     conversation_id: ctx.conversationId,
     output_modalities: modalities,
     max_output_tokens: ctx.maxOutputTokens,
     audio: { output: { format: { type: 'audio/pcm', rate: 24000 }, voice: ctx.voice } },
-    usage,
+    ...(usage ? { usage } : {}),
     metadata: null,
   };
 }

@@ -96,7 +96,9 @@ export class RealtimeSession implements SocketPeer {
   private responses = 0;
   private tokensUsed = 0;
   // Voice activity: samples examined, whether speech is on, where it began, silence since.
-  private vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '' };
+  private vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+  /** A running hash of the buffered audio, the key of what the transcription rule hears in it. */
+  private audioKey = 0;
 
   constructor(call: Call, sink: SocketSink, options: RealtimeOptions) {
     this.call = call;
@@ -282,7 +284,7 @@ export class RealtimeSession implements SocketPeer {
         const samples = this.decodeAudio(part.audio, `${p}.audio`);
         heard += transcribe(samples, SPEECH_SAMPLE_RATE, hashString(part.audio));
       } else heard += transcript ?? '';
-      return { type, transcript: transcript ?? null };
+      return typeof transcript === 'string' ? { type, transcript } : { type };
     });
     return { raw: { ...base, role: raw.role, content }, heard: heard || undefined };
   }
@@ -341,7 +343,8 @@ export class RealtimeSession implements SocketPeer {
   private clearBuffer(): void {
     this.buffer = [];
     this.bufferBytes = 0;
-    this.vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '' };
+    this.audioKey = 0;
+    this.vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
   }
 
   private append(audio: string): void {
@@ -351,14 +354,21 @@ export class RealtimeSession implements SocketPeer {
     }
     this.buffer.push(samples);
     this.bufferBytes += samples.byteLength;
+    this.audioKey = hashString(audio, this.audioKey % 2147483647);
     if (this.config.turnDetection) this.detect(samples);
   }
 
   /** Server VAD: speech where 10 ms frames are louder than the threshold; a turn ends after enough silence. */
-  private detect(samples: Int16Array): void {
+  private detect(chunk: Int16Array): void {
     const d = this.config.turnDetection!;
     const floor = d.threshold * 0.05;
-    for (let start = 0; start + VAD_FRAME <= samples.length; start += VAD_FRAME) {
+    // Frames run across appends: what did not fill a frame waits for the next chunk.
+    const samples = new Int16Array(this.vad.tail.length + chunk.length);
+    samples.set(this.vad.tail);
+    samples.set(chunk, this.vad.tail.length);
+    const whole = samples.length - (samples.length % VAD_FRAME);
+    this.vad.tail = samples.slice(whole);
+    for (let start = 0; start < whole; start += VAD_FRAME) {
       let sum = 0;
       for (let i = start; i < start + VAD_FRAME; i++) sum += samples[i] * samples[i];
       const loud = Math.sqrt(sum / VAD_FRAME) / 32768 > floor;
@@ -395,11 +405,12 @@ export class RealtimeSession implements SocketPeer {
       samples.set(chunk, offset);
       offset += chunk.length;
     }
+    const audioKey = this.audioKey;
     this.clearBuffer();
     const id = itemId ?? this.nextId('item_');
     const previous = this.items.at(-1)?.raw.id ?? null;
-    const heard = transcribe(samples, SPEECH_SAMPLE_RATE, hashString(String(samples.length), deriveKey(this.key, `audio:${id}`)));
-    const item: Item = { raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] }, heard };
+    const heard = transcribe(samples, SPEECH_SAMPLE_RATE, audioKey);
+    const item: Item = { raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio' }] }, heard };
     this.emit('input_audio_buffer.committed', { previous_item_id: previous, item_id: id });
     this.addItem(item);
     if (this.config.transcription) {
