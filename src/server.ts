@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import express from 'express';
 import { createGateway, endpoints, type Gateway } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
@@ -89,7 +90,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
   const tls = options.tls === true ? await selfSigned(options.host ?? '127.0.0.1') : options.tls || undefined;
   const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);
-  server.on('upgrade', (req, socket, head) => void handleUpgrade(gateway.runtime, endpoints, openaiFormat, req, socket, head));
+  // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
+  const upgraded = new Set<Duplex>();
+  server.on('upgrade', (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    void handleUpgrade(gateway.runtime, endpoints, openaiFormat, req, socket, head);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4010, options.host ?? '127.0.0.1', () => resolve());
@@ -106,6 +113,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
         server.close(() => resolve());
       }),
   };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import https from 'node:https';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket';
 import WebSocket from 'ws';
 import { setupServer } from 'msw/node';
 import { execFile } from 'node:child_process';
@@ -428,6 +429,29 @@ describe('realtime in-process with msw and the global WebSocket', () => {
     expect(events[0].type).toBe('session.created');
     expect(events.find((e) => e.type === 'response.done')!.response.status).toBe('completed');
     expect(gateway.requests({ path: '/v1/realtime' })).toHaveLength(1);
+  });
+
+  it("serves the openai SDK's browser client (OpenAIRealtimeWebSocket), a function-call turn", async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', dangerouslyAllowBrowser: true });
+    const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime', dangerouslyAllowBrowser: true }, client);
+    const c = collector();
+    rt.on('event', (e) => c.push(e as Ev));
+    rt.on('error', (e) => c.push({ type: 'sdk.error', message: e.message }));
+    await c.until('session.created');
+    const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    rt.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'], tools: [{ type: 'function', name: 'get_weather', parameters }] } });
+    rt.send(userText('Weather in Paris?') as never);
+    rt.send({ type: 'response.create' });
+    const events = await c.until('response.done');
+    const call = events.find((e) => e.type === 'response.function_call_arguments.done')!;
+    expect(call.name).toBe('get_weather');
+    rt.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' } });
+    rt.send({ type: 'response.create' });
+    const after = await c.until('response.done', 2);
+    rt.close();
+    const text = after.filter((e) => e.type === 'response.output_text.done').at(-1)!.text;
+    expect(text).toContain('get_weather');
+    expect(text).toContain('{"temp":21}');
   });
 
   it('refuses a bad key with an error event, then closes', async () => {
