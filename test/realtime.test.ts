@@ -259,6 +259,24 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     expect(beta).toMatchObject({ object: 'realtime.session', voice: 'verse', client_secret: { value: expect.stringMatching(/^ek_/) } });
   });
 
+  it('speaks beta to a browser offering openai-beta.realtime-v1, and its handshake carries x-request-id', async () => {
+    const c = rawClient(wsUrl, { protocols: ['realtime', 'openai-insecure-api-key.sk-test', 'openai-beta.realtime-v1'] });
+    const upgrade = new Promise<string | undefined>((resolve) => c.socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string)));
+    await c.opened;
+    expect(await upgrade).toMatch(/^req_/);
+    const [created] = await c.until('session.created');
+    c.socket.close();
+    expect(created.session.modalities).toEqual(['text', 'audio']);
+    expect(created.session.input_audio_format).toBe('pcm16');
+  });
+
+  it('keeps an ephemeral key only until it expires on the gateway clock', () => {
+    const tokens = createGateway().runtime.tokens;
+    const key = tokens.mint({ expiresAt: 1000, parent: 'sk-test', session: {} });
+    expect(tokens.ephemeralKey(key.value, 999)).toBe(key);
+    expect(tokens.ephemeralKey(key.value, 1000)).toBeUndefined();
+  });
+
   it('refuses a bad token and a non-realtime model on the handshake with the HTTP error', async () => {
     const status = (url: string, headers: Record<string, string>) =>
       new Promise<{ status: number; body: string }>((resolve) => {
