@@ -14,7 +14,9 @@ type WsModule = typeof import('ws');
 let wsModule: Promise<WsModule> | undefined;
 
 function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {
-  return { method, url, header, headers, text: async () => '', signal };
+  // An upgrade has no body; `bytes` is there for pipelines that read raw bodies.
+  const inbound = { method, url, header, headers, text: async () => '', bytes: async () => new Uint8Array(0), signal };
+  return inbound;
 }
 
 /** Writes a refused handshake: the pipeline's HTTP error, then the socket closes. */
