@@ -3,6 +3,7 @@
 // length follows its duration). Until the two are joined, this is the duration rule alone: one seeded
 // word per 0.4 s of voiced audio, nothing for silence. Realtime input transcription calls only this.
 import { withFaker } from './seed.ts';
+import { frameLength, loudness } from './voice.ts';
 
 /** Samples louder than this (of full scale) count as voiced. */
 const VOICED = 0.02;
@@ -10,13 +11,11 @@ const SECONDS_PER_WORD = 0.4;
 
 /** Seconds of voiced audio, measured in 10 ms frames. */
 function voicedSeconds(samples: Int16Array, sampleRate: number): number {
-  const frame = Math.max(1, Math.round(sampleRate / 100));
+  const frame = frameLength(sampleRate);
   let voiced = 0;
   for (let start = 0; start < samples.length; start += frame) {
-    let sum = 0;
     const end = Math.min(samples.length, start + frame);
-    for (let i = start; i < end; i++) sum += samples[i] * samples[i];
-    if (Math.sqrt(sum / (end - start)) / 32768 > VOICED) voiced += end - start;
+    if (loudness(samples, start, end) > VOICED) voiced += end - start;
   }
   return voiced / sampleRate;
 }

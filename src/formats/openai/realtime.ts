@@ -8,6 +8,7 @@ import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { pcmFromBase64, SPEECH_SAMPLE_RATE } from '../../core/synthesize/audio.ts';
 import { transcribe } from '../../core/transcribe.ts';
+import { frameLength, loudness } from '../../core/voice.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { SocketPeer, SocketSink } from '../../transport/exchange.ts';
 import { faultedEvents } from '../../transport/respond.ts';
@@ -49,8 +50,8 @@ const CLIENT_EVENTS = [
   'response.cancel',
 ];
 
-/** Frames per second of the voice activity detector (10 ms frames). */
-const VAD_FRAME = SPEECH_SAMPLE_RATE / 100;
+/** Samples in one frame of the voice activity detector (10 ms). */
+const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
 
 interface Item {
   /** The item as the GA protocol shows it. */
@@ -369,9 +370,7 @@ export class RealtimeSession implements SocketPeer {
     const whole = samples.length - (samples.length % VAD_FRAME);
     this.vad.tail = samples.slice(whole);
     for (let start = 0; start < whole; start += VAD_FRAME) {
-      let sum = 0;
-      for (let i = start; i < start + VAD_FRAME; i++) sum += samples[i] * samples[i];
-      const loud = Math.sqrt(sum / VAD_FRAME) / 32768 > floor;
+      const loud = loudness(samples, start, start + VAD_FRAME) > floor;
       const ms = (this.vad.at += VAD_FRAME) / (SPEECH_SAMPLE_RATE / 1000);
       if (loud && !this.vad.speaking) {
         this.vad.speaking = true;
