@@ -374,6 +374,31 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     expect(c.events.map((e) => e.type)).toEqual(['session.created']);
   });
 
+  it('cuts the connection after the given events for STREAM_CUT', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'STREAM_CUT,after=3' } });
+    await c.opened;
+    const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
+    c.send({ type: 'response.create' });
+    expect(await closed).toBe(1006);
+    expect(c.events.map((e) => e.type)).toEqual(['session.created', 'response.created', 'response.output_item.added', 'conversation.item.added']);
+  });
+
+  it('cancels a response when the user starts speaking (server VAD, interrupt_response)', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
+    await c.opened;
+    c.send(userText('Tell me everything'));
+    c.send({ type: 'response.create' });
+    await c.until('response.created');
+    c.send({ type: 'input_audio_buffer.append', audio: toneBase64(0.3) });
+    const events = await c.until('response.done');
+    c.socket.close();
+    const started = events.findIndex((e) => e.type === 'input_audio_buffer.speech_started');
+    const done = events.findIndex((e) => e.type === 'response.done');
+    expect(started).toBeGreaterThan(0);
+    expect(done).toBeGreaterThan(started);
+    expect(events[done].response.status_details).toMatchObject({ type: 'cancelled', reason: 'turn_detected' });
+  });
+
   it('stops producing when the client leaves mid-response', async () => {
     const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
     await c.opened;

@@ -377,8 +377,8 @@ export class RealtimeSession implements SocketPeer {
         this.vad.silentMs = 0;
         this.vad.itemId = this.nextId('item_');
         this.vad.startMs = Math.max(0, ms - 10 - d.prefixPaddingMs);
-        if (this.active && d.interruptResponse) this.stop('cancelled', { type: 'cancelled', reason: 'turn_detected' });
         this.emit('input_audio_buffer.speech_started', { audio_start_ms: Math.round(this.vad.startMs), item_id: this.vad.itemId });
+        if (this.active && d.interruptResponse) this.stop('cancelled', { type: 'cancelled', reason: 'turn_detected' });
       } else if (this.vad.speaking) {
         this.vad.silentMs = loud ? 0 : this.vad.silentMs + 10;
         if (this.vad.silentMs >= d.silenceDurationMs) {
