@@ -1,5 +1,6 @@
 // The standalone entry point: `npx model-gateway-mock [options]`.
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { startServer } from './server.ts';
 import { loadFixtureDir } from './fixtures/load.ts';
 import { parseLatency } from './core/timing.ts';
@@ -20,6 +21,10 @@ Usage: model-gateway-mock [options]
   --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
   --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
+  --tls               serve HTTPS and WSS (needed by the openai SDK's realtime client) with a
+                      self-signed certificate generated at start; its path is printed
+  --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
+  --tls-key <file>    the PEM private key of --tls-cert
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   -h, --help          show this help
   -v, --version       show the version
@@ -52,6 +57,9 @@ async function main(): Promise<void> {
         clock: { type: 'string' },
         'max-body': { type: 'string' },
         strict: { type: 'boolean' },
+        tls: { type: 'boolean' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -76,7 +84,18 @@ async function main(): Promise<void> {
     fail(`--fixtures: ${(error as Error).message}`);
   }
 
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail('--tls-cert and --tls-key go together');
+  let tls: boolean | { cert: string; key: string } | undefined = values.tls;
+  if (values['tls-cert'] !== undefined) {
+    try {
+      tls = { cert: readFileSync(values['tls-cert'], 'utf8'), key: readFileSync(values['tls-key']!, 'utf8') };
+    } catch (error) {
+      fail(`--tls-cert/--tls-key: ${(error as Error).message}`);
+    }
+  }
+
   const server = await startServer({
+    tls,
     port: integer('port', values.port, 0) ?? 4010,
     host: values.host,
     adminToken: values['admin-token'],
@@ -94,6 +113,7 @@ async function main(): Promise<void> {
       `  OpenAI-compatible base URL: ${server.url}/v1\n` +
       `  token: ${server.gateway.tokens.list().map((t) => t.token).join(', ')}\n` +
       `  health: ${server.url}/__admin/health\n` +
+      (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
       (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : ''),
   );
   // Stop accepting, end open streams, exit: within a second even under load; a second signal exits at once.

@@ -1,6 +1,6 @@
 // createGateway(): the emulator as msw handlers plus the control plane a test needs, in-process.
 // The standalone server's /__admin routes call exactly these operations.
-import type { HttpHandler } from 'msw';
+import type { HttpHandler, WebSocketHandler } from 'msw';
 import type { JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { FixtureEntry } from './fixtures/match.ts';
@@ -12,6 +12,7 @@ import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
 import type { EndpointSpec } from './transport/endpoint.ts';
 import { mswHandlers } from './transport/msw.ts';
+import { mswWebSocketHandlers } from './transport/websocket.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
 export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
@@ -29,8 +30,12 @@ export interface RequestFilter {
 }
 
 export interface Gateway {
-  /** msw request handlers: `setupServer(...gateway.handlers)` or `setupWorker(...gateway.handlers)`. */
-  readonly handlers: HttpHandler[];
+  /**
+   * msw handlers: `setupServer(...gateway.handlers)` or `setupWorker(...gateway.handlers)`. The HTTP
+   * endpoints, then the WebSocket ones (`/v1/realtime`, through msw's `ws.link`, for clients that use
+   * the global WebSocket).
+   */
+  readonly handlers: (HttpHandler | WebSocketHandler)[];
   /** Adds fixtures that take precedence over all earlier ones until `reset()`; returns their ids. */
   use(...fixtures: Fixture[]): string[];
   /** The requests received so far, oldest first (bounded by `journalSize`), optionally filtered. */
@@ -76,7 +81,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
   const add = (source: string, fixtures: Fixture[]) => runtime.fixtures.use(...validateFixtures(fixtures, source)).map((e) => e.id);
   return {
-    handlers: mswHandlers(runtime, origin, endpoints),
+    handlers: [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
     use: (...fixtures) => add('gateway.use()', fixtures),
     requests: (filter = {}) => runtime.journal.list().filter((e) => matches(e, filter)),
     reset() {

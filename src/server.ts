@@ -1,11 +1,17 @@
 // Standalone mode: the gateway on a real socket. API paths go from node:http straight into the
 // endpoint pipeline (see transport/node.ts); express serves the pages and the control plane.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import express from 'express';
 import { createGateway, endpoints, type Gateway } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
 import { NodeRouter } from './transport/node.ts';
+import { handleUpgrade } from './transport/websocket.ts';
 import { adminRouter } from './transport/admin.ts';
 import { homePage } from './console/home.ts';
 import { playgroundPage } from './console/playground.ts';
@@ -23,6 +29,12 @@ export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
    * need none). Generated when `host` is not a loopback address and none is given.
    */
   adminToken?: string;
+  /**
+   * Serve HTTPS and WSS instead of HTTP and WS (the openai SDK's realtime client only speaks wss):
+   * `true` generates a self-signed certificate for localhost, 127.0.0.1, ::1 and `host`, written to
+   * `certPath`; or bring your own PEM certificate and key.
+   */
+  tls?: boolean | { cert: string; key: string };
 }
 
 export interface RunningServer {
@@ -32,7 +44,11 @@ export interface RunningServer {
   readonly gateway: Gateway;
   /** The control plane's admin token, if one is in force. */
   readonly adminToken?: string;
-  /** Stops accepting, ends open streams and connections; resolves once the socket is closed. */
+  /** With a generated TLS certificate: the PEM file a client can trust (e.g. NODE_EXTRA_CA_CERTS). */
+  readonly certPath?: string;
+  /** The PEM certificate served over TLS, if any. */
+  readonly cert?: string;
+  /** Stops accepting, ends open streams, connections and WebSockets; resolves once the socket is closed. */
   close(): Promise<void>;
 }
 
@@ -89,10 +105,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     void router.handle(req, res, CORS);
   });
 
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!isApi(req.url ?? '/')) return void app(req, res);
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS);
+  };
+  const tls = options.tls === true ? await selfSigned(options.host ?? '127.0.0.1') : options.tls || undefined;
+  const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);
+  // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
+  const upgraded = new Set<Duplex>();
+  server.on('upgrade', (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    void handleUpgrade(gateway.runtime, endpoints, openaiFormat, req, socket, head);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -100,17 +125,41 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${host}:${address.port}`;
+  url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
   return {
     url,
     port: address.port,
     gateway,
     adminToken,
+    cert: tls?.cert,
+    certPath: tls && 'path' in tls ? (tls.path as string) : undefined,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Open streams and keep-alive sockets end now, not when their clients let go.
+        // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
       }),
   };
+}
+
+/** A self-signed certificate for local names, generated at start and written where a client can read it. */
+async function selfSigned(host: string): Promise<{ cert: string; key: string; path: string }> {
+  // Loaded only with --tls: certificate generation is the heaviest code the server has.
+  const { generate } = await import('selfsigned');
+  const names = [...new Set(['localhost', host])].filter((h) => !/^[\d.]+$|:/.test(h));
+  const ips = [...new Set(['127.0.0.1', '::1', host])].filter((h) => /^[\d.]+$|:/.test(h));
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))] },
+    ],
+  });
+  const path = join(mkdtempSync(join(tmpdir(), 'model-gateway-mock-')), 'cert.pem');
+  writeFileSync(path, pems.cert);
+  return { cert: pems.cert, key: pems.private, path };
 }

@@ -2,8 +2,14 @@
 import { GatewayError } from '../core/errors.ts';
 import { hashString, makeId } from '../core/seed.ts';
 
-/** Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, or `?key=`. */
-export type TokenWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key';
+/**
+ * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `?key=`, or (for
+ * browsers, which cannot set headers on a WebSocket) the subprotocol `openai-insecure-api-key.<token>`.
+ */
+export type TokenWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key' | 'subprotocol';
+
+/** The subprotocol prefix a browser's realtime client carries its key in. */
+export const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
 
 /** The token issued when none is configured. */
 export const DEFAULT_TOKEN = 'sk-test';
@@ -20,6 +26,10 @@ export function presentedToken(source: TokenSource, ways: readonly TokenWay[]): 
     let token: string | null | undefined;
     if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
     else if (way === 'query-key') token = source.url.searchParams.get('key');
+    else if (way === 'subprotocol') {
+      const protocols = (source.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
+      token = protocols.find((p) => p.startsWith(KEY_SUBPROTOCOL))?.slice(KEY_SUBPROTOCOL.length);
+    }
     else token = source.header(way);
     if (token) return token.trim();
   }
@@ -72,9 +82,39 @@ export interface IssuedToken extends TokenScope {
   used: number;
 }
 
+/** A short-lived client secret (`ek_…`), minted for one realtime session configuration. */
+export interface EphemeralKey {
+  value: string;
+  /** Unix seconds, on the gateway's clock. */
+  expiresAt: number;
+  /** The token that minted it (its scope applies). */
+  parent: string;
+  /** The session configuration it is bound to, as sent. */
+  session: Record<string, unknown>;
+}
+
+/** Ephemeral keys kept at most (oldest dropped first). */
+const MAX_EPHEMERAL = 1000;
+
 export class TokenStore {
   private readonly tokens = new Map<string, IssuedToken>();
+  private readonly ephemeral = new Map<string, EphemeralKey>();
   private issued = 0;
+  private minted = 0;
+
+  /** Mints an ephemeral key (`ek_` + 32 characters, deterministic in order of minting); only endpoints marked `ephemeral` take it. */
+  mint(fields: Omit<EphemeralKey, 'value'>): EphemeralKey {
+    const key = { value: makeId('ek_', 32, hashString(`ephemeral key ${++this.minted}`)), ...fields };
+    if (this.ephemeral.size >= MAX_EPHEMERAL) this.ephemeral.delete(this.ephemeral.keys().next().value!);
+    this.ephemeral.set(key.value, key);
+    return key;
+  }
+
+  /** The ephemeral key, if it was minted and has not expired at `now` (Unix seconds). */
+  ephemeralKey(value: string, now: number): EphemeralKey | undefined {
+    const key = this.ephemeral.get(value);
+    return key && now < key.expiresAt && this.tokens.has(key.parent) ? key : undefined;
+  }
 
   constructor(tokens: readonly string[]) {
     for (const token of tokens) this.tokens.set(token, { token, used: 0 });
@@ -122,8 +162,9 @@ export class TokenStore {
     }
   }
 
-  /** Restarts every quota. */
+  /** Restarts every quota (and forgets ephemeral keys). */
   resetUse(): void {
     for (const t of this.tokens.values()) t.used = 0;
+    this.ephemeral.clear();
   }
 }

@@ -30,8 +30,10 @@ export interface JournalEntry {
   stream: boolean;
   /** For streams: 'streaming' until the last event is written, then 'completed', or 'aborted' when the client left. */
   outcome: 'completed' | 'streaming' | 'aborted';
-  /** Stream events written so far. */
+  /** Stream events written so far (for a WebSocket session: server events sent). */
   eventsSent: number;
+  /** For a WebSocket session: the event types exchanged, oldest first (bounded). */
+  events?: { from: 'client' | 'server'; type: string }[];
 }
 
 /** Bodies up to this many characters are journaled whole; bigger ones as a shortened copy of about this size. */

@@ -50,6 +50,10 @@ export interface EndpointSpec {
    * The first endpoint in the list that accepts it serves it.
    */
   accepts?(inbound: Inbound): boolean;
+  /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
+  upgrade?: boolean;
+  /** Also takes the ephemeral client secrets the realtime routes mint (those work nowhere else). */
+  ephemeral?: boolean;
   handle(call: Call): Outbound | Promise<Outbound>;
 }
 
@@ -96,11 +100,12 @@ function depthOf(value: unknown): number {
 }
 
 /** The presented token, once it is known to be issued and within its quota. */
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWay[]): string {
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWay[], ephemeral = false): string {
   const token = presentedToken(inbound, ways);
   if (!token) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_TOKENS_ARE_SET}`, { code: 'invalid_api_key' });
   }
+  if (ephemeral && runtime.tokens.ephemeralKey(token, runtime.now())) return token;
   if (!runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskToken(token)}. ${HOW_TOKENS_ARE_SET}`, { code: 'invalid_api_key' });
   }
@@ -153,7 +158,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       }
     } else {
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
-      token = authenticate(inbound, runtime, spec.auth);
+      token = authenticate(inbound, runtime, spec.auth, spec.ephemeral);
     }
     out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format });
   } catch (error) {

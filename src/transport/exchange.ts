@@ -37,6 +37,33 @@ export interface Outbound {
   body: string | Uint8Array | EventPlayback | null;
   /** Set when the answer is a connection fault rather than a response. */
   broken?: BrokenConnection;
+  /** Set when the answer accepts a WebSocket upgrade: the adapter completes the handshake and runs it. */
+  socket?: SocketSession;
+}
+
+/** What the adapter gives a WebSocket session to talk through. */
+export interface SocketSink {
+  send(text: string): void;
+  /** Closes cleanly with a close frame. */
+  close(code: number, reason: string): void;
+  /** Drops the connection with no close frame (a connection fault). */
+  terminate(): void;
+}
+
+/** A WebSocket session's side of the connection, fed by the adapter. */
+export interface SocketPeer {
+  /** One text frame from the client (binary frames arrive decoded as UTF-8). */
+  receive(text: string): void;
+  /** The connection is gone: stop producing. */
+  closed(): void;
+}
+
+/** An accepted upgrade: the subprotocol to answer with, and the session to start once the socket is open. */
+export interface SocketSession {
+  protocol?: string;
+  /** Largest frame the session accepts, in bytes; the adapter refuses bigger ones with close code 1009. */
+  maxFrameBytes: number;
+  open(sink: SocketSink): SocketPeer;
 }
 
 export function isPlayback(body: Outbound['body']): body is EventPlayback {

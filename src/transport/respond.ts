@@ -107,15 +107,23 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   const array = render.contentType?.startsWith('application/json') ?? false;
   let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array);
   if (fault) {
-    const after = Math.min(fault.after ?? 1, events.length);
-    const at = events[after - 1]?.due ?? 0;
-    if (fault.type === 'STALL') events = events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));
-    else if (fault.type === 'STREAM_CUT') events = events.slice(0, after);
-    else {
-      const error = faultError(fault);
-      const frame = array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId);
-      events = [...events.slice(0, after), { due: at, frame }];
-    }
+    events = faultedEvents(events, fault, (error, after) =>
+      array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId),
+    );
   }
   return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
+}
+
+/**
+ * Timed events with a stream fault inflicted: a stall shifts the events after `after`, a cut keeps
+ * only the first `after` (the carrier then breaks the connection), an error follows them with the
+ * format's error frames, made by `errorFrames(error, after)`.
+ */
+export function faultedEvents(events: TimedEvent[], fault: FaultSpec, errorFrames: (error: GatewayError, after: number) => string | string[]): TimedEvent[] {
+  const after = Math.min(fault.after ?? 1, events.length);
+  const at = events[after - 1]?.due ?? 0;
+  if (fault.type === 'STALL') return events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));
+  if (fault.type === 'STREAM_CUT') return events.slice(0, after);
+  const frames = [errorFrames(faultError(fault), after)].flat();
+  return [...events.slice(0, after), ...frames.map((frame) => ({ due: at, frame }))];
 }

@@ -25,7 +25,7 @@ export function spawnCli(args: string[] = []): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`CLI did not start:\n${out}`)), 10_000);
     child.stdout!.on('data', () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ url: m[1], child, output: () => out, stop });

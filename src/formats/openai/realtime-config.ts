@@ -1,0 +1,293 @@
+// A realtime session's configuration: parsed from `session.update` (GA and beta shapes, which name the
+// same settings differently), and rendered back in the shape the client speaks.
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { checkField, checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
+import { optional } from '../fields.ts';
+
+type Raw = Record<string, unknown>;
+
+/** Server VAD settings (semantic VAD is served by the same energy rule). */
+export interface TurnDetection {
+  type: 'server_vad' | 'semantic_vad';
+  threshold: number;
+  prefixPaddingMs: number;
+  silenceDurationMs: number;
+  createResponse: boolean;
+  interruptResponse: boolean;
+  eagerness?: string;
+}
+
+export interface SessionConfig {
+  model: string;
+  instructions: string;
+  voice: string;
+  /** 'audio' (audio with its transcript) or 'text'. */
+  modalities: ('text' | 'audio')[];
+  tools: Raw[];
+  toolChoice: unknown;
+  maxOutputTokens: number | 'inf';
+  /** The input transcription settings as sent, or null when off. */
+  transcription: Raw | null;
+  turnDetection: TurnDetection | null;
+  temperature: number;
+  speed: number;
+}
+
+export function defaultConfig(model: string, beta: boolean): SessionConfig {
+  return {
+    model,
+    instructions: '',
+    voice: 'alloy',
+    modalities: beta ? ['text', 'audio'] : ['audio'],
+    tools: [],
+    toolChoice: 'auto',
+    maxOutputTokens: 'inf',
+    transcription: null,
+    turnDetection: vad({ type: 'server_vad' }),
+    temperature: 0.8,
+    speed: 1,
+  };
+}
+
+function vad(raw: Raw): TurnDetection {
+  return {
+    type: raw.type === 'semantic_vad' ? 'semantic_vad' : 'server_vad',
+    threshold: typeof raw.threshold === 'number' ? raw.threshold : 0.5,
+    prefixPaddingMs: typeof raw.prefix_padding_ms === 'number' ? raw.prefix_padding_ms : 300,
+    silenceDurationMs: typeof raw.silence_duration_ms === 'number' ? raw.silence_duration_ms : raw.type === 'semantic_vad' ? 800 : 500,
+    createResponse: raw.create_response !== false,
+    interruptResponse: raw.interrupt_response !== false,
+    ...(raw.type === 'semantic_vad' ? { eagerness: typeof raw.eagerness === 'string' ? raw.eagerness : 'auto' } : {}),
+  };
+}
+
+const MODALITIES = ['text', 'audio'];
+const VAD_FIELDS: Record<string, FieldRule> = {
+  type: { types: ['string'], required: true, values: ['server_vad', 'semantic_vad'] },
+  threshold: { types: ['number'], min: 0, max: 1 },
+  prefix_padding_ms: { types: ['integer'], min: 0 },
+  silence_duration_ms: { types: ['integer'], min: 0 },
+  create_response: { types: ['boolean'] },
+  interrupt_response: { types: ['boolean'] },
+  idle_timeout_ms: optional('integer'),
+  eagerness: { types: ['string'], values: ['low', 'medium', 'high', 'auto'] },
+};
+const FORMAT_FIELDS: Record<string, FieldRule> = {
+  type: { types: ['string'], values: ['audio/pcm', 'audio/pcmu', 'audio/pcma'] },
+  rate: { types: ['integer'], min: 24000, max: 24000 },
+};
+const TRANSCRIPTION_FIELDS: Record<string, FieldRule> = {
+  model: { types: ['string'] },
+  language: { types: ['string'] },
+  languages: { types: ['array'] },
+  prompt: { types: ['string'] },
+  keywords: { types: ['array'] },
+  delay: { types: ['string'] },
+};
+
+const COMMON: Record<string, FieldRule> = {
+  model: { types: ['string'] },
+  instructions: { types: ['string'] },
+  tools: { types: ['array'] },
+  tool_choice: { types: ['string', 'object'] },
+  tracing: optional('string', 'object'),
+  prompt: optional('object'),
+  include: optional('array'),
+};
+const GA_FIELDS: Record<string, FieldRule> = {
+  ...COMMON,
+  type: { types: ['string'], required: true, values: ['realtime'] },
+  output_modalities: { types: ['array'], min: 1, max: 1 },
+  max_output_tokens: { types: ['integer', 'string'] },
+  audio: { types: ['object'] },
+  truncation: { types: ['string', 'object'] },
+  parallel_tool_calls: { types: ['boolean'] },
+  reasoning: { types: ['object'] },
+};
+const BETA_FIELDS: Record<string, FieldRule> = {
+  ...COMMON,
+  modalities: { types: ['array'], min: 1, max: 2 },
+  voice: { types: ['string'] },
+  input_audio_format: { types: ['string'], values: ['pcm16', 'g711_ulaw', 'g711_alaw'] },
+  output_audio_format: { types: ['string'], values: ['pcm16', 'g711_ulaw', 'g711_alaw'] },
+  input_audio_transcription: optional('object'),
+  input_audio_noise_reduction: optional('object'),
+  turn_detection: optional('object'),
+  temperature: { types: ['number'], min: 0.6, max: 1.2 },
+  max_response_output_tokens: { types: ['integer', 'string'] },
+  speed: { types: ['number'], min: 0.25, max: 1.5 },
+  client_secret: optional('object'),
+};
+
+function checkMaxTokens(param: string, value: unknown): number | 'inf' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'inf') return 'inf';
+  if (typeof value !== 'number' || value < 1 || value > 4096) throw invalid(param, `Invalid '${param}': expected an integer from 1 to 4096 or 'inf', got ${JSON.stringify(value)}.`);
+  return value;
+}
+
+function checkModalities(param: string, value: unknown): ('text' | 'audio')[] | undefined {
+  if (value === undefined) return undefined;
+  (value as unknown[]).forEach((m, i) => {
+    if (typeof m !== 'string' || !MODALITIES.includes(m)) throw invalidValue(`${param}[${i}]`, m, MODALITIES);
+  });
+  return [...new Set(value as ('text' | 'audio')[])];
+}
+
+function checkTools(param: string, value: unknown): Raw[] | undefined {
+  if (value === undefined) return undefined;
+  return (value as unknown[]).map((t, i) => {
+    checkField(`${param}[${i}]`, t, { types: ['object'], required: true });
+    const tool = t as Raw;
+    checkFields(tool, { type: { types: ['string'], values: ['function', 'mcp'] }, name: { types: ['string'], required: true }, description: { types: ['string'] }, parameters: { types: ['object'] } }, `${param}[${i}]`);
+    return tool;
+  });
+}
+
+function checkVad(param: string, value: unknown): TurnDetection | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  checkFields(value as Raw, VAD_FIELDS, param);
+  return vad(value as Raw);
+}
+
+function checkTranscription(param: string, value: unknown): Raw | null | undefined {
+  if (value === undefined || value === null) return value as null | undefined;
+  checkFields(value as Raw, TRANSCRIPTION_FIELDS, param);
+  return { model: 'whisper-1', ...(value as Raw) };
+}
+
+/**
+ * The configuration after applying `session` (a `session.update`'s, or the one an ephemeral key was
+ * minted for) to `base`. Throws the OpenAI 400 that names the bad field (`session.…`).
+ */
+export function applySession(base: SessionConfig, session: unknown, beta: boolean, path = 'session'): SessionConfig {
+  checkField(path, session, { types: ['object'], required: true });
+  const s = session as Raw;
+  const next = { ...base };
+  checkFields(s, beta ? BETA_FIELDS : GA_FIELDS, path);
+  if (typeof s.instructions === 'string') next.instructions = s.instructions;
+  next.tools = checkTools(`${path}.tools`, s.tools) ?? next.tools;
+  if (s.tool_choice !== undefined) next.toolChoice = s.tool_choice;
+  if (beta) {
+    next.modalities = checkModalities(`${path}.modalities`, s.modalities) ?? next.modalities;
+    if (typeof s.voice === 'string') next.voice = s.voice;
+    const t = checkTranscription(`${path}.input_audio_transcription`, s.input_audio_transcription);
+    if (t !== undefined) next.transcription = t;
+    const d = checkVad(`${path}.turn_detection`, s.turn_detection);
+    if (d !== undefined) next.turnDetection = d;
+    next.maxOutputTokens = checkMaxTokens(`${path}.max_response_output_tokens`, s.max_response_output_tokens) ?? next.maxOutputTokens;
+    if (typeof s.temperature === 'number') next.temperature = s.temperature;
+    if (typeof s.speed === 'number') next.speed = s.speed;
+    return next;
+  }
+  next.modalities = checkModalities(`${path}.output_modalities`, s.output_modalities) ?? next.modalities;
+  next.maxOutputTokens = checkMaxTokens(`${path}.max_output_tokens`, s.max_output_tokens) ?? next.maxOutputTokens;
+  if (s.audio !== undefined) {
+    const audio = s.audio as Raw;
+    checkFields(audio, { input: { types: ['object'] }, output: { types: ['object'] } }, `${path}.audio`);
+    const input = audio.input as Raw | undefined;
+    if (input) {
+      checkFields(input, { format: { types: ['object'] }, transcription: optional('object'), turn_detection: optional('object'), noise_reduction: optional('object') }, `${path}.audio.input`);
+      if (input.format) checkFields(input.format as Raw, FORMAT_FIELDS, `${path}.audio.input.format`);
+      const t = checkTranscription(`${path}.audio.input.transcription`, input.transcription);
+      if (t !== undefined) next.transcription = t;
+      const d = checkVad(`${path}.audio.input.turn_detection`, input.turn_detection);
+      if (d !== undefined) next.turnDetection = d;
+    }
+    const output = audio.output as Raw | undefined;
+    if (output) {
+      checkFields(output, { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } }, `${path}.audio.output`);
+      if (output.format) checkFields(output.format as Raw, FORMAT_FIELDS, `${path}.audio.output.format`);
+      if (typeof output.voice === 'string') next.voice = output.voice;
+      if (typeof output.speed === 'number') next.speed = output.speed;
+    }
+  }
+  return next;
+}
+
+/** The model a session configuration names, if any (checked as a string). */
+export function sessionModel(session: unknown): string | undefined {
+  const model = (session as Raw | undefined)?.model;
+  if (model === undefined) return undefined;
+  if (typeof model !== 'string') throw missing('session.model');
+  return model;
+}
+
+function vadObject(d: TurnDetection | null) {
+  if (!d) return null;
+  if (d.type === 'semantic_vad') return { type: d.type, eagerness: d.eagerness, create_response: d.createResponse, interrupt_response: d.interruptResponse };
+  return {
+    type: d.type,
+    threshold: d.threshold,
+    prefix_padding_ms: d.prefixPaddingMs,
+    silence_duration_ms: d.silenceDurationMs,
+    idle_timeout_ms: null,
+    create_response: d.createResponse,
+    interrupt_response: d.interruptResponse,
+  };
+}
+
+const PCM = { type: 'audio/pcm', rate: 24000 };
+
+/** The session object the client sees, in its protocol's shape. */
+export function renderSession(c: SessionConfig, id: string, expiresAt: number, beta: boolean): Raw {
+  if (beta) {
+    return {
+      id,
+      object: 'realtime.session',
+      model: c.model,
+      expires_at: expiresAt,
+      modalities: c.modalities,
+      instructions: c.instructions,
+      voice: c.voice,
+      input_audio_format: 'pcm16',
+      output_audio_format: 'pcm16',
+      input_audio_transcription: c.transcription,
+      input_audio_noise_reduction: null,
+      turn_detection: vadObject(c.turnDetection),
+      tools: c.tools,
+      tool_choice: c.toolChoice,
+      temperature: c.temperature,
+      max_response_output_tokens: c.maxOutputTokens,
+      speed: c.speed,
+      tracing: null,
+      prompt: null,
+      include: null,
+    };
+  }
+  return {
+    type: 'realtime',
+    object: 'realtime.session',
+    id,
+    model: c.model,
+    output_modalities: c.modalities,
+    instructions: c.instructions,
+    tools: c.tools,
+    tool_choice: c.toolChoice,
+    max_output_tokens: c.maxOutputTokens,
+    tracing: null,
+    truncation: 'auto',
+    prompt: null,
+    expires_at: expiresAt,
+    // The published schema has no nulls for settings that are off: they are left out.
+    audio: {
+      input: { format: PCM, ...(c.transcription ? { transcription: c.transcription } : {}), turn_detection: vadObject(c.turnDetection) },
+      output: { format: PCM, voice: c.voice, speed: c.speed },
+    },
+  };
+}
+
+/** Session tools as canonical tool specs (function tools only). */
+export function toolSpecs(tools: readonly Raw[]): ToolSpec[] {
+  return tools
+    .filter((t) => t.type === undefined || t.type === 'function')
+    .map((t) => ({ name: String(t.name), description: typeof t.description === 'string' ? t.description : undefined, parameters: (t.parameters as Raw) ?? { type: 'object', properties: {} } }));
+}
+
+/** A realtime tool_choice as the canonical one. */
+export function toolChoiceOf(choice: unknown): ToolChoice {
+  if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
+  if (choice && typeof choice === 'object' && typeof (choice as Raw).name === 'string') return { name: (choice as Raw).name as string };
+  return 'auto';
+}

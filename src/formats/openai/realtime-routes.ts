@@ -1,0 +1,129 @@
+// The realtime endpoints: the WebSocket upgrade on GET /v1/realtime, and the REST routes that mint
+// ephemeral client secrets (GA /v1/realtime/client_secrets, beta /v1/realtime/sessions).
+import { GatewayError } from '../../core/errors.ts';
+import { deriveKey, hashString, makeId } from '../../core/seed.ts';
+import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
+import { json, type Outbound } from '../../transport/exchange.ts';
+import { openaiFormat } from './errors.ts';
+import { RealtimeSession } from './realtime.ts';
+import { applySession, defaultConfig, renderSession } from './realtime-config.ts';
+import { checkField, checkFields, missing } from './validate.ts';
+
+type Raw = Record<string, unknown>;
+
+const BETA_SUBPROTOCOL = 'openai-beta.realtime-v1';
+const DEFAULT_MODEL = 'gpt-realtime';
+
+function protocols(call: Call): string[] {
+  return (call.inbound.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+}
+
+function isBeta(call: Call): boolean {
+  return /realtime=v1/.test(call.inbound.header('openai-beta') ?? '') || protocols(call).includes(BETA_SUBPROTOCOL);
+}
+
+/** The model asked for, known and able to do realtime, or the 400/404 the service answers. */
+function realtimeModel(call: Call, model: unknown): string {
+  if (model === undefined || model === '') throw missing('model');
+  checkField('model', model, { types: ['string'] });
+  call.runtime.requireModel(model as string, 'realtime');
+  return model as string;
+}
+
+function upgrade(call: Call): Outbound {
+  if ((call.inbound.header('upgrade') ?? '').toLowerCase() !== 'websocket') {
+    throw new GatewayError('invalid_request', 'GET /v1/realtime is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket), e.g. wss://host/v1/realtime?model=gpt-realtime.');
+  }
+  const beta = isBeta(call);
+  const ephemeral = call.runtime.tokens.ephemeralKey(call.token, call.runtime.now());
+  const preset = ephemeral?.session;
+  const model = realtimeModel(call, call.inbound.url.searchParams.get('model') ?? (preset?.model as string | undefined));
+  const offered = protocols(call);
+  return {
+    status: 101,
+    headers: {},
+    body: null,
+    socket: {
+      // Browsers offer `realtime` and need it back; the service answers nothing else.
+      protocol: offered.includes('realtime') ? 'realtime' : offered[0],
+      maxFrameBytes: call.runtime.maxBodyBytes,
+      open: (sink) => new RealtimeSession(call, sink, { model, beta, preset: preset && { ...preset, type: 'realtime', model: undefined } }),
+    },
+  };
+}
+
+/** Seconds an ephemeral key lives: `expires_after.seconds` (10..7200, default 600). */
+function lifetime(body: Raw): number {
+  const after = body.expires_after as Raw | undefined;
+  if (after === undefined) return 600;
+  checkFields(after, { anchor: { types: ['string'], values: ['created_at'] }, seconds: { types: ['integer'], min: 10, max: 7200 } }, 'expires_after');
+  return (after.seconds as number | undefined) ?? 600;
+}
+
+function mint(call: Call, session: Raw, seconds: number) {
+  const expiresAt = call.runtime.now() + seconds;
+  return call.runtime.tokens.mint({ expiresAt, parent: call.token, session });
+}
+
+export const realtimeEndpoints: EndpointSpec[] = [
+  {
+    method: 'GET',
+    path: '/v1/realtime',
+    format: openaiFormat,
+    auth: ['bearer', 'subprotocol'],
+    upgrade: true,
+    ephemeral: true,
+    handle: upgrade,
+  },
+  {
+    method: 'POST',
+    path: '/v1/realtime/client_secrets',
+    format: openaiFormat,
+    auth: ['bearer'],
+    handle(call) {
+      const body = call.body as Raw;
+      checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
+      const seconds = lifetime(body);
+      const session = (body.session as Raw | undefined) ?? { type: 'realtime' };
+      if (session.type === 'transcription') throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', { param: 'session.type' });
+      const model = realtimeModel(call, session.model ?? DEFAULT_MODEL);
+      // Checked as a session.update would be, so a bad configuration is refused here, not at connect.
+      const config = applySession(defaultConfig(model, false), { ...session, model: undefined }, false);
+      const key = mint(call, { ...session, model }, seconds);
+      const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
+      return json({ value: key.value, expires_at: key.expiresAt, session: renderSession(config, id, key.expiresAt, false) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/realtime/sessions',
+    format: openaiFormat,
+    auth: ['bearer'],
+    handle(call) {
+      const body = call.body as Raw;
+      const model = realtimeModel(call, body.model ?? DEFAULT_MODEL);
+      const { model: _model, ...rest } = body;
+      const config = applySession(defaultConfig(model, true), rest, true, 'session');
+      // Beta keys live one minute, as the service's did.
+      const key = mint(call, { ...betaAsGa(rest), model }, 60);
+      const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
+      return json({ ...renderSession(config, id, key.expiresAt, true), client_secret: { value: key.value, expires_at: key.expiresAt } });
+    },
+  },
+];
+
+/** A beta session configuration in GA terms, so the key presets any client's session alike. */
+function betaAsGa(s: Raw): Raw {
+  const input: Raw = {};
+  if (s.input_audio_transcription !== undefined) input.transcription = s.input_audio_transcription;
+  if (s.turn_detection !== undefined) input.turn_detection = s.turn_detection;
+  const output: Raw = typeof s.voice === 'string' ? { voice: s.voice } : {};
+  return {
+    type: 'realtime',
+    ...(typeof s.instructions === 'string' ? { instructions: s.instructions } : {}),
+    ...(Array.isArray(s.tools) ? { tools: s.tools } : {}),
+    ...(s.tool_choice !== undefined ? { tool_choice: s.tool_choice } : {}),
+    ...(Array.isArray(s.modalities) ? { output_modalities: s.modalities.includes('audio') ? ['audio'] : ['text'] } : {}),
+    audio: { input, output },
+  };
+}

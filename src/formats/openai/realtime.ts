@@ -1,0 +1,576 @@
+// The realtime protocol over one WebSocket: client events in, server events out. The session keeps
+// the conversation, the configuration and the input audio buffer; each response is the conversation as
+// a canonical request, answered by the runtime (fixtures, overrides, synthesis, tool rule) and played
+// back as timed events. GA event names by default, beta names for beta clients.
+import { GatewayError } from '../../core/errors.ts';
+import { isConnectionFault } from '../../core/faults.ts';
+import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
+import { deriveKey, hashString, makeId } from '../../core/seed.ts';
+import { pcmFromBase64, SPEECH_SAMPLE_RATE } from '../../core/synthesize/audio.ts';
+import { transcribe } from '../../core/transcribe.ts';
+import { frameLength, loudness } from '../../core/voice.ts';
+import type { Call } from '../../transport/endpoint.ts';
+import type { SocketPeer, SocketSink } from '../../transport/exchange.ts';
+import { faultedEvents } from '../../transport/respond.ts';
+import { playEvents } from '../../transport/sse.ts';
+import { openaiErrorBody } from './errors.ts';
+import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, type SessionConfig } from './realtime-config.ts';
+import { contentType, eventName, planResponse, responseObject, stoppedResponse, type ResponseContext, type ResponsePlan } from './realtime-response.ts';
+import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
+
+type Raw = Record<string, unknown>;
+
+/** Limits of one session; past them the session is refused with an `error` event and closed (1008). */
+export const REALTIME_LIMITS = {
+  /** Client events in one session. */
+  events: 100_000,
+  /** Bytes of client frames in one session. */
+  bytes: 256 * 1024 * 1024,
+  /** Wall-clock length of a session, as the service's 60 minutes. */
+  durationMs: 60 * 60 * 1000,
+  /** Uncommitted input audio, as the service's 15 MiB. */
+  audioBufferBytes: 15 * 1024 * 1024,
+  /** Conversation items kept (oldest dropped first, as `truncation: auto` would). */
+  items: 1000,
+  /** Event types kept in the journal entry. */
+  journalEvents: 1000,
+};
+
+const CLIENT_EVENTS = [
+  'session.update',
+  'input_audio_buffer.append',
+  'input_audio_buffer.commit',
+  'input_audio_buffer.clear',
+  'output_audio_buffer.clear',
+  'conversation.item.create',
+  'conversation.item.retrieve',
+  'conversation.item.truncate',
+  'conversation.item.delete',
+  'response.create',
+  'response.cancel',
+];
+
+/** Samples in one frame of the voice activity detector (10 ms). */
+const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
+
+interface Item {
+  /** The item as the GA protocol shows it. */
+  raw: Raw;
+  /** What a user audio item said (its transcript, or what the transcription rule hears). */
+  heard?: string;
+}
+
+interface Active {
+  plan: ResponsePlan;
+  ctx: ResponseContext;
+  /** Output items opened by the events sent so far. */
+  opened: number;
+  stop: () => void;
+  cut: boolean;
+}
+
+export interface RealtimeOptions {
+  model: string;
+  beta: boolean;
+  /** The configuration an ephemeral key was minted for, applied before session.created. */
+  preset?: Raw;
+}
+
+export class RealtimeSession implements SocketPeer {
+  private readonly call: Call;
+  private readonly sink: SocketSink;
+  private readonly beta: boolean;
+  private readonly key: number;
+  private config: SessionConfig;
+  private readonly sessionId: string;
+  private readonly conversationId: string;
+  private readonly expiresAt: number;
+  private items: Item[] = [];
+  private counter = 0;
+  private buffer: Int16Array[] = [];
+  private bufferBytes = 0;
+  private active?: Active;
+  private events = 0;
+  private bytes = 0;
+  private gone = false;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private responses = 0;
+  private tokensUsed = 0;
+  // Voice activity: samples examined, whether speech is on, where it began, silence since.
+  private vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+  /** A running hash of the buffered audio, the key of what the transcription rule hears in it. */
+  private audioKey = 0;
+
+  constructor(call: Call, sink: SocketSink, options: RealtimeOptions) {
+    this.call = call;
+    this.sink = sink;
+    this.beta = options.beta;
+    const { runtime } = call;
+    this.key = hashString(`realtime ${options.model} ${options.beta} ${call.inbound.url.search}`, runtime.seed);
+    this.config = defaultConfig(options.model, options.beta);
+    if (options.preset) this.config = applySession(this.config, options.preset, false);
+    this.sessionId = makeId('sess_', 21, deriveKey(this.key, 'session'));
+    this.conversationId = makeId('conv_', 21, deriveKey(this.key, 'conversation'));
+    this.expiresAt = runtime.now() + 3600;
+    call.entry.stream = true;
+    call.entry.outcome = 'streaming';
+    call.entry.model = options.model;
+    call.entry.events = [];
+    this.timer = setTimeout(() => this.refuse('session_expired', `Your session hit the maximum duration of ${REALTIME_LIMITS.durationMs / 60000} minutes.`), REALTIME_LIMITS.durationMs);
+    this.timer.unref?.();
+    this.emit('session.created', { session: this.session() });
+    if (this.beta) this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
+  }
+
+  private session(): Raw {
+    return renderSession(this.config, this.sessionId, this.expiresAt, this.beta);
+  }
+
+  private log(from: 'client' | 'server', type: string): void {
+    const log = this.call.entry.events!;
+    if (log.length < REALTIME_LIMITS.journalEvents) log.push({ from, type });
+  }
+
+  private nextId(prefix: string, length = 21): string {
+    return makeId(prefix, length, deriveKey(this.key, `id:${++this.counter}`));
+  }
+
+  /** A server event as it goes on the wire: stamped with the next event id, in the client's names. */
+  private frame(type: string, body: Raw): string | undefined {
+    const name = eventName(type, this.beta);
+    if (!name) return undefined;
+    this.log('server', name);
+    return JSON.stringify({ type: name, event_id: this.nextId('event_'), ...body });
+  }
+
+  private emit(type: string, body: Raw = {}): void {
+    const text = this.frame(type, body);
+    if (text === undefined || this.gone) return;
+    this.call.entry.eventsSent++;
+    this.sink.send(text);
+  }
+
+  private fail(error: GatewayError, clientEventId?: string): void {
+    this.emit('error', { error: { ...openaiErrorBody(error).error, event_id: clientEventId ?? null } });
+  }
+
+  /** Ends the session for exceeding a limit: an error event, then close 1008 (policy violation). */
+  private refuse(code: string, message: string): void {
+    if (this.gone) return;
+    this.fail(new GatewayError('invalid_request', message, { code }));
+    this.sink.close(1008, code);
+    this.closed();
+  }
+
+  closed(): void {
+    if (this.gone) return;
+    this.gone = true;
+    clearTimeout(this.timer);
+    const { entry } = this.call;
+    if (this.active) {
+      this.active.stop();
+      entry.outcome = 'aborted';
+    } else if (entry.outcome === 'streaming') entry.outcome = 'completed';
+  }
+
+  receive(text: string): void {
+    if (this.gone) return;
+    this.events++;
+    this.bytes += text.length;
+    if (this.events > REALTIME_LIMITS.events) return this.refuse('session_event_limit', `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`);
+    if (this.bytes > REALTIME_LIMITS.bytes) return this.refuse('session_byte_limit', `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`);
+    let event: Raw;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      this.log('client', '(invalid json)');
+      return this.fail(new GatewayError('invalid_request', "We could not parse the JSON body of your request. Each client event must be one JSON object, e.g. {\"type\":\"response.create\"}.", { code: 'invalid_json' }));
+    }
+    if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+      return this.fail(new GatewayError('invalid_request', 'A client event must be a JSON object with a string `type`.', { code: 'invalid_json' }));
+    }
+    const clientId = typeof event.event_id === 'string' ? event.event_id : undefined;
+    this.log('client', String(event.type));
+    try {
+      this.dispatch(event);
+    } catch (error) {
+      const e = error instanceof GatewayError ? error : new GatewayError('server', `The server had an error while processing your event (model-gateway-mock: ${(error as Error).message}).`);
+      this.fail(e, clientId);
+    }
+  }
+
+  private dispatch(event: Raw): void {
+    checkField('type', event.type, { types: ['string'], required: true });
+    if (!CLIENT_EVENTS.includes(event.type as string)) throw invalidValue('type', event.type, CLIENT_EVENTS);
+    checkField('event_id', event.event_id, { types: ['string'] });
+    switch (event.type) {
+      case 'session.update':
+        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, session: { types: ['object'], required: true } });
+        this.config = applySession(this.config, event.session, this.beta);
+        return this.emit('session.updated', { session: this.session() });
+      case 'input_audio_buffer.append':
+        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, audio: { types: ['string'], required: true } });
+        return this.append(event.audio as string);
+      case 'input_audio_buffer.commit':
+        return this.commit();
+      case 'input_audio_buffer.clear':
+        this.clearBuffer();
+        return this.emit('input_audio_buffer.cleared');
+      case 'output_audio_buffer.clear':
+        throw invalid('type', 'output_audio_buffer.clear is only supported for WebRTC sessions.', 'unsupported_event');
+      case 'conversation.item.create':
+        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, item: { types: ['object'], required: true }, previous_item_id: { types: ['string'], nullable: true } });
+        return this.addItem(this.parseItem(event.item as Raw, 'item'), event.previous_item_id as string | undefined);
+      case 'conversation.item.retrieve': {
+        const item = this.find(event, 'conversation.item.retrieve');
+        return this.emit('conversation.item.retrieved', { item: this.show(item.raw) });
+      }
+      case 'conversation.item.delete': {
+        const item = this.find(event, 'conversation.item.delete');
+        this.items = this.items.filter((i) => i !== item);
+        return this.emit('conversation.item.deleted', { item_id: item.raw.id });
+      }
+      case 'conversation.item.truncate':
+        return this.truncate(event);
+      case 'response.create':
+        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, response: { types: ['object'] } });
+        return this.respond((event.response as Raw | undefined) ?? {});
+      case 'response.cancel':
+        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, response_id: { types: ['string'] } });
+        if (!this.active || (event.response_id !== undefined && event.response_id !== this.active.ctx.responseId)) {
+          throw invalid('response_id', 'Cancellation failed: no active response found.', 'response_cancel_not_active');
+        }
+        return this.stop('cancelled', { type: 'cancelled', reason: 'client_cancelled' });
+    }
+  }
+
+  // --- conversation items ---
+
+  /** An item the client sent, in the GA form (beta content types mapped). */
+  private parseItem(raw: Raw, param: string): Item {
+    checkField(`${param}.type`, raw.type, { types: ['string'], required: true, values: ['message', 'function_call', 'function_call_output'] });
+    checkField(`${param}.id`, raw.id, { types: ['string'] });
+    const id = (raw.id as string | undefined) ?? this.nextId('item_');
+    const base = { id, object: 'realtime.item', type: raw.type, status: 'completed' };
+    if (raw.type === 'function_call') {
+      checkField(`${param}.name`, raw.name, { types: ['string'], required: true });
+      checkField(`${param}.arguments`, raw.arguments, { types: ['string'], required: true });
+      checkField(`${param}.call_id`, raw.call_id, { types: ['string'] });
+      return { raw: { ...base, call_id: raw.call_id ?? this.nextId('call_', 16), name: raw.name, arguments: raw.arguments } };
+    }
+    if (raw.type === 'function_call_output') {
+      checkField(`${param}.call_id`, raw.call_id, { types: ['string'], required: true });
+      checkField(`${param}.output`, raw.output, { types: ['string'], required: true });
+      return { raw: { ...base, call_id: raw.call_id, output: raw.output } };
+    }
+    checkField(`${param}.role`, raw.role, { types: ['string'], required: true, values: ['user', 'assistant', 'system'] });
+    checkField(`${param}.content`, raw.content, { types: ['array'], required: true });
+    let heard = '';
+    const content = (raw.content as unknown[]).map((c, i) => {
+      const p = `${param}.content[${i}]`;
+      checkField(p, c, { types: ['object'], required: true });
+      const part = c as Raw;
+      const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
+      checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: types });
+      const type = part.type === 'text' ? (raw.role === 'assistant' ? 'output_text' : 'input_text') : part.type === 'audio' ? (raw.role === 'assistant' ? 'output_audio' : 'input_audio') : (part.type as string);
+      if (type === 'input_text' || type === 'output_text') {
+        checkField(`${p}.text`, part.text, { types: ['string'], required: true });
+        return { type, text: part.text };
+      }
+      if (type === 'input_image') return { type, image_url: part.image_url, detail: part.detail ?? 'auto' };
+      checkField(`${p}.audio`, part.audio, { types: ['string'] });
+      checkField(`${p}.transcript`, part.transcript, { types: ['string'], nullable: true });
+      let transcript = part.transcript as string | undefined;
+      if (transcript === undefined && typeof part.audio === 'string') {
+        const samples = this.decodeAudio(part.audio, `${p}.audio`);
+        heard += transcribe(samples, SPEECH_SAMPLE_RATE, hashString(part.audio));
+      } else heard += transcript ?? '';
+      return typeof transcript === 'string' ? { type, transcript } : { type };
+    });
+    return { raw: { ...base, role: raw.role, content }, heard: heard || undefined };
+  }
+
+  private decodeAudio(base64: string, param: string): Int16Array {
+    try {
+      return pcmFromBase64(base64);
+    } catch {
+      throw invalid(param, `Invalid '${param}': expected base64-encoded audio (16-bit PCM, 24 kHz, mono).`, 'invalid_value');
+    }
+  }
+
+  /** An item as the client's protocol shows it. */
+  private show(raw: Raw): Raw {
+    if (!this.beta || !Array.isArray(raw.content)) return raw;
+    return { ...raw, content: (raw.content as Raw[]).map((c) => ({ ...c, type: contentType(c.type as string, true) })) };
+  }
+
+  private addItem(item: Item, previousId?: string | null): void {
+    let at = this.items.length;
+    if (previousId === 'root') at = 0;
+    else if (previousId) {
+      const i = this.items.findIndex((x) => x.raw.id === previousId);
+      if (i < 0) throw invalid('previous_item_id', `Error adding item: the previous item with id '${previousId}' does not exist.`, 'item_not_found');
+      at = i + 1;
+    }
+    if (this.items.some((x) => x.raw.id === item.raw.id)) throw invalid('item.id', `Error adding item: an item with id '${item.raw.id}' already exists.`, 'item_already_exists');
+    this.items.splice(at, 0, item);
+    if (this.items.length > REALTIME_LIMITS.items) this.items.shift();
+    const previous = at > 0 ? (this.items[at - 1]?.raw.id ?? null) : null;
+    this.emit('conversation.item.added', { previous_item_id: previous, item: this.show(item.raw) });
+    this.emit('conversation.item.done', { previous_item_id: previous, item: this.show(item.raw) });
+  }
+
+  private find(event: Raw, type: string): Item {
+    checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, item_id: { types: ['string'], required: true }, ...(type === 'conversation.item.truncate' ? { content_index: { types: ['integer'], required: true, min: 0 }, audio_end_ms: { types: ['integer'], required: true, min: 0 } } : {}) });
+    const item = this.items.find((i) => i.raw.id === event.item_id);
+    if (!item) throw invalid('item_id', `Item with item_id not found: ${String(event.item_id)}`, 'item_not_found');
+    return item;
+  }
+
+  private truncate(event: Raw): void {
+    const item = this.find(event, 'conversation.item.truncate');
+    const content = item.raw.content as Raw[] | undefined;
+    const part = content?.[event.content_index as number];
+    if (item.raw.role !== 'assistant' || part?.type !== 'output_audio') {
+      throw invalid('content_index', 'Only the audio content of an assistant message can be truncated.', 'invalid_value');
+    }
+    // The service drops the text transcript of truncated audio, so the model never reads unheard words.
+    content![event.content_index as number] = { ...part, transcript: '' };
+    this.emit('conversation.item.truncated', { item_id: item.raw.id, content_index: event.content_index, audio_end_ms: event.audio_end_ms });
+  }
+
+  // --- input audio ---
+
+  private clearBuffer(): void {
+    this.buffer = [];
+    this.bufferBytes = 0;
+    this.audioKey = 0;
+    this.vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+  }
+
+  private append(audio: string): void {
+    const samples = this.decodeAudio(audio, 'audio');
+    if (this.bufferBytes + samples.byteLength > REALTIME_LIMITS.audioBufferBytes) {
+      throw invalid('audio', `The input audio buffer holds at most ${REALTIME_LIMITS.audioBufferBytes} bytes; commit or clear it first.`, 'input_audio_buffer_full');
+    }
+    this.buffer.push(samples);
+    this.bufferBytes += samples.byteLength;
+    this.audioKey = hashString(audio, this.audioKey % 2147483647);
+    if (this.config.turnDetection) this.detect(samples);
+  }
+
+  /** Server VAD: speech where 10 ms frames are louder than the threshold; a turn ends after enough silence. */
+  private detect(chunk: Int16Array): void {
+    const d = this.config.turnDetection!;
+    const floor = d.threshold * 0.05;
+    // Frames run across appends: what did not fill a frame waits for the next chunk.
+    const samples = new Int16Array(this.vad.tail.length + chunk.length);
+    samples.set(this.vad.tail);
+    samples.set(chunk, this.vad.tail.length);
+    const whole = samples.length - (samples.length % VAD_FRAME);
+    this.vad.tail = samples.slice(whole);
+    for (let start = 0; start < whole; start += VAD_FRAME) {
+      const loud = loudness(samples, start, start + VAD_FRAME) > floor;
+      const ms = (this.vad.at += VAD_FRAME) / (SPEECH_SAMPLE_RATE / 1000);
+      if (loud && !this.vad.speaking) {
+        this.vad.speaking = true;
+        this.vad.silentMs = 0;
+        this.vad.itemId = this.nextId('item_');
+        this.vad.startMs = Math.max(0, ms - 10 - d.prefixPaddingMs);
+        this.emit('input_audio_buffer.speech_started', { audio_start_ms: Math.round(this.vad.startMs), item_id: this.vad.itemId });
+        if (this.active && d.interruptResponse) this.stop('cancelled', { type: 'cancelled', reason: 'turn_detected' });
+      } else if (this.vad.speaking) {
+        this.vad.silentMs = loud ? 0 : this.vad.silentMs + 10;
+        if (this.vad.silentMs >= d.silenceDurationMs) {
+          this.vad.speaking = false;
+          this.emit('input_audio_buffer.speech_stopped', { audio_end_ms: Math.round(ms), item_id: this.vad.itemId });
+          this.commit(this.vad.itemId);
+          if (d.createResponse && !this.active) this.respond({});
+          if (this.gone) return;
+        }
+      }
+    }
+  }
+
+  private commit(itemId?: string): void {
+    const total = this.bufferBytes / 2;
+    const ms = total / (SPEECH_SAMPLE_RATE / 1000);
+    if (ms < 100) {
+      throw invalid('audio', `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`, 'input_audio_buffer_commit_empty');
+    }
+    const samples = new Int16Array(total);
+    let offset = 0;
+    for (const chunk of this.buffer) {
+      samples.set(chunk, offset);
+      offset += chunk.length;
+    }
+    const audioKey = this.audioKey;
+    this.clearBuffer();
+    const id = itemId ?? this.nextId('item_');
+    const previous = this.items.at(-1)?.raw.id ?? null;
+    const heard = transcribe(samples, SPEECH_SAMPLE_RATE, audioKey);
+    const item: Item = { raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio' }] }, heard };
+    this.emit('input_audio_buffer.committed', { previous_item_id: previous, item_id: id });
+    this.addItem(item);
+    if (this.config.transcription) {
+      (item.raw.content as Raw[])[0].transcript = heard;
+      if (!this.beta) this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
+      this.emit('conversation.item.input_audio_transcription.completed', { item_id: id, content_index: 0, transcript: heard, logprobs: null, usage: { type: 'duration', seconds: Math.ceil(ms / 1000) } });
+    }
+  }
+
+  // --- responses ---
+
+  /** The conversation as a canonical request: instructions, then each item as a message. */
+  private request(params: Raw): CanonicalRequest {
+    const items = params.conversation === 'none' ? [] : this.items;
+    const input = Array.isArray(params.input) ? (params.input as Raw[]).map((raw, i) => this.parseItem(raw, `response.input[${i}]`)) : [];
+    const instructions = typeof params.instructions === 'string' ? params.instructions : this.config.instructions;
+    const messages: Message[] = instructions ? [{ role: 'system', parts: [{ type: 'text', text: instructions }] }] : [];
+    for (const { raw, heard } of [...items, ...input]) {
+      if (raw.type === 'function_call') messages.push({ role: 'assistant', parts: [], toolCalls: [{ id: raw.call_id as string, name: raw.name as string, arguments: raw.arguments as string }] });
+      else if (raw.type === 'function_call_output') messages.push({ role: 'tool', parts: [{ type: 'text', text: raw.output as string }], toolCallId: raw.call_id as string });
+      else {
+        const parts: Part[] = (raw.content as Raw[]).map((c) => {
+          if (c.type === 'input_image') return { type: 'image' };
+          if (c.type === 'input_audio') return { type: 'text', text: (c.transcript as string | null) ?? heard ?? '' };
+          return { type: 'text', text: String(c.text ?? c.transcript ?? '') };
+        });
+        messages.push({ role: raw.role as Message['role'], parts });
+      }
+    }
+    const tools = Array.isArray(params.tools) ? (params.tools as Raw[]) : this.config.tools;
+    const max = params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens;
+    return {
+      format: 'openai',
+      operation: 'chat',
+      model: this.config.model,
+      messages,
+      maxTokens: typeof max === 'number' ? max : undefined,
+      stop: [],
+      n: 1,
+      stream: true,
+      tools: toolSpecs(tools),
+      toolChoice: toolChoiceOf(params.tool_choice ?? this.config.toolChoice),
+      parallelToolCalls: params.parallel_tool_calls !== false,
+      output: { type: 'text' },
+    };
+  }
+
+  private respond(params: Raw): void {
+    if (this.active) throw invalid('response', `Conversation already has an active response in progress: ${this.active.ctx.responseId}. Wait until the response is finished before creating a new one.`, 'conversation_already_has_active_response');
+    const modalities = (params.output_modalities ?? params.modalities ?? this.config.modalities) as string[];
+    const audioParams = (params.audio as Raw | undefined)?.output as Raw | undefined;
+    const ctx: ResponseContext = {
+      responseId: this.nextId('resp_'),
+      conversationId: this.conversationId,
+      itemId: () => this.nextId('item_'),
+      callId: () => this.nextId('call_', 16),
+      audio: modalities.includes('audio'),
+      voice: typeof audioParams?.voice === 'string' ? audioParams.voice : typeof params.voice === 'string' ? params.voice : this.config.voice,
+      beta: this.beta,
+      maxOutputTokens: (params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens) as number | 'inf',
+      previousItemId: (this.items.at(-1)?.raw.id as string | undefined) ?? null,
+    };
+    const request = this.request(params);
+    const { call } = this;
+    let answered;
+    try {
+      answered = call.runtime.answer(call, request);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      // A fixture's error, a forced status or strict mode's near miss: the response fails.
+      this.emit('response.created', { response: responseObject(ctx, 'in_progress', [], null) });
+      this.emit('response.done', { response: responseObject(ctx, 'failed', [], null, { type: 'failed', error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message } }) });
+      return;
+    }
+    call.entry.body = { type: 'response.create', response: params };
+    const { reply, latency, fault } = answered;
+    if (fault && isConnectionFault(fault)) {
+      this.sink.terminate();
+      return this.closed();
+    }
+    const plan = planResponse(reply, latency, ctx);
+    this.responses++;
+    this.tokensUsed += (plan.done.usage as Raw).total_tokens as number;
+    // Frames are stamped now, in order, so event ids follow the script, not the timers.
+    let events = plan.events.flatMap((e) => {
+      const frame = this.frame(e.event.type as string, stripType(e.event));
+      return frame === undefined ? [] : [{ due: e.due, frame: `${frame}\n`, opened: e.opened }];
+    });
+    events.push({ due: events.at(-1)!.due, frame: `${this.frame('rate_limits.updated', { rate_limits: this.rateLimits() })}\n`, opened: plan.items.length });
+    if (fault) {
+      const opened = events.map((e) => e.opened);
+      events = faultedEvents(events, fault, (error, after) => [
+        `${this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } })}\n`,
+        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', { type: 'failed', error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message } }) })}\n`,
+      ]).map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
+    }
+    const active: Active = { plan, ctx, opened: 0, stop: () => {}, cut: fault?.type === 'STREAM_CUT' };
+    this.active = active;
+    call.runtime.activeStreams++;
+    const openedAt = events.map((e) => e.opened);
+    active.stop = playEvents(
+      events,
+      {
+        // One event per line: JSON.stringify never writes a raw newline.
+        write: (chunk) => {
+          for (const line of chunk.split('\n')) {
+            if (!line || this.gone) continue;
+            call.entry.eventsSent++;
+            this.sink.send(line);
+          }
+        },
+        end: () => {
+          if (active.cut) {
+            this.sink.terminate();
+            this.closed();
+          }
+        },
+      },
+      {
+        onProgress: (sent) => {
+          active.opened = openedAt[sent - 1] ?? active.opened;
+        },
+        onEnd: () => {
+          call.runtime.activeStreams--;
+          if (this.active === active) {
+            this.active = undefined;
+            this.remember(plan.items.length, plan);
+          }
+        },
+      },
+    );
+  }
+
+  /** Stops the active response: the client cancelled, or a new turn interrupted it. */
+  private stop(status: 'cancelled', details: Raw): void {
+    const active = this.active!;
+    this.active = undefined;
+    active.stop();
+    this.remember(active.opened, active.plan);
+    this.emit('response.done', { response: stoppedResponse(active.plan, active.ctx, active.opened, status, details) });
+  }
+
+  /** Puts a response's items (the first `count`) into the conversation. */
+  private remember(count: number, plan: ResponsePlan): void {
+    for (const raw of plan.items.slice(0, count)) {
+      if (this.items.some((i) => i.raw.id === raw.id)) continue;
+      this.items.push({ raw: raw.status === 'completed' ? raw : { ...raw, status: 'incomplete' } });
+      if (this.items.length > REALTIME_LIMITS.items) this.items.shift();
+    }
+  }
+
+  private rateLimits(): Raw[] {
+    return [
+      { name: 'requests', limit: 5000, remaining: Math.max(0, 5000 - this.responses), reset_seconds: 0.012 },
+      { name: 'tokens', limit: 40000, remaining: Math.max(0, 40000 - this.tokensUsed), reset_seconds: 60 },
+    ];
+  }
+}
+
+function stripType(event: Raw): Raw {
+  const { type: _type, ...rest } = event;
+  return rest;
+}
+

@@ -1,0 +1,509 @@
+// Realtime over WebSocket: the openai SDK's OpenAIRealtimeWS over wss against a TLS server, raw `ws`
+// clients (beta protocol, browser subprotocols with an ephemeral key, bad frames, determinism, a client
+// that leaves mid-response), and the global WebSocket in-process through msw.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import https from 'node:https';
+import OpenAI from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket';
+import WebSocket from 'ws';
+import { setupServer } from 'msw/node';
+import { execFile } from 'node:child_process';
+import { spawnCli } from './helpers/cli.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { createGateway } from '../src/index.ts';
+import { assertSchema } from './helpers/openapi.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+/** Each GA server event type → its schema in the OpenAPI spec, so a failure names the one schema broken. */
+const EVENT_SCHEMAS = (() => {
+  const spec = parse(readFileSync(new URL('./specs/openai-openapi.yaml', import.meta.url), 'utf8')) as { components: { schemas: Record<string, any> } };
+  const map: Record<string, string> = {};
+  for (const [name, schema] of Object.entries(spec.components.schemas)) {
+    const type = schema?.properties?.type?.enum?.[0] ?? schema?.properties?.type?.const;
+    if (/^RealtimeServerEvent./.test(name) && typeof type === 'string') map[type] = name;
+  }
+  return map;
+})();
+
+function assertEvents(events: Ev[]): void {
+  for (const e of events) {
+    expect(EVENT_SCHEMAS[e.type], e.type).toBeDefined();
+    assertSchema(EVENT_SCHEMAS[e.type], e);
+  }
+}
+
+const inprocessOnly = process.env.GATEWAY_TEST_INPROCESS_ONLY === '1';
+type Ev = Record<string, any>;
+
+/** Collects a socket's events; `until(type)` resolves with all events so far once one of that type arrives. */
+function collector() {
+  const events: Ev[] = [];
+  const waiters: { type: string; count: number; resolve: (e: Ev[]) => void }[] = [];
+  const push = (e: Ev) => {
+    events.push(e);
+    for (const w of [...waiters]) {
+      if (events.filter((x) => x.type === w.type).length >= w.count) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(events);
+      }
+    }
+  };
+  const until = (type: string, count = 1) =>
+    new Promise<Ev[]>((resolve, reject) => {
+      if (events.filter((x) => x.type === type).length >= count) return resolve(events);
+      waiters.push({ type, count, resolve });
+      setTimeout(() => reject(new Error(`no ${type} in: ${events.map((e) => e.type).join(', ')}`)), 8000);
+    });
+  return { events, push, until };
+}
+
+function rawClient(url: string, options: WebSocket.ClientOptions & { protocols?: string[] } = {}) {
+  const { protocols, ...rest } = options;
+  const socket = new WebSocket(url, protocols, rest);
+  const c = collector();
+  socket.on('message', (d) => c.push(JSON.parse(String(d))));
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const send = (e: Ev) => socket.send(JSON.stringify(e));
+  return { socket, ...c, opened, send };
+}
+
+/** One second of a voiced tone at 24 kHz, then `silenceMs` of silence, as base64 PCM16. */
+function toneBase64(seconds = 1, silenceMs = 0): string {
+  const n = Math.round(seconds * 24000);
+  const total = n + Math.round((silenceMs / 1000) * 24000);
+  const bytes = Buffer.alloc(total * 2);
+  for (let i = 0; i < n; i++) bytes.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 180 * i) / 24000) * 8000), i * 2);
+  return bytes.toString('base64');
+}
+
+const userText = (text: string) => ({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+
+describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
+  let server: RunningServer;
+  let client: OpenAI;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, tls: true, seed: 3 });
+    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1` });
+  });
+  afterAll(() => server.close());
+
+  function connect(headers: Record<string, string> = {}) {
+    const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { ca: server.cert, headers } as never }, client);
+    const c = collector();
+    rt.on('event', (e) => c.push(e as Ev));
+    rt.on('error', (e) => c.push({ type: 'sdk.error', message: e.message }));
+    const opened = new Promise<void>((resolve) => rt.socket.once('open', () => resolve()));
+    return { rt, ...c, opened };
+  }
+
+  it('prints where the generated certificate is, and serves HTTPS on the same port', async () => {
+    expect(server.url).toMatch(/^https:/);
+    expect(server.certPath).toMatch(/cert\.pem$/);
+    const body = await new Promise<string>((resolve, reject) => {
+      https.get(`${server.url}/v1/models`, { ca: server.cert, headers: { authorization: 'Bearer sk-test' } }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    expect(JSON.parse(body).data.some((m: { id: string }) => m.id === 'gpt-realtime')).toBe(true);
+  });
+
+  it('answers a text turn whose deltas add up, with usage that adds up', async () => {
+    const { rt, until, opened } = connect();
+    await opened;
+    rt.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'], instructions: 'Be brief.' } });
+    rt.send(userText('Hello there') as never);
+    rt.send({ type: 'response.create' });
+    const events = await until('response.done');
+    rt.close();
+    expect(events[0].type).toBe('session.created');
+    expect(events.find((e) => e.type === 'session.updated')!.session.instructions).toBe('Be brief.');
+    const deltas = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    const done = events.find((e) => e.type === 'response.output_text.done')!;
+    expect(deltas).toBe(done.text);
+    expect(done.text.length).toBeGreaterThan(10);
+    const response = events.find((e) => e.type === 'response.done')!.response;
+    expect(response.status).toBe('completed');
+    expect(response.output[0].content[0]).toEqual({ type: 'output_text', text: done.text });
+    const u = response.usage;
+    expect(u.total_tokens).toBe(u.input_tokens + u.output_tokens);
+    expect(u.output_tokens).toBe(u.output_token_details.text_tokens + u.output_token_details.audio_tokens);
+    expect(events.at(-1)!.type).toBe('rate_limits.updated');
+    for (const e of events) expect(e.event_id).toMatch(/^event_/);
+    assertEvents(events);
+  });
+
+  it('answers an audio turn: append, commit, transcription, audio deltas with a transcript that adds up', async () => {
+    const { rt, until, opened } = connect();
+    await opened;
+    rt.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } } } } });
+    rt.send({ type: 'input_audio_buffer.append', audio: toneBase64(1.2) });
+    rt.send({ type: 'input_audio_buffer.commit' });
+    rt.send({ type: 'response.create' });
+    const events = await until('response.done');
+    rt.close();
+    const committed = events.find((e) => e.type === 'input_audio_buffer.committed')!;
+    const transcription = events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed')!;
+    expect(transcription.item_id).toBe(committed.item_id);
+    expect(transcription.transcript).toMatch(/\w+/);
+    const audio = Buffer.concat(events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')));
+    expect(audio.length % 2).toBe(0);
+    expect(audio.length / 2 / 24000).toBeGreaterThan(0.5); // seconds of 24 kHz PCM16
+    const transcript = events.filter((e) => e.type === 'response.output_audio_transcript.delta').map((e) => e.delta).join('');
+    expect(transcript).toBe(events.find((e) => e.type === 'response.output_audio_transcript.done')!.transcript);
+    const response = events.find((e) => e.type === 'response.done')!.response;
+    expect(response.output[0].content[0]).toEqual({ type: 'output_audio', transcript });
+    expect(response.usage.output_token_details.audio_tokens).toBeGreaterThan(0);
+    assertEvents(events);
+  });
+
+  it('calls a function when the tools demand, arguments streamed', async () => {
+    const { rt, until, opened } = connect();
+    await opened;
+    const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    rt.send({ type: 'session.update', session: { type: 'realtime', tools: [{ type: 'function', name: 'get_weather', parameters }] } });
+    rt.send(userText('What is the weather in Oslo?') as never);
+    rt.send({ type: 'response.create' });
+    const events = await until('response.done');
+    rt.close();
+    const done = events.find((e) => e.type === 'response.function_call_arguments.done')!;
+    expect(done.name).toBe('get_weather');
+    expect(typeof JSON.parse(done.arguments).city).toBe('string');
+    expect(events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta).join('')).toBe(done.arguments);
+    const item = events.find((e) => e.type === 'response.done')!.response.output[0];
+    expect(item).toMatchObject({ type: 'function_call', name: 'get_weather', call_id: done.call_id, status: 'completed' });
+    assertEvents(events);
+  });
+
+  it('cancels a response mid-way (a latency profile sent on the upgrade paces it)', async () => {
+    const { rt, until, opened } = connect({ 'x-mock-latency': 'ttft=100,tps=50' });
+    await opened;
+    rt.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } });
+    rt.send(userText('Tell me a story') as never);
+    rt.send({ type: 'response.create' });
+    await until('response.output_text.delta');
+    rt.send({ type: 'response.cancel' });
+    const events = await until('response.done');
+    const done = events.find((e) => e.type === 'response.done')!.response;
+    expect(done.status).toBe('cancelled');
+    expect(done.status_details).toMatchObject({ type: 'cancelled', reason: 'client_cancelled' });
+    expect(events.some((e) => e.type === 'response.output_text.done')).toBe(false);
+    assertEvents(events);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.gateway.activeStreams).toBe(0);
+    rt.close();
+  });
+});
+
+describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
+  let server: RunningServer;
+  let wsUrl: string;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, seed: 3 });
+    wsUrl = `${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`;
+  });
+  afterAll(() => server.close());
+
+  it('speaks the beta protocol with OpenAI-Beta: realtime=v1', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'OpenAI-Beta': 'realtime=v1' } });
+    await c.opened;
+    c.send({ type: 'session.update', session: { modalities: ['text'], voice: 'verse' } });
+    c.send(userText('Hi'));
+    c.send({ type: 'response.create' });
+    const events = await c.until('response.done');
+    c.socket.close();
+    expect(events[0].session).toMatchObject({ object: 'realtime.session', modalities: ['text', 'audio'], voice: 'alloy' });
+    expect(events.find((e) => e.type === 'session.updated')!.session).toMatchObject({ modalities: ['text'], voice: 'verse' });
+    expect(events.some((e) => e.type === 'conversation.item.created')).toBe(true);
+    expect(events.some((e) => e.type === 'conversation.item.added')).toBe(false);
+    const text = events.filter((e) => e.type === 'response.text.delta').map((e) => e.delta).join('');
+    expect(text).toBe(events.find((e) => e.type === 'response.text.done')!.text);
+    expect(events.find((e) => e.type === 'response.done')!.response.output[0].content[0].type).toBe('text');
+  });
+
+  it('takes a browser handshake (subprotocols) with an ephemeral key minted over REST', async () => {
+    const minted = await fetch(`${server.url}/v1/realtime/client_secrets`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: JSON.stringify({ expires_after: { anchor: 'created_at', seconds: 60 }, session: { type: 'realtime', model: 'gpt-realtime', instructions: 'You are a pirate.' } }),
+    }).then((r) => r.json());
+    expect(minted.value).toMatch(/^ek_/);
+    expect(minted.expires_at).toBe(1767225600 + 60); // the gateway's fixed clock
+    assertSchema('RealtimeCreateClientSecretResponse', minted);
+    expect(minted.session).toMatchObject({ type: 'realtime', instructions: 'You are a pirate.' });
+    const c = rawClient(`${server.url.replace('http', 'ws')}/v1/realtime`, { protocols: ['realtime', `openai-insecure-api-key.${minted.value}`] });
+    await c.opened;
+    expect(c.socket.protocol).toBe('realtime');
+    const [created] = await c.until('session.created');
+    expect(created.session).toMatchObject({ model: 'gpt-realtime', instructions: 'You are a pirate.' });
+    c.socket.close();
+    // The key works on the socket only.
+    const chat = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${minted.value}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(401);
+    // The beta route mints one too.
+    const beta = await fetch(`${server.url}/v1/realtime/sessions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-realtime-preview', voice: 'verse' }),
+    }).then((r) => r.json());
+    expect(beta).toMatchObject({ object: 'realtime.session', voice: 'verse', client_secret: { value: expect.stringMatching(/^ek_/) } });
+  });
+
+  it('speaks beta to a browser offering openai-beta.realtime-v1, and its handshake carries x-request-id', async () => {
+    const c = rawClient(wsUrl, { protocols: ['realtime', 'openai-insecure-api-key.sk-test', 'openai-beta.realtime-v1'] });
+    const upgrade = new Promise<string | undefined>((resolve) => c.socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string)));
+    await c.opened;
+    expect(await upgrade).toMatch(/^req_/);
+    const [created] = await c.until('session.created');
+    c.socket.close();
+    expect(created.session.modalities).toEqual(['text', 'audio']);
+    expect(created.session.input_audio_format).toBe('pcm16');
+  });
+
+  it('keeps an ephemeral key only until it expires on the gateway clock', () => {
+    const tokens = createGateway().runtime.tokens;
+    const key = tokens.mint({ expiresAt: 1000, parent: 'sk-test', session: {} });
+    expect(tokens.ephemeralKey(key.value, 999)).toBe(key);
+    expect(tokens.ephemeralKey(key.value, 1000)).toBeUndefined();
+  });
+
+  it('refuses a bad token and a non-realtime model on the handshake with the HTTP error', async () => {
+    const status = (url: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve) => {
+        const socket = new WebSocket(url, { headers });
+        socket.on('unexpected-response', (_req, res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        socket.on('error', () => {});
+      });
+    const bad = await status(wsUrl, { Authorization: 'Bearer sk-wrong' });
+    expect(bad.status).toBe(401);
+    expect(JSON.parse(bad.body).error.code).toBe('invalid_api_key');
+    const notRealtime = await status(wsUrl.replace('gpt-realtime', 'gpt-4o-mini'), { Authorization: 'Bearer sk-test' });
+    expect(notRealtime.status).toBe(404);
+    expect(JSON.parse(notRealtime.body).error.message).toMatch(/does not support realtime/);
+  });
+
+  it('answers bad frames with error events naming them, and stays open', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.socket.send('{not json');
+    c.send({ type: 'conversation.item.explode', event_id: 'evt_1' });
+    c.send({ type: 'conversation.item.create', event_id: 'evt_2' });
+    c.send({ type: 'input_audio_buffer.append', audio: 42, event_id: 'evt_3' });
+    const errors = (await c.until('error', 4)).filter((e) => e.type === 'error');
+    expect(errors[0].error.code).toBe('invalid_json');
+    expect(errors[1].error).toMatchObject({ param: 'type', event_id: 'evt_1', code: 'invalid_value' });
+    expect(errors[2].error).toMatchObject({ param: 'item', event_id: 'evt_2', message: "Missing required parameter: 'item'." });
+    expect(errors[3].error).toMatchObject({ param: 'audio', event_id: 'evt_3', code: 'invalid_type' });
+    c.send({ type: 'response.create' });
+    assertEvents(await c.until('response.done'));
+    c.socket.close();
+  });
+
+  it('refuses an oversized frame with close code 1009', async () => {
+    const small = await startServer({ port: 0, maxBodyBytes: 1024 });
+    const c = rawClient(`${small.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
+    c.send({ type: 'input_audio_buffer.append', audio: 'A'.repeat(4096) });
+    expect(await closed).toBe(1009);
+    await small.close();
+  });
+
+  it('gives identical event streams for identical session scripts', async () => {
+    const run = async () => {
+      const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+      await c.opened;
+      c.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 300 } } } } });
+      // Server VAD: speech, then silence ends the turn and starts a response by itself.
+      c.send({ type: 'input_audio_buffer.append', audio: toneBase64(0.8, 400) });
+      const events = await c.until('response.done');
+      c.socket.close();
+      return JSON.stringify(events);
+    };
+    const first = await run();
+    expect(first).toContain('input_audio_buffer.speech_started');
+    expect(first).toContain('input_audio_buffer.speech_stopped');
+    assertEvents(JSON.parse(first));
+    expect(await run()).toBe(first);
+  });
+
+  it('retrieves, truncates and deletes conversation items', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.send({ type: 'conversation.item.create', item: { id: 'item_mine', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] } });
+    c.send({ type: 'response.create' });
+    const done = (await c.until('response.done')).find((e) => e.type === 'response.done')!.response;
+    const said = done.output[0];
+    expect(said.content[0].type).toBe('output_audio');
+    c.send({ type: 'conversation.item.retrieve', item_id: 'item_mine' });
+    c.send({ type: 'conversation.item.truncate', item_id: said.id, content_index: 0, audio_end_ms: 500 });
+    c.send({ type: 'conversation.item.retrieve', item_id: said.id });
+    c.send({ type: 'conversation.item.delete', item_id: 'item_mine' });
+    c.send({ type: 'conversation.item.retrieve', item_id: 'item_mine', event_id: 'evt_gone' });
+    const events = await c.until('error');
+    c.socket.close();
+    const retrieved = events.filter((e) => e.type === 'conversation.item.retrieved');
+    expect(retrieved[0].item).toMatchObject({ id: 'item_mine', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] });
+    expect(retrieved[1].item.content[0]).toEqual({ type: 'output_audio', transcript: '' });
+    expect(events.find((e) => e.type === 'conversation.item.truncated')).toMatchObject({ item_id: said.id, audio_end_ms: 500 });
+    expect(events.find((e) => e.type === 'conversation.item.deleted')!.item_id).toBe('item_mine');
+    expect(events.at(-1)!.error).toMatchObject({ code: 'item_not_found', event_id: 'evt_gone' });
+    assertEvents(events);
+  });
+
+  it('drops the connection for a connection fault sent on the upgrade', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } });
+    await c.opened;
+    const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
+    c.send({ type: 'response.create' });
+    expect(await closed).toBe(1006);
+    expect(c.events.map((e) => e.type)).toEqual(['session.created']);
+  });
+
+  it('cuts the connection after the given events for STREAM_CUT', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'STREAM_CUT,after=3' } });
+    await c.opened;
+    const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
+    c.send({ type: 'response.create' });
+    expect(await closed).toBe(1006);
+    expect(c.events.map((e) => e.type)).toEqual(['session.created', 'response.created', 'response.output_item.added', 'conversation.item.added']);
+  });
+
+  it('cancels a response when the user starts speaking (server VAD, interrupt_response)', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
+    await c.opened;
+    c.send(userText('Tell me everything'));
+    c.send({ type: 'response.create' });
+    await c.until('response.created');
+    c.send({ type: 'input_audio_buffer.append', audio: toneBase64(0.3) });
+    const events = await c.until('response.done');
+    c.socket.close();
+    const started = events.findIndex((e) => e.type === 'input_audio_buffer.speech_started');
+    const done = events.findIndex((e) => e.type === 'response.done');
+    expect(started).toBeGreaterThan(0);
+    expect(done).toBeGreaterThan(started);
+    expect(events[done].response.status_details).toMatchObject({ type: 'cancelled', reason: 'turn_detected' });
+  });
+
+  it('stops producing when the client leaves mid-response', async () => {
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
+    await c.opened;
+    c.send(userText('A long story please'));
+    c.send({ type: 'response.create' });
+    await c.until('response.created');
+    expect(server.gateway.activeStreams).toBe(1);
+    c.socket.terminate();
+    // The reply would take ~10 s at this pace; production stops as soon as the server sees the close.
+    await vi.waitFor(() => expect(server.gateway.activeStreams).toBe(0), { timeout: 3000, interval: 20 });
+    const entry = server.gateway.requests({ path: '/v1/realtime' }).at(-1)!;
+    expect(entry.outcome).toBe('aborted');
+    expect(entry.events!.slice(0, 3).map((e) => e.type)).toEqual(['session.created', 'conversation.item.create', 'conversation.item.added']);
+  });
+
+  it('applies fixtures to realtime turns and injects a mid-response error', async () => {
+    server.gateway.use({ match: { userMessage: { contains: 'weather' } }, reply: { text: 'Sunny, 21 °C.' } });
+    server.gateway.use({ match: { userMessage: { contains: 'flaky' } }, fault: { type: 'STREAM_ERROR', after: 3, status: 503 } });
+    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } });
+    c.send(userText('How is the weather?'));
+    c.send({ type: 'response.create' });
+    let events = await c.until('response.done');
+    expect(events.find((e) => e.type === 'response.output_text.done')!.text).toBe('Sunny, 21 °C.');
+    c.send(userText('flaky one'));
+    c.send({ type: 'response.create' });
+    events = await c.until('response.done', 2);
+    const error = events.filter((e) => e.type === 'error').at(-1)!;
+    expect(error.error.type).toBe('server_error');
+    expect(events.filter((e) => e.type === 'response.done').at(-1)!.response.status).toBe('failed');
+    c.socket.close();
+    server.gateway.reset();
+  });
+});
+
+describe.skipIf(inprocessOnly)('the CLI with --tls', () => {
+  it('prints the generated certificate, which a client trusts with NODE_EXTRA_CA_CERTS', async () => {
+    const cli = await spawnCli(['--tls']);
+    try {
+      expect(cli.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const certPath = /TLS certificate: (\S+)/.exec(cli.output())![1];
+      // A fresh process that trusts the printed file opens the realtime socket over wss.
+      const script = `const WebSocket = require('ws'); const s = new WebSocket(process.argv[1], { headers: { Authorization: 'Bearer sk-test' } }); s.on('message', (d) => { console.log(JSON.parse(d).type); process.exit(0); }); s.on('error', (e) => { console.log(e.message); process.exit(1); });`;
+      const out = await new Promise<string>((resolve) =>
+        execFile(process.execPath, ['-e', script, `${cli.url.replace('https', 'wss')}/v1/realtime?model=gpt-realtime`], { env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath }, cwd: process.cwd() }, (_e, stdout) => resolve(stdout.trim())),
+      );
+      expect(out).toBe('session.created');
+    } finally {
+      await cli.stop();
+    }
+  });
+});
+
+describe('realtime in-process with msw and the global WebSocket', () => {
+  const gateway = createGateway({ seed: 3 });
+  const mock = setupServer(...gateway.handlers);
+  beforeAll(() => mock.listen({ onUnhandledRequest: 'bypass' } as never));
+  afterAll(() => mock.close());
+
+  it('runs a turn over a browser-style handshake', async () => {
+    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-test']);
+    const c = collector();
+    socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
+    await new Promise((r) => socket.addEventListener('open', r, { once: true }));
+    socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } }));
+    socket.send(JSON.stringify(userText('Hello')));
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    const events = await c.until('response.done');
+    socket.close();
+    expect(events[0].type).toBe('session.created');
+    expect(events.find((e) => e.type === 'response.done')!.response.status).toBe('completed');
+    expect(gateway.requests({ path: '/v1/realtime' })).toHaveLength(1);
+  });
+
+  it("serves the openai SDK's browser client (OpenAIRealtimeWebSocket), a function-call turn", async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', dangerouslyAllowBrowser: true });
+    const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime', dangerouslyAllowBrowser: true }, client);
+    const c = collector();
+    rt.on('event', (e) => c.push(e as Ev));
+    rt.on('error', (e) => c.push({ type: 'sdk.error', message: e.message }));
+    await c.until('session.created');
+    const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    rt.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'], tools: [{ type: 'function', name: 'get_weather', parameters }] } });
+    rt.send(userText('Weather in Paris?') as never);
+    rt.send({ type: 'response.create' });
+    const events = await c.until('response.done');
+    const call = events.find((e) => e.type === 'response.function_call_arguments.done')!;
+    expect(call.name).toBe('get_weather');
+    rt.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' } });
+    rt.send({ type: 'response.create' });
+    const after = await c.until('response.done', 2);
+    rt.close();
+    const text = after.filter((e) => e.type === 'response.output_text.done').at(-1)!.text;
+    expect(text).toContain('get_weather');
+    expect(text).toContain('{"temp":21}');
+  });
+
+  it('refuses a bad key with an error event, then closes', async () => {
+    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-nope']);
+    const c = collector();
+    socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
+    const closed = new Promise<number>((r) => socket.addEventListener('close', (e) => r(e.code), { once: true }));
+    const [error] = await c.until('error');
+    expect(error.error.code).toBe('invalid_api_key');
+    expect(await closed).toBe(1008);
+  });
+});
