@@ -10,6 +10,7 @@ import { adminRouter } from './transport/admin.ts';
 import { homePage } from './console/home.ts';
 import { playgroundPage } from './console/playground.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
+import { CORS_HEADERS, preflightHeaders } from './transport/cors.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
@@ -29,22 +30,13 @@ export interface RunningServer {
 
 const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/'];
 
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': '*',
-};
 
 function isApi(url: string): boolean {
   return API_PREFIXES.some((p) => url.startsWith(p));
 }
 
 function preflight(req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(204, {
-    ...CORS,
-    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
-    'access-control-max-age': '86400',
-  });
+  res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers']));
   res.end();
 }
 
@@ -64,13 +56,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
-    void router.handle(req, res, CORS);
+    void router.handle(req, res, CORS_HEADERS);
   });
 
   const server: Server = createServer((req, res) => {
     if (!isApi(req.url ?? '/')) return void app(req, res);
     if (req.method === 'OPTIONS') return preflight(req, res);
-    void router.handle(req, res, CORS);
+    void router.handle(req, res, CORS_HEADERS);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
