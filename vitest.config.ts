@@ -30,7 +30,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'msw3', include: ['test/**/*.test.ts'], exclude: ['test/dom/**', 'test/cases/**', 'test/browser-mode/**'], env: { GATEWAY_TEST_MSW_MAJOR: '3' } },
+        test: { name: 'msw3', include: ['test/**/*.test.ts', 'examples/*/*.test.ts'], exclude: ['test/dom/**', 'test/cases/**', 'test/browser-mode/**'], env: { GATEWAY_TEST_MSW_MAJOR: '3' } },
       },
       // A frontend component's tests in simulated DOMs, with the vitest helper (model-gateway-mock/vitest).
       ...(['jsdom', 'happy-dom'] as const).map((environment) => ({
