@@ -1,47 +1,14 @@
 // The browser entry bundles for the browser platform with no Node built-in on its import graph, and our own
 // modules on it use no Node globals; prints the bundle's size (msw, a peer dependency, left out).
-import { builtinModules } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { bundleForBrowser } from './helpers/browser-bundle.ts';
 import { socketSuites } from './helpers/modes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-
-/** Records every import of a Node built-in, with its importer, instead of letting esbuild stub or fail it one at a time. */
-function nodeBuiltins(found: string[]): Plugin {
-  return {
-    name: 'node-builtins',
-    setup(b) {
-      b.onResolve({ filter: /.*/ }, (args) => {
-        if (!builtins.has(args.path) && !args.path.startsWith('node:')) return undefined;
-        found.push(`${args.path} (imported by ${args.importer.replace(root, '')})`);
-        return { path: args.path, external: true };
-      });
-    },
-  };
-}
-
-export async function bundleBrowserEntry(entry = 'src/browser.ts') {
-  const found: string[] = [];
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    minify: true,
-    write: false,
-    metafile: true,
-    external: ['msw'],
-    plugins: [nodeBuiltins(found)],
-    logLevel: 'silent',
-  });
-  return { code: result.outputFiles[0].contents, metafile: result.metafile, nodeImports: found };
-}
+const bundleBrowserEntry = (entry = 'src/browser.ts') => bundleForBrowser(entry, root);
 
 describe.runIf(socketSuites)('browser bundle', () => {
   it('has no Node built-in on the import graph of the browser and root entries', async () => {
