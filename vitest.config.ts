@@ -1,15 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { playwright } from '@vitest/browser-playwright';
+
+// Debian's Chromium, driven by playwright-core: nothing downloads a browser. CI installs it (.ci/run).
+const CHROMIUM = '/usr/bin/chromium';
+/** Serves msw's worker script at /mockServiceWorker.js, where setupWorker looks (an app runs `npx msw init public`). */
+const mswWorkerScript: Plugin = {
+  name: 'msw-worker-script',
+  configureServer(server) {
+    server.middlewares.use('/mockServiceWorker.js', (_req, res) => {
+      res.setHeader('content-type', 'text/javascript');
+      res.end(readFileSync('node_modules/msw/lib/mockServiceWorker.js'));
+    });
+  },
+};
+const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // happy-dom's fetch closes a response body's web stream again after the reader cancelled it (the openai SDK
+    // cancels bodies it is done with): an uncaught ERR_INVALID_STATE from happy-dom's own code, harmless to the
+    // test. Ignore exactly that one; every other unhandled error still fails the run.
+    onUnhandledError: (error) =>
+      !(/Controller is already closed/.test(error.message ?? '') && /happy-dom[\\/]lib[\\/]fetch/.test(error.stack ?? '')),
     projects: [
       {
         extends: true,
-        test: { name: 'msw3', include: ['test/**/*.test.ts'], env: { GATEWAY_TEST_MSW_MAJOR: '3' } },
+        test: { name: 'msw3', include: ['test/**/*.test.ts', 'examples/*/*.test.ts'], exclude: ['test/dom/**', 'test/cases/**', 'test/browser-mode/**'], env: { GATEWAY_TEST_MSW_MAJOR: '3' } },
       },
+      // A frontend component's tests in simulated DOMs, with the vitest helper (model-gateway-mock/vitest).
+      ...(['jsdom', 'happy-dom'] as const).map((environment) => ({
+        extends: true,
+        test: { name: environment, environment, include: ['test/dom/**/*.dom.test.ts'] },
+      })),
+      // vitest's browser mode: the component in real Chromium, the gateway in msw's service worker.
+      ...(existsSync(CHROMIUM) || process.env.CI
+        ? [
+            {
+              extends: true,
+              plugins: [mswWorkerScript],
+              // Pre-bundled up front: a dependency discovered mid-run makes vite reload the page under the tests.
+              optimizeDeps: { include: ['openai', '@anthropic-ai/sdk', '@google/genai', 'msw/browser'] },
+              test: {
+                name: 'browser',
+                include: ['test/browser-mode/**/*.browser.test.ts'],
+                browser: {
+                  enabled: true,
+                  headless: true,
+                  provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: chromiumArgs } }),
+                  instances: [{ browser: 'chromium' as const }],
+                },
+              },
+            },
+          ]
+        : []),
       {
         // The in-process tests again, with msw 2.x standing in for msw everywhere (ours and the test's).
         extends: true,

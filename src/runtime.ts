@@ -221,7 +221,7 @@ function parseOverrides(inbound: Inbound): Overrides {
 }
 
 /** WireMock-style: the nearest fixture and, for each of its conditions, whether and why it missed. */
-function nearMissReport(near: NearMiss | undefined): string {
+export function nearMissReport(near: NearMiss | undefined): string {
   if (!near) return 'No fixture matched this request (strict mode), and there are no fixtures at all. Add one with --fixtures, createGateway({fixtures}), use() or POST /__admin/fixtures.';
   const lines = near.conditions.map((c) => `  ${c.ok ? '✓' : '✗'} ${c.field}: expected ${c.expected}, got ${c.actual}`);
   return [`No fixture matched this request (strict mode). Nearest fixture: ${near.name ? `"${near.name}" (${near.id})` : near.id}`, ...lines].join('\n');

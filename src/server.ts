@@ -17,6 +17,7 @@ import { homePage } from './console/home.ts';
 import { playgroundPage } from './console/playground.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './transport/guard.ts';
+import { CORS_HEADERS, preflightHeaders } from './transport/cors.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
@@ -54,22 +55,13 @@ export interface RunningServer {
 
 const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/'];
 
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': '*',
-};
 
 function isApi(url: string): boolean {
   return API_PREFIXES.some((p) => url.startsWith(p));
 }
 
 function preflight(req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(204, {
-    ...CORS,
-    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
-    'access-control-max-age': '86400',
-  });
+  res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers']));
   res.end();
 }
 
@@ -102,13 +94,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
-    void router.handle(req, res, CORS);
+    void router.handle(req, res, CORS_HEADERS);
   });
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!isApi(req.url ?? '/')) return void app(req, res);
     if (req.method === 'OPTIONS') return preflight(req, res);
-    void router.handle(req, res, CORS);
+    void router.handle(req, res, CORS_HEADERS);
   };
   const tls = options.tls === true ? await selfSigned(options.host ?? '127.0.0.1') : options.tls || undefined;
   const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);

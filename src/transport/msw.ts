@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
 import { collect, isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
+import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
 function inboundOf(request: Request): Inbound {
   return {
@@ -47,7 +48,7 @@ function brokenResponse(broken: BrokenConnection): Response {
 function responseOf(out: Outbound, signal: AbortSignal): Response {
   if (out.broken) return brokenResponse(out.broken);
   const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
-  return new Response(body as BodyInit | null, { status: out.status, headers: out.headers });
+  return new Response(body as BodyInit | null, { status: out.status, headers: { ...CORS_HEADERS, ...out.headers } });
 }
 
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
@@ -66,8 +67,12 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
     ),
     ...[...byPath].map(([path, specs]) =>
       http.all(origin + path, ({ request }) => {
-        // Preflights and HEAD are the browser's and msw's business, not a wrong method.
-        if (request.method === 'OPTIONS' || request.method === 'HEAD') return undefined;
+        // OPTIONS gets the standalone server's preflight answer: a service worker never sees a preflight, but
+        // happy-dom sends them through Node's http (without Access-Control-Request-Method). HEAD is msw's business.
+        if (request.method === 'OPTIONS') {
+          return new Response(null, { status: 204, headers: preflightHeaders(request.headers.get('access-control-request-headers') ?? undefined) });
+        }
+        if (request.method === 'HEAD') return undefined;
         const methods = [...new Set(specs.map((s) => s.method))];
         return responseOf(methodNotAllowed(defaultFormat(specs), inboundOf(request), methods), request.signal);
       }),

@@ -1,0 +1,192 @@
+// The npm package as a user gets it: `npm pack`, installed into an empty project (no dev tools) with openai and
+// msw from the registry; every entry point imported, type-checked by tsc and run; `npx model-gateway-mock`
+// answering the openai SDK; the vitest helper running under the user's vitest; the browser entry bundling clean.
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleForBrowser } from './helpers/browser-bundle.ts';
+import { socketSuites } from './helpers/modes.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+// npm and npx run on this Node (24), whatever `node` the machine has first on its PATH.
+const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, npm_config_update_notifier: 'false' };
+const TSC = join(root, 'node_modules/typescript/bin/tsc');
+
+/** Every entry point, with types used the way a user would; `@ts-expect-error` lines prove the types are not `any`. */
+const CHECK_TS = `
+import { createGateway, FIXED_EPOCH_SECONDS, type Fixture, type Gateway, type JournalEntry } from 'model-gateway-mock';
+import { createGateway as createBrowserGateway } from 'model-gateway-mock/browser';
+import { startServer, type RunningServer } from 'model-gateway-mock/server';
+import type { VitestGatewayOptions } from 'model-gateway-mock/vitest';
+import schema from 'model-gateway-mock/fixture.schema.json' with { type: 'json' };
+import catalogue from 'model-gateway-mock/models.json' with { type: 'json' };
+import OpenAI from 'openai';
+import { setupServer } from 'msw/node';
+
+const fixture: Fixture = { name: 'hi', match: { userMessage: { contains: 'hi' } }, reply: { text: 'Hello from the tarball.' } };
+// @ts-expect-error seed is a number
+createGateway({ seed: 'one' });
+// @ts-expect-error not a fixture field
+const bad: Fixture = { replay: {} };
+const helperOptions: VitestGatewayOptions = { use: [fixture], onUnhandledRequest: 'error' };
+
+const gateway: Gateway = createGateway({ fixtures: [fixture] });
+const msw = setupServer(...gateway.handlers);
+msw.listen();
+const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2/v1', maxRetries: 0 });
+const inProcess = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+const journal: JournalEntry[] = gateway.requests();
+msw.close();
+
+const server: RunningServer = await startServer({ port: 0, fixtures: [fixture] });
+const socket = await new OpenAI({ apiKey: 'sk-test', baseURL: server.url + '/v1', maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+await server.close();
+
+console.log(JSON.stringify({
+  inProcess: inProcess.choices[0].message.content,
+  journal: journal.map((e) => e.fixture),
+  socket: socket.choices[0].message.content,
+  browser: createBrowserGateway().handlers.length > 0,
+  schema: schema.title,
+  models: catalogue.models.length,
+  epoch: FIXED_EPOCH_SECONDS,
+  helper: helperOptions.use!.length,
+  bad: typeof bad,
+}));
+`;
+
+const HELPER_TEST = `
+import { expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { setupGateway } from 'model-gateway-mock/vitest';
+
+const gateway = setupGateway({ use: [{ reply: { text: 'From the helper.' } }] });
+
+it('answers with the per-test fixture', async () => {
+  const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2/v1', maxRetries: 0 });
+  const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+  expect(reply.choices[0].message.content).toBe('From the helper.');
+  expect(gateway.requests()).toHaveLength(1);
+});
+`;
+
+const TSCONFIG = {
+  compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], types: [], strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, allowImportingTsExtensions: true },
+  include: ['*.ts'],
+};
+
+describe.runIf(socketSuites)('the npm package', () => {
+  let scratch: string;
+  let tarball: string;
+  let installed: string;
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'mgm-package-'));
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: root, env });
+    tarball = join(scratch, (JSON.parse(stdout) as { filename: string }[])[0].filename);
+    const project = join(scratch, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+    // vitest too, to run the vitest entry as its users do.
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, 'openai', 'msw', 'vitest'], { cwd: project, env, timeout: 240_000 });
+    installed = project;
+  }, 300_000);
+  afterAll(() => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('holds built code, types, the catalogue, the schemas, README, LICENSE and CHANGELOG, and nothing else', async () => {
+    const { stdout } = await run('tar', ['tzf', tarball]);
+    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|fixtures\/(models|fixture\.schema|fixture-file\.schema)\.json|dist\/package\.json|dist\/fixtures\/(models|fixture\.schema)\.json|dist\/src\/.+\.(js|d\.ts))$/;
+    expect(files.filter((f) => !allowed.test(f))).toEqual([]);
+    for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', 'fixtures/models.json', 'fixtures/fixture.schema.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.d.ts', 'dist/src/vitest.d.ts', 'dist/src/server.d.ts']) {
+      expect(files).toContain(f);
+    }
+    // Every module ships with its types.
+    const js = files.filter((f) => f.endsWith('.js') && f.startsWith('dist/'));
+    expect(js.filter((f) => !files.includes(f.replace(/\.js$/, '.d.ts')))).toEqual([]);
+  });
+
+  it('type-checks every entry point with tsc, and runs them: in-process and standalone answers', async () => {
+    writeFileSync(join(installed, 'check.ts'), CHECK_TS);
+    writeFileSync(join(installed, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    const tsc = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: installed, env }).catch((e: { stdout: string }) => e);
+    expect(tsc.stdout).toBe('');
+    const { stdout } = await run(process.execPath, ['check.ts'], { cwd: installed, env });
+    expect(JSON.parse(stdout)).toEqual({
+      inProcess: 'Hello from the tarball.',
+      journal: ['hi'],
+      socket: 'Hello from the tarball.',
+      browser: true,
+      schema: 'model-gateway-mock fixture',
+      models: expect.any(Number),
+      epoch: expect.any(Number),
+      helper: 1,
+      bad: 'object',
+    });
+  });
+
+  it('runs `npx model-gateway-mock`, which answers the openai SDK and loads a fixture file that names its schema', async () => {
+    const fixtures = join(installed, 'fixtures');
+    mkdirSync(fixtures, { recursive: true });
+    const file = { $schema: '../node_modules/model-gateway-mock/fixtures/fixture-file.schema.json', fixtures: [{ name: 'cli', reply: { text: 'From npx.' } }] };
+    writeFileSync(join(fixtures, 'chat.json'), JSON.stringify(file));
+    const child = spawn('npx', ['model-gateway-mock', '--port', '0', '--fixtures', 'fixtures'], { cwd: installed, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`npx model-gateway-mock did not start:\n${out}`)), 30_000);
+        const read = (d: Buffer) => {
+          out += d;
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        };
+        child.stdout.on('data', read);
+        child.stderr.on('data', read);
+        child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+      });
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 });
+      const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+      expect(reply.choices[0].message.content).toBe('From npx.');
+      const health = await fetch(`${url}/__admin/health`);
+      expect(await health.json()).toMatchObject({ status: 'healthy', version: expect.any(String) });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('ships fixture schemas an editor can check a file with', () => {
+    const dir = join(installed, 'node_modules/model-gateway-mock/fixtures');
+    const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    const fixtureSchema = read('fixture.schema.json');
+    // An editor resolves the file schema's relative $ref next to it; here ajv does, by the fixture schema's $id.
+    const validate = new Ajv2020({ strict: false }).addSchema(fixtureSchema).compile({ ...read('fixture-file.schema.json'), $id: new URL('fixture-file.schema.json', fixtureSchema.$id).href });
+    expect(validate({ $schema: 'x', fixtures: [{ name: 'a', reply: { text: 'b' } }] })).toBe(true);
+    expect(validate([{ reply: { text: 'b' } }])).toBe(true);
+    expect(validate({ reply: { text: 'b' } })).toBe(true);
+    expect(validate({ $schema: 'x', fixtures: [{ replay: {} }] })).toBe(false);
+  });
+
+  it('runs the vitest helper in the user\'s vitest', async () => {
+    writeFileSync(join(installed, 'helper.test.ts'), HELPER_TEST);
+    const { stdout } = await run('npx', ['vitest', 'run', 'helper.test.ts'], { cwd: installed, env: { ...env, VITEST: '', NODE_OPTIONS: '', CI: '1' }, timeout: 120_000 });
+    expect(stdout).toMatch(/1 passed/);
+  });
+
+  it('bundles the installed browser entry for the browser with no Node built-in', async () => {
+    writeFileSync(join(installed, 'browser-app.js'), "export { createGateway } from 'model-gateway-mock/browser';\n");
+    const { nodeImports, code } = await bundleForBrowser('browser-app.js', installed);
+    expect(nodeImports).toEqual([]);
+    expect(code.length).toBeGreaterThan(100_000);
+  });
+});
