@@ -11,7 +11,7 @@ import express from 'express';
 import { createGateway, endpoints, type Gateway } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
 import { NodeRouter } from './transport/node.ts';
-import { handleUpgrade } from './transport/websocket.ts';
+import { handleUpgrade } from './transport/websocket-node.ts';
 import { adminRouter } from './transport/admin.ts';
 import { homePage } from './console/home.ts';
 import { playgroundPage } from './console/playground.ts';

@@ -1,34 +1,20 @@
 // The WebSocket adapter: upgrades on the endpoints marked `upgrade` run the endpoint pipeline (auth,
 // model, journal) like any request; an accepted one carries a session that talks through the socket.
-// Standalone, node:http's 'upgrade' goes to the `ws` library (loaded on the first upgrade, so start-up
-// does not pay for it); in-process, msw's `ws.link` intercepts the global WebSocket.
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { STATUS_CODES } from 'node:http';
+// In-process, msw's `ws.link` intercepts the global WebSocket (here); standalone, node:http's
+// 'upgrade' goes to the `ws` library (websocket-node.ts, kept apart so browsers never load it).
 import { ws, type WebSocketHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge } from './endpoint.ts';
+import { runEndpoint, type EndpointSpec } from './endpoint.ts';
 import type { Inbound, Outbound, SocketPeer, SocketSession, SocketSink } from './exchange.ts';
 
-type WsModule = typeof import('ws');
-let wsModule: Promise<WsModule> | undefined;
-
-function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {
+export function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {
   // An upgrade has no body; `bytes` is there for pipelines that read raw bodies.
   const inbound = { method, url, header, headers, text: async () => '', bytes: async () => new Uint8Array(0), signal };
   return inbound;
 }
 
-/** Writes a refused handshake: the pipeline's HTTP error, then the socket closes. */
-function refuse(socket: Duplex, out: Outbound): void {
-  const body = typeof out.body === 'string' ? out.body : '';
-  const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-  const head = [`HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
-  socket.end(`${head}\r\n\r\n${body}`);
-}
-
 /** Feeds a peer the frames that arrive before it exists, then hands over. */
-class Pending {
+export class Pending {
   private queue: string[] = [];
   private peer?: SocketPeer;
   private closed = false;
@@ -48,53 +34,6 @@ class Pending {
     for (const text of this.queue.splice(0)) peer.receive(text);
     if (this.closed) peer.closed();
   }
-}
-
-/** Standalone: answers one upgrade request on the node:http server. Never throws. */
-export async function handleUpgrade(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-  socket.on('error', () => {});
-  const controller = new AbortController();
-  socket.once('close', () => controller.abort());
-  let out: Outbound;
-  let inbound: Inbound;
-  try {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const header = (name: string) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    };
-    inbound = inboundOf(req.method ?? 'GET', url, header, () => req.headers as Record<string, string>, controller.signal);
-    const spec = endpoints.find((e) => e.upgrade && e.path === url.pathname);
-    out = spec ? await runEndpoint(runtime, spec, inbound, {}) : unknownRoute(fallback, inbound);
-  } catch {
-    return void socket.destroy();
-  }
-  const session = out.socket;
-  if (!session) return refuse(socket, out);
-  if (socket.destroyed) return;
-  const { WebSocketServer } = await (wsModule ??= import('ws'));
-  const server = new WebSocketServer({
-    noServer: true,
-    maxPayload: session.maxFrameBytes,
-    perMessageDeflate: false,
-    handleProtocols: () => session.protocol ?? false,
-  });
-  // The pipeline's headers (request id) go on the 101 as on any response.
-  server.on('headers', (lines) => {
-    for (const [k, v] of Object.entries(out.headers)) lines.push(`${k}: ${v}`);
-  });
-  server.handleUpgrade(req, socket, head, (client) => {
-    const sink: SocketSink = {
-      send: (text) => client.send(text),
-      close: (code, reason) => client.close(code, reason),
-      terminate: () => client.terminate(),
-    };
-    const peer = session.open(sink);
-    // Oversized frames: `ws` closes with 1009 and emits an error, which ends the session like a close.
-    client.on('message', (data, isBinary) => peer.receive(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()));
-    client.on('close', () => peer.closed());
-    client.on('error', () => peer.closed());
-  });
 }
 
 /** In-process: msw WebSocket handlers for the upgrade endpoints, on `origin` ('*' for any). */
