@@ -6,11 +6,8 @@ import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
-import { durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
+import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
-
-/** Audio tokens per second of speech (Gemini's rate). */
-const AUDIO_TOKENS_PER_SECOND = 25;
 
 /** A tool call a fixture pins: arguments as an object or as a JSON string. */
 export interface PinnedToolCall {
@@ -130,7 +127,7 @@ function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: strin
     const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
     return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
   });
-  return { type: 'audio', samples: synthesizeSpeech(segments, key), sampleRate: SPEECH_SAMPLE_RATE, transcript };
+  return { type: 'audio', samples: synthesizeSpeech(segments, key, { text: transcript }), sampleRate: SPEECH_SAMPLE_RATE, transcript };
 }
 
 function blockTokens(block: Block): number {

@@ -1,10 +1,22 @@
 // Speech-like audio: 24 kHz 16-bit mono PCM, one voiced tone per syllable. Each voice has its own
 // pitch, timbre and pace (derived from its name), so voices differ and each always sounds the same;
-// duration grows with the text.
+// duration grows with the text. The text itself rides in the samples' low bits (core/audio/watermark.ts),
+// so a transcription of this audio gives it back exactly.
 import WavEncoder from 'wav-encoder';
 import { hashString, Rng } from '../seed.ts';
+import { embedText } from '../audio/watermark.ts';
 
 export const SPEECH_SAMPLE_RATE = 24000;
+
+/** Audio tokens per second of speech (Gemini's rate; used for every format's audio usage). */
+export const AUDIO_TOKENS_PER_SECOND = 25;
+
+export interface SpeechOptions {
+  /** Pace, 0.25..4: 2 speaks in half the time. Default 1. */
+  speed?: number;
+  /** The text hidden in the samples for transcription to recover. Default: the segments' texts, one a line. */
+  text?: string;
+}
 
 export interface SpeechSegment {
   text: string;
@@ -32,18 +44,19 @@ function syllables(word: string): number {
 }
 
 /** PCM samples speaking `segments` in turn, the same for the same key. */
-export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number): Int16Array {
+export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number, options: SpeechOptions = {}): Int16Array {
   const rng = new Rng(key);
+  const speed = options.speed ?? 1;
   const out: number[] = [];
   const silence = (seconds: number) => {
-    for (let i = Math.round(seconds * SPEECH_SAMPLE_RATE); i > 0; i--) out.push(0);
+    for (let i = Math.round((seconds / speed) * SPEECH_SAMPLE_RATE); i > 0; i--) out.push(0);
   };
   silence(0.1);
   for (const { text, voice: name } of segments) {
     const voice = voiceOf(name);
     for (const word of text.split(/\s+/).filter(Boolean)) {
       for (let s = syllables(word); s > 0; s--) {
-        const length = Math.round(SPEECH_SAMPLE_RATE / voice.syllablesPerSecond);
+        const length = Math.round(SPEECH_SAMPLE_RATE / (voice.syllablesPerSecond * speed));
         const f0 = voice.pitch * (0.9 + rng.next() * 0.25);
         for (let i = 0; i < length; i++) {
           const t = i / SPEECH_SAMPLE_RATE;
@@ -57,7 +70,8 @@ export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number
     }
   }
   silence(0.1);
-  return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, v)));
+  const samples = Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, v)));
+  return embedText(samples, options.text ?? segments.map((s) => s.text).join('\n'));
 }
 
 /** Little-endian bytes of the samples, whatever the platform's byte order. */
