@@ -33,17 +33,27 @@ export function id3Tag(description: string, value: string): Uint8Array {
   return concat([enc.encode('ID3'), Uint8Array.of(4, 0, 0), Uint8Array.from(syncsafe(frame.length)), frame]);
 }
 
+/** Encoding runs in slices of this many seconds, letting other requests through between them. */
+const SLICE_SECONDS = 2;
+const breathe = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 async function mp3Bytes(samples: Int16Array, sampleRate: number, text: string | undefined): Promise<Uint8Array> {
   const { Mp3Encoder } = await import('@breezystack/lamejs');
   const encoder = new Mp3Encoder(1, sampleRate, 64);
   const parts: Uint8Array[] = text === undefined ? [] : [id3Tag(TRANSCRIPT_TAG, text)];
-  for (let i = 0; i < samples.length; i += 1152) parts.push(encoder.encodeBuffer(samples.subarray(i, i + 1152)));
+  const slice = 1152 * Math.round((SLICE_SECONDS * sampleRate) / 1152);
+  for (let i = 0; i < samples.length; i += 1152) {
+    if (i && i % slice === 0) await breathe();
+    parts.push(encoder.encodeBuffer(samples.subarray(i, i + 1152)));
+  }
   parts.push(encoder.flush());
   return concat(parts);
 }
 
 /** libopus's look-ahead at 48 kHz for the audio application: what the decoder skips. */
 const OPUS_PRE_SKIP = 312;
+/** libopus's OPUS_SET_COMPLEXITY request: 3 of 10 is ~3x faster and still clean for speech. */
+const OPUS_SET_COMPLEXITY = 4010;
 
 async function opusBytes(samples: Int16Array, sampleRate: number, text: string | undefined, key: number): Promise<Uint8Array> {
   const { default: OpusScript } = await import('opusscript');
@@ -51,6 +61,7 @@ async function opusBytes(samples: Int16Array, sampleRate: number, text: string |
   const encoder = new OpusScript(rate, 1, OpusScript.Application.AUDIO);
   try {
     encoder.setBitrate(32000);
+    encoder.encoderCTL(OPUS_SET_COMPLEXITY, 3);
     const frame = rate / 50; // 20 ms
     const scale = 48000 / rate;
     // Pad so the packets cover the look-ahead and the last partial frame.
@@ -59,6 +70,7 @@ async function opusBytes(samples: Int16Array, sampleRate: number, text: string |
     padded.set(samples);
     const packets: Uint8Array[] = [];
     for (let i = 0; i < padded.length; i += frame) {
+      if (i && i % (frame * 50 * SLICE_SECONDS) === 0) await breathe();
       // opusscript copies its input into a 16-bit heap view element by element: hand it samples, not bytes.
       packets.push(Uint8Array.from(encoder.encode(new Uint16Array(padded.buffer, i * 2, frame) as unknown as Buffer, frame)));
     }

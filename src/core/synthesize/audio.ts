@@ -30,13 +30,22 @@ interface Voice {
   syllablesPerSecond: number;
 }
 
-function voiceOf(name: string): Voice {
+const TABLE_SIZE = 4096;
+
+function voiceOf(name: string): Voice & { wave: Float64Array } {
   const rng = new Rng(hashString(name.toLowerCase()));
-  return {
+  const voice = {
     pitch: 95 + rng.next() * 150,
     harmonics: [1, 0.3 + rng.next() * 0.6, 0.1 + rng.next() * 0.5, rng.next() * 0.3, rng.next() * 0.2],
     syllablesPerSecond: 3.2 + rng.next() * 1.4,
   };
+  // One period of the voice's timbre: every pitch plays the same shape faster or slower, so a sample
+  // is one table look-up instead of a sine per harmonic.
+  const wave = new Float64Array(TABLE_SIZE + 1);
+  for (let i = 0; i <= TABLE_SIZE; i++) {
+    voice.harmonics.forEach((weight, h) => (wave[i] += weight * Math.sin((2 * Math.PI * (h + 1) * i) / TABLE_SIZE)));
+  }
+  return { ...voice, wave };
 }
 
 function syllables(word: string): number {
@@ -47,9 +56,19 @@ function syllables(word: string): number {
 export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number, options: SpeechOptions = {}): Int16Array {
   const rng = new Rng(key);
   const speed = options.speed ?? 1;
-  const out: number[] = [];
+  // Two bytes a sample, grown by doubling: a long slow clip must not hold a JS number per sample.
+  let out = new Int16Array(SPEECH_SAMPLE_RATE);
+  let size = 0;
+  const room = (n: number) => {
+    if (size + n <= out.length) return;
+    const grown = new Int16Array(Math.max(out.length * 2, size + n));
+    grown.set(out.subarray(0, size));
+    out = grown;
+  };
   const silence = (seconds: number) => {
-    for (let i = Math.round((seconds / speed) * SPEECH_SAMPLE_RATE); i > 0; i--) out.push(0);
+    const n = Math.round((seconds / speed) * SPEECH_SAMPLE_RATE);
+    room(n);
+    size += n; // already zero
   };
   silence(0.1);
   for (const { text, voice: name } of segments) {
@@ -58,20 +77,21 @@ export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number
       for (let s = syllables(word); s > 0; s--) {
         const length = Math.round(SPEECH_SAMPLE_RATE / (voice.syllablesPerSecond * speed));
         const f0 = voice.pitch * (0.9 + rng.next() * 0.25);
+        room(length);
+        const step = (f0 * TABLE_SIZE) / SPEECH_SAMPLE_RATE;
         for (let i = 0; i < length; i++) {
-          const t = i / SPEECH_SAMPLE_RATE;
           const envelope = Math.sin((Math.PI * i) / length) ** 0.6;
-          let v = 0;
-          voice.harmonics.forEach((weight, h) => (v += weight * Math.sin(2 * Math.PI * f0 * (h + 1) * t)));
-          out.push(Math.round(envelope * v * 6000));
+          const phase = (i * step) % TABLE_SIZE;
+          const at = Math.floor(phase);
+          const v = voice.wave[at] + (voice.wave[at + 1] - voice.wave[at]) * (phase - at);
+          out[size++] = Math.max(-32768, Math.min(32767, Math.round(envelope * v * 6000)));
         }
       }
       silence(/[.!?]$/.test(word) ? 0.3 : 0.06);
     }
   }
   silence(0.1);
-  const samples = Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, v)));
-  return embedText(samples, options.text ?? segments.map((s) => s.text).join('\n'));
+  return embedText(out.subarray(0, size), options.text ?? segments.map((s) => s.text).join('\n'));
 }
 
 /** Little-endian bytes of the samples, whatever the platform's byte order. */
@@ -84,7 +104,8 @@ export function pcmBytes(samples: Int16Array): Uint8Array {
 
 /** A WAV file of the samples. */
 export function wavBytes(samples: Int16Array, sampleRate = SPEECH_SAMPLE_RATE): Uint8Array {
-  const channel = Float32Array.from(samples, (v) => v / 32768);
+  const channel = new Float32Array(samples.length);
+  for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
   return new Uint8Array(WavEncoder.encode.sync({ sampleRate, channelData: [channel] }, { bitDepth: 16, float: false, symmetric: false }));
 }
 
