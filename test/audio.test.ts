@@ -55,6 +55,7 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
   const ctx = withGateway(mode, {
     fixtures: [
       { name: 'pinned-transcript', match: { endpoint: { contains: 'transcriptions' }, userMessage: 'pin my transcript' }, reply: { text: 'Pinned words.' } },
+      { name: 'clip', match: { endpoint: { contains: 'speech' }, userMessage: 'play the clip' }, reply: { audio: Buffer.from(new Int16Array([1, -1, 256, -32768]).buffer).toString('base64') } },
       { name: 'speech-503', match: { endpoint: { contains: 'speech' }, userMessage: 'fail this speech' }, error: { status: 503, message: 'busy' } },
     ],
   });
@@ -254,6 +255,36 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
       .catch((e: unknown) => e);
     expect(big).toBeInstanceOf(BadRequestError);
     expect(String((big as Error).message)).toMatch(/Maximum content size limit/);
+  });
+
+  it('sends a fixture-pinned clip as speech, in any format', async () => {
+    const pcm = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'play the clip', voice: 'alloy', response_format: 'pcm' }));
+    expect([...new Int16Array(pcm.buffer, pcm.byteOffset, 4)]).toEqual([1, -1, 256, -32768]);
+    const flac = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'play the clip', voice: 'alloy', response_format: 'flac' }));
+    expect(await decodedSeconds('flac', flac)).toBeCloseTo(4 / 24000, 6);
+  });
+
+  it('applies x-mock-* overrides and faults to audio endpoints', async () => {
+    const wav = await bytesOf(await speak('wav'));
+    const forced = await ctx.client.audio.transcriptions
+      .create({ model: 'whisper-1', file: await toFile(wav, 'a.wav') }, { headers: { 'x-mock-status': '429' } })
+      .catch((e: unknown) => e);
+    expect(forced).toBeInstanceOf(OpenAI.RateLimitError);
+    const post = (headers: Record<string, string>) =>
+      fetch(`${ctx.gw.root}/v1/audio/speech`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'gpt-4o-mini-tts', input: SAY, voice: 'ash', response_format: 'mp3', stream_format: 'sse' }),
+      });
+    const failed = await (await post({ 'x-mock-fault': 'STREAM_ERROR,after=1,status=500' })).text();
+    const frames = failed.split('\n\n').filter(Boolean);
+    expect(frames).toHaveLength(2);
+    expect(JSON.parse(frames[0].slice(6)).type).toBe('speech.audio.delta');
+    expect(JSON.parse(frames[1].slice(6)).error.type).toBe('server_error');
+    await expect(post({ 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' }).then((r) => r.arrayBuffer())).rejects.toThrow();
+    const reseeded = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }, { headers: { 'x-mock-seed': '9' } }));
+    const plain = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }));
+    expect(Buffer.from(reseeded).equals(Buffer.from(plain))).toBe(false);
   });
 
   it('journals the upload by name, type and size', async () => {

@@ -19,7 +19,7 @@ export interface PinnedToolCall {
 export interface PinnedReply {
   /** The fixture's name, reported with the reply. */
   name?: string;
-  /** The reply text; an array gives one text per choice (cycled when n is larger). */
+  /** The reply text; an array gives one text per choice (cycled when n is larger). For a transcription: the transcript (the first text). */
   text?: string | string[];
   /** Tool calls to make (after the text, if any). */
   toolCalls?: PinnedToolCall[];
@@ -30,7 +30,7 @@ export interface PinnedReply {
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */
   embedding?: number[];
-  /** For a speech request: base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
+  /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
   audio?: string;
 }
 

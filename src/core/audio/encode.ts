@@ -7,6 +7,7 @@ import { pcmBytes, wavBytes } from '../synthesize/audio.ts';
 import { flacBytes } from './flac.ts';
 import { oggOpusBytes } from './ogg.ts';
 import { concat } from './bytes.ts';
+import { GatewayError } from '../errors.ts';
 
 export type AudioFormat = 'wav' | 'pcm' | 'flac' | 'mp3' | 'opus';
 
@@ -56,6 +57,10 @@ const OPUS_PRE_SKIP = 312;
 const OPUS_SET_COMPLEXITY = 4010;
 
 async function opusBytes(samples: Int16Array, sampleRate: number, text: string | undefined, key: number): Promise<Uint8Array> {
+  // opusscript (the only kept libopus build on npm) hands packets back as Node Buffers.
+  if (typeof Buffer === 'undefined') {
+    throw new GatewayError('invalid_request', "model-gateway-mock can encode 'opus' only under Node.js (its libopus build needs Node's Buffer); in a browser ask for 'mp3', 'flac', 'wav' or 'pcm'.", { param: 'response_format', code: 'unsupported_value' });
+  }
   const { default: OpusScript } = await import('opusscript');
   const rate = sampleRate as 24000;
   const encoder = new OpusScript(rate, 1, OpusScript.Application.AUDIO);
