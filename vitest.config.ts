@@ -81,6 +81,8 @@ export default defineConfig({
             'test/gemini.test.ts',
             'test/fixtures.test.ts',
             'test/realtime.test.ts',
+            'test/multipart.test.ts',
+            'test/audio.test.ts',
           ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },

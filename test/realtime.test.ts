@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { setupServer } from 'msw/node';
 import { execFile } from 'node:child_process';
 import { spawnCli } from './helpers/cli.ts';
+import { transcribe } from '../src/core/transcribe.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { createGateway } from '../src/index.ts';
 import { assertSchema } from './helpers/openapi.ts';
@@ -161,6 +162,35 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
     expect(response.output[0].content[0]).toEqual({ type: 'output_audio', transcript });
     expect(response.usage.output_token_details.audio_tokens).toBeGreaterThan(0);
     assertEvents(events);
+  });
+
+  it('transcribes speech this emulator made back to its words, and its own spoken answer carries its transcript', async () => {
+    const said = 'Please book a table for two at seven.';
+    const pcm = await new Promise<Buffer>((resolve, reject) => {
+      const req = https.request(`${server.url}/v1/audio/speech`, { method: 'POST', ca: server.cert, headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ model: 'gpt-4o-mini-tts', voice: 'coral', input: said, response_format: 'pcm' }));
+    });
+    const { rt, until, opened } = connect();
+    await opened;
+    rt.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } } } } });
+    // Appended in two pieces, as a microphone would send it.
+    const half = Math.floor(pcm.length / 4) * 2;
+    rt.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(0, half).toString('base64') });
+    rt.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(half).toString('base64') });
+    rt.send({ type: 'input_audio_buffer.commit' });
+    rt.send({ type: 'response.create' });
+    const events = await until('response.done');
+    rt.close();
+    expect(events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed')!.transcript).toBe(said);
+    const audio = Buffer.concat(events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')));
+    const samples = new Int16Array(audio.buffer.slice(audio.byteOffset, audio.byteOffset + audio.length));
+    const transcript = events.find((e) => e.type === 'response.output_audio_transcript.done')!.transcript;
+    expect(transcribe(samples, 24000, 0)).toBe(transcript);
   });
 
   it('calls a function when the tools demand, arguments streamed', async () => {

@@ -37,8 +37,8 @@ export type OutputFormat =
 export interface CanonicalRequest {
   /** The wire format's name; the core records it for matching and never branches on it. */
   format: string;
-  /** The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query). */
-  operation: 'chat' | 'embedding' | 'rerank';
+  /** The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the input), 'transcription' (what the audio says, or the prompt). */
+  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription';
   model: string;
   messages: Message[];
   /** Upper bound on generated tokens per choice. */
@@ -73,7 +73,7 @@ export function lastUserText(request: CanonicalRequest): string {
 }
 
 /** The canonical form of a non-generative request (an embedding input, a rerank query), so fixtures and overrides apply to it too. */
-export function operationRequest(format: string, operation: 'embedding' | 'rerank', model: string, text: string): CanonicalRequest {
+export function operationRequest(format: string, operation: Exclude<CanonicalRequest['operation'], 'chat'>, model: string, text: string): CanonicalRequest {
   return {
     format,
     operation,

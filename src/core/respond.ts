@@ -6,11 +6,8 @@ import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
-import { durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
+import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
-
-/** Audio tokens per second of speech (Gemini's rate). */
-const AUDIO_TOKENS_PER_SECOND = 25;
 
 /** A tool call a fixture pins: arguments as an object or as a JSON string. */
 export interface PinnedToolCall {
@@ -22,7 +19,7 @@ export interface PinnedToolCall {
 export interface PinnedReply {
   /** The fixture's name, reported with the reply. */
   name?: string;
-  /** The reply text; an array gives one text per choice (cycled when n is larger). */
+  /** The reply text; an array gives one text per choice (cycled when n is larger). For a transcription: the transcript (the first text). */
   text?: string | string[];
   /** Tool calls to make (after the text, if any). */
   toolCalls?: PinnedToolCall[];
@@ -33,7 +30,7 @@ export interface PinnedReply {
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */
   embedding?: number[];
-  /** For a speech request: base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
+  /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
   audio?: string;
 }
 
@@ -130,7 +127,7 @@ function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: strin
     const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
     return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
   });
-  return { type: 'audio', samples: synthesizeSpeech(segments, key), sampleRate: SPEECH_SAMPLE_RATE, transcript };
+  return { type: 'audio', samples: synthesizeSpeech(segments, key, { text: transcript }), sampleRate: SPEECH_SAMPLE_RATE, transcript };
 }
 
 function blockTokens(block: Block): number {

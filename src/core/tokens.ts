@@ -63,6 +63,11 @@ function encodeAll(text: string): number[] {
   return segments.length === 1 ? encode(text, PLAIN) : segments.flatMap((s) => (s ? encode(s, PLAIN) : []));
 }
 
+/** The token ids of `text` (of its first EXACT_CHARS characters when longer, so the cost stays bounded). */
+export function tokenize(text: string): number[] {
+  return encodeAll(text.length > EXACT_CHARS ? text.slice(0, safeCut(text, EXACT_CHARS)) : text);
+}
+
 /** Exact count (with long runs cut); kept for short texts, which test suites repeat. */
 const exactCount = memoize((text: string): number => encodeAll(text).length, { entries: 4000, sizeOf: (text) => text.length * 2 + 64 });
 

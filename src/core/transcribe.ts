@@ -1,13 +1,12 @@
-// SEAM: the shared transcription rule. Branch media-audio is building it as core/synthesize/transcript.ts
-// (audio the emulator synthesized transcribes back to its text exactly; other audio gets seeded text whose
-// length follows its duration). Until the two are joined, this is the duration rule alone: one seeded
-// word per 0.4 s of voiced audio, nothing for silence. Realtime input transcription calls only this.
-import { withFaker } from './seed.ts';
+// What a clip of 16-bit PCM says, by the shared transcription rule: audio this emulator spoke carries
+// its words in its samples (audio/watermark.ts) and transcribes back to them exactly; other audio
+// gets seeded prose whose length follows how long it is voiced (nothing for silence).
+import { readText } from './audio/watermark.ts';
+import { synthesizeTranscript } from './synthesize/transcript.ts';
 import { frameLength, loudness } from './voice.ts';
 
 /** Samples louder than this (of full scale) count as voiced. */
 const VOICED = 0.02;
-const SECONDS_PER_WORD = 0.4;
 
 /** Seconds of voiced audio, measured in 10 ms frames. */
 function voicedSeconds(samples: Int16Array, sampleRate: number): number {
@@ -22,8 +21,5 @@ function voicedSeconds(samples: Int16Array, sampleRate: number): number {
 
 /** The text heard in `samples` (16-bit mono PCM), the same for the same audio and key. */
 export function transcribe(samples: Int16Array, sampleRate: number, key: number): string {
-  const words = Math.round(voicedSeconds(samples, sampleRate) / SECONDS_PER_WORD);
-  if (!words) return '';
-  const text = withFaker(key, (f) => f.lorem.words(words));
-  return `${text[0].toUpperCase()}${text.slice(1)}.`;
+  return readText(samples) ?? synthesizeTranscript(voicedSeconds(samples, sampleRate), key).text;
 }

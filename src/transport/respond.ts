@@ -77,14 +77,21 @@ export interface Rendering {
 }
 
 /**
- * A plain (not streamed) JSON answer after `delayMs`, with its fault inflicted: a connection fault
+ * A plain (not streamed) answer after `delayMs`, with its fault inflicted: a connection fault
  * or a cut breaks the connection, an in-stream error is the error, a stall adds its time.
  */
-export function plainReply(call: Call, body: () => unknown, delayMs: number, fault: FaultSpec | undefined, key: number): Outbound | Promise<Outbound> {
+async function faultedReply(call: Call, make: () => Outbound | Promise<Outbound>, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
   if (fault && (isConnectionFault(fault) || fault.type === 'STREAM_CUT')) return brokenConnection(fault, key);
   if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
   const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
-  return jsonReply(call, body(), delayMs + stall);
+  const out = await make();
+  await sleep(delayMs + stall, call.inbound.signal);
+  return out;
+}
+
+/** A plain JSON answer under its fault and delay (see faultedReply). */
+export function plainReply(call: Call, body: () => unknown, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
+  return faultedReply(call, () => json(body()), delayMs, fault, key);
 }
 
 /**
@@ -98,6 +105,27 @@ export function decidedReply(call: Call, decisions: Decision | readonly Decision
   return plainReply(call, () => all[0].raw ?? body(), delay, fault, key);
 }
 
+/** A non-JSON answer (audio bytes, subtitles) under its decision: fault, then the body after the delay. */
+export function decidedOutbound(call: Call, decision: Decision, key: number, make: () => Outbound | Promise<Outbound>): Promise<Outbound> {
+  const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
+  return faultedReply(call, make, decision.latency.ttftMs, fault, key);
+}
+
+/** A stream of `events` under its decision: a connection fault breaks it, a stream fault cuts, stalls or fails it part-way. */
+export function decidedStream(call: Call, decision: Decision, key: number, events: TimedEvent[]): Outbound {
+  const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
+  if (fault && isConnectionFault(fault)) return brokenConnection(fault, key);
+  return eventStreamReply(call, formatFaultedEvents(call, events, fault, false), undefined, fault?.type === 'STREAM_CUT');
+}
+
+/** `events` with a stream fault applied, the error in the format's own in-stream frame (or array element). */
+function formatFaultedEvents(call: Call, events: TimedEvent[], fault: FaultSpec | undefined, array: boolean): TimedEvent[] {
+  if (!fault) return events;
+  return faultedEvents(events, fault, (error, after) =>
+    array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId),
+  );
+}
+
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
 export function deliver(call: Call, answered: Answered, stream: boolean, render: Rendering): Outbound | Promise<Outbound> {
   const { reply, latency, fault } = answered;
@@ -105,12 +133,7 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
   // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.
   const array = render.contentType?.startsWith('application/json') ?? false;
-  let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array);
-  if (fault) {
-    events = faultedEvents(events, fault, (error, after) =>
-      array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId),
-    );
-  }
+  const events = formatFaultedEvents(call, answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array), fault, array);
   return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
 }
 

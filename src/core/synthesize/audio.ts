@@ -1,10 +1,22 @@
 // Speech-like audio: 24 kHz 16-bit mono PCM, one voiced tone per syllable. Each voice has its own
 // pitch, timbre and pace (derived from its name), so voices differ and each always sounds the same;
-// duration grows with the text.
+// duration grows with the text. The text itself rides in the samples' low bits (core/audio/watermark.ts),
+// so a transcription of this audio gives it back exactly.
 import WavEncoder from 'wav-encoder';
 import { hashString, Rng } from '../seed.ts';
+import { embedText } from '../audio/watermark.ts';
 
 export const SPEECH_SAMPLE_RATE = 24000;
+
+/** Audio tokens per second of speech (Gemini's rate; used for every format's audio usage). */
+export const AUDIO_TOKENS_PER_SECOND = 25;
+
+export interface SpeechOptions {
+  /** Pace, 0.25..4: 2 speaks in half the time. Default 1. */
+  speed?: number;
+  /** The text hidden in the samples for transcription to recover. Default: the segments' texts, one a line. */
+  text?: string;
+}
 
 export interface SpeechSegment {
   text: string;
@@ -18,13 +30,22 @@ interface Voice {
   syllablesPerSecond: number;
 }
 
-function voiceOf(name: string): Voice {
+const TABLE_SIZE = 4096;
+
+function voiceOf(name: string): Voice & { wave: Float64Array } {
   const rng = new Rng(hashString(name.toLowerCase()));
-  return {
+  const voice = {
     pitch: 95 + rng.next() * 150,
     harmonics: [1, 0.3 + rng.next() * 0.6, 0.1 + rng.next() * 0.5, rng.next() * 0.3, rng.next() * 0.2],
     syllablesPerSecond: 3.2 + rng.next() * 1.4,
   };
+  // One period of the voice's timbre: every pitch plays the same shape faster or slower, so a sample
+  // is one table look-up instead of a sine per harmonic.
+  const wave = new Float64Array(TABLE_SIZE + 1);
+  for (let i = 0; i <= TABLE_SIZE; i++) {
+    voice.harmonics.forEach((weight, h) => (wave[i] += weight * Math.sin((2 * Math.PI * (h + 1) * i) / TABLE_SIZE)));
+  }
+  return { ...voice, wave };
 }
 
 function syllables(word: string): number {
@@ -32,32 +53,45 @@ function syllables(word: string): number {
 }
 
 /** PCM samples speaking `segments` in turn, the same for the same key. */
-export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number): Int16Array {
+export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number, options: SpeechOptions = {}): Int16Array {
   const rng = new Rng(key);
-  const out: number[] = [];
+  const speed = options.speed ?? 1;
+  // Two bytes a sample, grown by doubling: a long slow clip must not hold a JS number per sample.
+  let out = new Int16Array(SPEECH_SAMPLE_RATE);
+  let size = 0;
+  const room = (n: number) => {
+    if (size + n <= out.length) return;
+    const grown = new Int16Array(Math.max(out.length * 2, size + n));
+    grown.set(out.subarray(0, size));
+    out = grown;
+  };
   const silence = (seconds: number) => {
-    for (let i = Math.round(seconds * SPEECH_SAMPLE_RATE); i > 0; i--) out.push(0);
+    const n = Math.round((seconds / speed) * SPEECH_SAMPLE_RATE);
+    room(n);
+    size += n; // already zero
   };
   silence(0.1);
   for (const { text, voice: name } of segments) {
     const voice = voiceOf(name);
     for (const word of text.split(/\s+/).filter(Boolean)) {
       for (let s = syllables(word); s > 0; s--) {
-        const length = Math.round(SPEECH_SAMPLE_RATE / voice.syllablesPerSecond);
+        const length = Math.round(SPEECH_SAMPLE_RATE / (voice.syllablesPerSecond * speed));
         const f0 = voice.pitch * (0.9 + rng.next() * 0.25);
+        room(length);
+        const step = (f0 * TABLE_SIZE) / SPEECH_SAMPLE_RATE;
         for (let i = 0; i < length; i++) {
-          const t = i / SPEECH_SAMPLE_RATE;
           const envelope = Math.sin((Math.PI * i) / length) ** 0.6;
-          let v = 0;
-          voice.harmonics.forEach((weight, h) => (v += weight * Math.sin(2 * Math.PI * f0 * (h + 1) * t)));
-          out.push(Math.round(envelope * v * 6000));
+          const phase = (i * step) % TABLE_SIZE;
+          const at = Math.floor(phase);
+          const v = voice.wave[at] + (voice.wave[at + 1] - voice.wave[at]) * (phase - at);
+          out[size++] = Math.max(-32768, Math.min(32767, Math.round(envelope * v * 6000)));
         }
       }
       silence(/[.!?]$/.test(word) ? 0.3 : 0.06);
     }
   }
   silence(0.1);
-  return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, v)));
+  return embedText(out.subarray(0, size), options.text ?? segments.map((s) => s.text).join('\n'));
 }
 
 /** Little-endian bytes of the samples, whatever the platform's byte order. */
@@ -70,7 +104,8 @@ export function pcmBytes(samples: Int16Array): Uint8Array {
 
 /** A WAV file of the samples. */
 export function wavBytes(samples: Int16Array, sampleRate = SPEECH_SAMPLE_RATE): Uint8Array {
-  const channel = Float32Array.from(samples, (v) => v / 32768);
+  const channel = new Float32Array(samples.length);
+  for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
   return new Uint8Array(WavEncoder.encode.sync({ sampleRate, channelData: [channel] }, { bitDepth: 16, float: false, symmetric: false }));
 }
 

@@ -12,6 +12,7 @@ import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
 import { realtimeEndpoints } from './realtime-routes.ts';
+import { audioEndpoints } from './audio.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
 import { choiceText } from '../../core/reply.ts';
@@ -156,6 +157,7 @@ export const openaiEndpoints: EndpointSpec[] = [
   },
   ...embeddingEndpoints,
   ...realtimeEndpoints,
+  ...audioEndpoints,
 ];
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */

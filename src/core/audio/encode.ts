@@ -1,0 +1,110 @@
+// Audio files of 16-bit mono PCM, each through a real encoder: WAV (wav-encoder), FLAC (our verbatim
+// writer), MP3 (lamejs), Ogg Opus (libopus via opusscript, our Ogg writer). Each carries the words it
+// speaks where transcription finds them again: the samples' low bits survive the lossless formats;
+// the lossy ones carry a tag (ID3 TXXX, Vorbis/Opus comment) named TRANSCRIPT_TAG.
+// The encoders load on first use, so start-up does not pay for them.
+import { pcmBytes, wavBytes } from '../synthesize/audio.ts';
+import { flacBytes } from './flac.ts';
+import { oggOpusBytes } from './ogg.ts';
+import { concat } from './bytes.ts';
+import { GatewayError } from '../errors.ts';
+
+export type AudioFormat = 'wav' | 'pcm' | 'flac' | 'mp3' | 'opus';
+
+export const TRANSCRIPT_TAG = 'MGM_TRANSCRIPT';
+
+export const CONTENT_TYPES: Record<AudioFormat | 'aac', string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
+
+function syncsafe(n: number): number[] {
+  return [(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f];
+}
+
+/** An ID3v2.4 tag holding one TXXX frame (UTF-8). */
+export function id3Tag(description: string, value: string): Uint8Array {
+  const enc = new TextEncoder();
+  const body = concat([Uint8Array.of(3), enc.encode(description), Uint8Array.of(0), enc.encode(value)]);
+  const frame = concat([enc.encode('TXXX'), Uint8Array.from(syncsafe(body.length)), Uint8Array.of(0, 0), body]);
+  return concat([enc.encode('ID3'), Uint8Array.of(4, 0, 0), Uint8Array.from(syncsafe(frame.length)), frame]);
+}
+
+/** Encoding runs in slices of this many seconds, letting other requests through between them. */
+const SLICE_SECONDS = 2;
+const breathe = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+async function mp3Bytes(samples: Int16Array, sampleRate: number, text: string | undefined): Promise<Uint8Array> {
+  const { Mp3Encoder } = await import('@breezystack/lamejs');
+  const encoder = new Mp3Encoder(1, sampleRate, 64);
+  const parts: Uint8Array[] = text === undefined ? [] : [id3Tag(TRANSCRIPT_TAG, text)];
+  const slice = 1152 * Math.round((SLICE_SECONDS * sampleRate) / 1152);
+  for (let i = 0; i < samples.length; i += 1152) {
+    if (i && i % slice === 0) await breathe();
+    parts.push(encoder.encodeBuffer(samples.subarray(i, i + 1152)));
+  }
+  parts.push(encoder.flush());
+  return concat(parts);
+}
+
+/** libopus's look-ahead at 48 kHz for the audio application: what the decoder skips. */
+const OPUS_PRE_SKIP = 312;
+/** libopus's OPUS_SET_COMPLEXITY request: 3 of 10 is ~3x faster and still clean for speech. */
+const OPUS_SET_COMPLEXITY = 4010;
+
+async function opusBytes(samples: Int16Array, sampleRate: number, text: string | undefined, key: number): Promise<Uint8Array> {
+  // opusscript (the only kept libopus build on npm) hands packets back as Node Buffers.
+  if (typeof Buffer === 'undefined') {
+    throw new GatewayError('invalid_request', "model-gateway-mock can encode 'opus' only under Node.js (its libopus build needs Node's Buffer); in a browser ask for 'mp3', 'flac', 'wav' or 'pcm'.", { param: 'response_format', code: 'unsupported_value' });
+  }
+  const { default: OpusScript } = await import('opusscript');
+  const rate = sampleRate as 24000;
+  const encoder = new OpusScript(rate, 1, OpusScript.Application.AUDIO);
+  try {
+    encoder.setBitrate(32000);
+    encoder.encoderCTL(OPUS_SET_COMPLEXITY, 3);
+    const frame = rate / 50; // 20 ms
+    const scale = 48000 / rate;
+    // Pad so the packets cover the look-ahead and the last partial frame.
+    const needed = samples.length + Math.ceil(OPUS_PRE_SKIP / scale);
+    const padded = new Int16Array(Math.ceil(needed / frame) * frame);
+    padded.set(samples);
+    const packets: Uint8Array[] = [];
+    for (let i = 0; i < padded.length; i += frame) {
+      if (i && i % (frame * 50 * SLICE_SECONDS) === 0) await breathe();
+      // opusscript copies its input into a 16-bit heap view element by element: hand it samples, not bytes.
+      packets.push(Uint8Array.from(encoder.encode(new Uint16Array(padded.buffer, i * 2, frame) as unknown as Buffer, frame)));
+    }
+    return oggOpusBytes({
+      packets,
+      frameSamples48k: frame * scale,
+      preSkip: OPUS_PRE_SKIP,
+      totalSamples48k: samples.length * scale,
+      inputSampleRate: rate,
+      comments: text === undefined ? [] : [`${TRANSCRIPT_TAG}=${text}`],
+      serial: key % 4294967296 >>> 0,
+    });
+  } finally {
+    encoder.delete();
+  }
+}
+
+/** A file of `samples` in `format`, carrying `text` (if given) for transcription; `key` seeds what a format draws (Ogg serial). */
+export async function encodeAudio(samples: Int16Array, sampleRate: number, format: AudioFormat, text: string | undefined, key: number): Promise<Uint8Array> {
+  switch (format) {
+    case 'pcm':
+      return pcmBytes(samples);
+    case 'wav':
+      return wavBytes(samples, sampleRate);
+    case 'flac':
+      return flacBytes(samples, sampleRate, text === undefined ? [] : [`${TRANSCRIPT_TAG}=${text}`]);
+    case 'mp3':
+      return mp3Bytes(samples, sampleRate, text);
+    case 'opus':
+      return opusBytes(samples, sampleRate, text, key);
+  }
+}
