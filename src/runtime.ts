@@ -64,6 +64,8 @@ export class Runtime {
   readonly strict: boolean;
   /** State a format keeps between requests (stored responses), by id; bounded, cleared by reset. */
   readonly stored = new BoundedStore<unknown>(1000);
+  /** Generated image files served by URL until reset, by file name; bounded in bytes. */
+  readonly files = new BoundedStore<StoredFile>(1000, { max: 256 * 1024 * 1024, sizeOf: (f) => f.bytes.byteLength });
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -154,6 +156,12 @@ export class Runtime {
     const reply = respond(request, { seed, created: this.now() }, pinned);
     return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
   }
+}
+
+/** A file the gateway serves by URL (a generated image). */
+export interface StoredFile {
+  bytes: Uint8Array;
+  contentType: string;
 }
 
 /** What fixtures and overrides decide for one request (the fault not yet drawn against its probability). */

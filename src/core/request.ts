@@ -37,8 +37,8 @@ export type OutputFormat =
 export interface CanonicalRequest {
   /** The wire format's name; the core records it for matching and never branches on it. */
   format: string;
-  /** The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query). */
-  operation: 'chat' | 'embedding' | 'rerank';
+  /** The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'image' (a picture of the prompt). */
+  operation: 'chat' | 'embedding' | 'rerank' | 'image';
   model: string;
   messages: Message[];
   /** Upper bound on generated tokens per choice. */
@@ -72,8 +72,8 @@ export function lastUserText(request: CanonicalRequest): string {
   return '';
 }
 
-/** The canonical form of a non-generative request (an embedding input, a rerank query), so fixtures and overrides apply to it too. */
-export function operationRequest(format: string, operation: 'embedding' | 'rerank', model: string, text: string): CanonicalRequest {
+/** The canonical form of a request that is not a conversation (an embedding input, a rerank query, an image prompt), so fixtures and overrides apply to it too. */
+export function operationRequest(format: string, operation: 'embedding' | 'rerank' | 'image', model: string, text: string): CanonicalRequest {
   return {
     format,
     operation,

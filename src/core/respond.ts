@@ -35,6 +35,8 @@ export interface PinnedReply {
   embedding?: number[];
   /** For a speech request: base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
   audio?: string;
+  /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */
+  image?: string;
 }
 
 export interface RespondContext {

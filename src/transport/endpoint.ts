@@ -43,7 +43,7 @@ export interface EndpointSpec {
   /** Path from the host root, msw syntax (`/v1/models/:model`). */
   path: string;
   format: FormatEdge;
-  /** How the token may be presented on this route. */
+  /** How the token may be presented on this route; none means the route is public (image file URLs). */
   auth: readonly TokenWay[];
   /**
    * For paths two formats share (`GET /v1/models`): whether this format takes the request.
@@ -134,7 +134,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       entry.body = body;
     } else {
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
-      token = authenticate(inbound, runtime, spec.auth);
+      token = spec.auth.length ? authenticate(inbound, runtime, spec.auth) : '';
     }
     out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format });
   } catch (error) {

@@ -97,9 +97,21 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   const { reply, latency, fault } = answered;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
+  return faultedStream(call, answered.raw === undefined ? render.events() : undefined, answered.raw, fault, render.contentType);
+}
+
+/** The Outbound of a non-generative answer (image files) streamed as `events`, under its decision: raw events, fault. */
+export function decidedStream(call: Call, decision: Decision, key: number, events: () => TimedEvent[]): Outbound {
+  const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
+  if (fault && isConnectionFault(fault)) return brokenConnection(fault, key);
+  return faultedStream(call, decision.raw === undefined ? events() : undefined, decision.raw, fault);
+}
+
+/** A stream of `events` (or of a fixture's raw payloads) with a stream fault inflicted: stalled, cut, or ended by an error event. */
+function faultedStream(call: Call, rendered: TimedEvent[] | undefined, raw: unknown, fault: FaultSpec | undefined, contentType?: string): Outbound {
   // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.
-  const array = render.contentType?.startsWith('application/json') ?? false;
-  let events = answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array);
+  const array = contentType?.startsWith('application/json') ?? false;
+  let events = rendered ?? rawEvents(call, raw, array);
   if (fault) {
     const after = Math.min(fault.after ?? 1, events.length);
     const at = events[after - 1]?.due ?? 0;
@@ -111,5 +123,5 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
       events = [...events.slice(0, after), { due: at, frame }];
     }
   }
-  return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
+  return eventStreamReply(call, events, contentType, fault?.type === 'STREAM_CUT');
 }

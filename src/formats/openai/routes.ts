@@ -11,6 +11,7 @@ import { listedInputItems, parseResponsesRequest, renderResponse, responseId, re
 import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
+import { imageEndpoints } from './images.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
 
@@ -152,6 +153,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     },
   },
   ...embeddingEndpoints,
+  ...imageEndpoints,
 ];
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */

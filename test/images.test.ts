@@ -1,0 +1,170 @@
+// Image generation and editing through the openai SDK, in both modes: decodable pictures of the
+// requested size, url files fetched without a token, stream events, errors, fixtures, determinism.
+import { describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { decode as decodePng, encode as encodePng } from 'fast-png';
+import jpeg from 'jpeg-js';
+import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { modes, withGateway } from './helpers/modes.ts';
+import { assertSchema } from './helpers/openapi.ts';
+
+const bytesOf = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
+
+function png(bytes: Uint8Array) {
+  expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return decodePng(bytes);
+}
+
+/** Mean absolute difference per channel of two same-size RGBA pictures. */
+function difference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i] - b[i]);
+  return sum / a.length;
+}
+
+/** A small PNG test upload: a solid colour, optionally with a transparent hole. */
+function testPng(width: number, height: number, rgb: [number, number, number], hole = false): Uint8Array {
+  const data = new Uint8Array(width * height * 4);
+  for (let p = 0; p < width * height; p++) {
+    data.set([...rgb, hole && p % width < width / 2 ? 0 : 255], p * 4);
+  }
+  return encodePng({ width, height, data, channels: 4, depth: 8 });
+}
+
+let webpReady: Promise<unknown> | undefined;
+async function webp(bytes: Uint8Array) {
+  webpReady ??= initWebp(await WebAssembly.compile(readFileSync(createRequire(import.meta.url).resolve('@jsquash/webp/codec/dec/webp_dec.wasm'))));
+  await webpReady;
+  return decodeWebp(bytes.slice().buffer);
+}
+
+describe.each(modes)('image generation ($name)', (mode) => {
+  const ctx = withGateway(mode, {
+    fixtures: [
+      { name: 'pinned-picture', match: { endpoint: '/v1/images/generations', userMessage: 'pin this picture' }, reply: { image: Buffer.from(testPng(8, 4, [10, 200, 30])).toString('base64') } },
+      { name: 'image-fails', match: { userMessage: 'fail this picture' }, error: { status: 429, message: 'slow down' } },
+    ],
+  });
+
+  it('answers dall-e-2 with urls by default, fetchable without a token, of the asked size', async () => {
+    const reply = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'A lighthouse on a cliff at dusk', size: '256x256', n: 2 });
+    assertSchema('ImagesResponse', reply);
+    expect(reply.data).toHaveLength(2);
+    expect(reply.usage).toBeUndefined();
+    const pictures = [];
+    for (const item of reply.data!) {
+      expect(item.url).toMatch(/\/v1\/images\/files\/img-\w+\.png$/);
+      const res = await fetch(item.url!);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/png');
+      const picture = png(new Uint8Array(await res.arrayBuffer()));
+      expect([picture.width, picture.height]).toEqual([256, 256]);
+      pictures.push(picture);
+    }
+    // Two pictures of one prompt share its colours and shapes but are placed differently.
+    expect(difference(pictures[0].data, pictures[1].data)).toBeGreaterThan(1);
+    if (mode.name === 'socket') expect(new URL(reply.data![0].url!).origin).toBe(ctx.gw.root);
+  });
+
+  it('answers b64_json and revised_prompt for dall-e-3; two prompts give visibly different pictures', async () => {
+    const otter = await ctx.client.images.generate({ model: 'dall-e-3', prompt: 'A cute baby sea otter', response_format: 'b64_json', size: '1792x1024', style: 'natural' });
+    assertSchema('ImagesResponse', otter);
+    expect(otter.data![0].revised_prompt).toContain('A cute baby sea otter');
+    const a = png(bytesOf(otter.data![0].b64_json!));
+    expect([a.width, a.height]).toEqual([1792, 1024]);
+    const car = await ctx.client.images.generate({ model: 'dall-e-3', prompt: 'A red sports car racing through a desert canyon', response_format: 'b64_json', size: '1792x1024', style: 'natural' });
+    const b = png(bytesOf(car.data![0].b64_json!));
+    expect(difference(a.data, b.data)).toBeGreaterThan(15);
+  });
+
+  it('answers the GPT image models in base64 with usage, in PNG, JPEG and WebP', async () => {
+    const reply = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'A bowl of ramen', size: '1536x1024', quality: 'low' });
+    assertSchema('ImagesResponse', reply);
+    expect(reply).toMatchObject({ background: 'opaque', output_format: 'png', quality: 'low', size: '1536x1024' });
+    expect(reply.usage).toMatchObject({ output_tokens: 400, input_tokens_details: { image_tokens: 0 } });
+    expect(reply.usage!.input_tokens).toBeGreaterThan(0);
+    expect(reply.usage!.total_tokens).toBe(reply.usage!.input_tokens + reply.usage!.output_tokens);
+    expect([png(bytesOf(reply.data![0].b64_json!)).width]).toEqual([1536]);
+
+    const asJpeg = await ctx.client.images.generate({ model: 'gpt-image-1-mini', prompt: 'A bowl of ramen', output_format: 'jpeg', output_compression: 70 });
+    assertSchema('ImagesResponse', asJpeg);
+    const j = jpeg.decode(bytesOf(asJpeg.data![0].b64_json!), { useTArray: true });
+    expect([j.width, j.height]).toEqual([1024, 1024]);
+
+    const asWebp = await ctx.client.images.generate({ model: 'gpt-image-1.5', prompt: 'A bowl of ramen', output_format: 'webp', background: 'transparent' });
+    const w = await webp(bytesOf(asWebp.data![0].b64_json!));
+    expect([w.width, w.height]).toEqual([1024, 1024]);
+    expect(asWebp.background).toBe('transparent');
+    expect(w.data.some((_, i) => i % 4 === 3 && w.data[i] === 0)).toBe(true);
+  });
+
+  it('streams partial images, then the completed image, as the SDK types them', async () => {
+    const stream = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'Three green apples on a wooden table', stream: true, partial_images: 2, quality: 'medium' });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
+    for (const e of events) assertSchema(e.type === 'image_generation.completed' ? 'ImageGenCompletedEvent' : 'ImageGenPartialImageEvent', e);
+    const [p0, p1, done] = events.map((e) => png(bytesOf(e.b64_json)));
+    expect(done.width).toBe(1024);
+    expect(difference(p0.data, done.data)).toBeGreaterThan(difference(p1.data, done.data));
+    const plain = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'Three green apples on a wooden table', quality: 'medium' });
+    expect(plain.data![0].b64_json).toBe(events[2].b64_json);
+  });
+
+  it('gives identical bytes for the same request, others under another seed', async () => {
+    const ask = { model: 'dall-e-2', prompt: 'A paper boat', size: '256x256' as const, response_format: 'b64_json' as const };
+    const one = await ctx.client.images.generate(ask);
+    const two = await ctx.client.images.generate(ask);
+    expect(two.data![0].b64_json).toBe(one.data![0].b64_json);
+    const other = await ctx.client.images.generate(ask, { headers: { 'x-mock-seed': '7' } });
+    expect(other.data![0].b64_json).not.toBe(one.data![0].b64_json);
+  });
+
+  it("refuses what the model does not take, with OpenAI's 400 naming the field", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ model: 'dall-e-2', prompt: 'x', size: '1536x1024' }, 'size'],
+      [{ model: 'dall-e-3', prompt: 'x', n: 2 }, 'n'],
+      [{ model: 'dall-e-3', prompt: 'x', quality: 'low' }, 'quality'],
+      [{ model: 'dall-e-2', prompt: 'x', style: 'vivid' }, 'style'],
+      [{ model: 'dall-e-2', prompt: 'x', output_format: 'webp' }, 'output_format'],
+      [{ model: 'gpt-image-1', prompt: 'x', response_format: 'url' }, 'response_format'],
+      [{ model: 'gpt-image-1', prompt: 'x', background: 'transparent', output_format: 'jpeg' }, 'background'],
+      [{ model: 'gpt-image-1', prompt: 'x', output_compression: 50 }, 'output_compression'],
+      [{ model: 'gpt-image-1', prompt: 'x', partial_images: 4, stream: true }, 'partial_images'],
+      [{ model: 'dall-e-2', prompt: 'x'.repeat(1001) }, 'prompt'],
+      [{ model: 'dall-e-2' }, 'prompt'],
+    ];
+    for (const [body, param] of cases) {
+      const error = await ctx.client.images.generate(body as never).catch((e) => e);
+      expect(error, JSON.stringify(body)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe(param);
+    }
+    const chatModel = await ctx.client.images.generate({ model: 'gpt-4o', prompt: 'x' }).catch((e) => e);
+    expect(chatModel).toBeInstanceOf(OpenAI.NotFoundError);
+    const missing = await fetch(`${ctx.gw.root}/v1/images/files/img-nope.png`);
+    expect(missing.status).toBe(404);
+  });
+
+  it('lets fixtures pin the picture, fail the request or break it', async () => {
+    const pinned = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'pin this picture', response_format: 'b64_json' });
+    const picture = png(bytesOf(pinned.data![0].b64_json!));
+    expect([picture.width, picture.height, ...picture.data.subarray(0, 3)]).toEqual([8, 4, 10, 200, 30]);
+    const failed = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'fail this picture' }).catch((e) => e);
+    expect(failed).toBeInstanceOf(OpenAI.RateLimitError);
+    const forced = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'x' }, { headers: { 'x-mock-status': '503' } }).catch((e) => e);
+    expect(forced.status).toBe(503);
+    const reset = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'x' }, { headers: { 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } }).catch((e) => e);
+    expect(reset).toBeInstanceOf(OpenAI.APIConnectionError);
+    const cut = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'x', stream: true, partial_images: 1 }, { headers: { 'x-mock-fault': 'STREAM_ERROR,after=1,status=500' } });
+    const seen: string[] = [];
+    const streamError = await (async () => {
+      for await (const e of cut) seen.push(e.type);
+    })().catch((e) => e);
+    expect(seen).toEqual(['image_generation.partial_image']);
+    expect(streamError).toBeInstanceOf(OpenAI.APIError);
+    const journal = await ctx.gw.requests();
+    expect(journal.find((e) => e.fixture === 'pinned-picture')?.model).toBe('dall-e-2');
+  });
+});
