@@ -5,7 +5,7 @@ import type { JournalEntry } from '../core/journal.ts';
 import { hashString, makeId } from '../core/seed.ts';
 import { HOW_TOKENS_ARE_SET, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
-import type { Inbound, Outbound } from './exchange.ts';
+import { isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
@@ -25,7 +25,7 @@ export type Params = Record<string, string | readonly string[] | undefined>;
 export interface Call {
   inbound: Inbound;
   params: Params;
-  /** The parsed JSON body (undefined for bodiless methods). */
+  /** The parsed JSON body, or a multipart body as a FormBody (undefined for bodiless methods). */
   body: unknown;
   requestId: string;
   runtime: Runtime;
@@ -84,6 +84,43 @@ function depthOf(value: unknown): number {
   return deepest;
 }
 
+/** The boundary of a multipart/form-data content type, or undefined for any other body. */
+function multipartBoundary(contentType: string | undefined): string | undefined {
+  if (!contentType || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return undefined;
+  return /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)?.slice(1).find(Boolean) ?? '';
+}
+
+/**
+ * A multipart body as a plain object, through the platform's own parser (Node's undici, or the
+ * browser's): no dependency, and the body limit has already bounded its input.
+ */
+async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<FormBody> {
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new GatewayError('invalid_request', `Could not parse the multipart form data of your request (${why}). Send multipart/form-data with a boundary, as HTTP clients do for FormData bodies.`);
+  }
+  const body: FormBody = {};
+  for (const [rawName, value] of form) {
+    const name = rawName.endsWith('[]') ? rawName.slice(0, -2) : rawName;
+    const item: string | Upload =
+      typeof value === 'string' ? value : { filename: value.name, type: value.type, bytes: new Uint8Array(await value.arrayBuffer()) };
+    const held = body[name];
+    if (held === undefined) body[name] = rawName.endsWith('[]') ? [item] : item;
+    else if (Array.isArray(held)) held.push(item);
+    else body[name] = [held, item];
+  }
+  return body;
+}
+
+/** What the journal keeps of a multipart body: uploads by name, type and size, never their bytes. */
+function journalForm(body: FormBody): Record<string, unknown> {
+  const describe = (v: string | Upload) => (isUpload(v) ? { filename: v.filename, type: v.type, bytes: v.bytes.byteLength } : v);
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
+}
+
 /** The presented token, once it is known to be issued and within its quota. */
 function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWay[]): string {
   const token = presentedToken(inbound, ways);
@@ -126,7 +163,17 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   try {
     let body: unknown;
     let token: string;
-    if (spec.method === 'POST') {
+    const boundary = spec.method === 'POST' ? multipartBoundary(inbound.header('content-type')) : undefined;
+    if (boundary !== undefined) {
+      const bytes = await inbound.bytes(runtime.maxBodyBytes);
+      // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
+      const text = new TextDecoder('latin1').decode(bytes);
+      entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
+      token = authenticate(inbound, runtime, spec.auth);
+      const form = await parseMultipart(bytes, inbound.header('content-type')!);
+      entry.body = journalForm(form);
+      body = form;
+    } else if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);

@@ -13,6 +13,8 @@ export interface Inbound {
   headers(): Record<string, string>;
   /** The body as text, refusing more than `limit` bytes with a 413 GatewayError. */
   text(limit: number): Promise<string>;
+  /** The body's raw bytes (multipart uploads), with the same limit. Read the body once, by one of the two. */
+  bytes(limit: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
 }
@@ -51,8 +53,23 @@ export function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body too large: the limit is ${limit} bytes (set with --max-body or the maxBodyBytes option).`);
 }
 
+/** One uploaded file of a multipart body. */
+export interface Upload {
+  filename: string;
+  /** The part's content type as sent ('' when none). */
+  type: string;
+  bytes: Uint8Array;
+}
+
+export function isUpload(value: unknown): value is Upload {
+  return value !== null && typeof value === 'object' && (value as Upload).bytes instanceof Uint8Array;
+}
+
+/** A multipart body: each field a string or an upload; a repeated field (or one named `x[]`) an array under `x`. */
+export type FormBody = Record<string, string | Upload | (string | Upload)[]>;
+
 /** Collects byte chunks up to `limit`, for adapters whose bodies arrive as a stream. */
-export async function collect(chunks: AsyncIterable<Uint8Array>, limit: number, stop: () => void): Promise<string> {
+export async function collect(chunks: AsyncIterable<Uint8Array>, limit: number, stop: () => void): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of chunks) {
@@ -69,5 +86,5 @@ export async function collect(chunks: AsyncIterable<Uint8Array>, limit: number, 
     all.set(part, offset);
     offset += part.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }

@@ -5,29 +5,33 @@ import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from 
 import { collect, isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
 
+/** The body's bytes, refusing more than `limit`: by the declared length, else while it streams in. */
+async function bodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array();
+  if (declared !== null) return new Uint8Array(await request.arrayBuffer());
+  const reader = request.body.getReader();
+  const chunks = {
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    },
+  };
+  return collect(chunks, limit, () => void reader.cancel());
+}
+
 function inboundOf(request: Request): Inbound {
   return {
     method: request.method,
     url: new URL(request.url),
     header: (name) => request.headers.get(name) ?? undefined,
     headers: () => Object.fromEntries(request.headers),
-    async text(limit) {
-      const declared = request.headers.get('content-length');
-      if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-      if (!request.body) return '';
-      if (declared !== null) return request.text();
-      const reader = request.body.getReader();
-      const chunks = {
-        async *[Symbol.asyncIterator]() {
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) return;
-            yield value;
-          }
-        },
-      };
-      return collect(chunks, limit, () => void reader.cancel());
-    },
+    text: async (limit) => new TextDecoder().decode(await bodyBytes(request, limit)),
+    bytes: (limit) => bodyBytes(request, limit),
     signal: request.signal,
   };
 }

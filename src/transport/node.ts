@@ -9,7 +9,7 @@ import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type Endpoi
 import { isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playEvents } from './sse.ts';
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
@@ -30,7 +30,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks, total).toString('utf8')));
+    req.once('end', () => resolve(Buffer.concat(chunks, total)));
     req.once('error', reject);
   });
 }
@@ -53,7 +53,8 @@ function inboundOf(req: IncomingMessage, res: ServerResponse, url: URL): Inbound
     },
     // Node builds a fresh object per request; only set-cookie is ever an array, and clients don't send it.
     headers: () => req.headers as Record<string, string>,
-    text: (limit) => readBody(req, limit),
+    text: async (limit) => (await readBody(req, limit)).toString('utf8'),
+    bytes: (limit) => readBody(req, limit),
     get signal() {
       if (!controller) {
         controller = new AbortController();
