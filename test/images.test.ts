@@ -2,6 +2,7 @@
 // requested size, url files fetched without a token, stream events, errors, fixtures, determinism.
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
+import { ApiError, GoogleGenAI, Modality } from '@google/genai';
 import { decode as decodePng, encode as encodePng } from 'fast-png';
 import jpeg from 'jpeg-js';
 import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
@@ -166,5 +167,43 @@ describe.each(modes)('image generation ($name)', (mode) => {
     expect(streamError).toBeInstanceOf(OpenAI.APIError);
     const journal = await ctx.gw.requests();
     expect(journal.find((e) => e.fixture === 'pinned-picture')?.model).toBe('dall-e-2');
+  });
+});
+
+describe.each(modes)('Gemini image output ($name)', (mode) => {
+  const ctx = withGateway(mode, {
+    fixtures: [{ name: 'gemini-pinned', match: { format: 'gemini', userMessage: 'pinned gemini picture' }, reply: { image: Buffer.from(testPng(6, 6, [200, 10, 10])).toString('base64'), text: 'As pinned.' } }],
+  });
+  const ai = () => new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root } });
+
+  it('answers TEXT and IMAGE modalities with a text part and an inline PNG of the aspect ratio', async () => {
+    const ask = (contents: string) =>
+      ai().models.generateContent({ model: 'gemini-2.5-flash-image', contents, config: { responseModalities: [Modality.TEXT, Modality.IMAGE], imageConfig: { aspectRatio: '16:9' } } });
+    const reply = await ask('A watercolour fox in the snow');
+    const parts = reply.candidates![0].content!.parts!;
+    expect(parts[0].text).toContain('watercolour fox');
+    expect(parts[1].inlineData!.mimeType).toBe('image/png');
+    const fox = png(bytesOf(parts[1].inlineData!.data!));
+    expect([fox.width, fox.height]).toEqual([1344, 768]);
+    expect(reply.usageMetadata!.candidatesTokensDetails).toContainEqual({ modality: 'IMAGE', tokenCount: 1290 });
+    const again = await ask('A watercolour fox in the snow');
+    expect(again.candidates![0].content!.parts![1].inlineData!.data).toBe(parts[1].inlineData!.data);
+    const boat = png(bytesOf((await ask('A yellow submarine under the sea')).candidates![0].content!.parts![1].inlineData!.data!));
+    expect(difference(fox.data, boat.data)).toBeGreaterThan(15);
+  });
+
+  it('streams the picture whole, pins it from a fixture, and refuses IMAGE on a text-only model', async () => {
+    const chunks = [];
+    for await (const chunk of await ai().models.generateContentStream({ model: 'gemini-2.5-flash-image', contents: 'A lemon', config: { responseModalities: [Modality.IMAGE] } })) chunks.push(chunk);
+    const inline = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).filter((p) => p.inlineData);
+    expect(inline).toHaveLength(1);
+    expect(png(bytesOf(inline[0].inlineData!.data!)).width).toBe(1024);
+    const pinned = await ai().models.generateContent({ model: 'gemini-2.5-flash-image', contents: 'pinned gemini picture', config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } });
+    const parts = pinned.candidates![0].content!.parts!;
+    expect(parts[0].text).toBe('As pinned.');
+    expect(png(bytesOf(parts[1].inlineData!.data!)).width).toBe(6);
+    const refused = await ai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'x', config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused.status).toBe(400);
   });
 });

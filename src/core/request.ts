@@ -31,7 +31,9 @@ export type OutputFormat =
   | { type: 'json' }
   | { type: 'json_schema'; schema: Record<string, unknown>; name?: string }
   /** Speech of the prompt's text: one voice, or named speakers each with a voice (lines `Name: …`). */
-  | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] };
+  | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] }
+  /** A picture of the prompt, width × height, after a line of text when `text` is set. */
+  | { type: 'image'; width: number; height: number; text: boolean };
 
 /** What a client asked for, independent of the format it asked in. */
 export interface CanonicalRequest {
