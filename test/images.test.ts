@@ -1,7 +1,7 @@
 // Image generation and editing through the openai SDK, in both modes: decodable pictures of the
 // requested size, url files fetched without a token, stream events, errors, fixtures, determinism.
 import { describe, expect, it } from 'vitest';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { ApiError, GoogleGenAI, Modality } from '@google/genai';
 import { decode as decodePng, encode as encodePng } from 'fast-png';
 import jpeg from 'jpeg-js';
@@ -205,5 +205,67 @@ describe.each(modes)('Gemini image output ($name)', (mode) => {
     const refused = await ai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'x', config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } }).catch((e) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused.status).toBe(400);
+  });
+});
+
+describe.each(modes)('image edits ($name)', (mode) => {
+  const ctx = withGateway(mode);
+  const red = () => toFile(Buffer.from(testPng(64, 64, [220, 30, 30])), 'red.png', { type: 'image/png' });
+  const blue = () => toFile(Buffer.from(testPng(96, 48, [30, 30, 220])), 'blue.png', { type: 'image/png' });
+
+  it('edits one image: the picture keeps the upload where the mask is opaque and follows the prompt', async () => {
+    const mask = await toFile(Buffer.from(testPng(64, 64, [0, 0, 0], true)), 'mask.png', { type: 'image/png' });
+    const reply = await ctx.client.images.edit({ model: 'gpt-image-1', image: await red(), mask, prompt: 'Add a golden crown and a green hat', size: '1024x1024', quality: 'low' });
+    assertSchema('ImagesResponse', reply);
+    expect(reply.usage!.input_tokens_details.image_tokens).toBeGreaterThan(0);
+    const picture = png(bytesOf(reply.data![0].b64_json!));
+    expect([picture.width, picture.height]).toEqual([1024, 1024]);
+    // The right half of the mask is opaque: the red upload is kept there, untouched.
+    const at = (x: number, y: number) => [...picture.data.subarray((y * 1024 + x) * 4, (y * 1024 + x) * 4 + 3)];
+    expect(at(1000, 10)).toEqual([220, 30, 30]);
+    expect(at(10, 10)).not.toEqual([220, 30, 30]);
+    const again = await ctx.client.images.edit({ model: 'gpt-image-1', image: await red(), mask: await toFile(Buffer.from(testPng(64, 64, [0, 0, 0], true)), 'mask.png'), prompt: 'Add a golden crown and a green hat', size: '1024x1024', quality: 'low' });
+    expect(again.data![0].b64_json).toBe(reply.data![0].b64_json);
+  });
+
+  it('edits two images (image[]) into one picture, sized auto from the first, streamed as edit events', async () => {
+    const reply = await ctx.client.images.edit({ model: 'gpt-image-1.5', image: [await blue(), await red()], prompt: 'A gift basket with both items' });
+    const picture = png(bytesOf(reply.data![0].b64_json!));
+    expect([picture.width, picture.height]).toEqual([1536, 1024]);
+    expect(reply.size).toBe('1536x1024');
+    const onlyBlue = await ctx.client.images.edit({ model: 'gpt-image-1.5', image: await blue(), prompt: 'A gift basket with both items' });
+    expect(difference(picture.data, png(bytesOf(onlyBlue.data![0].b64_json!)).data)).toBeGreaterThan(5);
+    const stream = await ctx.client.images.edit({ model: 'gpt-image-1', image: [await blue(), await red()], prompt: 'A gift basket', stream: true, partial_images: 1 });
+    const events = [];
+    for await (const e of stream) events.push(e);
+    expect(events.map((e) => e.type)).toEqual(['image_edit.partial_image', 'image_edit.completed']);
+    assertSchema('ImageEditPartialImageEvent', events[0]);
+    assertSchema('ImageEditCompletedEvent', events[1]);
+    const journal = await ctx.gw.requests();
+    const entry = journal.findLast((e) => e.path === '/v1/images/edits')!;
+    expect((entry.body as { image: unknown[] }).image).toEqual([expect.objectContaining({ filename: 'blue.png', bytes: expect.any(Number) }), expect.objectContaining({ filename: 'red.png' })]);
+  });
+
+  it('answers dall-e-2 edits with a url, and refuses bad uploads with BadRequestError', async () => {
+    const reply = await ctx.client.images.edit({ model: 'dall-e-2', image: await red(), prompt: 'A blue sky', size: '256x256' });
+    const res = await fetch(reply.data![0].url!);
+    expect(png(new Uint8Array(await res.arrayBuffer())).width).toBe(256);
+    const cases: [Parameters<typeof ctx.client.images.edit>[0], string][] = [
+      [{ model: 'gpt-image-1', image: await toFile(Buffer.from('just some text'), 'notes.png', { type: 'image/png' }), prompt: 'x' }, 'image'],
+      [{ model: 'gpt-image-1', image: await toFile(Buffer.from(testPng(8, 8, [1, 2, 3]).subarray(0, 40)), 'cut.png'), prompt: 'x' }, 'image'],
+      [{ model: 'gpt-image-1', image: await red(), mask: await toFile(Buffer.from(testPng(32, 32, [0, 0, 0], true)), 'mask.png'), prompt: 'x' }, 'mask'],
+      [{ model: 'dall-e-2', image: await blue(), prompt: 'x' }, 'image'],
+      [{ model: 'dall-e-2', image: [await red(), await red()], prompt: 'x' }, 'image'],
+      [{ model: 'gpt-image-1', image: await red(), prompt: 'x', response_format: 'url' }, 'response_format'],
+      [{ model: 'gpt-image-1', image: await red() } as never, 'prompt'],
+    ];
+    for (const [body, param] of cases) {
+      const error = await ctx.client.images.edit(body).catch((e) => e);
+      expect(error, param).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe(param);
+    }
+    const noImage = await fetch(`${ctx.gw.root}/v1/images/edits`, { method: 'POST', headers: { authorization: 'Bearer sk-test' }, body: (() => { const f = new FormData(); f.set('prompt', 'x'); return f; })() });
+    expect(noImage.status).toBe(400);
+    expect((await noImage.json()).error.param).toBe('image');
   });
 });

@@ -12,6 +12,7 @@ import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
 import { imageEndpoints } from './images.ts';
+import { imageEditEndpoints } from './image-edits.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
 
@@ -154,6 +155,7 @@ export const openaiEndpoints: EndpointSpec[] = [
   },
   ...embeddingEndpoints,
   ...imageEndpoints,
+  ...imageEditEndpoints,
 ];
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
