@@ -9,6 +9,8 @@ import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { modes, withGateway } from './helpers/modes.ts';
+import { decodeImage, drawPicture, encodeImage, imageSize, sniffImage } from '../src/core/synthesize/image.ts';
+import { BoundedStore } from '../src/core/store.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
 const bytesOf = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
@@ -267,5 +269,44 @@ describe.each(modes)('image edits ($name)', (mode) => {
     const noImage = await fetch(`${ctx.gw.root}/v1/images/edits`, { method: 'POST', headers: { authorization: 'Bearer sk-test' }, body: (() => { const f = new FormData(); f.set('prompt', 'x'); return f; })() });
     expect(noImage.status).toBe(400);
     expect((await noImage.json()).error.param).toBe('image');
+  });
+});
+
+describe('image synthesizer and codecs', () => {
+  it('draws exactly the asked size, and round-trips through every codec', async () => {
+    const picture = drawPicture('an odd little picture', 7, 3, 1);
+    expect([picture.width, picture.height, picture.data.length]).toEqual([7, 3, 84]);
+    for (const format of ['png', 'jpeg', 'webp'] as const) {
+      const file = await encodeImage(picture, format, 90);
+      expect(sniffImage(file)).toBe(format);
+      expect(imageSize(file)).toEqual({ width: 7, height: 3 });
+      const back = await decodeImage(file);
+      expect([back.width, back.height]).toEqual([7, 3]);
+    }
+    expect(() => drawPicture('x', 5000, 5000, 1)).toThrow(RangeError);
+  });
+
+  it('decodes low bit depths and palettes, and refuses what is not an image before decoding it', async () => {
+    const palette = encodePng({ width: 4, height: 2, data: new Uint8Array([0b00011011, 0b11100100]), channels: 1, depth: 2, palette: [[255, 0, 0], [0, 255, 0], [0, 0, 255], [9, 9, 9]] });
+    const pixels = await decodeImage(palette);
+    expect([...pixels.data.subarray(0, 8), ...pixels.data.subarray(16, 20)]).toEqual([255, 0, 0, 255, 0, 255, 0, 255, 9, 9, 9, 255]);
+    const bits = await decodeImage(encodePng({ width: 8, height: 1, data: new Uint8Array([0b10100000]), channels: 1, depth: 1 }));
+    expect([0, 1, 2, 3].map((p) => bits.data[p * 4])).toEqual([255, 0, 255, 0]);
+    await expect(decodeImage(new TextEncoder().encode('GIF89a...'))).rejects.toThrow(RangeError);
+    // A PNG header claiming 100000×100000 pixels is refused from its header alone.
+    const huge = encodePng({ width: 1, height: 1, data: new Uint8Array(4), channels: 4, depth: 8 });
+    new DataView(huge.buffer, huge.byteOffset).setUint32(16, 100000);
+    new DataView(huge.buffer, huge.byteOffset).setUint32(20, 100000);
+    await expect(decodeImage(huge)).rejects.toThrow(/over the limit/);
+  });
+
+  it('keeps a store within its byte bound, oldest out first', () => {
+    const store = new BoundedStore<Uint8Array>(100, { max: 10, sizeOf: (b) => b.length });
+    store.set('a', new Uint8Array(4));
+    store.set('b', new Uint8Array(4));
+    store.set('c', new Uint8Array(4));
+    expect([store.get('a'), store.size, store.byteSize]).toEqual([undefined, 2, 8]);
+    store.set('big', new Uint8Array(11));
+    expect([store.get('big'), store.size]).toEqual([undefined, 2]);
   });
 });

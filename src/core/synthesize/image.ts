@@ -313,8 +313,24 @@ export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage> {
   }
 }
 
+/** Samples of 1, 2 or 4 bits, packed in rows padded to a byte (as the PNG decoder returns them), one per element. */
+function unpack(width: number, height: number, packed: ArrayLike<number>, channels: number, depth: number): Uint8Array {
+  const perRow = width * channels;
+  const stride = Math.ceil((perRow * depth) / 8);
+  const out = new Uint8Array(perRow * height);
+  const mask = (1 << depth) - 1;
+  for (let y = 0; y < height; y++) {
+    for (let i = 0; i < perRow; i++) {
+      const bit = i * depth;
+      out[y * perRow + i] = (packed[y * stride + (bit >> 3)] >> (8 - depth - (bit & 7))) & mask;
+    }
+  }
+  return out;
+}
+
 /** Any PNG colour type and depth as 8-bit RGBA. */
-function toRgba(width: number, height: number, data: ArrayLike<number>, channels: number, depth: number, palette?: number[][]): RgbaImage {
+function toRgba(width: number, height: number, samples: ArrayLike<number>, channels: number, depth: number, palette?: number[][]): RgbaImage {
+  const data = depth < 8 ? unpack(width, height, samples, channels, depth) : samples;
   const out = new Uint8ClampedArray(width * height * 4);
   const scale = depth === 16 ? 1 / 257 : depth < 8 && !palette ? 255 / ((1 << depth) - 1) : 1;
   for (let p = 0; p < width * height; p++) {
