@@ -59,6 +59,8 @@ export const GENERATION_FIELDS: Record<string, FieldRule> = {
   background: { types: ['string'], nullable: true, values: ['transparent', 'opaque', 'auto'] },
   style: { types: ['string'], nullable: true, values: ['vivid', 'natural'] },
   user: { types: ['string'] },
+  // The SDK's newer name for `user`.
+  safety_identifier: optional('string'),
 };
 
 /** What an image request asks for, with every default resolved. */
