@@ -77,9 +77,9 @@ describe.each(modes)('image generation ($name)', (mode) => {
     expect(otter.data![0].revised_prompt).toContain('A cute baby sea otter');
     const a = png(bytesOf(otter.data![0].b64_json!));
     expect([a.width, a.height]).toEqual([1792, 1024]);
-    const car = await ctx.client.images.generate({ model: 'dall-e-3', prompt: 'A red sports car racing through a desert canyon', response_format: 'b64_json', size: '1792x1024', style: 'natural' });
-    const b = png(bytesOf(car.data![0].b64_json!));
-    expect(difference(a.data, b.data)).toBeGreaterThan(15);
+    // Small pictures keep the suite light: two prompts differ at any size.
+    const small = (prompt: string) => ctx.client.images.generate({ model: 'dall-e-2', prompt, response_format: 'b64_json', size: '256x256' }).then((r) => png(bytesOf(r.data![0].b64_json!)));
+    expect(difference((await small('A cute baby sea otter')).data, (await small('A red sports car racing through a desert canyon')).data)).toBeGreaterThan(15);
   });
 
   it('answers the GPT image models in base64 with usage, in PNG, JPEG and WebP', async () => {
