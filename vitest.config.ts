@@ -83,6 +83,7 @@ export default defineConfig({
             'test/realtime.test.ts',
             'test/multipart.test.ts',
             'test/audio.test.ts',
+            'test/images.test.ts',
           ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },

@@ -40,7 +40,7 @@ export interface Gateway {
   use(...fixtures: Fixture[]): string[];
   /** The requests received so far, oldest first (bounded by `journalSize`), optionally filtered. */
   requests(filter?: RequestFilter): JournalEntry[];
-  /** Clears the journal, run-time fixtures, scenarios, token use and stored responses; revives `once` fixtures. */
+  /** Clears the journal, run-time fixtures, scenarios, token use, stored responses and image files; revives `once` fixtures. */
   reset(): void;
   readonly fixtures: {
     list(): FixtureEntry[];
@@ -89,6 +89,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       runtime.fixtures.reset();
       runtime.tokens.resetUse();
       runtime.stored.clear();
+      runtime.files.clear();
     },
     fixtures: {
       list: () => runtime.fixtures.list(),

@@ -67,6 +67,8 @@ export class Runtime {
   readonly strict: boolean;
   /** State a format keeps between requests (stored responses), by id; bounded in count and bytes, cleared by reset. */
   readonly stored: BoundedStore<unknown>;
+  /** Generated image files served by URL until reset, by file name; bounded in count and bytes (256 MiB). */
+  readonly files = new BoundedStore<StoredFile>(1000, 256 * 1024 * 1024);
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -158,6 +160,12 @@ export class Runtime {
     const reply = respond(request, { seed, created: this.now() }, pinned);
     return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
   }
+}
+
+/** A file the gateway serves by URL (a generated image). */
+export interface StoredFile {
+  bytes: Uint8Array;
+  contentType: string;
 }
 
 /** What fixtures and overrides decide for one request (the fault not yet drawn against its probability). */

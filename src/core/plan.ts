@@ -26,8 +26,8 @@ export interface StreamStep {
 }
 
 function blockPieces(block: Block): readonly string[] {
-  // Audio goes out whole, as one piece.
-  if (block.type === 'audio') return [''];
+  // Audio and pictures go out whole, as one piece.
+  if (block.type === 'audio' || block.type === 'image') return [''];
   const text = block.type === 'tool_call' ? block.arguments : block.text;
   return text ? splitTokens(text) : [''];
 }

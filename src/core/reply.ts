@@ -1,11 +1,14 @@
 // The canonical reply: ordered content blocks per choice, a finish reason and counted usage.
+import type { RgbaImage } from './synthesize/image.ts';
 
 export type Block =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; id: string; name: string; arguments: string }
   | { type: 'thinking'; text: string; signature: string }
   /** 16-bit mono PCM at `sampleRate`, speaking `transcript`. */
-  | { type: 'audio'; samples: Int16Array; sampleRate: number; transcript: string };
+  | { type: 'audio'; samples: Int16Array; sampleRate: number; transcript: string }
+  /** A picture: synthesized pixels (formats encode them), or a fixture's file as pinned. */
+  | { type: 'image'; pixels?: RgbaImage; file?: Uint8Array };
 
 /** Why generation ended. Each format maps these onto its own words. */
 export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter';

@@ -31,14 +31,19 @@ export type OutputFormat =
   | { type: 'json' }
   | { type: 'json_schema'; schema: Record<string, unknown>; name?: string }
   /** Speech of the prompt's text: one voice, or named speakers each with a voice (lines `Name: …`). */
-  | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] };
+  | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] }
+  /** A picture of the prompt, width × height, after a line of text when `text` is set. */
+  | { type: 'image'; width: number; height: number; text: boolean };
 
 /** What a client asked for, independent of the format it asked in. */
 export interface CanonicalRequest {
   /** The wire format's name; the core records it for matching and never branches on it. */
   format: string;
-  /** The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the input), 'transcription' (what the audio says, or the prompt). */
-  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription';
+  /**
+   * The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the
+   * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt).
+   */
+  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription' | 'image';
   model: string;
   messages: Message[];
   /** Upper bound on generated tokens per choice. */
@@ -72,7 +77,7 @@ export function lastUserText(request: CanonicalRequest): string {
   return '';
 }
 
-/** The canonical form of a non-generative request (an embedding input, a rerank query), so fixtures and overrides apply to it too. */
+/** The canonical form of a request that is not a conversation (an embedding input, a rerank query, an image prompt…), so fixtures and overrides apply to it too. */
 export function operationRequest(format: string, operation: Exclude<CanonicalRequest['operation'], 'chat'>, model: string, text: string): CanonicalRequest {
   return {
     format,

@@ -8,6 +8,10 @@ import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
 import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
+import { drawPicture } from './synthesize/image.ts';
+
+/** Tokens of one generated picture (Gemini's published figure for images up to 1024×1024). */
+export const IMAGE_TOKENS = 1290;
 
 /** A tool call a fixture pins: arguments as an object or as a JSON string. */
 export interface PinnedToolCall {
@@ -32,6 +36,8 @@ export interface PinnedReply {
   embedding?: number[];
   /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
   audio?: string;
+  /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */
+  image?: string;
 }
 
 export interface RespondContext {
@@ -130,7 +136,20 @@ function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: strin
   return { type: 'audio', samples: synthesizeSpeech(segments, key, { text: transcript }), sampleRate: SPEECH_SAMPLE_RATE, transcript };
 }
 
+/** A picture of the prompt (or the fixture's file), after a line of text when the output asks for text too. */
+function imageBlocks(request: CanonicalRequest, key: number, pinned?: PinnedReply): Block[] {
+  const output = request.output as Extract<CanonicalRequest['output'], { type: 'image' }>;
+  const prompt = lastUserText(request);
+  const image: Block = pinned?.image !== undefined
+    ? { type: 'image', file: Uint8Array.from(atob(pinned.image), (c) => c.charCodeAt(0)) }
+    : { type: 'image', pixels: drawPicture(prompt, output.width, output.height, deriveKey(key, 'image')) };
+  if (!output.text) return [image];
+  const text = pinned?.text === undefined ? `Here is a picture of ${prompt.trim().replace(/[.!?\s]+$/, '') || 'your prompt'}.` : [pinned.text].flat()[0];
+  return [{ type: 'text', text }, image];
+}
+
 function blockTokens(block: Block): number {
+  if (block.type === 'image') return IMAGE_TOKENS;
   if (block.type === 'audio') return Math.ceil(durationOf(block.samples, block.sampleRate) * AUDIO_TOKENS_PER_SECOND);
   return block.type === 'tool_call' ? countTokens(block.name) + countTokens(block.arguments) : countTokens(block.text);
 }
@@ -141,6 +160,11 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
   const choices: Choice[] = [];
   for (let index = 0; index < request.n; index++) {
     const choiceKey = deriveKey(key, index);
+    if (request.output.type === 'image') {
+      const blocks = imageBlocks(request, choiceKey, pinned);
+      choices.push({ index, blocks, finishReason: 'stop', outputTokens: blocks.reduce((n, b) => n + blockTokens(b), 0) });
+      continue;
+    }
     if (request.output.type === 'audio' && !texts) {
       // A pinned clip, or the prompt spoken.
       const audio = speechBlock(request, choiceKey, pinned?.audio);

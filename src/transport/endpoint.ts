@@ -43,7 +43,7 @@ export interface EndpointSpec {
   /** Path from the host root, msw syntax (`/v1/models/:model`). */
   path: string;
   format: FormatEdge;
-  /** How the token may be presented on this route. */
+  /** How the token may be presented on this route; none means the route is public (image file URLs). */
   auth: readonly TokenWay[];
   /**
    * For paths two formats share (`GET /v1/models`): whether this format takes the request.
@@ -205,7 +205,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       }
     } else {
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
-      token = authenticate(inbound, runtime, spec.auth, spec.ephemeral);
+      // A route with no ways to present a token is public (generated image files).
+      token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
     }
     out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format });
   } catch (error) {

@@ -111,11 +111,15 @@ export function decidedOutbound(call: Call, decision: Decision, key: number, mak
   return faultedReply(call, make, decision.latency.ttftMs, fault, key);
 }
 
-/** A stream of `events` under its decision: a connection fault breaks it, a stream fault cuts, stalls or fails it part-way. */
-export function decidedStream(call: Call, decision: Decision, key: number, events: TimedEvent[]): Outbound {
+/**
+ * A stream of `events` under its decision (speech, transcripts, image files): a fixture's raw payloads
+ * replace them; a connection fault breaks it, a stream fault cuts, stalls or fails it part-way.
+ */
+export function decidedStream(call: Call, decision: Decision, key: number, events: () => TimedEvent[]): Outbound {
   const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, key);
-  return eventStreamReply(call, formatFaultedEvents(call, events, fault, false), undefined, fault?.type === 'STREAM_CUT');
+  const rendered = decision.raw === undefined ? events() : rawEvents(call, decision.raw, false);
+  return eventStreamReply(call, formatFaultedEvents(call, rendered, fault, false), undefined, fault?.type === 'STREAM_CUT');
 }
 
 /** `events` with a stream fault applied, the error in the format's own in-stream frame (or array element). */

@@ -3,6 +3,7 @@
 // speaks where transcription finds them again: the samples' low bits survive the lossless formats;
 // the lossy ones carry a tag (ID3 TXXX, Vorbis/Opus comment) named TRANSCRIPT_TAG.
 // The encoders load on first use, so start-up does not pay for them.
+import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { pcmBytes, wavBytes } from '../synthesize/audio.ts';
 import { flacBytes } from './flac.ts';
 import { oggOpusBytes } from './ogg.ts';
@@ -58,10 +59,10 @@ const OPUS_SET_COMPLEXITY = 4010;
 
 async function opusBytes(samples: Int16Array, sampleRate: number, text: string | undefined, key: number): Promise<Uint8Array> {
   // opusscript (the only kept libopus build on npm) hands packets back as Node Buffers.
-  if (typeof Buffer === 'undefined') {
+  if (!runsOnNode()) {
     throw new GatewayError('invalid_request', "model-gateway-mock can encode 'opus' only under Node.js (its libopus build needs Node's Buffer); in a browser ask for 'mp3', 'flac', 'wav' or 'pcm'.", { param: 'response_format', code: 'unsupported_value' });
   }
-  const { default: OpusScript } = await import('opusscript');
+  const { default: OpusScript } = await importNodeOnly<{ default: typeof import('opusscript') }>('opusscript');
   const rate = sampleRate as 24000;
   const encoder = new OpusScript(rate, 1, OpusScript.Application.AUDIO);
   try {

@@ -35,7 +35,7 @@ function contentBlock(block: Block) {
   if (block.type === 'thinking') return { type: 'thinking', thinking: block.text, signature: block.signature };
   if (block.type === 'tool_call') return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
   // Messages carry no audio: a spoken block is shown by its transcript.
-  return { type: 'text', text: block.type === 'text' ? block.text : block.transcript, citations: null };
+  return { type: 'text', text: block.type === 'text' ? block.text : block.type === 'audio' ? block.transcript : '', citations: null };
 }
 
 function messageHead(reply: CanonicalReply, request: CanonicalRequest) {

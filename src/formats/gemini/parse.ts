@@ -1,5 +1,6 @@
 // Gemini generateContent request → canonical request, refusing what the API refuses.
 import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
 
@@ -184,10 +185,24 @@ function parseSpeech(raw: unknown): Extract<OutputFormat, { type: 'audio' }> {
   return { type: 'audio', voice: voiceName(config.voiceConfig, 'generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName') };
 }
 
+/** Output sizes of Gemini's image models by aspect ratio (1K). */
+const ASPECT_RATIOS: Record<string, [number, number]> = {
+  '1:1': [1024, 1024], '2:3': [832, 1248], '3:2': [1248, 832], '3:4': [864, 1184], '4:3': [1184, 864],
+  '4:5': [896, 1152], '5:4': [1152, 896], '9:16': [768, 1344], '16:9': [1344, 768], '21:9': [1536, 672],
+};
+
+function imageSize(raw: unknown): { width: number; height: number } {
+  const config = (raw ?? {}) as Raw;
+  checkFields(config, { aspectRatio: { types: ['string'], values: Object.keys(ASPECT_RATIOS) }, imageSize: { types: ['string'], values: ['1K'] } }, 'generationConfig.imageConfig.');
+  const [width, height] = ASPECT_RATIOS[(config.aspectRatio as string | undefined) ?? '1:1'];
+  return { width, height };
+}
+
 function parseOutput(config: Raw): OutputFormat {
   const modalities = (config.responseModalities as unknown[] | undefined) ?? ['TEXT'];
   modalities.forEach((m, i) => checkField(`generationConfig.responseModalities[${i}]`, m, { types: ['string'], values: ['TEXT', 'IMAGE', 'AUDIO'] }));
   if (modalities.includes('AUDIO')) return parseSpeech(config.speechConfig);
+  if (modalities.includes('IMAGE')) return { type: 'image', ...imageSize(config.imageConfig), text: modalities.includes('TEXT') };
   if (config.responseMimeType !== 'application/json') return { type: 'text' };
   const schema = config.responseJsonSchema ?? config._responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema) : undefined);
   return schema ? { type: 'json_schema', schema: schema as Raw } : { type: 'json' };
@@ -196,6 +211,8 @@ function parseOutput(config: Raw): OutputFormat {
 export interface GeminiOptions {
   /** Show thought parts (thinkingConfig.includeThoughts). */
   includeThoughts: boolean;
+  /** The encoded file of each image block, made before rendering (encoding is asynchronous). */
+  files?: Map<Block, { bytes: Uint8Array; mimeType: string }>;
 }
 
 export function parseGenerateRequest(body: Raw, model: string, stream: boolean): { request: CanonicalRequest; options: GeminiOptions } {

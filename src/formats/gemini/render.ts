@@ -5,6 +5,7 @@ import { makeId } from '../../core/seed.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
+import { IMAGE_TOKENS } from '../../core/respond.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import type { GeminiOptions } from './parse.ts';
 
@@ -30,6 +31,10 @@ function part(block: Block, options: GeminiOptions): Record<string, unknown> | u
       return { functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown } };
     case 'audio':
       return { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${block.sampleRate}`, data: toBase64(pcmBytes(block.samples)) } };
+    case 'image': {
+      const file = options.files?.get(block);
+      return file && { inlineData: { mimeType: file.mimeType, data: toBase64(file.bytes) } };
+    }
   }
 }
 
@@ -37,12 +42,14 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
   const { inputTokens, reasoningTokens } = reply.usage;
   const candidates = reply.usage.outputTokens - reasoningTokens;
   const audio = request.output.type === 'audio';
+  const imageTokens = IMAGE_TOKENS * reply.choices.reduce((n, c) => n + c.blocks.filter((b) => b.type === 'image').length, 0);
   return {
     promptTokenCount: inputTokens,
     candidatesTokenCount: candidates,
     totalTokenCount: inputTokens + reply.usage.outputTokens,
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: inputTokens }],
     ...(audio ? { candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: candidates }] } : {}),
+    ...(imageTokens ? { candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: candidates - imageTokens }, { modality: 'IMAGE', tokenCount: imageTokens }] } : {}),
     ...(reasoningTokens ? { thoughtsTokenCount: reasoningTokens } : {}),
   };
 }
@@ -74,7 +81,7 @@ export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRe
     const choice = reply.choices[step.choice];
     const block = choice.blocks[step.block];
     let parts: unknown[] = [];
-    if (block?.type === 'tool_call' || block?.type === 'audio') parts = step.blockEnd ? [part(block, options)] : [];
+    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image') parts = step.blockEnd ? [part(block, options)] : [];
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     const last = i === steps.length - 1;
     if (!parts.length && !step.last) continue;

@@ -11,6 +11,9 @@ import { geminiFormat } from './errors.ts';
 import { checkField } from './validate.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
 import { parseGenerateRequest } from './parse.ts';
+import type { OutputFormat } from '../../core/request.ts';
+import type { Block, CanonicalReply } from '../../core/reply.ts';
+import { encodeImage, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
@@ -33,7 +36,8 @@ function apiVersion(call: Call): string {
 }
 
 /** The model of `models/{model}:action`, required to exist and to do what the request asks. */
-function requireModel(call: Call, model: string, action: string, audio: boolean): void {
+function requireModel(call: Call, model: string, action: string, output: OutputFormat['type']): void {
+  const audio = output === 'audio';
   const info = call.runtime.catalogue.get(model);
   if (!info) {
     throw new GatewayError('not_found', `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for ${action}. Call ListModels to see the list of available models and their supported methods.`);
@@ -46,20 +50,35 @@ function requireModel(call: Call, model: string, action: string, audio: boolean)
     const asked = audio ? 'AUDIO' : 'TEXT';
     throw new GatewayError('invalid_request', `The requested combination of response modalities (${asked}) is not supported by the model. models/${model} accepts the following combination of response modalities: * ${speech ? 'AUDIO' : 'TEXT'}`);
   }
+  if (output === 'image' && !info.capabilities.includes('image')) {
+    throw new GatewayError('invalid_request', `The requested combination of response modalities (TEXT, IMAGE) is not supported by the model. models/${model} accepts the following combination of response modalities: * TEXT`);
+  }
 }
 
-function generate(call: Call, model: string, action: string) {
+async function generate(call: Call, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
   const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
-  requireModel(call, model, action, request.output.type === 'audio');
+  requireModel(call, model, action, request.output.type);
   const answered = call.runtime.answer(call, request);
   const { reply, latency } = answered;
+  if (request.output.type === 'image') options.files = await imageFiles(reply);
   const sse = call.inbound.url.searchParams.get('alt') === 'sse';
   return deliver(call, answered, stream, {
     json: () => renderGenerate(reply, request, options),
     events: () => generateStreamEvents(reply, request, options, latency, sse),
     contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
   });
+}
+
+/** The PNG file of each synthesized picture; a fixture's pinned file as it is. */
+async function imageFiles(reply: CanonicalReply): Promise<Map<Block, { bytes: Uint8Array; mimeType: string }>> {
+  const files = new Map<Block, { bytes: Uint8Array; mimeType: string }>();
+  for (const block of reply.choices.flatMap((c) => c.blocks)) {
+    if (block.type !== 'image') continue;
+    const bytes = block.file ?? (await encodeImage(block.pixels!, 'png'));
+    files.set(block, { bytes, mimeType: MIME_TYPES[sniffImage(bytes) ?? 'png'] });
+  }
+  return files;
 }
 
 /** One EmbedContentRequest's vector, in the same space the OpenAI format embeds in. */
@@ -86,7 +105,7 @@ function countTokens(call: Call, model: string) {
   // countTokens takes the contents directly, or a whole generateContentRequest.
   const inner = (body.generateContentRequest as Record<string, unknown> | undefined) ?? { contents: body.contents };
   const { request } = parseGenerateRequest(inner, model, false);
-  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', false);
+  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
   return json({ totalTokens: countPromptTokens(request.messages, request.tools), promptTokensDetails: [{ modality: 'TEXT', tokenCount: countPromptTokens(request.messages, request.tools) }] });
 }
 

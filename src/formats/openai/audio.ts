@@ -93,7 +93,7 @@ async function speech(call: Call) {
   }
   const usage = { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
   events.push({ due: times[pieces], frame: sseFrame(JSON.stringify({ type: 'speech.audio.done', usage })) });
-  return decidedStream(call, decision, key, events);
+  return decidedStream(call, decision, key, () => events);
 }
 
 // ---- transcription and translation ----
@@ -237,7 +237,7 @@ async function transcribe(call: Call, translate: boolean) {
       frame: sseFrame(JSON.stringify({ type: 'transcript.text.delta', delta, ...(probs ? { logprobs: [probs[i]] } : {}) })),
     }));
     events.push({ due: times[pieces.length], frame: sseFrame(JSON.stringify({ type: 'transcript.text.done', text, ...(probs ? { logprobs: probs } : {}), usage: tokenUsage })) });
-    return decidedStream(call, decision, key, events);
+    return decidedStream(call, decision, key, () => events);
   }
   const plain = (body: string) => ({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
   return decidedOutbound(call, decision, key, () => {

@@ -139,7 +139,7 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
   let previous = ctx.previousItemId;
   for (const step of steps) {
     const block = choice.blocks[step.block] ?? { type: 'text' as const, text: '' };
-    if (block.type === 'thinking' || block.type === 'audio') continue;
+    if (block.type === 'thinking' || block.type === 'audio' || block.type === 'image') continue;
     if (step.blockStart) {
       const id = ctx.itemId();
       const item: Raw =

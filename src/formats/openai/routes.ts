@@ -13,6 +13,8 @@ import { combine, completionStreamEvents, parseCompletionRequest, renderCompleti
 import { embeddingEndpoints } from './embeddings.ts';
 import { realtimeEndpoints } from './realtime-routes.ts';
 import { audioEndpoints } from './audio.ts';
+import { imageEndpoints } from './images.ts';
+import { imageEditEndpoints } from './image-edits.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { Message } from '../../core/request.ts';
 import { choiceText } from '../../core/reply.ts';
@@ -158,6 +160,8 @@ export const openaiEndpoints: EndpointSpec[] = [
   ...embeddingEndpoints,
   ...realtimeEndpoints,
   ...audioEndpoints,
+  ...imageEndpoints,
+  ...imageEditEndpoints,
 ];
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */

@@ -1,0 +1,283 @@
+// Image generation (/v1/images/generations) and the image files its `url` answers point at
+// (/v1/images/files/{name}, public like the real service's signed URLs). Pictures come from the
+// core's image synthesizer; each model family has its own sizes, counts and fields, as the API does.
+import { GatewayError } from '../../core/errors.ts';
+import { operationRequest } from '../../core/request.ts';
+import { deriveKey, hashValue, makeId } from '../../core/seed.ts';
+import { countTokens } from '../../core/tokens.ts';
+import { pieceTimes } from '../../core/timing.ts';
+import { toBase64 } from '../../core/synthesize/audio.ts';
+import { decodeImage, drawPicture, encodeImage, MIME_TYPES, promptWords, shapeCount, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
+import type { Decision } from '../../runtime.ts';
+import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
+import type { Outbound } from '../../transport/exchange.ts';
+import { decidedReply, decidedStream } from '../../transport/respond.ts';
+import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { openaiFormat } from './errors.ts';
+import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
+import { optional } from '../fields.ts';
+
+type Raw = Record<string, unknown>;
+
+/** Model families: the dall-e models keep their legacy rules, every other image model follows the GPT image models'. */
+export type Family = 'dall-e-2' | 'dall-e-3' | 'gpt-image';
+
+interface FamilyRules {
+  sizes: string[];
+  defaultSize: string;
+  maxN: number;
+  qualities: string[];
+  maxPrompt: number;
+}
+
+const RULES: Record<Family, FamilyRules> = {
+  'dall-e-2': { sizes: ['256x256', '512x512', '1024x1024'], defaultSize: '1024x1024', maxN: 10, qualities: ['standard', 'auto'], maxPrompt: 1000 },
+  'dall-e-3': { sizes: ['1024x1024', '1792x1024', '1024x1792'], defaultSize: '1024x1024', maxN: 1, qualities: ['standard', 'hd', 'auto'], maxPrompt: 4000 },
+  'gpt-image': { sizes: ['1024x1024', '1536x1024', '1024x1536', 'auto'], defaultSize: 'auto', maxN: 10, qualities: ['low', 'medium', 'high', 'auto'], maxPrompt: 32000 },
+};
+
+/** Fields only the GPT image models take, and fields only the dall-e models take. */
+const GPT_ONLY = ['background', 'moderation', 'output_format', 'output_compression', 'partial_images', 'stream', 'input_fidelity'];
+const DALLE_ONLY = ['response_format', 'style'];
+
+export function familyOf(model: string): Family {
+  return model === 'dall-e-2' || model === 'dall-e-3' ? model : 'gpt-image';
+}
+
+export const GENERATION_FIELDS: Record<string, FieldRule> = {
+  prompt: { types: ['string'], required: true },
+  model: optional('string'),
+  n: { types: ['integer'], nullable: true, min: 1, max: 10 },
+  quality: { types: ['string'], nullable: true, values: ['standard', 'hd', 'low', 'medium', 'high', 'auto'] },
+  response_format: { types: ['string'], nullable: true, values: ['url', 'b64_json'] },
+  output_format: { types: ['string'], nullable: true, values: ['png', 'jpeg', 'webp'] },
+  output_compression: { types: ['integer'], nullable: true, min: 0, max: 100 },
+  stream: optional('boolean'),
+  partial_images: { types: ['integer'], nullable: true, min: 0, max: 3 },
+  size: optional('string'),
+  moderation: { types: ['string'], nullable: true, values: ['low', 'auto'] },
+  background: { types: ['string'], nullable: true, values: ['transparent', 'opaque', 'auto'] },
+  style: { types: ['string'], nullable: true, values: ['vivid', 'natural'] },
+  user: { types: ['string'] },
+  // The SDK's newer name for `user`.
+  safety_identifier: optional('string'),
+};
+
+/** What an image request asks for, with every default resolved. */
+export interface ImageAsk {
+  model: string;
+  family: Family;
+  prompt: string;
+  n: number;
+  width: number;
+  height: number;
+  /** As reported back: `WIDTHxHEIGHT`. */
+  size: string;
+  quality: string;
+  style?: string;
+  background: 'transparent' | 'opaque';
+  format: ImageFormat;
+  compression: number;
+  /** `url` or `b64_json` (the GPT image models always answer base64). */
+  responseFormat: 'url' | 'b64_json';
+  stream: boolean;
+  partialImages: number;
+}
+
+const given = (body: Raw, name: string) => body[name] !== undefined && body[name] !== null;
+
+const unknownParameter = (param: string) => new GatewayError('invalid_request', `Unknown parameter: '${param}'.`, { param, code: 'unknown_parameter' });
+
+/** The model a request names, or the API's default: dall-e-2, unless a GPT-image-only field is used (`edit` defaults to the GPT image model). */
+export function requestedModel(body: Raw, edit: boolean): string {
+  if (given(body, 'model')) return body.model as string;
+  return edit || GPT_ONLY.some((f) => given(body, f) && body[f] !== false) ? 'gpt-image-1' : 'dall-e-2';
+}
+
+/** Checks the fields against the model's rules and resolves the defaults. */
+export function resolveAsk(body: Raw, model: string, fallbackSize?: string): ImageAsk {
+  const family = familyOf(model);
+  const rules = RULES[family];
+  for (const field of family === 'gpt-image' ? DALLE_ONLY : GPT_ONLY) if (given(body, field) && body[field] !== false) throw unknownParameter(field);
+  if (family === 'dall-e-2' && given(body, 'style')) throw unknownParameter('style');
+  const prompt = body.prompt as string;
+  if (!prompt.trim()) throw invalid('prompt', "Invalid 'prompt': empty string. Expected a string with minimum length 1, but got an empty string instead.", 'empty_string');
+  if (prompt.length > rules.maxPrompt) {
+    throw invalid('prompt', `Invalid 'prompt': string too long. Expected a string with maximum length ${rules.maxPrompt}, but got a string with length ${prompt.length} instead.`, 'string_above_max_length');
+  }
+  const n = (body.n as number | null | undefined) ?? 1;
+  if (n > rules.maxN) throw invalid('n', `Invalid 'n': integer above maximum value. Expected a value <= ${rules.maxN} for ${model}, but got ${n} instead.`, 'integer_above_max_value');
+  const sizeAsked = (body.size as string | null | undefined) ?? rules.defaultSize;
+  if (!rules.sizes.includes(sizeAsked)) throw invalidValue('size', sizeAsked, rules.sizes);
+  const size = sizeAsked === 'auto' ? (fallbackSize ?? '1024x1024') : sizeAsked;
+  const [width, height] = size.split('x').map(Number);
+  const qualityAsked = (body.quality as string | null | undefined) ?? 'auto';
+  if (!rules.qualities.includes(qualityAsked)) throw invalidValue('quality', qualityAsked, rules.qualities);
+  const quality = qualityAsked !== 'auto' ? qualityAsked : family === 'gpt-image' ? 'high' : 'standard';
+  const format = ((body.output_format as ImageFormat | null | undefined) ?? 'png') as ImageFormat;
+  const backgroundAsked = (body.background as string | null | undefined) ?? 'auto';
+  if (backgroundAsked === 'transparent' && format === 'jpeg') {
+    throw invalid('background', "Transparent background is not supported for the 'jpeg' output format; use 'png' or 'webp'.", 'invalid_value');
+  }
+  const compression = (body.output_compression as number | null | undefined) ?? 100;
+  if (compression < 100 && format === 'png') throw invalid('output_compression', "'output_compression' is only supported for the 'jpeg' and 'webp' output formats.", 'invalid_value');
+  const stream = body.stream === true;
+  if (given(body, 'partial_images') && !stream) throw invalid('partial_images', "'partial_images' is only supported with 'stream': true.", 'invalid_value');
+  return {
+    model,
+    family,
+    prompt,
+    n,
+    width,
+    height,
+    size,
+    quality,
+    style: family === 'dall-e-3' ? ((body.style as string | null | undefined) ?? 'vivid') : undefined,
+    background: backgroundAsked === 'transparent' ? 'transparent' : 'opaque',
+    format,
+    compression,
+    responseFormat: family === 'gpt-image' ? 'b64_json' : ((body.response_format as 'url' | 'b64_json' | null | undefined) ?? 'url'),
+    stream,
+    partialImages: (body.partial_images as number | null | undefined) ?? 0,
+  };
+}
+
+/** Output image tokens per picture of the GPT image models, by quality and size (OpenAI's published table). */
+const OUTPUT_TOKENS: Record<string, Record<string, number>> = {
+  low: { '1024x1024': 272, '1024x1536': 408, '1536x1024': 400 },
+  medium: { '1024x1024': 1056, '1024x1536': 1584, '1536x1024': 1568 },
+  high: { '1024x1024': 4160, '1024x1536': 6240, '1536x1024': 6208 },
+};
+
+export function imageOutputTokens(ask: ImageAsk): number {
+  return OUTPUT_TOKENS[ask.quality]?.[ask.size] ?? Math.ceil((ask.width * ask.height) / 250);
+}
+
+export interface ImageUsage {
+  input_tokens: number;
+  input_tokens_details: { text_tokens: number; image_tokens: number };
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export function imageUsage(ask: ImageAsk, images: number, inputImageTokens = 0): ImageUsage {
+  const text = countTokens(ask.prompt);
+  const output = imageOutputTokens(ask) * images;
+  return { input_tokens: text + inputImageTokens, input_tokens_details: { text_tokens: text, image_tokens: inputImageTokens }, output_tokens: output, total_tokens: text + inputImageTokens + output };
+}
+
+/** dall-e-3 rewrites prompts; ours says what was drawn, the same for the same request. */
+function revisedPrompt(ask: ImageAsk): string {
+  const subject = ask.prompt.trim().replace(/[.!?\s]+$/, '');
+  const words = promptWords(ask.prompt);
+  const tone = ask.style === 'natural' ? 'natural, true-to-life' : 'vivid, dramatic';
+  return `A ${tone} ${ask.width}x${ask.height} picture of ${subject}, drawn as ${shapeCount(ask.prompt)} bold shape${words.length === 1 ? '' : 's'} over a soft colour gradient.`;
+}
+
+/** The files of one request's pictures and their partial images, produced by `picture(index, shapes)`. */
+export interface Produced {
+  files: Uint8Array[];
+  /** Per picture, its partial images (streaming only). */
+  partials: Uint8Array[][];
+}
+
+/** Pictures drawn by `draw` (or the fixture's pinned file), encoded as the request asks. */
+export async function produce(ask: ImageAsk, decision: Decision, draw: (index: number, shapes?: number) => RgbaImage): Promise<Produced> {
+  const pinned = decision.pinned?.image;
+  let pinnedPicture: RgbaImage | undefined;
+  let pinnedFile: Uint8Array | undefined;
+  if (pinned !== undefined) {
+    pinnedFile = Uint8Array.from(atob(pinned), (c) => c.charCodeAt(0));
+    if (sniffImage(pinnedFile) !== ask.format || ask.stream) {
+      pinnedPicture = await decodeImage(pinnedFile).catch((error: Error) => {
+        throw new GatewayError('server', `The fixture "${decision.pinned?.name}" pins reply.image, which is not a readable image: ${error.message}.`);
+      });
+    }
+  }
+  const encode = async (picture: RgbaImage) => {
+    // Each file takes a while (about 0.4 s for 1536x1024 PNG): let other requests run in between.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return encodeImage(picture, ask.format, ask.compression);
+  };
+  const files: Uint8Array[] = [];
+  const partials: Uint8Array[][] = [];
+  const total = shapeCount(ask.prompt);
+  for (let i = 0; i < ask.n; i++) {
+    files.push(pinnedFile && !pinnedPicture ? pinnedFile : await encode(pinnedPicture ?? draw(i)));
+    const steps: Uint8Array[] = [];
+    // Each partial image shows more of the final picture's shapes.
+    for (let p = 0; ask.stream && p < ask.partialImages; p++) steps.push(await encode(pinnedPicture ?? draw(i, Math.floor((total * (p + 1)) / (ask.partialImages + 1)))));
+    partials.push(steps);
+  }
+  return { files, partials };
+}
+
+/** Where the request was sent, so a `url` answer points back at the emulator in either mode. */
+function originOf(call: Call): string {
+  const host = call.inbound.header('host');
+  if (host && /^(?:[\w.-]+|\[[\da-f:.]+\])(?::\d{1,5})?$/i.test(host)) return `http://${host}`;
+  return call.inbound.url.origin;
+}
+
+/** The JSON answer (ImagesResponse), keeping url files in the gateway's store. */
+export function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: number, created: number, inputImageTokens = 0): Raw {
+  const data = produced.files.map((file, i) => {
+    const item: Raw = {};
+    if (ask.responseFormat === 'url') {
+      const name = `${makeId('img-', 24, deriveKey(key, `file:${i}`))}.${ask.format === 'jpeg' ? 'jpg' : ask.format}`;
+      call.runtime.files.set(name, { bytes: file, contentType: MIME_TYPES[ask.format] }, file.byteLength);
+      item.url = `${originOf(call)}/v1/images/files/${name}`;
+    } else item.b64_json = toBase64(file);
+    if (ask.family === 'dall-e-3') item.revised_prompt = revisedPrompt(ask);
+    return item;
+  });
+  if (ask.family !== 'gpt-image') return { created, data };
+  return { created, background: ask.background, data, output_format: ask.format, quality: ask.quality, size: ask.size, usage: imageUsage(ask, produced.files.length, inputImageTokens) };
+}
+
+/** The image stream: each picture's partial images, then it completed (`prefix` is image_generation or image_edit). */
+export function imageStreamEvents(ask: ImageAsk, produced: Produced, prefix: string, key: number, created: number, latency: Decision['latency'], inputImageTokens = 0): TimedEvent[] {
+  const common = { created_at: created, size: ask.size, quality: ask.quality, background: ask.background, output_format: ask.format };
+  const payloads: Raw[] = [];
+  produced.files.forEach((file, i) => {
+    produced.partials[i].forEach((partial, index) => payloads.push({ type: `${prefix}.partial_image`, b64_json: toBase64(partial), ...common, partial_image_index: index }));
+    payloads.push({ type: `${prefix}.completed`, b64_json: toBase64(file), ...common, usage: imageUsage(ask, 1, i === 0 ? inputImageTokens : 0) });
+  });
+  const times = pieceTimes(latency, payloads.length, deriveKey(key, 'timing'));
+  return payloads.map((p, i) => ({ due: times[i], frame: sseFrame(JSON.stringify(p), p.type as string) }));
+}
+
+/** The answer to an image request: streamed events, or the JSON response after the decision's delay. */
+export function answerImages(call: Call, ask: ImageAsk, decision: Decision, key: number, produced: Produced, prefix: string, inputImageTokens = 0): Outbound | Promise<Outbound> {
+  const created = call.runtime.now();
+  if (ask.stream) return decidedStream(call, decision, key, () => imageStreamEvents(ask, produced, prefix, key, created, decision.latency, inputImageTokens));
+  return decidedReply(call, decision, key, () => imagesResponse(call, ask, produced, key, created, inputImageTokens));
+}
+
+async function generations(call: Call): Promise<Outbound> {
+  const body = call.body as Raw;
+  checkFields(body, GENERATION_FIELDS);
+  const model = requestedModel(body, false);
+  call.entry.model = model;
+  call.runtime.requireModel(model, 'image');
+  const ask = resolveAsk(body, model);
+  const decision = call.runtime.decide(call, { ...operationRequest('openai', 'image', model, ask.prompt), n: ask.n, stream: ask.stream });
+  // What the pictures depend on: not how they are delivered (url or base64, streamed or not).
+  const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.style ?? null, ask.background], decision.seed);
+  const transparent = ask.background === 'transparent';
+  const produced = await produce(ask, decision, (i, shapes) => drawPicture(ask.prompt, ask.width, ask.height, deriveKey(key, i), { transparent, shapes }));
+  return answerImages(call, ask, decision, key, produced, 'image_generation');
+}
+
+function imageFile(call: Call): Outbound {
+  const name = String(call.params.file);
+  const file = call.runtime.files.get(name);
+  if (!file) throw new GatewayError('not_found', `No image file '${name}': image URLs last until the gateway is reset (or until newer images push it out of the store).`, { param: 'file' });
+  return { status: 200, headers: { 'content-type': file.contentType, 'cache-control': 'private, max-age=3600' }, body: file.bytes };
+}
+
+export const imageEndpoints: EndpointSpec[] = [
+  { method: 'POST', path: '/v1/images/generations', format: openaiFormat, auth: ['bearer'], handle: generations },
+  // Public, as the service's own image URLs are: an <img> tag or a plain fetch can load them.
+  { method: 'GET', path: '/v1/images/files/:file', format: openaiFormat, auth: [], handle: imageFile },
+];
