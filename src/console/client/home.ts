@@ -1,0 +1,4 @@
+// The home page: copy buttons.
+import { wireCopyButtons } from './common.ts';
+
+wireCopyButtons();
