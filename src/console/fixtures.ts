@@ -57,5 +57,5 @@ ${
 <tbody>${scenarios.map((s) => html`<tr><td>${s.name}</td><td><span class="pill ok">${s.state}</span></td><td>${s.possibleStates.join(', ')}</td></tr>`)}</tbody></table></div>`
     : html`<p class="muted">No fixture belongs to a scenario.</p>`
 }`;
-  return page({ path: '/console/fixtures', lead: 'The fixtures in force, in the order they were added, with how many requests each answered.', body });
+  return page({ path: '/console/fixtures', lead: 'The fixtures in force, in the order they are tried (higher priority first; among equals, the first that matches answers), with how many requests each answered.', body });
 }

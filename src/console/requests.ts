@@ -22,9 +22,9 @@ export function requestsPage(): string {
   <button id="clear" type="button" class="danger">Clear journal</button>
   <span id="count" class="meta"></span>
 </div>
-<div class="tablewrap"><table id="journal">
-<thead><tr><th scope="col">#</th><th scope="col" class="hide-narrow">Time</th><th scope="col">Request</th><th scope="col">Model</th><th scope="col">Status</th><th scope="col">Fixture</th><th scope="col" class="hide-narrow">Fault</th><th scope="col" class="hide-narrow">Duration</th><th scope="col" class="hide-narrow">Stream</th></tr></thead>
-<tbody id="rows"><tr><td colspan="9" class="muted">No requests yet. Send one from the <a href="/console/playground">playground</a> or any client.</td></tr></tbody>
+<div class="tablewrap tall"><table id="journal">
+<thead><tr><th scope="col">#</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col" class="hide-narrow">Fixture</th><th scope="col" class="hide-narrow">Time</th><th scope="col" class="hide-narrow">Duration</th><th scope="col" class="hide-narrow">Stream</th><th scope="col" class="hide-narrow">Fault</th></tr></thead>
+<tbody id="rows"><tr><td colspan="8" class="muted">No requests yet. Send one from the <a href="/console/playground">playground</a> or any client.</td></tr></tbody>
 </table></div>
 <section id="detail" aria-labelledby="detail-heading" hidden tabindex="-1">
 <h2 id="detail-heading">Request</h2>

@@ -2,6 +2,7 @@
 export const STYLE = `
 :root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #fff; --soft: #f6f8fa; --accent: #0a58ca; --bad: #82071e; --badbg: #ffebe9; --ok: #116329; --okbg: #dafbe1; --warn: #7d4e00; --warnbg: #fff8c5; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 a { color: var(--accent); }
@@ -27,13 +28,14 @@ input, select, textarea { width: 100%; padding: .45rem .5rem; font: inherit; col
 input[type="checkbox"] { width: auto; }
 textarea { min-height: 5rem; resize: vertical; }
 button, .button { display: inline-block; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; font: inherit; cursor: pointer; text-decoration: none; }
-button.secondary { background: var(--bg); color: var(--accent); }
+button.secondary, .button.secondary { background: var(--bg); color: var(--accent); }
 button.danger { background: var(--bg); color: var(--bad); border-color: var(--bad); }
 button:disabled { opacity: .6; cursor: wait; }
 .row { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; }
 .row > * { flex: 1 1 12rem; }
 .row > .narrow { flex: 0 1 9rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: 1rem; align-items: center; }
+td .actions { margin-top: 0; }
 .copyline { display: flex; gap: .5rem; align-items: center; margin: .25rem 0 .75rem; }
 .copyline input { flex: 1; font: 14px ui-monospace, monospace; }
 .snippet { position: relative; }
@@ -41,6 +43,8 @@ button:disabled { opacity: .6; cursor: wait; }
 .grid2 { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1.5rem; }
 @media (max-width: 52rem) { .grid2 { grid-template-columns: minmax(0, 1fr); } }
 .tablewrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; }
+.tablewrap.tall { max-height: 65vh; overflow-y: auto; }
+.tablewrap.tall th { position: sticky; top: 0; z-index: 1; }
 table { border-collapse: collapse; width: 100%; font-size: .925rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
@@ -68,5 +72,8 @@ dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; word-break: break-word; }
   body { font-size: 15px; }
   main { padding: .75rem .75rem 2rem; }
   .hide-narrow { display: none; }
+}
+@media (min-width: 40.01rem) {
+  .show-narrow { display: none; }
 }
 `;

@@ -57,24 +57,30 @@ function passes(e: Summary): boolean {
   return true;
 }
 
-const time = (ms?: number) => (ms === undefined ? '' : new Date(ms).toLocaleTimeString());
+const time = (ms?: number) => (ms === undefined ? '' : new Date(ms).toLocaleTimeString([], { hour12: false }));
 
 function row(e: Summary): HTMLTableRowElement {
   const status = pending(e) ? 'pending' : e.status === 0 ? 'no response' : String(e.status);
   const fixture = e.fixture ?? (e.nearMiss ? `near miss: ${e.nearMiss.name ?? e.nearMiss.id}` : '');
-  const stream = e.stream ? `${e.eventsSent} events, ${e.outcome}` : '';
+  // A request refused before its stream began has no stream to describe.
+  const stream = e.stream && e.status > 0 && e.status < 400 ? `${e.eventsSent} events, ${e.outcome}` : '';
   return el(
     'tr',
     { class: e.seq === selected ? 'selected' : undefined, 'data-seq': String(e.seq) },
     el('td', {}, el('button', { type: 'button', class: 'linkish', 'data-open': String(e.seq), 'aria-label': `Open request ${e.seq}` }, String(e.seq))),
-    el('td', { class: 'hide-narrow' }, time(e.startedAt)),
-    el('td', {}, el('span', { class: 'mono' }, `${e.method} ${e.path}`), el('div', { class: 'muted' }, e.format ?? '')),
-    el('td', {}, e.model ?? ''),
     el('td', {}, el('span', { class: `pill ${statusClass(e)}` }, status)),
-    el('td', {}, fixture),
-    el('td', { class: 'hide-narrow' }, e.fault ?? ''),
+    el(
+      'td',
+      {},
+      el('span', { class: 'mono' }, `${e.method} ${e.path}`),
+      el('div', { class: 'muted' }, [e.format, e.model].filter(Boolean).join(' · ')),
+      fixture && el('div', { class: 'show-narrow muted' }, `fixture: ${fixture}`),
+    ),
+    el('td', { class: 'hide-narrow' }, fixture),
+    el('td', { class: 'hide-narrow' }, time(e.startedAt)),
     el('td', { class: 'hide-narrow' }, e.durationMs === undefined ? '' : `${e.durationMs} ms`),
     el('td', { class: 'hide-narrow' }, stream),
+    el('td', { class: 'hide-narrow' }, e.fault ?? ''),
   );
 }
 
@@ -88,7 +94,7 @@ function render(): void {
     const shown = all.filter(passes);
     $('#count').textContent = `${shown.length} of ${all.length} shown`;
     if (!shown.length) {
-      rows.replaceChildren(el('tr', {}, el('td', { colspan: '9', class: 'muted' }, all.length ? 'No request passes the filters.' : 'No requests yet.')));
+      rows.replaceChildren(el('tr', {}, el('td', { colspan: '8', class: 'muted' }, all.length ? 'No request passes the filters.' : 'No requests yet.')));
       return;
     }
     rows.replaceChildren(...shown.map(row));
@@ -153,9 +159,7 @@ rows.addEventListener('click', (event) => {
   const tr = target.closest<HTMLTableRowElement>('tr[data-seq]');
   const seq = Number((button ?? tr)?.dataset.open ?? tr?.dataset.seq);
   if (!Number.isInteger(seq)) return;
-  void open(seq).then(() => {
-    if (button) $('#detail').focus();
-  });
+  void open(seq).then(() => $('#detail').focus());
 });
 
 for (const id of ['f-status', 'f-format', 'f-fixture', 'f-text']) $(`#${id}`).addEventListener('input', render);
