@@ -86,9 +86,16 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
   it('gives snippets that run as pasted: curl, openai, @anthropic-ai/sdk, @google/genai and msw', async () => {
     const page = await open('/');
     const snippet = async (id: string) => {
+      await page.click(`#tab-${id}`);
       await page.click(`button[data-copy-from="snippet-${id}"]`);
       return page.evaluate(() => navigator.clipboard.readText());
     };
+    // The snippets are tabs, usable from the keyboard.
+    await page.focus('#tab-curl');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getAttribute('#tab-openai', 'aria-selected')).toBe('true');
+    expect(await page.isVisible('#snippet-openai')).toBe(true);
+    expect(await page.isVisible('#snippet-curl')).toBe(false);
     const curl = await snippet('curl');
     expect(curl).toContain(`${cli.url}/v1/chat/completions`);
     const { stdout } = await run('sh', ['-c', curl]);
@@ -127,6 +134,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.waitForFunction(() => /ms in all/.test(document.querySelector('#usage')!.textContent!));
     const seen = (await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).filter(Boolean);
     expect(await page.textContent('#reply')).toBe('One two three four five six seven eight nine ten.');
+    expect(await page.textContent('#token-status')).toBe('This token works.');
     expect(new Set(seen).size).toBeGreaterThanOrEqual(4);
     for (let i = 1; i < seen.length; i++) expect(seen[i].startsWith(seen[i - 1])).toBe(true);
     const usage = await page.textContent('#usage');
@@ -251,6 +259,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.click('#send');
     await page.waitForSelector('#reply.error');
     expect(await page.textContent('#reply')).toMatch(/^401: Incorrect API key provided: sk-\*\*\*\. Tokens are issued by the gateway/);
+    expect(await page.textContent('#token-status')).toBe('This token is refused (401).');
     await page.screenshot({ path: join(SHOTS, 'playground-401.png'), fullPage: true });
     await page.close();
   });

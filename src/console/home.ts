@@ -105,6 +105,7 @@ export function snippetToken(tokens: readonly IssuedToken[]): string {
 
 export function homePage(base: string, tokens: readonly IssuedToken[], models: readonly ModelInfo[]): string {
   const token = snippetToken(tokens);
+  const all = snippets(base, token, models);
   const tokenRows = tokens.map(
     (t, i) => html`<li class="copyline"><input id="token-${i}" readonly value="${t.token}" aria-label="Token ${i + 1}">
 <button type="button" class="secondary" data-copy-from="token-${i}" aria-label="Copy token ${i + 1}">Copy</button>
@@ -125,9 +126,12 @@ ${copyLine('base-gemini', 'Gemini clients (generate-content)', 'Gemini', `${base
 </section>
 <section aria-labelledby="snippets">
 <h2 id="snippets">Ready to paste</h2>
-${snippets(base, token, models).map(
-  (s) => html`<h3 id="h-${s.id}">${s.title}</h3><p class="muted">${s.note}</p>
-<div class="snippet"><pre id="snippet-${s.id}" tabindex="0" aria-labelledby="h-${s.id}"><code>${s.code}</code></pre><button type="button" class="copy secondary" data-copy-from="snippet-${s.id}" aria-label="Copy the ${s.title} snippet">Copy</button></div>`,
+<div class="tabs" role="tablist" aria-labelledby="snippets" hidden>${all.map(
+    (s, i) => html`<button type="button" role="tab" id="tab-${s.id}" aria-controls="panel-${s.id}" aria-selected="${i === 0 ? 'true' : 'false'}" tabindex="${i === 0 ? '0' : '-1'}">${s.title}</button>`,
+  )}</div>
+${all.map(
+  (s) => html`<div class="panel" role="tabpanel" id="panel-${s.id}" aria-labelledby="tab-${s.id}"><h3 class="panel-title">${s.title}</h3><p class="muted">${s.note}</p>
+<div class="snippet"><pre id="snippet-${s.id}" tabindex="0" aria-label="${s.title} snippet"><code>${s.code}</code></pre><button type="button" class="copy secondary" data-copy-from="snippet-${s.id}" aria-label="Copy the ${s.title} snippet">Copy</button></div></div>`,
 )}
 </section>
 <section aria-labelledby="pages">

@@ -37,11 +37,13 @@ export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readon
 <form id="form" novalidate>
   <label for="token">Token</label>
   <input id="token" name="token" list="issued-tokens" autocomplete="off" spellcheck="false" value="${data.token}" required>
+  <p id="token-status" class="meta" role="status"></p>
   <datalist id="issued-tokens">${data.tokens.map((t) => html`<option value="${t}"></option>`)}</datalist>
   <div class="row">
     <div><label for="model">Model</label><select id="model" name="model">${groups}</select></div>
-    <div><label for="format">Request format</label><select id="format" name="format"></select></div>
+    <div><label for="format">Request format</label><select id="format" name="format" aria-describedby="endpoint"></select></div>
   </div>
+  <p class="meta mono" id="endpoint"></p>
   <div id="system-field"><label for="system">System prompt</label><textarea id="system" name="system" rows="2" placeholder="Optional"></textarea></div>
   <label for="message" id="message-label">Message</label>
   <textarea id="message" name="message" rows="4" required placeholder="Say hello"></textarea>

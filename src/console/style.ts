@@ -40,6 +40,10 @@ td .actions { margin-top: 0; }
 .copyline input { flex: 1; font: 14px ui-monospace, monospace; }
 .snippet { position: relative; }
 .snippet .copy { position: absolute; top: .35rem; right: .35rem; padding: .2rem .6rem; font-size: .875rem; }
+.tabs { display: flex; flex-wrap: wrap; gap: .25rem; border-bottom: 1px solid var(--line); margin: .5rem 0 .75rem; }
+.tabs [role="tab"] { background: none; color: var(--accent); border: 1px solid transparent; border-bottom: 0; border-radius: 6px 6px 0 0; padding: .4rem .8rem; margin-bottom: -1px; }
+.tabs [role="tab"][aria-selected="true"] { color: var(--fg); font-weight: 600; border-color: var(--line); background: var(--bg); }
+.tabbed .panel-title { display: none; }
 .grid2 { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1.5rem; }
 @media (max-width: 52rem) { .grid2 { grid-template-columns: minmax(0, 1fr); } }
 .tablewrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; }
@@ -61,6 +65,8 @@ td .linkish { background: none; border: 0; color: var(--accent); padding: 0; tex
 .notice { padding: .5rem .75rem; border-radius: 6px; background: var(--soft); border: 1px solid var(--line); margin: .5rem 0; }
 .notice.ok { background: var(--okbg); color: var(--ok); border-color: #4ac26b; }
 .meta { color: var(--muted); font-size: .9rem; margin: .4rem 0; }
+.meta.good { color: var(--ok); } .meta.bad { color: var(--bad); }
+#token-status:empty, #endpoint:empty { display: none; }
 .media img { max-width: 100%; height: auto; border-radius: 6px; border: 1px solid var(--line); }
 .media audio { width: 100%; margin-top: .5rem; }
 .vector { font: 13px ui-monospace, monospace; }

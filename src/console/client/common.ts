@@ -64,14 +64,19 @@ export function wireCopyButtons(root: ParentNode = document): void {
   });
 }
 
-/** A control-plane call. Writes always send JSON (the control plane refuses form posts). */
-export async function admin<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/** A request to the control plane: every one goes through here. Writes always send JSON (the control plane refuses form posts). */
+export function adminFetch(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
   const method = init.method ?? 'GET';
-  const res = await fetch(`/__admin${path}`, {
+  return fetch(`/__admin${path}`, {
     method,
-    headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+    headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...init.headers },
     body: init.body === undefined ? (method === 'GET' ? undefined : '{}') : JSON.stringify(init.body),
   });
+}
+
+/** A control-plane call's JSON answer; a failure throws with the control plane's message. */
+export async function admin<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const res = await adminFetch(path, init);
   const body = (await res.json().catch(() => ({}))) as T & { error?: unknown };
   if (!res.ok) throw new Error(errorMessage(body, res));
   return body;

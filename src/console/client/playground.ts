@@ -17,16 +17,16 @@ interface Data {
 /** One way to call a model: its label and how to build the request. */
 type Format = 'chat' | 'responses' | 'messages' | 'gemini' | 'completions' | 'embeddings' | 'rerank' | 'speech' | 'gemini-speech' | 'images';
 const FORMAT_LABELS: Record<Format, string> = {
-  chat: 'Chat completions (POST /v1/chat/completions)',
-  responses: 'Responses (POST /v1/responses)',
-  messages: 'Messages (POST /v1/messages)',
-  gemini: 'Generate content (POST /v1beta/models/…:generateContent)',
-  completions: 'Completions (POST /v1/completions)',
-  embeddings: 'Embeddings (POST /v1/embeddings)',
-  rerank: 'Rerank (POST /v1/rerank)',
-  speech: 'Speech (POST /v1/audio/speech)',
-  'gemini-speech': 'Speech (POST /v1beta/models/…:generateContent)',
-  images: 'Images (POST /v1/images/generations)',
+  chat: 'Chat completions',
+  responses: 'Responses',
+  messages: 'Messages',
+  gemini: 'Generate content',
+  completions: 'Completions',
+  embeddings: 'Embeddings',
+  rerank: 'Rerank',
+  speech: 'Speech',
+  'gemini-speech': 'Generate content (audio)',
+  images: 'Image generation',
 };
 const OPENAI_VOICES = ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
 const GEMINI_VOICES = ['Kore', 'Puck', 'Charon', 'Fenrir', 'Aoede', 'Leda', 'Orus', 'Zephyr'];
@@ -87,6 +87,8 @@ function refreshFields(resetFormat: boolean): void {
   if (!voices.includes(voice.value)) voice.value = voices[0];
   field('message-label').textContent = { embeddings: 'Input', rerank: 'Query', speech: 'Text to speak', 'gemini-speech': 'Text to speak', images: 'Prompt', completions: 'Prompt' }[format as string] ?? 'Message';
   formatSelect.disabled = formatSelect.options.length < 2;
+  const b = build();
+  field('endpoint').textContent = `POST ${new URL(b.url).pathname}${b.format === 'gemini' && b.stream ? '?alt=sse' : ''}`;
 }
 
 interface Built {
@@ -283,6 +285,13 @@ function playAudio(blob: Blob): void {
   });
 }
 
+/** Says next to the token field whether the last request's token was accepted. */
+function tokenSays(text: string, ok: boolean): void {
+  const status = field('token-status');
+  status.textContent = text;
+  status.className = `meta ${ok ? 'good' : 'bad'}`;
+}
+
 function showError(text: string): void {
   reply.className = 'output error';
   reply.textContent = text;
@@ -323,8 +332,10 @@ async function submit(): Promise<void> {
     if (!res.ok) {
       const body = await res.json().catch(() => ({}));
       showError(errorMessage(body, res));
+      if (res.status === 401 || res.status === 403 || res.status === 429) tokenSays(`This token is refused (${res.status}).`, false);
       return;
     }
+    tokenSays('This token works.', true);
     if (b.format === 'speech') {
       const blob = await res.blob();
       playAudio(blob.type ? blob : new Blob([blob], { type: 'audio/wav' }));
@@ -384,6 +395,8 @@ field('show-curl').addEventListener('click', () => {
 });
 modelSelect.addEventListener('change', () => refreshFields(true));
 formatSelect.addEventListener('change', () => refreshFields(false));
+streamBox.addEventListener('change', () => refreshFields(false));
+tokenInput.addEventListener('input', () => (field('token-status').textContent = ''));
 // Ctrl/Cmd+Enter sends from the message box.
 message.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();

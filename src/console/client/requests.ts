@@ -1,6 +1,6 @@
 // The inspector's script: follows the journal's live feed (fetch-read SSE, reconnecting), renders the
 // rows that pass the filters, and loads one entry's bodies when it is opened.
-import { $, admin, el, formatJson, readEvents } from './common.ts';
+import { $, admin, adminFetch, el, formatJson, readEvents } from './common.ts';
 
 interface Summary {
   seq: number;
@@ -191,7 +191,7 @@ pause.addEventListener('change', () => {
 async function follow(): Promise<void> {
   for (;;) {
     try {
-      const res = await fetch('/__admin/requests/stream', { headers: { accept: 'text/event-stream' } });
+      const res = await adminFetch('/requests/stream', { headers: { accept: 'text/event-stream' } });
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
       // The feed starts with everything the journal holds.
       entries.clear();
