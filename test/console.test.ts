@@ -200,6 +200,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
     const expected = (await sdk.embeddings.create({ model: 'text-embedding-3-small', input: 'a sentence to embed', encoding_format: 'float' })).data[0].embedding;
     expect(await page.textContent('#reply')).toBe(`1536 dimensions: [${expected.slice(0, 8).map((v) => v.toFixed(6)).join(', ')}, …]`);
+    await page.screenshot({ path: join(SHOTS, 'playground-embedding.png') });
     await page.close();
   });
 
@@ -218,11 +219,13 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
 
   it('plays the speech of a Gemini speech model', async () => {
     const page = await open('/console/playground');
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.selectOption('#model', 'gemini-2.5-flash-preview-tts');
     expect(await page.isVisible('#voice')).toBe(true);
     await page.fill('#message', 'Have a wonderful day!');
     await page.click('#send');
     expect(await playedSeconds(page)).toBeGreaterThan(0.3);
+    await page.screenshot({ path: join(SHOTS, 'playground-speech-phone.png'), fullPage: true });
     await page.close();
   });
 

@@ -78,6 +78,7 @@ dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; word-break: break-word; }
   body { font-size: 15px; }
   main { padding: .75rem .75rem 2rem; }
   .hide-narrow { display: none; }
+  .snippet .copy { position: static; margin: 0 0 .25rem; }
 }
 @media (min-width: 40.01rem) {
   .show-narrow { display: none; }

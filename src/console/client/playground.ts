@@ -304,6 +304,7 @@ async function submit(): Promise<void> {
   const b = build();
   controller = new AbortController();
   reply.className = 'output';
+  reply.hidden = false;
   reply.textContent = '';
   media.replaceChildren();
   usage.textContent = '';
@@ -370,7 +371,9 @@ async function submit(): Promise<void> {
     else showError(String((error as Error).message ?? error));
   } finally {
     const total = performance.now() - started;
-    if (used.input !== undefined || used.output !== undefined) facts.push(`${used.input ?? '?'} input tokens, ${used.output ?? '?'} output tokens`);
+    const counts = [used.input !== undefined && `${used.input} input tokens`, used.output !== undefined && `${used.output} output tokens`].filter(Boolean);
+    if (counts.length) facts.push(counts.join(', '));
+    reply.hidden = !reply.textContent && media.childElementCount > 0;
     if (first !== undefined && b.stream) facts.push(`first text after ${Math.round(first - started)} ms`);
     facts.push(`${Math.round(total)} ms in all`);
     usage.textContent = facts.join(' · ');
