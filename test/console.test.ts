@@ -23,6 +23,17 @@ const run = promisify(execFile);
 
 const XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
 
+describe('the pages’ scripts', () => {
+  it('are served from source too, stripped of their types', async () => {
+    const { clientScript } = await import('../src/console/assets.ts');
+    const script = await clientScript('common.js');
+    expect(script).toContain('export function $');
+    expect(script).not.toMatch(/\): string \{/);
+    expect(await clientScript('../server.js')).toBeUndefined();
+    expect(await clientScript('missing.js')).toBeUndefined();
+  });
+});
+
 describe.runIf(socketSuites && (available || process.env.CI))('console pages in Chromium', () => {
   let cli: Spawned;
   let browser: Browser;

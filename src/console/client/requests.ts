@@ -147,7 +147,7 @@ async function open(seq: number): Promise<void> {
   if (!r) notes.push(e.fault ? `No response: the connection was broken (${e.fault}).` : 'No response yet.');
   if (r?.binaryBytes !== undefined) notes.push(`Binary body, ${r.binaryBytes} bytes (${r.headers['content-type'] ?? 'unknown type'}); not kept.`);
   if (r?.truncated) notes.push('Cut at 64 KiB: the journal keeps that much of each response.');
-  if (e.stream && e.outcome === 'streaming') notes.push('Still streaming: open it again for the rest.');
+  if (e.stream && e.outcome === 'streaming') notes.push('Still streaming: the events below grow as they are written.');
   $('#res-note').textContent = notes.join(' ');
   $('#res-body').textContent = r?.body === undefined ? '' : e.stream ? r.body : formatJson(r.body);
   detail.hidden = false;
@@ -177,6 +177,8 @@ function take(list: Summary[]): void {
     return;
   }
   for (const e of list) entries.set(e.seq, e);
+  // The open request moved on (a stream progressed, a delayed reply arrived): show its bodies as they are now.
+  if (selected !== undefined && !$('#detail').hidden && list.some((e) => e.seq === selected)) void open(selected);
   // Oldest go first once the page holds as many as the journal can.
   if (entries.size > MAX_ROWS) for (const seq of [...entries.keys()].sort((a, b) => a - b).slice(0, entries.size - MAX_ROWS)) entries.delete(seq);
   render();
