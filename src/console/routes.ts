@@ -10,6 +10,15 @@ import { tokensPage } from './tokens.ts';
 import { requestsPage } from './requests.ts';
 import { fixturesPage } from './fixtures.ts';
 
+/**
+ * The root URL the visitor reached this server by (so a server bound to 0.0.0.0 shows an address
+ * that works from the visitor's machine), else the bound one.
+ */
+function baseFor(req: express.Request, bound: string): string {
+  const host = req.get('host');
+  return host && /^[\w.-]+(:\d+)?$|^\[[\da-f:.]+\](:\d+)?$/i.test(host) ? `${req.protocol}://${host}` : bound;
+}
+
 /** `base()` is the server's root URL, known once it listens. */
 export function consoleRouter(gateway: Gateway, base: () => string): Router {
   const router = express.Router();
@@ -17,7 +26,7 @@ export function consoleRouter(gateway: Gateway, base: () => string): Router {
   const send = (res: express.Response, markup: string) =>
     void res.type('html').set({ 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(markup);
 
-  router.get('/', (_req, res) => send(res, homePage(base(), gateway.tokens.list(), models())));
+  router.get('/', (req, res) => send(res, homePage(baseFor(req, base()), gateway.tokens.list(), models())));
   router.get('/console/playground', (_req, res) => send(res, playgroundPage(gateway.tokens.list(), models())));
   router.get('/console/tokens', (_req, res) => send(res, tokensPage(models())));
   router.get('/console/requests', (_req, res) => send(res, requestsPage()));
