@@ -322,6 +322,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     const row = page.locator('#rows tr', { hasText: 'gpt-4.1-mini' }).first();
     await row.waitFor();
     expect(await row.textContent()).toContain('POST /v1/chat/completions');
+    expect(await row.locator('.preview').textContent()).toBe('Inspect me, please');
     expect(await row.textContent()).toContain('200');
     await row.locator('button[data-open]').click();
     await page.waitForFunction(() => /Inspect me, please/.test(document.querySelector('#req-body')!.textContent!));

@@ -14,7 +14,7 @@ export function requestsPage(): string {
   <div class="narrow"><label for="f-fixture">Fixture</label><select id="f-fixture">
     <option value="">any</option><option value="matched">matched a fixture</option><option value="unmatched">no fixture</option><option value="near">near miss</option>
   </select></div>
-  <div><label for="f-text">Search <span class="muted">(path, model, fixture)</span></label><input id="f-text" type="search" autocomplete="off"></div>
+  <div><label for="f-text">Search <span class="muted">(prompt, path, model, fixture)</span></label><input id="f-text" type="search" autocomplete="off"></div>
 </form>
 <div class="actions">
   <span id="live" class="pill" role="status">connecting…</span>

@@ -60,6 +60,7 @@ td .linkish { background: none; border: 0; color: var(--accent); padding: 0; tex
 .pill.bad { background: var(--badbg); color: var(--bad); border-color: #ff8182; }
 .pill.warn { background: var(--warnbg); color: var(--warn); border-color: #d4a72c; }
 .muted { color: var(--muted); }
+.preview { max-width: 22rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-style: italic; }
 .output { white-space: pre-wrap; word-break: break-word; margin-top: 1rem; padding: .75rem; min-height: 3rem; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; }
 .output.error, .notice.error { background: var(--badbg); color: var(--bad); border-color: #ff8182; }
 .notice { padding: .5rem .75rem; border-radius: 6px; background: var(--soft); border: 1px solid var(--line); margin: .5rem 0; }

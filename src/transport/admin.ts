@@ -19,10 +19,37 @@ function filterOf(req: Request): RequestFilter {
   };
 }
 
-/** An entry without its headers and bodies: what the live feed sends (details are one GET away). */
-function summaryOf(entry: JournalEntry): Omit<JournalEntry, 'headers' | 'body' | 'response'> {
-  const { headers: _h, body: _b, response: _r, ...summary } = entry;
-  return summary;
+const PREVIEW_CHARS = 120;
+
+/** The last text in a value: a string, the last text of an array, or of an object's text/content/parts/input. */
+function lastText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) {
+    for (let i = value.length - 1; i >= 0; i--) {
+      const text = lastText(value[i]);
+      if (text) return text;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return lastText(o.text ?? o.content ?? o.parts ?? o.input);
+  }
+  return undefined;
+}
+
+/** A glimpse of what was asked, for the inspector's rows: the last text of the messages, input, contents, prompt or query. */
+function previewOf(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
+  return text && (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+}
+
+/** An entry without its headers and bodies, with a preview of the prompt: what the live feed sends (details are one GET away). */
+function summaryOf(entry: JournalEntry): Omit<JournalEntry, 'headers' | 'body' | 'response'> & { preview?: string } {
+  const { headers: _h, body, response: _r, ...summary } = entry;
+  return { ...summary, preview: previewOf(body) };
 }
 
 /** What changes while a request is in flight; an entry is sent again when this changes. */

@@ -18,6 +18,8 @@ interface Summary {
   eventsSent: number;
   startedAt?: number;
   durationMs?: number;
+  /** The prompt's last text, shortened (the feed's own field). */
+  preview?: string;
 }
 interface Entry extends Summary {
   headers: Record<string, string>;
@@ -53,7 +55,7 @@ function passes(e: Summary): boolean {
   if (fixture === 'unmatched' && e.fixture) return false;
   if (fixture === 'near' && !e.nearMiss) return false;
   const text = value('f-text').trim().toLowerCase();
-  if (text && ![e.path, e.model, e.fixture, e.nearMiss?.name].some((s) => s?.toLowerCase().includes(text))) return false;
+  if (text && ![e.path, e.model, e.fixture, e.nearMiss?.name, e.preview].some((s) => s?.toLowerCase().includes(text))) return false;
   return true;
 }
 
@@ -74,6 +76,7 @@ function row(e: Summary): HTMLTableRowElement {
       {},
       el('span', { class: 'mono' }, `${e.method} ${e.path}`),
       el('div', { class: 'muted' }, [e.format, e.model].filter(Boolean).join(' · ')),
+      e.preview && el('div', { class: 'preview' }, e.preview),
       fixture && el('div', { class: 'show-narrow muted' }, `fixture: ${fixture}`),
     ),
     el('td', { class: 'hide-narrow' }, fixture),
@@ -106,6 +109,7 @@ function kv(facts: [string, string | undefined][]): Node[] {
 }
 
 async function open(seq: number): Promise<void> {
+  if (selected !== seq) $('#detail').hidden = true;
   selected = seq;
   render();
   const detail = $('#detail');
