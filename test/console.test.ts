@@ -201,7 +201,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.close();
   });
 
-  it('shows the vector of an embedding model', async () => {
+  it('shows the vector of an embedding model, reranks documents, and completes a prompt', async () => {
     const page = await open('/console/playground');
     await page.selectOption('#model', 'text-embedding-3-small');
     expect(await page.inputValue('#format')).toBe('embeddings');
@@ -212,6 +212,24 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     const expected = (await sdk.embeddings.create({ model: 'text-embedding-3-small', input: 'a sentence to embed', encoding_format: 'float' })).data[0].embedding;
     expect(await page.textContent('#reply')).toBe(`1536 dimensions: [${expected.slice(0, 8).map((v) => v.toFixed(6)).join(', ')}, …]`);
     await page.screenshot({ path: join(SHOTS, 'playground-embedding.png') });
+
+    // A reranker: the query, the documents one per line, the scores best first.
+    await page.selectOption('#model', 'jina-reranker-v2-base-multilingual');
+    expect(await page.isVisible('#documents')).toBe(true);
+    await page.fill('#message', 'weather in Oslo');
+    await page.fill('#documents', 'A recipe for bread\nThe weather in Oslo is mild\nTrain timetables');
+    await page.click('#send');
+    await page.waitForFunction(() => /\n/.test(document.querySelector('#reply')!.textContent!));
+    const lines = (await page.textContent('#reply'))!.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^0\.\d{4}  The weather in Oslo is mild$/);
+    // A legacy completion model answers on /v1/completions.
+    await page.selectOption('#model', 'gpt-3.5-turbo-instruct');
+    expect(await page.textContent('#endpoint')).toBe('POST /v1/completions');
+    await page.fill('#message', 'Once upon a time');
+    await page.click('#send');
+    await page.waitForFunction(() => /output tokens/.test(document.querySelector('#usage')!.textContent!));
+    expect(await page.getAttribute('#reply', 'class')).toBe('output');
     await page.close();
   });
 
