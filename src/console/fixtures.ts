@@ -28,14 +28,14 @@ function shownJson(f: Fixture): string {
 export function fixturesPage(fixtures: readonly FixtureEntry[], scenarios: readonly { name: string; state: string; possibleStates: string[] }[]): string {
   const rows = fixtures.map(
     (e) => html`<tr>
-<td><code>${e.id}</code></td>
-<td>${e.fixture.name ?? ''}${e.fixture.once ? html` <span class="pill">once</span>` : ''}</td>
-<td>${conditions(e.fixture).length ? html`<ul class="plain">${conditions(e.fixture).map((c) => html`<li class="mono">${c}</li>`)}</ul>` : html`<span class="muted">every request</span>`}</td>
-<td>${answers(e.fixture)}</td>
-<td>${e.fixture.scenario ? `${e.fixture.scenario}: ${e.fixture.requiredScenarioState ?? 'any'} → ${e.fixture.newScenarioState ?? 'same'}` : ''}</td>
-<td>${e.fixture.priority ?? 0}</td>
-<td>${e.source}</td>
-<td>${e.uses}</td>
+<td data-label="Id"><code>${e.id}</code></td>
+<td data-label="Name">${e.fixture.name ?? ''}${e.fixture.once ? html` <span class="pill">once</span>` : ''}</td>
+<td data-label="Matches">${conditions(e.fixture).length ? html`<ul class="plain">${conditions(e.fixture).map((c) => html`<li class="mono">${c}</li>`)}</ul>` : html`<span class="muted">every request</span>`}</td>
+<td data-label="Answers">${answers(e.fixture)}</td>
+<td data-label="Scenario">${e.fixture.scenario ? `${e.fixture.scenario}: ${e.fixture.requiredScenarioState ?? 'any'} → ${e.fixture.newScenarioState ?? 'same'}` : ''}</td>
+<td data-label="Priority">${e.fixture.priority ?? 0}</td>
+<td data-label="Source">${e.source}</td>
+<td data-label="Used">${e.uses}</td>
 </tr>
 <tr class="json"><td colspan="8"><details><summary>Definition of ${e.fixture.name ?? e.id}</summary><pre>${shownJson(e.fixture)}</pre></details></td></tr>`,
   );
@@ -44,7 +44,7 @@ export function fixturesPage(fixtures: readonly FixtureEntry[], scenarios: reado
 <h2 id="fixtures-heading">Fixtures <span class="muted">(${fixtures.length})</span></h2>
 ${
   fixtures.length
-    ? html`<div class="tablewrap"><table aria-labelledby="fixtures-heading">
+    ? html`<div class="tablewrap"><table class="cards" aria-labelledby="fixtures-heading">
 <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Matches</th><th scope="col">Answers</th><th scope="col">Scenario</th><th scope="col">Priority</th><th scope="col">Source</th><th scope="col">Used</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
     : html`<p class="notice">No fixtures: every request gets a synthesized reply. Load them with <code>--fixtures &lt;dir&gt;</code> or <code>POST /__admin/fixtures</code>.</p>`

@@ -80,6 +80,14 @@ dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; word-break: break-word; }
   main { padding: .75rem .75rem 2rem; }
   .hide-narrow { display: none; }
   .snippet .copy { position: static; margin: 0 0 .25rem; }
+  .tablewrap.tall { max-height: none; }
+  /* Tables marked .cards become one card per row, each cell labelled by its column. */
+  table.cards thead { display: none; }
+  table.cards tr { display: block; padding: .4rem 0; border-bottom: 1px solid var(--line); }
+  table.cards tbody tr:last-child { border-bottom: 0; }
+  table.cards td { display: block; border: 0; padding: .1rem .6rem; }
+  table.cards td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+  table.cards tr.json { padding-top: 0; }
 }
 @media (min-width: 40.01rem) {
   .show-narrow { display: none; }

@@ -21,7 +21,7 @@ export function tokensPage(models: readonly ModelInfo[]): string {
 </section>
 <section aria-labelledby="list-heading">
 <h2 id="list-heading">Issued tokens</h2>
-<div class="tablewrap"><table>
+<div class="tablewrap"><table class="cards">
 <thead><tr><th scope="col">Token</th><th scope="col">Models</th><th scope="col">Quota</th><th scope="col">Used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody id="tokens"></tbody>
 </table></div>

@@ -37,6 +37,11 @@ const value = (id: string) => $<HTMLInputElement | HTMLSelectElement>(`#${id}`).
 
 const pending = (e: Summary) => e.durationMs === undefined;
 
+/** The most of one body the page lays out (request bodies may be megabytes; the JSON route has all of it). */
+const SHOWN_CHARS = 200_000;
+const clip = (text: string, seq: number) =>
+  text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\n… ${text.length - SHOWN_CHARS} more characters: GET /__admin/requests/${seq} has them all.` : text;
+
 function statusClass(e: Summary): string {
   if (pending(e)) return 'warn';
   if (e.status === 0 || e.fault || e.outcome === 'aborted') return 'bad';
@@ -144,7 +149,7 @@ async function open(seq: number): Promise<void> {
     );
   }
   $('#req-headers').textContent = JSON.stringify(e.headers, null, 2);
-  $('#req-body').textContent = e.body === undefined ? '(no body)' : JSON.stringify(e.body, null, 2);
+  $('#req-body').textContent = e.body === undefined ? '(no body)' : clip(JSON.stringify(e.body, null, 2), e.seq);
   const r = e.response;
   $('#res-headers').textContent = r ? JSON.stringify(r.headers, null, 2) : '';
   const notes: string[] = [];
@@ -153,7 +158,7 @@ async function open(seq: number): Promise<void> {
   if (r?.truncated) notes.push('Cut at 64 KiB: the journal keeps that much of each response.');
   if (e.stream && e.outcome === 'streaming') notes.push('Still streaming: the events below grow as they are written.');
   $('#res-note').textContent = notes.join(' ');
-  $('#res-body').textContent = r?.body === undefined ? '' : e.stream ? r.body : formatJson(r.body);
+  $('#res-body').textContent = r?.body === undefined ? '' : clip(e.stream ? r.body : formatJson(r.body), e.seq);
   detail.hidden = false;
 }
 

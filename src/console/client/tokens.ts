@@ -28,10 +28,10 @@ async function refresh(): Promise<void> {
       el(
         'tr',
         {},
-        el('td', {}, el('code', {}, t.token)),
-        el('td', {}, t.models ? t.models.join(', ') : el('span', { class: 'muted' }, 'all')),
-        el('td', {}, t.quota ?? el('span', { class: 'muted' }, 'unlimited')),
-        el('td', {}, t.used),
+        el('td', { 'data-label': 'Token' }, el('code', {}, t.token)),
+        el('td', { 'data-label': 'Models' }, t.models ? t.models.join(', ') : el('span', { class: 'muted' }, 'all')),
+        el('td', { 'data-label': 'Quota' }, t.quota ?? el('span', { class: 'muted' }, 'unlimited')),
+        el('td', { 'data-label': 'Used' }, t.used),
         el(
           'td',
           { class: 'nowrap' },
