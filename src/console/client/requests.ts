@@ -182,7 +182,9 @@ $('#clear').addEventListener('click', async () => {
 let held: Summary[] = [];
 function take(list: Summary[]): void {
   if (pause.checked) {
+    // Held updates are replayed on resume; past the journal's size only the newest matter.
     held.push(...list);
+    if (held.length > 4 * MAX_ROWS) held = held.slice(-2 * MAX_ROWS);
     return;
   }
   for (const e of list) entries.set(e.seq, e);
