@@ -386,7 +386,19 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     const fixtures = await open('/console/fixtures');
     expect(await fixtures.locator('table').first().textContent()).toContain(`xss ${XSS}`);
 
-    for (const page of [playground, requests, fixtures]) {
+    // A token is shown on the home and tokens pages: as text too.
+    await admin('/tokens', 'POST', { token: `sk-${XSS}` });
+    const home = await open('/');
+    expect(await home.$$eval('#token-list input', (inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toContain(`sk-${XSS}`);
+    const tokens = await open('/console/tokens');
+    await tokens.locator('#tokens code', { hasText: 'window.__pwned' }).waitFor();
+    expect(await tokens.locator('#tokens code', { hasText: 'window.__pwned' }).textContent()).toBe(`sk-${XSS}`);
+    // ...and in the playground's page data and token list.
+    const playground2 = await open('/console/playground');
+    expect(await playground2.$$eval('#issued-tokens option', (options) => options.map((o) => (o as HTMLOptionElement).value))).toContain(`sk-${XSS}`);
+    await admin(`/tokens/${encodeURIComponent(`sk-${XSS}`)}`, 'DELETE');
+
+    for (const page of [playground, requests, fixtures, home, tokens, playground2]) {
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
       expect(await page.locator('main script, main img[src="x"]').count()).toBe(0);
       await page.close();
