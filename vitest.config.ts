@@ -84,6 +84,7 @@ export default defineConfig({
             'test/multipart.test.ts',
             'test/audio.test.ts',
             'test/images.test.ts',
+            'test/journal.test.ts',
           ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },

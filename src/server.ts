@@ -13,8 +13,7 @@ import type { GatewayOptions } from './runtime.ts';
 import { NodeRouter } from './transport/node.ts';
 import { handleUpgrade } from './transport/websocket-node.ts';
 import { adminRouter } from './transport/admin.ts';
-import { homePage } from './console/home.ts';
-import { playgroundPage } from './console/playground.ts';
+import { consoleRouter } from './console/routes.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './transport/guard.ts';
 import { CORS_HEADERS, preflightHeaders } from './transport/cors.ts';
@@ -85,13 +84,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     next();
   });
   app.use('/__admin', adminRouter(gateway, pkg.version));
-  app.get('/', (_req, res) => {
-    res.type('html').send(homePage(url));
-  });
-  app.get('/console/playground', (_req, res) => {
-    const chat = gateway.runtime.catalogue.list().filter((m) => m.capabilities.includes('chat'));
-    res.type('html').send(playgroundPage(chat.map((m) => m.id)));
-  });
+  app.use(consoleRouter(gateway, () => url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
     void router.handle(req, res, CORS_HEADERS);

@@ -1,42 +1,148 @@
-// The platform home page: the API base address to copy, and where to go next.
+// The platform home page: each format's base address, the issued tokens, and snippets that run as
+// pasted, filled in with this server's address and a token.
+import { html, page, type Markup } from './html.ts';
+import type { ModelInfo } from '../core/models.ts';
+import type { IssuedToken } from '../auth/tokens.ts';
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A word for a POSIX shell, single-quoted. */
+export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function homePage(baseUrl: string): string {
-  const api = escape(`${baseUrl}/v1`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>model-gateway-mock</title>
-<style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; color: #1b1f24; }
-  code, input { font: 15px ui-monospace, monospace; }
-  .base { display: flex; gap: .5rem; margin: 1rem 0 2rem; }
-  .base input { flex: 1; padding: .5rem; border: 1px solid #8c959f; border-radius: 6px; }
-  button { padding: .5rem 1rem; border-radius: 6px; border: 1px solid #1f6feb; background: #1f6feb; color: #fff; cursor: pointer; }
-</style>
-</head>
-<body>
-<h1>model-gateway-mock</h1>
-<p>A deterministic emulator of an AI model gateway. Point an OpenAI-compatible client at this base address:</p>
-<div class="base">
-  <input id="base-url" readonly value="${api}" aria-label="API base address">
-  <button id="copy" type="button">Copy</button>
-</div>
-<p>Messages-style clients use <code>${escape(baseUrl)}</code> as their base; generate-content clients use
-<code>${escape(baseUrl)}/v1beta</code>. Authenticate with an issued token.</p>
-<p><a href="/console/playground">Open the playground</a> · <a href="/__admin/health">Health</a> · <a href="/__admin/requests">Request journal</a></p>
-<script>
-  document.getElementById('copy').addEventListener('click', async () => {
-    const input = document.getElementById('base-url');
-    input.select();
-    try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand('copy'); }
-    document.getElementById('copy').textContent = 'Copied';
-  });
-</script>
-</body>
-</html>
-`;
+export interface Snippet {
+  id: string;
+  title: string;
+  note: string;
+  code: string;
+}
+
+/** The snippets, for a server at `base` and `token`, using the first chat model of each vendor. */
+export function snippets(base: string, token: string, models: readonly ModelInfo[]): Snippet[] {
+  const chat = (vendor: string, fallback: string) => models.find((m) => m.owned_by === vendor && m.capabilities.includes('chat'))?.id ?? fallback;
+  const openai = chat('openai', 'gpt-4o-mini');
+  const anthropic = chat('anthropic', 'claude-sonnet-5-5');
+  const gemini = chat('google', 'gemini-2.5-flash');
+  const q = JSON.stringify;
+  const body = JSON.stringify({ model: openai, messages: [{ role: 'user', content: 'Hello' }] });
+  return [
+    {
+      id: 'curl',
+      title: 'curl',
+      note: 'Any language, any HTTP client: the OpenAI format.',
+      code: `curl ${shellQuote(`${base}/v1/chat/completions`)} \\
+  -H ${shellQuote(`Authorization: Bearer ${token}`)} \\
+  -H 'Content-Type: application/json' \\
+  -d ${shellQuote(body)}`,
+    },
+    {
+      id: 'openai',
+      title: 'openai (Node.js)',
+      note: 'npm install openai; save as hello.mjs and run node hello.mjs.',
+      code: `import OpenAI from 'openai';
+
+const client = new OpenAI({ baseURL: ${q(`${base}/v1`)}, apiKey: ${q(token)} });
+const reply = await client.chat.completions.create({
+  model: ${q(openai)},
+  messages: [{ role: 'user', content: 'Hello' }],
+});
+console.log(reply.choices[0].message.content);`,
+    },
+    {
+      id: 'anthropic',
+      title: '@anthropic-ai/sdk',
+      note: 'npm install @anthropic-ai/sdk',
+      code: `import Anthropic from '@anthropic-ai/sdk';
+
+const client = new Anthropic({ baseURL: ${q(base)}, apiKey: ${q(token)} });
+const message = await client.messages.create({
+  model: ${q(anthropic)},
+  max_tokens: 512,
+  messages: [{ role: 'user', content: 'Hello' }],
+});
+console.log(message.content[0].type === 'text' ? message.content[0].text : message.content);`,
+    },
+    {
+      id: 'genai',
+      title: '@google/genai',
+      note: 'npm install @google/genai',
+      code: `import { GoogleGenAI } from '@google/genai';
+
+const client = new GoogleGenAI({ apiKey: ${q(token)}, httpOptions: { baseUrl: ${q(base)} } });
+const reply = await client.models.generateContent({ model: ${q(gemini)}, contents: 'Hello' });
+console.log(reply.text);`,
+    },
+    {
+      id: 'msw',
+      title: 'In-process with msw (no server)',
+      note: 'npm install -D model-gateway-mock msw; the same gateway inside a test process.',
+      code: `import { setupServer } from 'msw/node';
+import OpenAI from 'openai';
+import { createGateway } from 'model-gateway-mock';
+
+const gateway = createGateway({ tokens: [${q(token)}] });
+const server = setupServer(...gateway.handlers);
+server.listen();
+
+// Create clients after listen(): the SDK keeps the fetch it finds when constructed.
+const client = new OpenAI({ apiKey: ${q(token)} });
+const reply = await client.chat.completions.create({
+  model: ${q(openai)},
+  messages: [{ role: 'user', content: 'Hello' }],
+});
+console.log(reply.choices[0].message.content, gateway.requests().length);
+server.close();`,
+    },
+  ];
+}
+
+function copyLine(id: string, label: string, name: string, value: string): Markup {
+  return html`<label for="${id}">${label}</label>
+<div class="copyline"><input id="${id}" readonly value="${value}"><button type="button" class="secondary" data-copy-from="${id}" aria-label="Copy the ${name} base address">Copy</button></div>`;
+}
+
+/** The token the snippets use: the first that may call every model, else the first. */
+export function snippetToken(tokens: readonly IssuedToken[]): string {
+  return (tokens.find((t) => !t.models && t.quota === undefined) ?? tokens[0])?.token ?? 'sk-test';
+}
+
+export function homePage(base: string, tokens: readonly IssuedToken[], models: readonly ModelInfo[]): string {
+  const token = snippetToken(tokens);
+  const all = snippets(base, token, models);
+  const tokenRows = tokens.map(
+    (t, i) => html`<li class="copyline"><input id="token-${i}" readonly value="${t.token}" aria-label="Token ${i + 1}">
+<button type="button" class="secondary" data-copy-from="token-${i}" aria-label="Copy token ${i + 1}">Copy</button>
+${t.models ? html`<span class="muted">models: ${t.models.join(', ')}</span>` : ''}${t.quota !== undefined ? html` <span class="muted">quota: ${t.quota}</span>` : ''}</li>`,
+  );
+  const body = html`
+<section aria-labelledby="bases">
+<h2 id="bases">Base addresses</h2>
+${copyLine('base-openai', 'OpenAI-compatible clients (chat completions, responses, embeddings…)', 'OpenAI', `${base}/v1`)}
+${copyLine('base-anthropic', 'Anthropic clients (messages)', 'Anthropic', base)}
+${copyLine('base-gemini', 'Gemini clients (generate-content)', 'Gemini', `${base}/v1beta`)}
+<p class="muted">@google/genai takes <code>${base}</code> as <code>httpOptions.baseUrl</code> and adds the API version (<code>/v1beta</code> or <code>/v1</code>) itself; both answer.</p>
+</section>
+<section aria-labelledby="tokens">
+<h2 id="tokens">Issued tokens</h2>
+<p class="muted">This is a local emulator, so tokens are shown. Issue scoped ones on the <a href="/console/tokens">tokens page</a>.</p>
+<ul class="plain" id="token-list">${tokenRows}</ul>
+</section>
+<section aria-labelledby="snippets">
+<h2 id="snippets">Ready to paste</h2>
+<div class="tabs" role="tablist" aria-labelledby="snippets" hidden>${all.map(
+    (s, i) => html`<button type="button" role="tab" id="tab-${s.id}" aria-controls="panel-${s.id}" aria-selected="${i === 0 ? 'true' : 'false'}" tabindex="${i === 0 ? '0' : '-1'}">${s.title}</button>`,
+  )}</div>
+${all.map(
+  (s) => html`<div class="panel" role="tabpanel" id="panel-${s.id}" aria-labelledby="tab-${s.id}"><h3 class="panel-title">${s.title}</h3><p class="muted">${s.note}</p>
+<div class="snippet"><pre id="snippet-${s.id}" tabindex="0" aria-label="${s.title} snippet"><code>${s.code}</code></pre><button type="button" class="copy secondary" data-copy-from="snippet-${s.id}" aria-label="Copy the ${s.title} snippet">Copy</button></div></div>`,
+)}
+</section>
+<section aria-labelledby="pages">
+<h2 id="pages">Pages</h2>
+<ul>
+<li><a href="/console/playground">Playground</a>: send a request to any model of the catalogue, as a client would.</li>
+<li><a href="/console/tokens">Tokens</a>: issue tokens scoped to models and a quota, see their use, revoke them.</li>
+<li><a href="/console/requests">Requests</a>: every request the gateway received, live, with bodies.</li>
+<li><a href="/console/fixtures">Fixtures</a>: the loaded fixtures, scenarios and what each matched.</li>
+<li><a href="/__admin/health">Health</a> (JSON) and the rest of the control plane under <code>/__admin</code>.</li>
+</ul>
+</section>`;
+  return page({ path: '/', lead: 'A deterministic emulator of an AI model gateway: OpenAI, Anthropic and Gemini formats on one port.', body, script: 'home' });
 }

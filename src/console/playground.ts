@@ -1,92 +1,81 @@
-// The no-code test console: pick a model, type a message, send it with a token, watch the reply stream.
-// Meant for checking that a token works; it calls the API exactly as any client would.
+// The playground: any model of the catalogue, called through the public API exactly as a client
+// would (the script builds the request; "Show as curl" prints the same request).
+import { html, page } from './html.ts';
+import type { Capability, ModelInfo } from '../core/models.ts';
+import type { IssuedToken } from '../auth/tokens.ts';
+import { snippetToken } from './home.ts';
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The kinds the playground can call, in picker order, with their group labels. */
+export const PLAYGROUND_KINDS: readonly [Capability, string][] = [
+  ['chat', 'Chat'],
+  ['completion', 'Completion (legacy)'],
+  ['embedding', 'Embedding'],
+  ['rerank', 'Rerank'],
+  ['speech', 'Speech'],
+  ['image', 'Image'],
+];
 
-export function playgroundPage(models: readonly string[]): string {
-  const options = models.map((m) => `<option value="${escape(m)}">${escape(m)}</option>`).join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Playground · model-gateway-mock</title>
-<style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #1b1f24; }
-  label { display: block; margin: .75rem 0 .25rem; font-weight: 600; }
-  input, select, textarea { width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; border: 1px solid #8c959f; border-radius: 6px; }
-  textarea { min-height: 6rem; }
-  button { margin-top: 1rem; padding: .5rem 1.25rem; border-radius: 6px; border: 1px solid #1f6feb; background: #1f6feb; color: #fff; font: inherit; cursor: pointer; }
-  button:disabled { opacity: .6; cursor: wait; }
-  #reply { white-space: pre-wrap; margin-top: 1.5rem; padding: 1rem; min-height: 3rem; background: #f6f8fa; border-radius: 6px; }
-  #reply.error { background: #ffebe9; color: #82071e; }
-  #usage { color: #57606a; font-size: .875rem; }
-</style>
-</head>
-<body>
-<h1>Playground</h1>
-<p>Send one message through the OpenAI-compatible API to check that a token works. <a href="/">Home</a></p>
-<form id="form">
-  <label for="token">Token</label>
-  <input id="token" name="token" autocomplete="off" placeholder="sk-…" required>
-  <label for="model">Model</label>
-  <select id="model" name="model">${options}</select>
-  <label for="message">Message</label>
-  <textarea id="message" name="message" required placeholder="Say hello"></textarea>
-  <button id="send" type="submit">Send</button>
-</form>
-<div id="reply" role="status" aria-live="polite"></div>
-<p id="usage"></p>
-<script>
-  const form = document.getElementById('form');
-  const reply = document.getElementById('reply');
-  const usage = document.getElementById('usage');
-  const send = document.getElementById('send');
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    reply.textContent = '';
-    reply.className = '';
-    usage.textContent = '';
-    send.disabled = true;
-    try {
-      const res = await fetch('/v1/chat/completions', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer ' + form.token.value.trim() },
-        body: JSON.stringify({ model: form.model.value, messages: [{ role: 'user', content: form.message.value }], stream: true, stream_options: { include_usage: true } }),
-      });
-      if (!res.ok) {
-        const body = await res.json().catch(() => ({}));
-        reply.className = 'error';
-        reply.textContent = res.status + ': ' + ((body.error && body.error.message) || res.statusText);
-        return;
-      }
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        const events = buffer.split('\\n\\n');
-        buffer = events.pop();
-        for (const event of events) {
-          const data = event.replace(/^data: /, '');
-          if (data === '[DONE]') continue;
-          const chunk = JSON.parse(data);
-          const delta = chunk.choices[0] && chunk.choices[0].delta.content;
-          if (delta) reply.textContent += delta;
-          if (chunk.usage) usage.textContent = chunk.usage.prompt_tokens + ' prompt tokens, ' + chunk.usage.completion_tokens + ' completion tokens';
-        }
-      }
-    } catch (error) {
-      reply.className = 'error';
-      reply.textContent = String(error);
-    } finally {
-      send.disabled = false;
-    }
+export interface PlaygroundData {
+  token: string;
+  tokens: string[];
+  models: { id: string; vendor: string; kind: Capability; dimensions?: number }[];
+}
+
+export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readonly ModelInfo[]): string {
+  const kindOf = (m: ModelInfo) => PLAYGROUND_KINDS.find(([k]) => m.capabilities.includes(k))?.[0];
+  const models = catalogue.flatMap((m) => {
+    const kind = kindOf(m);
+    return kind ? [{ id: m.id, vendor: m.owned_by, kind, dimensions: m.dimensions }] : [];
   });
-</script>
-</body>
-</html>
-`;
+  const data: PlaygroundData = { token: snippetToken(tokens), tokens: tokens.map((t) => t.token), models };
+  const groups = PLAYGROUND_KINDS.map(([kind, label]) => {
+    const own = models.filter((m) => m.kind === kind);
+    return own.length ? html`<optgroup label="${label}">${own.map((m) => html`<option value="${m.id}">${m.id}</option>`)}</optgroup>` : '';
+  });
+  const body = html`
+<div class="grid2">
+<form id="form" novalidate>
+  <label for="token">Token</label>
+  <input id="token" name="token" list="issued-tokens" autocomplete="off" spellcheck="false" value="${data.token}" required>
+  <p id="token-status" class="meta" role="status"></p>
+  <datalist id="issued-tokens">${data.tokens.map((t) => html`<option value="${t}"></option>`)}</datalist>
+  <div class="row">
+    <div><label for="model">Model</label><select id="model" name="model">${groups}</select></div>
+    <div><label for="format">Request format</label><select id="format" name="format" aria-describedby="endpoint"></select></div>
+  </div>
+  <p class="meta mono" id="endpoint"></p>
+  <div id="system-field"><label for="system">System prompt</label><textarea id="system" name="system" rows="2" placeholder="Optional"></textarea></div>
+  <label for="message" id="message-label">Message</label>
+  <textarea id="message" name="message" rows="4" required placeholder="Say hello"></textarea>
+  <div id="documents-field" hidden><label for="documents">Documents, one per line</label><textarea id="documents" name="documents" rows="4"></textarea></div>
+  <div id="voice-field" hidden><label for="voice">Voice</label><input id="voice" name="voice" list="voices" autocomplete="off"><datalist id="voices"></datalist></div>
+  <div class="row" id="sampling">
+    <div class="narrow"><label for="temperature">Temperature</label><input id="temperature" name="temperature" type="number" min="0" max="2" step="0.1" value="1" inputmode="decimal"></div>
+    <div class="narrow"><label for="max-tokens">Max tokens</label><input id="max-tokens" name="maxTokens" type="number" min="1" step="1" placeholder="default" inputmode="numeric"></div>
+    <div class="narrow"><label class="inline"><input id="stream" name="stream" type="checkbox" checked> Stream</label></div>
+  </div>
+  <div class="actions">
+    <button id="send" type="submit">Send</button>
+    <button id="stop" type="button" class="secondary" hidden>Stop</button>
+    <button id="show-curl" type="button" class="secondary" aria-expanded="false" aria-controls="curl-box">Show as curl</button>
+  </div>
+</form>
+<section aria-labelledby="reply-heading">
+  <h2 id="reply-heading">Reply</h2>
+  <div id="reply" class="output" role="status" aria-live="polite" aria-busy="false"></div>
+  <div id="media" class="media"></div>
+  <p id="usage" class="meta"></p>
+  <div id="curl-box" hidden>
+    <h2>The request as curl</h2>
+    <div class="snippet"><pre id="curl" class="wrap" tabindex="0"></pre><button type="button" class="copy secondary" data-copy-from="curl" aria-label="Copy the curl command">Copy</button></div>
+  </div>
+</section>
+</div>`;
+  return page({
+    path: '/console/playground',
+    lead: 'Send a request to any model through the public API, as a client would. A bad token shows the gateway’s own error.',
+    body,
+    script: 'playground',
+    data,
+  });
 }

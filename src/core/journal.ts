@@ -34,6 +34,22 @@ export interface JournalEntry {
   eventsSent: number;
   /** For a WebSocket session: the event types exchanged, oldest first (bounded). */
   events?: { from: 'client' | 'server'; type: string }[];
+  /** When the request arrived (Unix milliseconds, the real clock: for people reading the journal, not for replies). */
+  startedAt?: number;
+  /** Milliseconds from arrival to the reply being ready (for streams: to the last event written, or the client leaving). */
+  durationMs?: number;
+  /** What was answered, bounded (see CapturedResponse). */
+  response?: CapturedResponse;
+}
+
+/** The answer as written: headers, and the body (a stream's framed events) up to a limit; binary bodies by size only. */
+export interface CapturedResponse {
+  headers: Record<string, string>;
+  body?: string;
+  /** The body was longer than the limit and is cut there. */
+  truncated?: boolean;
+  /** A binary body (audio, images) is not kept: its size is. */
+  binaryBytes?: number;
 }
 
 /** Bodies up to this many characters are journaled whole; bigger ones as a shortened copy of about this size. */
@@ -92,6 +108,8 @@ export class Journal {
   private slots: JournalEntry[] = [];
   private start = 0;
   private next = 1;
+  /** Counts clears, so a reader following the journal can tell it was restarted. */
+  generation = 0;
   readonly capacity: number;
 
   constructor(capacity: number) {
@@ -119,5 +137,6 @@ export class Journal {
     this.slots = [];
     this.start = 0;
     this.next = 1;
+    this.generation++;
   }
 }

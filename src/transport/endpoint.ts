@@ -6,6 +6,7 @@ import { hashString, makeId } from '../core/seed.ts';
 import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
 import { isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
+import { captureResponse } from './capture.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
@@ -163,6 +164,7 @@ function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body =
 
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
+  const started = performance.now();
   const entry = runtime.journal.record({
     seq: 0,
     requestId: '',
@@ -176,6 +178,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     stream: false,
     outcome: 'completed',
     eventsSent: 0,
+    startedAt: Date.now(),
   });
   let out: Outbound;
   try {
@@ -218,6 +221,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   if (entry.fixture) out.headers['x-mock-fixture'] = /^[\x20-\x7e]*$/.test(entry.fixture) ? entry.fixture : encodeURIComponent(entry.fixture);
   entry.status = out.status;
   if (out.broken) entry.fault = out.broken.type;
+  captureResponse(entry, out, started);
   return out;
 }
 

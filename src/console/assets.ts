@@ -1,0 +1,34 @@
+// The pages' scripts: TypeScript modules in ./client, type-checked with the rest and compiled by the
+// build (dist holds them as .js). Run from source (tests, development), the .ts is stripped of its
+// types on first use. Either way each file is read once and kept.
+import { readFile } from 'node:fs/promises';
+import { STYLE } from './style.ts';
+
+const cache = new Map<string, Promise<string | undefined>>();
+
+async function load(name: string): Promise<string | undefined> {
+  const js = new URL(`./client/${name}.js`, import.meta.url);
+  try {
+    return await readFile(js, 'utf8');
+  } catch {
+    // Running from source: no compiled file beside this one.
+  }
+  try {
+    const source = await readFile(new URL(`./client/${name}.ts`, import.meta.url), 'utf8');
+    const { stripTypeScriptTypes } = await import('node:module');
+    return stripTypeScriptTypes(source);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A client module's JavaScript by file name (`playground.js`; `.ts` too, as source imports name it), or undefined. */
+export function clientScript(file: string): Promise<string | undefined> {
+  const m = /^([a-z][a-z-]*)\.(?:js|ts)$/.exec(file);
+  if (!m) return Promise.resolve(undefined);
+  let script = cache.get(m[1]);
+  if (!script) cache.set(m[1], (script = load(m[1])));
+  return script;
+}
+
+export { STYLE };

@@ -1,0 +1,89 @@
+// The tokens page's script: issue, list (refreshed while the page is visible) and revoke.
+import { $, admin, announce, el, wireCopyButtons } from './common.ts';
+
+interface Token {
+  token: string;
+  used: number;
+  models?: string[];
+  quota?: number;
+}
+
+const tbody = $('#tokens');
+const errorBox = $('#error');
+const issued = $('#issued');
+
+function showError(error: unknown): void {
+  errorBox.textContent = String((error as Error).message ?? error);
+  errorBox.hidden = false;
+}
+
+let shown = '';
+async function refresh(): Promise<void> {
+  const { tokens } = await admin<{ tokens: Token[] }>('/tokens');
+  const key = JSON.stringify(tokens);
+  if (key === shown) return;
+  shown = key;
+  tbody.replaceChildren(
+    ...tokens.map((t) =>
+      el(
+        'tr',
+        {},
+        el('td', { 'data-label': 'Token' }, el('code', {}, t.token)),
+        el('td', { 'data-label': 'Models' }, t.models ? t.models.join(', ') : el('span', { class: 'muted' }, 'all')),
+        el('td', { 'data-label': 'Quota' }, t.quota ?? el('span', { class: 'muted' }, 'unlimited')),
+        el('td', { 'data-label': 'Used' }, t.used),
+        el(
+          'td',
+          { class: 'nowrap' },
+          el('div', { class: 'actions' },
+            el('button', { type: 'button', class: 'secondary', 'data-copy': t.token, 'aria-label': `Copy ${t.token}` }, 'Copy'),
+            el('a', { class: 'button secondary', href: `/console/playground?token=${encodeURIComponent(t.token)}` }, 'Try'),
+            el('button', { type: 'button', class: 'danger', 'data-revoke': t.token, 'aria-label': `Revoke ${t.token}` }, 'Revoke'),
+          ),
+        ),
+      ),
+    ),
+  );
+  if (!tokens.length) tbody.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'muted' }, 'No tokens: every request is refused. Issue one above.')));
+}
+
+$<HTMLFormElement>('#issue').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  errorBox.hidden = true;
+  const token = $<HTMLInputElement>('#new-token').value.trim();
+  const quota = $<HTMLInputElement>('#quota').value.trim();
+  const models = [...$<HTMLSelectElement>('#models').selectedOptions].map((o) => o.value);
+  const body: Record<string, unknown> = {};
+  if (token) body.token = token;
+  if (quota) body.quota = Number(quota);
+  if (models.length) body.models = models;
+  try {
+    const t = await admin<Token>('/tokens', { method: 'POST', body });
+    issued.replaceChildren('Issued ', el('code', { id: 'issued-token' }, t.token), ' ', el('button', { type: 'button', class: 'secondary', 'data-copy': t.token }, 'Copy'));
+    issued.hidden = false;
+    announce(`Issued token ${t.token}`);
+    $<HTMLFormElement>('#issue').reset();
+    await refresh();
+  } catch (error) {
+    showError(error);
+  }
+});
+
+tbody.addEventListener('click', async (event) => {
+  const button = (event.target as Element).closest<HTMLButtonElement>('button[data-revoke]');
+  if (!button) return;
+  errorBox.hidden = true;
+  try {
+    await admin(`/tokens/${encodeURIComponent(button.dataset.revoke!)}`, { method: 'DELETE' });
+    announce(`Revoked ${button.dataset.revoke}`);
+    await refresh();
+  } catch (error) {
+    showError(error);
+  }
+});
+
+wireCopyButtons();
+void refresh().catch(showError);
+setInterval(() => {
+  if (document.visibilityState === 'visible') void refresh().catch(() => {});
+}, 2000);

@@ -1,0 +1,41 @@
+// The platform pages, served by express beside /__admin (never on the API path). Every page is
+// rendered per request from the live state; its script then talks to the public API or /__admin.
+import express, { type Router } from 'express';
+import type { Gateway } from '../gateway.ts';
+import { PAGE_CSP } from './html.ts';
+import { clientScript, STYLE } from './assets.ts';
+import { homePage } from './home.ts';
+import { playgroundPage } from './playground.ts';
+import { tokensPage } from './tokens.ts';
+import { requestsPage } from './requests.ts';
+import { fixturesPage } from './fixtures.ts';
+
+/**
+ * The root URL the visitor reached this server by (so a server bound to 0.0.0.0 shows an address
+ * that works from the visitor's machine), else the bound one.
+ */
+function baseFor(req: express.Request, bound: string): string {
+  const host = req.get('host');
+  return host && /^[\w.-]+(:\d+)?$|^\[[\da-f:.]+\](:\d+)?$/i.test(host) ? `${req.protocol}://${host}` : bound;
+}
+
+/** `base()` is the server's root URL, known once it listens. */
+export function consoleRouter(gateway: Gateway, base: () => string): Router {
+  const router = express.Router();
+  const models = () => gateway.runtime.catalogue.list();
+  const send = (res: express.Response, markup: string) =>
+    void res.type('html').set({ 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(markup);
+
+  router.get('/', (req, res) => send(res, homePage(baseFor(req, base()), gateway.tokens.list(), models())));
+  router.get('/console/playground', (_req, res) => send(res, playgroundPage(gateway.tokens.list(), models())));
+  router.get('/console/tokens', (_req, res) => send(res, tokensPage(models())));
+  router.get('/console/requests', (_req, res) => send(res, requestsPage()));
+  router.get('/console/fixtures', (_req, res) => send(res, fixturesPage(gateway.fixtures.list(), gateway.scenarios.list())));
+  router.get('/console/assets/style.css', (_req, res) => void res.type('css').set('cache-control', 'no-cache').send(STYLE));
+  router.get('/console/assets/:file', async (req, res, next) => {
+    const script = await clientScript(req.params.file);
+    if (script === undefined) return next();
+    res.type('text/javascript').set({ 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(script);
+  });
+  return router;
+}

@@ -1,0 +1,131 @@
+// The journal's copy of each answer (bounded), its timing, and the control plane's live feed of it.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setupServer } from 'msw/node';
+import OpenAI from 'openai';
+import { createGateway } from '../src/index.ts';
+import { CAPTURE_LIMIT } from '../src/transport/capture.ts';
+import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { socketSuites, strictListen } from './helpers/modes.ts';
+
+describe('the journal keeps what was answered (in-process)', () => {
+  const gateway = createGateway();
+  const server = setupServer(...gateway.handlers);
+  beforeAll(() => strictListen(server));
+  afterEach(() => gateway.reset());
+  afterAll(() => server.close());
+  const client = () => new OpenAI({ apiKey: 'sk-test', baseURL: 'https://api.openai.com/v1', maxRetries: 0 });
+
+  it('keeps a JSON body as sent, with its headers and duration', async () => {
+    const reply = await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] });
+    const [entry] = gateway.requests();
+    expect(JSON.parse(entry.response!.body!)).toEqual(JSON.parse(JSON.stringify(reply)));
+    expect(entry.response!.headers['content-type']).toBe('application/json');
+    expect(entry.response!.truncated).toBeUndefined();
+    expect(entry.durationMs).toBeGreaterThanOrEqual(0);
+    expect(entry.startedAt).toBeGreaterThan(1.7e12);
+  });
+
+  it('keeps a stream as its events, in order, once written', async () => {
+    const stream = await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    const [entry] = gateway.requests();
+    await expect.poll(() => entry.outcome).toBe('completed');
+    const events = entry.response!.body!.split('\n\n').filter(Boolean);
+    expect(events).toHaveLength(entry.eventsSent);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const captured = events.slice(0, -1).map((e) => JSON.parse(e.slice('data: '.length)).choices[0]?.delta.content ?? '').join('');
+    expect(captured).toBe(text);
+    expect(entry.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it(`cuts a body longer than ${CAPTURE_LIMIT} characters and says so`, async () => {
+    gateway.use({ match: { userMessage: 'long' }, reply: { text: 'word '.repeat(20_000) } });
+    await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'long' }] });
+    const [entry] = gateway.requests();
+    expect(entry.response!.body).toHaveLength(CAPTURE_LIMIT);
+    expect(entry.response!.truncated).toBe(true);
+  });
+
+  it('keeps the error body of a refused request', async () => {
+    await expect(new OpenAI({ apiKey: 'sk-nope', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }).models.list()).rejects.toThrow(/401/);
+    const [entry] = gateway.requests();
+    expect(entry.status).toBe(401);
+    expect(JSON.parse(entry.response!.body!).error.code).toBe('invalid_api_key');
+  });
+});
+
+describe.runIf(socketSuites)('the live journal feed and one entry over the control plane', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli(['--latency', 'ttft=20,tps=100,jitter=0']);
+  });
+  afterAll(() => cli?.stop());
+
+  /** Reads `GET /__admin/requests/stream` until `until` holds for the events seen. */
+  async function follow(until: (events: { event: string; data: unknown }[]) => boolean, act: () => Promise<unknown>) {
+    const controller = new AbortController();
+    const res = await fetch(`${cli.url}/__admin/requests/stream`, { signal: controller.signal });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const events: { event: string; data: unknown }[] = [];
+    let buffer = '';
+    let acted = false;
+    try {
+      while (!until(events)) {
+        if (!acted) {
+          acted = true;
+          void act();
+        }
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        const blocks = buffer.split('\n\n');
+        buffer = blocks.pop()!;
+        for (const block of blocks) {
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    } finally {
+      controller.abort();
+    }
+    return events;
+  }
+
+  it('sends each new request, then its progress, without headers or bodies', async () => {
+    const sdk = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    type Summary = { seq: number; model: string; outcome: string; eventsSent: number; durationMs?: number; body?: unknown; headers?: unknown };
+    const summaries = (events: { event: string; data: unknown }[]) => events.filter((e) => e.event === 'entries').flatMap((e) => e.data as Summary[]);
+    const events = await follow(
+      (seen) => summaries(seen).some((s) => s.model === 'gpt-5' && s.outcome === 'completed' && s.durationMs !== undefined),
+      async () => {
+        const stream = await sdk.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'Follow me' }], stream: true });
+        for await (const _ of stream) void _;
+      },
+    );
+    const mine = summaries(events).filter((s) => s.model === 'gpt-5');
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(mine[0].outcome).toBe('streaming');
+    expect(mine.every((s) => s.body === undefined && s.headers === undefined)).toBe(true);
+
+    const entry = (await (await fetch(`${cli.url}/__admin/requests/${mine[0].seq}`)).json()) as { body: { messages: unknown[] }; response: { body: string } };
+    expect(entry.body.messages).toEqual([{ role: 'user', content: 'Follow me' }]);
+    expect(entry.response.body).toMatch(/data: \[DONE\]\n\n$/);
+  });
+
+  it('says when the journal is cleared', async () => {
+    const events = await follow(
+      (seen) => seen.some((e) => e.event === 'reset'),
+      () => fetch(`${cli.url}/__admin/requests`, { method: 'DELETE', headers: { 'content-type': 'application/json' } }),
+    );
+    expect(events.at(-1)!.event).toBe('reset');
+  });
+
+  it('answers 404 for an entry the journal does not hold', async () => {
+    const res = await fetch(`${cli.url}/__admin/requests/999999`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toMatch(/No request #999999/);
+  });
+});
