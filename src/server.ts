@@ -110,8 +110,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const router = new NodeRouter(gateway.runtime, endpoints, openaiFormat);
   let url = '';
   let app: Promise<Express> | undefined;
+  const loadPages = () => (app ??= pagesApp(gateway, router, () => url));
   const pages = (req: IncomingMessage, res: ServerResponse) =>
-    void (app ??= pagesApp(gateway, router, () => url)).then(
+    void loadPages().then(
       (handle) => handle(req, res),
       (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`model-gateway-mock: ${error.message}`),
     );
@@ -120,6 +121,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const server: Server = createServer((req, res) => {
     if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
     if (req.method === 'OPTIONS') return preflight(req, res);
+    // A client of the API soon asks the control plane (the journal): express loads after its first request.
+    if (!app) setImmediate(() => void loadPages().catch(() => {}));
     void router.handle(req, res, CORS);
   });
   await new Promise<void>((resolve, reject) => {

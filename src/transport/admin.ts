@@ -2,8 +2,7 @@
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, RequestFilter } from '../gateway.ts';
-import { fixturesOf } from '../fixtures/load.ts';
-import { FixtureError } from '../fixtures/validate.ts';
+import { FixtureError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
