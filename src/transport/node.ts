@@ -94,10 +94,16 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
   if (isPlayback(body)) {
     // Headers go now; each event as it falls due; a client that leaves stops production.
     res.writeHead(out.status, headers);
-    res.flushHeaders();
+    // Events due now go with the headers: corked, headers, those events (and the end, when that is
+    // all) leave in one write instead of three.
+    const socket = res.socket;
+    const now = body.events.length > 0 && body.events[0].due <= 0;
+    if (now) socket?.cork();
+    else res.flushHeaders();
     // A cut stream: what was written arrives, then the socket closes without the final chunk.
     const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
     const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks);
+    if (now) socket?.uncork();
     res.once('close', stop);
     return;
   }
