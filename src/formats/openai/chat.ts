@@ -141,8 +141,9 @@ export function chatStreamEvents(
     } else if (block?.type === 'text' && step.text) {
       // Logprobs follow the text's own pieces (reasoning and tool calls have none here).
       const at = textPieces[step.choice]++;
-      const tokenLp = lp ? { content: logprobEntries(lp.slice(at, at + 1)), refusal: null } : null;
-      delta({ content: step.text }, null, tokenLp);
+      if (lp) delta({ content: step.text }, null, { content: logprobEntries(lp.slice(at, at + 1)), refusal: null });
+      // The commonest chunk by far, written as the JSON stringify would write it.
+      else events.push({ due: step.due, frame: sseFrame(`${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`) });
     }
     if (step.last) delta({}, finishReason(choice, options));
   }
