@@ -16,14 +16,19 @@ export interface Lazy<T> {
   get(): T;
 }
 
-/** `specifier` as resolved from `from` (an import.meta.url); `load` is the same import for browsers (a literal, for bundlers). */
-export function lazyModule<T>(specifier: string, from: string, load: () => Promise<T>): Lazy<T> {
+/**
+ * `specifier` as resolved from `from` (an import.meta.url); `load` is the same import for browsers (a
+ * literal, for bundlers); `init` runs once on the loaded module.
+ */
+export function lazyModule<T>(specifier: string, from: string, load: () => Promise<T>, init: (module: T) => void = () => {}): Lazy<T> {
   let value: T | undefined;
   let loading: Promise<void> | undefined;
   const get = (): T => {
     if (value !== undefined) return value;
     if (!nodeModule) throw new Error(`model-gateway-mock: ${specifier} is still loading; await the gateway's first request.`);
-    return (value = nodeModule.createRequire(from)(specifier) as T);
+    const loaded = nodeModule.createRequire(from)(specifier) as T;
+    init(loaded);
+    return (value = loaded);
   };
   return {
     get,
@@ -41,6 +46,7 @@ export function lazyModule<T>(specifier: string, from: string, load: () => Promi
             }, 0),
           )
         : load().then((m) => {
+            init(m);
             value = m;
           }));
     },

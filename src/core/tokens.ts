@@ -16,7 +16,18 @@ import { lazyModule } from './lazy.ts';
 
 type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base');
 
-const tables = lazyModule<Tokenizer>('gpt-tokenizer/encoding/o200k_base', import.meta.url, () => import('gpt-tokenizer/encoding/o200k_base'));
+/**
+ * The tokenizer's own cache of merged pre-tokens holds 100k entries by default, of any length: tens of
+ * MB after a long run of varied prompts. Counts do not depend on it; 10k keeps the common words.
+ */
+const MERGE_CACHE_ENTRIES = 10_000;
+
+const tables = lazyModule<Tokenizer>(
+  'gpt-tokenizer/encoding/o200k_base',
+  import.meta.url,
+  () => import('gpt-tokenizer/encoding/o200k_base'),
+  (t) => t.setMergeCacheSize(MERGE_CACHE_ENTRIES),
+);
 
 /** Loads the tokenizer once; undefined when it is loaded already. */
 export const tokenizerReady = tables.ready;
