@@ -50,5 +50,9 @@ const half = samples.slice(Math.floor(samples.length / 2));
 if (half.length >= 2) {
   const [[r0, m0], [r1, m1]] = [half[0], half.at(-1)!];
   const perMillion = ((m1 - m0) / (r1 - r0)) * 1e6;
-  console.log(`slope over the last ${r1 - r0} requests: ${perMillion.toFixed(1)} MiB per million requests (at that rate 1M requests would end near ${(m1 + ((1e6 - r1) * perMillion) / 1e6).toFixed(0)} MiB)`);
+  console.log(
+    perMillion > 0
+      ? `growth over the last ${r1 - r0} requests: ${perMillion.toFixed(1)} MiB per million requests (at that rate 1M requests would end near ${(m1 + ((1e6 - r1) * perMillion) / 1e6).toFixed(0)} MiB)`
+      : `no growth over the last ${r1 - r0} requests (${m0.toFixed(0)} → ${m1.toFixed(0)} MiB): the bounded stores are full, so a longer run should stay near this`,
+  );
 }
