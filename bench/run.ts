@@ -1,92 +1,139 @@
-// Throughput and latency of the emulator against a bare node:http server sending the same bytes,
-// measured in the same run,
-// plus the time from starting the CLI to the first 200 from /__admin/health.
-// Usage: npm run bench [-- --seconds 10 --connections 32]
-import { spawn, type ChildProcess } from 'node:child_process';
+// Throughput and latency of the emulator and of the leading peer emulator (@copilotkit/aimock), each
+// against a bare node:http server sending that emulator's own bytes, all in the same run; then the
+// time from starting each CLI to its first healthy 200 and its resident memory then; then the
+// in-process benchmark (bench/inprocess.ts).
+// Usage: npm run bench [-- --seconds 8 --connections 32 --no-inprocess]
+import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { cpuMs, rssMiB, start, type Running } from './spawn.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' }, 'no-inprocess': { type: 'boolean' } },
+});
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
-const CLI = new URL('../bin/model-gateway-mock.js', import.meta.url).pathname;
-const BARE = new URL('./bare-server.ts', import.meta.url).pathname;
-
-function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1], child });
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const CLI = here('../bin/model-gateway-mock.js');
+const PEER_CLI = here('../node_modules/@copilotkit/aimock/dist/cli.js');
+const BARE = here('./bare-server.ts');
+const INPROCESS = here('./inprocess.ts');
 
 const body = (stream: boolean) =>
   JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Benchmark me, please.' }], stream, max_tokens: 40 });
+const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
 
-async function load(url: string, stream: boolean) {
-  const opts = {
-    url: `${url}/v1/chat/completions`,
-    method: 'POST' as const,
-    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
-    body: body(stream),
-    connections: CONNECTIONS,
-  };
+/**
+ * Requests per second and p99 under load, and the server's CPU time per request: on a shared machine
+ * the rate swings with the neighbours' load, the CPU time per request much less.
+ */
+async function load(server: Running, stream: boolean) {
+  const opts = { url: `${server.url}/v1/chat/completions`, method: 'POST' as const, headers: HEADERS, body: body(stream), connections: CONNECTIONS };
   await autocannon({ ...opts, duration: 2 }); // warm-up
+  const cpu0 = cpuMs(server.child.pid!);
   const r = await autocannon({ ...opts, duration: SECONDS });
-  if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p99: r.latency.p99 };
+  const cpuUs = ((cpuMs(server.child.pid!) - cpu0) * 1000) / r.requests.total;
+  if (r.non2xx || r.errors) throw new Error(`${server.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.requests.average, p99: r.latency.p99, cpuUs };
 }
 
-async function startupMs(): Promise<number> {
+interface Canned {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An emulator's own reply to the benchmark request, JSON and SSE, for a bare server to send. */
+async function cannedOf(url: string): Promise<{ json: Canned; sse: Canned }> {
+  const out: Record<string, Canned> = {};
+  for (const stream of [false, true]) {
+    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: HEADERS, body: body(stream) });
+    const headers = Object.fromEntries([...res.headers].filter(([k]) => !['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)));
+    out[stream ? 'sse' : 'json'] = { headers, body: await res.text() };
+  }
+  return out as { json: Canned; sse: Canned };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mgm-bench-'));
+const CONTENT_OF = (canned: { json: Canned }) => (JSON.parse(canned.json.body) as { choices: { message: { content: string } }[] }).choices[0].message.content;
+const events = (sse: string) => sse.split('\n\n').filter((e) => e.startsWith('data:')).length;
+
+/** The peer's arguments: a catch-all fixture answering with `text` (our reply's text, so both send the same words). */
+function peerArgs(text: string): string[] {
+  writeFileSync(join(dir, 'peer.json'), JSON.stringify({ fixtures: [{ match: {}, response: { content: text } }] }));
+  return [PEER_CLI, '--port', '0', '-f', join(dir, 'peer.json')];
+}
+
+const mock = await start([CLI, '--port', '0']);
+const ours = await cannedOf(mock.url);
+const PEER = peerArgs(CONTENT_OF(ours));
+const peer = await start(PEER);
+const theirs = await cannedOf(peer.url);
+writeFileSync(join(dir, 'ours.json'), JSON.stringify(ours));
+writeFileSync(join(dir, 'theirs.json'), JSON.stringify(theirs));
+const bareOurs = await start([BARE, join(dir, 'ours.json')]);
+const bareTheirs = await start([BARE, join(dir, 'theirs.json')]);
+
+const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+const lines: string[] = [];
+try {
+  for (const stream of [false, true]) {
+    // Interleaved, so that the shared machine's load falls on every server alike.
+    const b1 = await load(bareOurs, stream);
+    const m = await load(mock, stream);
+    const b2 = await load(bareTheirs, stream);
+    const p = await load(peer, stream);
+    const name = stream ? 'chat, SSE' : 'chat, JSON';
+    const ev = stream ? [events(ours.sse.body), events(theirs.sse.body)] : [1, 1];
+    const one = (r: Awaited<ReturnType<typeof load>>, bare: Awaited<ReturnType<typeof load>>, n: number) =>
+      `${x(r.rps, bare.rps)} by rate, ${x(bare.cpuUs, r.cpuUs)} by CPU time (${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(0)} µs CPU/req vs bare ${bare.cpuUs.toFixed(0)}, ` +
+      `p99 ${r.p99} ms vs bare ${bare.p99} ms${stream ? `, ${((r.rps * n) / 1000).toFixed(0)}k events/s, ${n}/stream` : ''})`;
+    lines.push(`${name}: emulator ${one(m, b1, ev[0])}\n${' '.repeat(name.length + 2)}aimock   ${one(p, b2, ev[1])}`);
+  }
+} finally {
+  for (const r of [bareOurs, bareTheirs, mock, peer]) r.child.kill();
+}
+
+/** Milliseconds from spawning the CLI to the first 200 from `health`, and the resident memory just after. */
+async function startup(args: string[], health: string): Promise<{ ms: number; rss: number }> {
   const t0 = performance.now();
-  const { url, child } = await start([CLI, '--port', '0']);
+  const { url, child } = await start(args);
   for (;;) {
-    const ok = await fetch(`${url}/__admin/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}${health}`).then((r) => r.ok, () => false);
     if (ok) break;
     await new Promise((r) => setTimeout(r, 2));
   }
   const ms = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 500));
+  const rss = rssMiB(child.pid!);
   child.kill();
-  return ms;
+  return { ms, rss };
 }
 
-const mock = await start([CLI, '--port', '0']);
-// The bare server sends the emulator's own bytes and headers, so both put the same bytes on the wire.
-const canned: Record<string, { headers: Record<string, string>; body: string }> = {};
-for (const stream of [false, true]) {
-  const res = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: body(stream) });
-  const headers = Object.fromEntries([...res.headers].filter(([k]) => !['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)));
-  canned[stream ? 'sse' : 'json'] = { headers, body: await res.text() };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const starts = { ours: [] as { ms: number; rss: number }[], theirs: [] as { ms: number; rss: number }[] };
+for (let i = 0; i < 5; i++) {
+  starts.ours.push(await startup([CLI, '--port', '0'], '/__admin/health'));
+  starts.theirs.push(await startup(PEER, '/health'));
 }
-const cannedFile = join(mkdtempSync(join(tmpdir(), 'mgm-bench-')), 'canned.json');
-writeFileSync(cannedFile, JSON.stringify(canned));
-const bare = await start([BARE, cannedFile]);
-const rows: string[] = [];
-try {
-  for (const stream of [false, true]) {
-    const b = await load(bare.url, stream);
-    const m = await load(mock.url, stream);
-    rows.push(
-      `${stream ? 'streaming chat' : 'chat (JSON)   '}  bare ${b.rps.toFixed(0).padStart(6)} req/s p99 ${String(b.p99).padStart(3)} ms | ` +
-        `emulator ${m.rps.toFixed(0).padStart(6)} req/s p99 ${String(m.p99).padStart(3)} ms | ` +
-        `throughput ${(m.rps / b.rps).toFixed(2)}x, p99 ${(m.p99 / Math.max(b.p99, 1)).toFixed(2)}x`,
-    );
-  }
-} finally {
-  bare.child.kill();
-  mock.child.kill();
+const summary = (s: { ms: number; rss: number }[]) =>
+  `median ${median(s.map((r) => r.ms)).toFixed(0)} ms (${Math.min(...s.map((r) => r.ms)).toFixed(0)}-${Math.max(...s.map((r) => r.ms)).toFixed(0)}), idle ${median(s.map((r) => r.rss)).toFixed(0)} MiB`;
+
+console.log(`node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${new Date().toISOString().slice(0, 16)}Z; ${CONNECTIONS} connections, ${SECONDS} s per run; ratios to a bare node:http server sending the same bytes`);
+for (const line of lines) console.log(line);
+console.log(`start-up to healthy, 5 starts: emulator ${summary(starts.ours)} | aimock ${summary(starts.theirs)}`);
+
+if (!values['no-inprocess']) {
+  const child = spawn(process.execPath, [INPROCESS, '--seconds', '3'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  await new Promise((r) => child.once('exit', r));
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { standalone: number; floor: number; inProcess: number; concurrency: number };
+  console.log(
+    `in-process, openai SDK (${r.concurrency} at a time): setupServer(...gateway.handlers) ${r.inProcess.toFixed(0)} req/s | trivial msw handler, same bytes ${r.floor.toFixed(0)} req/s | ` +
+      `standalone over a socket ${r.standalone.toFixed(0)} req/s; gateway's time per request ${x(r.floor, r.inProcess)} msw's own`,
+  );
 }
-const startups: number[] = [];
-for (let i = 0; i < 5; i++) startups.push(await startupMs());
-startups.sort((a, b) => a - b);
-console.log(`node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run`);
-for (const row of rows) console.log(row);
-console.log(`start-up to first healthy 200: median ${startups[2].toFixed(0)} ms (min ${startups[0].toFixed(0)}, max ${startups[4].toFixed(0)})`);

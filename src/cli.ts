@@ -2,7 +2,6 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { startServer } from './server.ts';
-import { loadFixtureDir } from './fixtures/load.ts';
 import { parseLatency } from './core/timing.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './runtime.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -79,7 +78,8 @@ async function main(): Promise<void> {
   const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0);
   let fixtures;
   try {
-    fixtures = values.fixtures === undefined ? undefined : loadFixtureDir(values.fixtures);
+    // yaml and the loader only when there are fixture files to read.
+    fixtures = values.fixtures === undefined ? undefined : (await import('./fixtures/load.ts')).loadFixtureDir(values.fixtures);
   } catch (error) {
     fail(`--fixtures: ${(error as Error).message}`);
   }

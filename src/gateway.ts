@@ -4,15 +4,13 @@ import type { HttpHandler, WebSocketHandler } from 'msw';
 import type { JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { FixtureEntry } from './fixtures/match.ts';
-import { validateFixtures } from './fixtures/validate.ts';
+import type { validateFixtures } from './fixtures/validate.ts';
 import type { IssuedToken, TokenScope } from './auth/tokens.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
 import type { EndpointSpec } from './transport/endpoint.ts';
-import { mswHandlers } from './transport/msw.ts';
-import { mswWebSocketHandlers } from './transport/websocket.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
 export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
@@ -76,12 +74,24 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
   );
 }
 
-export function createGateway(options: GatewayOptions = {}): Gateway {
+/** What a gateway is built with: both weigh on start-up, and the standalone server needs neither until used. */
+export interface GatewayParts {
+  /** Builds the msw handlers for a runtime and origin (transport/msw.ts); called on first use. */
+  handlers: (runtime: Runtime, origin: string) => (HttpHandler | WebSocketHandler)[];
+  /** Checks fixtures against the schema (fixtures/validate.ts, with ajv). */
+  validate: typeof validateFixtures;
+}
+
+/** The gateway over a new runtime. */
+export function buildGateway(options: GatewayOptions, { handlers: handlersOf, validate: validateFixtures }: GatewayParts): Gateway {
   const runtime = new Runtime({ ...options, fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})') });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
   const add = (source: string, fixtures: Fixture[]) => runtime.fixtures.use(...validateFixtures(fixtures, source)).map((e) => e.id);
+  let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
   return {
-    handlers: [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
+    get handlers() {
+      return (handlers ??= handlersOf(runtime, origin));
+    },
     use: (...fixtures) => add('gateway.use()', fixtures),
     requests: (filter = {}) => runtime.journal.list().filter((e) => matches(e, filter)),
     reset() {

@@ -1,5 +1,19 @@
 // model-gateway-mock: public API.
-export { createGateway, type Gateway, type RequestFilter } from './gateway.ts';
+import { buildGateway, endpoints, type Gateway } from './gateway.ts';
+import type { GatewayOptions } from './runtime.ts';
+import { mswHandlers } from './transport/msw.ts';
+import { mswWebSocketHandlers } from './transport/websocket.ts';
+import { validateFixtures } from './fixtures/validate.ts';
+
+export type { Gateway, RequestFilter } from './gateway.ts';
+
+/** The emulator in-process: `setupServer(...createGateway(options).handlers)`. */
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  return buildGateway(options, {
+    handlers: (runtime, origin) => [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
+    validate: validateFixtures,
+  });
+}
 export type { GatewayOptions } from './runtime.ts';
 export type { Fixture, FixtureMatch, FixtureReply, FixtureError, FixtureAnswer, FixtureToolCall, TextMatch } from './fixtures/types.ts';
 export type { FixtureEntry } from './fixtures/match.ts';

@@ -1,19 +1,20 @@
 // Standalone mode: the gateway on a real socket. API paths go from node:http straight into the
-// endpoint pipeline (see transport/node.ts); express serves the pages and the control plane.
+// endpoint pipeline (see transport/node.ts); express serves the pages and the control plane, loaded
+// when first needed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import express from 'express';
-import { createGateway, endpoints, type Gateway } from './gateway.ts';
+import type { Express } from 'express';
+import { buildGateway, endpoints, type Gateway, type GatewayParts } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
 import { NodeRouter } from './transport/node.ts';
 import { handleUpgrade } from './transport/websocket-node.ts';
-import { adminRouter } from './transport/admin.ts';
-import { consoleRouter } from './console/routes.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './transport/guard.ts';
 import { CORS_HEADERS, preflightHeaders } from './transport/cors.ts';
@@ -54,7 +55,6 @@ export interface RunningServer {
 
 const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/'];
 
-
 function isApi(url: string): boolean {
   return API_PREFIXES.some((p) => url.startsWith(p));
 }
@@ -64,12 +64,42 @@ function preflight(req: IncomingMessage, res: ServerResponse): void {
   res.end();
 }
 
-export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const gateway = createGateway(options);
-  const router = new NodeRouter(gateway.runtime, endpoints, openaiFormat);
-  const bindHost = options.host ?? '127.0.0.1';
-  const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
-  let url = '';
+/**
+ * One of our own modules, loaded when first needed, synchronously (require of an ES module, Node >=
+ * 22.12; the same instance an import gets): `path` is relative to this file, in src or in dist.
+ */
+function sibling<T>(path: string): T {
+  return createRequire(import.meta.url)(new URL(`${path}${import.meta.url.slice(-3)}`, import.meta.url).pathname) as T;
+}
+
+// The standalone server serves no msw handlers (`gateway.handlers` loads msw if ever read), and ajv
+// loads with the first fixture to check.
+const standaloneParts: GatewayParts = {
+  handlers: (runtime, origin) => [
+    ...sibling<typeof import('./transport/msw.ts')>('./transport/msw').mswHandlers(runtime, origin, endpoints),
+    ...sibling<typeof import('./transport/websocket.ts')>('./transport/websocket').mswWebSocketHandlers(runtime, origin, endpoints),
+  ],
+  validate: (fixtures, source) => sibling<typeof import('./fixtures/validate.ts')>('./fixtures/validate').validateFixtures(fixtures, source),
+};
+
+interface PagesContext {
+  gateway: Gateway;
+  router: NodeRouter;
+  url: () => string;
+  bindHost: string;
+  adminToken?: string;
+}
+
+/**
+ * The pages and the control plane: express, loaded by their first request (~100 ms of start-up
+ * saved; API requests never touch it).
+ */
+async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesContext): Promise<Express> {
+  const [{ default: express }, { adminRouter }, { consoleRouter }] = await Promise.all([
+    import('express'),
+    import('./transport/admin.ts'),
+    import('./console/routes.ts'),
+  ]);
   const app = express();
   app.disable('x-powered-by');
   // The control plane and the pages are the owner's (health stays open, for probes from anywhere).
@@ -84,18 +114,55 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     next();
   });
   app.use('/__admin', adminRouter(gateway, pkg.version));
-  app.use(consoleRouter(gateway, () => url));
+  app.use(consoleRouter(gateway, url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
     void router.handle(req, res, CORS_HEADERS);
   });
+  return app;
+}
 
+/**
+ * `GET /__admin/health`, answered without express so that a fresh server is healthy before express
+ * has loaded: the same bytes and headers express sends (its weak ETag); conditional requests go to express.
+ */
+function healthAnswer(version: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const body = JSON.stringify({ status: 'healthy', version });
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ETag: `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64').slice(0, 27)}"`,
+  };
+  return (req, res) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/__admin/health' || req.headers['if-none-match'] !== undefined) return false;
+    res.writeHead(200, headers).end(req.method === 'GET' ? body : undefined);
+    return true;
+  };
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const gateway = buildGateway(options, standaloneParts);
+  const router = new NodeRouter(gateway.runtime, endpoints, openaiFormat);
+  const bindHost = options.host ?? '127.0.0.1';
+  const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
+  let url = '';
+  let app: Promise<Express> | undefined;
+  const loadPages = () => (app ??= pagesApp({ gateway, router, url: () => url, bindHost, adminToken }));
+  const pages = (req: IncomingMessage, res: ServerResponse) =>
+    void loadPages().then(
+      (handle) => handle(req, res),
+      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`model-gateway-mock: ${error.message}`),
+    );
+
+  const health = healthAnswer(pkg.version);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (!isApi(req.url ?? '/')) return void app(req, res);
+    if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
     if (req.method === 'OPTIONS') return preflight(req, res);
+    // A client of the API soon asks the control plane (the journal): express loads after its first request.
+    if (!app) setImmediate(() => void loadPages().catch(() => {}));
     void router.handle(req, res, CORS_HEADERS);
   };
-  const tls = options.tls === true ? await selfSigned(options.host ?? '127.0.0.1') : options.tls || undefined;
+  const tls = options.tls === true ? await selfSigned(bindHost) : options.tls || undefined;
   const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();

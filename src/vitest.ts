@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
-import { createGateway, type Gateway } from './gateway.ts';
+import { createGateway, type Gateway } from './index.ts';
 import { nearMissReport, type GatewayOptions } from './runtime.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { NearMiss } from './fixtures/match.ts';

@@ -23,6 +23,8 @@ describe('stream timing over a real socket', () => {
   let cli: Spawned;
   beforeAll(async () => {
     cli = await spawnCli(['--latency', `ttft=${TTFT},tps=${TPS}`]);
+    // The first API request loads the tokenizer (start-up stays fast); these tests time the stream, not that.
+    await (await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'warm up' }], max_tokens: 1 })).text();
   });
   afterAll(() => cli.stop());
 

@@ -1,8 +1,14 @@
 // Stable hashing and the seeded generators every other module draws from.
 // Nothing here may touch Math.random or the wall clock: a reply is a pure function
 // of (request, seed, fixtures, clock).
-import { faker } from '@faker-js/faker/locale/en';
 import type { Faker } from '@faker-js/faker';
+import { lazyModule } from './lazy.ts';
+
+// faker with its English locale only (~50 ms to load), on first use.
+const fakerEn = lazyModule<typeof import('@faker-js/faker/locale/en')>('@faker-js/faker/locale/en', import.meta.url, () => import('@faker-js/faker/locale/en'));
+
+/** Loads faker once; undefined when it is loaded already. */
+export const fakerReady = fakerEn.ready;
 
 /** JSON with object keys sorted, so equal values always hash alike. */
 export function stableStringify(value: unknown): string {
@@ -95,6 +101,7 @@ export function makeId(prefix: string, length: number, key: number): string {
  * synchronously: no other request can reseed it in between.
  */
 export function withFaker<T>(key: number, fn: (f: Faker) => T): T {
+  const { faker } = fakerEn.get();
   faker.seed(key % 2147483647);
   return fn(faker);
 }

@@ -7,10 +7,32 @@
 //   BPE, which changes a count by at most about one token per cut.
 // - At most EXACT_CHARS characters of one request's text go through BPE. Longer texts are counted from
 //   evenly spaced samples scaled to their length (deterministic; within a few percent on ordinary text).
-import { decode, decodeGenerator, encode, vocabularySize } from 'gpt-tokenizer/encoding/o200k_base';
+//
+// The o200k tables cost ~250 ms and ~60 MB to load, so they load on first use (see lazy.ts).
 import { textOf, type Message } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
+import { lazyModule } from './lazy.ts';
+
+type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base');
+
+/**
+ * The tokenizer's own cache of merged pre-tokens holds 100k entries by default, of any length: tens of
+ * MB after a long run of varied prompts. Counts do not depend on it; 10k keeps the common words.
+ */
+const MERGE_CACHE_ENTRIES = 10_000;
+
+const tables = lazyModule<Tokenizer>(
+  'gpt-tokenizer/encoding/o200k_base',
+  import.meta.url,
+  () => import('gpt-tokenizer/encoding/o200k_base'),
+  (t) => t.setMergeCacheSize(MERGE_CACHE_ENTRIES),
+);
+
+/** Loads the tokenizer once; undefined when it is loaded already. */
+export const tokenizerReady = tables.ready;
+
+const bpe = tables.get;
 
 // Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -60,7 +82,7 @@ function bpeSegments(text: string): string[] {
 function encodeAll(text: string): number[] {
   if (!text) return [];
   const segments = bpeSegments(text);
-  return segments.length === 1 ? encode(text, PLAIN) : segments.flatMap((s) => (s ? encode(s, PLAIN) : []));
+  return segments.length === 1 ? bpe().encode(text, PLAIN) : segments.flatMap((s) => (s ? bpe().encode(s, PLAIN) : []));
 }
 
 /** The token ids of `text` (of its first EXACT_CHARS characters when longer, so the cost stays bounded). */
@@ -138,7 +160,7 @@ export function countTokens(text: string): number {
 /** Each token's text (pieces that would cut a character are merged). */
 function exactPieces(text: string): string[] {
   const pieces: string[] = [];
-  for (const piece of decodeGenerator(encodeAll(text))) if (piece) pieces.push(piece);
+  for (const piece of bpe().decodeGenerator(encodeAll(text))) if (piece) pieces.push(piece);
   return pieces;
 }
 
@@ -165,8 +187,8 @@ export function splitTokens(text: string): readonly string[] {
 
 /** Text of token ids (for prompts sent as token arrays); false unless every id is in the vocabulary. */
 export function detokenize(ids: readonly unknown[]): string | false {
-  if (!ids.length || ids.some((id) => typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= vocabularySize)) return false;
-  return decode(ids as number[]);
+  if (!ids.length || ids.some((id) => typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= bpe().vocabularySize)) return false;
+  return bpe().decode(ids as number[]);
 }
 
 /** The first `max` tokens of `text`. */

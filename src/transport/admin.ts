@@ -3,8 +3,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, RequestFilter } from '../gateway.ts';
 import type { JournalEntry } from '../core/journal.ts';
-import { fixturesOf } from '../fixtures/load.ts';
-import { FixtureError } from '../fixtures/validate.ts';
+import { FixtureError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;

@@ -2,7 +2,8 @@
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
-import { hashString, makeId } from '../core/seed.ts';
+import { fakerReady, hashString, makeId } from '../core/seed.ts';
+import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
 import { isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
@@ -164,6 +165,10 @@ function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body =
 
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
+  // The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts).
+  const tokenizer = tokenizerReady();
+  const faker = fakerReady();
+  if (tokenizer || faker) await Promise.all([tokenizer, faker]);
   const started = performance.now();
   const entry = runtime.journal.record({
     seq: 0,

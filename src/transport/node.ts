@@ -2,12 +2,15 @@
 // fetch Request/Response objects on this path: both cost more than the emulator's own work.
 // Routing uses msw's own URL matcher, so a path means the same thing in both modes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { matchRequestUrl } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
 import { isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playEvents } from './sse.ts';
+
+// msw's matcher is loaded by the first request whose path is not an exact one (a parameter or an
+// unknown path): msw weighs ~100 ms of start-up, and the common paths never need it.
+let matchRequestUrl: typeof import('msw').matchRequestUrl | undefined;
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -92,10 +95,16 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
   if (isPlayback(body)) {
     // Headers go now; each event as it falls due; a client that leaves stops production.
     res.writeHead(out.status, headers);
-    res.flushHeaders();
+    // Events due now go with the headers: corked, headers, those events (and the end, when that is
+    // all) leave in one write instead of three.
+    const socket = res.socket;
+    const now = body.events.length > 0 && body.events[0].due <= 0;
+    if (now) socket?.cork();
+    else res.flushHeaders();
     // A cut stream: what was written arrives, then the socket closes without the final chunk.
     const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
     const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks);
+    if (now) socket?.uncork();
     res.once('close', stop);
     return;
   }
@@ -130,11 +139,15 @@ export class NodeRouter {
     }
   }
 
-  private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
+  private exactRoute(inbound: Inbound): EndpointSpec | undefined {
+    return this.exact.get(`${inbound.method} ${inbound.url.pathname}`)?.find((spec) => !spec.accepts || spec.accepts(inbound));
+  }
+
+  /** Routes a request no exact path takes: parameterized paths, else what its path allows. */
+  private async route(inbound: Inbound): Promise<{ spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] }> {
+    matchRequestUrl ??= (await import('msw')).matchRequestUrl;
     const { method, url } = inbound;
     const takes = (spec: EndpointSpec) => !spec.accepts || spec.accepts(inbound);
-    const exact = this.exact.get(`${method} ${url.pathname}`)?.find(takes);
-    if (exact) return { spec: exact, params: {}, allowed: [] };
     const allowed: EndpointSpec[] = [];
     for (const [key, specs] of this.exact) if (key.endsWith(` ${url.pathname}`)) allowed.push(...specs);
     for (const route of this.patterned) {
@@ -153,7 +166,8 @@ export class NodeRouter {
       // The path is all that routes; the Host header is the client's to get wrong.
       const url = new URL(req.url ?? '/', 'http://localhost');
       const inbound = inboundOf(req, res, url);
-      const { spec, params, allowed } = this.route(inbound);
+      const exact = this.exactRoute(inbound);
+      const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : await this.route(inbound);
       if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
       else if (allowed.length) out = methodNotAllowed(defaultFormat(allowed), inbound, [...new Set(allowed.map((s) => s.method))]);
       else out = unknownRoute(this.fallback, inbound);

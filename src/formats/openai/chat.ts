@@ -106,11 +106,14 @@ export function chatStreamEvents(
 ): TimedEvent[] {
   const { id, created, model, service_tier, system_fingerprint } = header(reply, request);
   const base = { id, object: 'chat.completion.chunk', created, model, service_tier, system_fingerprint };
-  // With include_usage, every chunk carries `usage: null` until the last one carries the figures.
-  const usage = options.includeUsage ? { usage: null } : {};
+  // Every chunk is `{...base, choices, ...usage}`: the JSON around `choices` is the same in each, so it
+  // is rendered once (same bytes as stringifying each whole). With include_usage, every chunk carries
+  // `usage: null` until the last one carries the figures.
+  const head = `${JSON.stringify(base).slice(0, -1)},"choices":`;
+  const tail = options.includeUsage ? ',"usage":null}' : '}';
   const chunk = (choices: unknown[], due: number): TimedEvent => ({
     due,
-    frame: sseFrame(JSON.stringify({ ...base, choices, ...usage })),
+    frame: sseFrame(head + JSON.stringify(choices) + tail),
   });
   const logprobs = reply.choices.map((c) => choiceLogprobs(reply, c, options));
   const textPieces = reply.choices.map(() => 0);
@@ -138,8 +141,9 @@ export function chatStreamEvents(
     } else if (block?.type === 'text' && step.text) {
       // Logprobs follow the text's own pieces (reasoning and tool calls have none here).
       const at = textPieces[step.choice]++;
-      const tokenLp = lp ? { content: logprobEntries(lp.slice(at, at + 1)), refusal: null } : null;
-      delta({ content: step.text }, null, tokenLp);
+      if (lp) delta({ content: step.text }, null, { content: logprobEntries(lp.slice(at, at + 1)), refusal: null });
+      // The commonest chunk by far, written as the JSON stringify would write it.
+      else events.push({ due: step.due, frame: sseFrame(`${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`) });
     }
     if (step.last) delta({}, finishReason(choice, options));
   }

@@ -1,0 +1,79 @@
+// In-process cost: the official openai SDK against (1) the standalone server over a socket, (2) a
+// trivial msw handler returning the gateway's own reply bytes (the floor msw itself sets), and (3)
+// `setupServer(...gateway.handlers)`. Prints one JSON line of requests per second for each.
+// Usage: node bench/inprocess.ts [--seconds 4] [--concurrency 8]
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { createGateway } from '../dist/src/index.js';
+import { start } from './spawn.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '4' }, concurrency: { type: 'string', default: '8' } } });
+const SECONDS = Number(values.seconds);
+const CONCURRENCY = Number(values.concurrency);
+const CLI = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
+const REQUEST = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Benchmark me, please.' }], max_tokens: 40 };
+
+/** Requests per second of `CONCURRENCY` loops of chat completions through `client`, after a 1 s warm-up. */
+async function rate(client: OpenAI): Promise<number> {
+  const run = async (ms: number) => {
+    let done = 0;
+    const until = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < until) {
+          await client.chat.completions.create(REQUEST);
+          done++;
+        }
+      }),
+    );
+    return done;
+  };
+  await run(1000);
+  const t0 = performance.now();
+  const done = await run(SECONDS * 1000);
+  return done / ((performance.now() - t0) / 1000);
+}
+
+const sdk = (baseURL: string) => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0 });
+
+// (1) The standalone server, over a socket.
+const { url, child } = await start([CLI, '--port', '0']);
+const standalone = await rate(sdk(`${url}/v1`));
+child.kill();
+
+// (2) msw's floor: a handler that returns the gateway's reply as fixed bytes.
+const gateway = createGateway();
+const probe = setupServer(...gateway.handlers);
+probe.listen();
+const res = await fetch('https://bench.test/v1/chat/completions', {
+  method: 'POST',
+  headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+  body: JSON.stringify(REQUEST),
+});
+const bytes = await res.text();
+const headers = Object.fromEntries(res.headers);
+probe.close();
+const trivial = setupServer(http.post('*/v1/chat/completions', () => new HttpResponse(bytes, { headers })));
+// (3) The gateway's handlers.
+const handlers = setupServer(...gateway.handlers);
+
+/** The median of three runs of each, interleaved, so that JIT warm-up and the shared machine's load fall on both alike. */
+async function interleaved(): Promise<{ floor: number; inProcess: number }> {
+  const floors: number[] = [];
+  const ours: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    for (const [server, into] of [[trivial, floors], [handlers, ours]] as const) {
+      server.listen();
+      into.push(await rate(sdk('https://bench.test/v1')));
+      server.close();
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[1];
+  return { floor: median(floors), inProcess: median(ours) };
+}
+const { floor, inProcess } = await interleaved();
+
+console.log(JSON.stringify({ standalone, floor, inProcess, concurrency: CONCURRENCY, seconds: SECONDS }));

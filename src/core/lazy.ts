@@ -1,0 +1,54 @@
+// Heavy modules (the tokenizer's tables, faker) load on first use instead of at start-up. The
+// endpoint pipeline awaits `ready()` before a handler runs, so the core's functions stay synchronous.
+// In Node a module loads with require (require(esm) for ES modules), so a caller that never awaited
+// still gets it, synchronously, and there is only ever one copy; a browser loads it with import().
+
+type NodeRequire = (id: string) => unknown;
+
+const nodeModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:module') as
+  | { createRequire(from: string): NodeRequire }
+  | undefined;
+
+export interface Lazy<T> {
+  /** Starts loading (off the current turn); undefined once loaded, so the hot path needs no await. */
+  ready(): Promise<void> | undefined;
+  /** The module; in Node loads it now if need be. */
+  get(): T;
+}
+
+/**
+ * `specifier` as resolved from `from` (an import.meta.url); `load` is the same import for browsers (a
+ * literal, for bundlers); `init` runs once on the loaded module.
+ */
+export function lazyModule<T>(specifier: string, from: string, load: () => Promise<T>, init: (module: T) => void = () => {}): Lazy<T> {
+  let value: T | undefined;
+  let loading: Promise<void> | undefined;
+  const get = (): T => {
+    if (value !== undefined) return value;
+    if (!nodeModule) throw new Error(`model-gateway-mock: ${specifier} is still loading; await the gateway's first request.`);
+    const loaded = nodeModule.createRequire(from)(specifier) as T;
+    init(loaded);
+    return (value = loaded);
+  };
+  return {
+    get,
+    ready() {
+      if (value !== undefined) return undefined;
+      return (loading ??= nodeModule
+        ? new Promise<void>((resolve, reject) =>
+            setTimeout(() => {
+              try {
+                get();
+                resolve();
+              } catch (error) {
+                reject(error instanceof Error ? error : new Error(String(error)));
+              }
+            }, 0),
+          )
+        : load().then((m) => {
+            init(m);
+            value = m;
+          }));
+    },
+  };
+}

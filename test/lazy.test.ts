@@ -1,0 +1,32 @@
+// What loads on first use instead of at start-up must give the same values as loading it eagerly.
+import { describe, expect, it } from 'vitest';
+import { fakerEN } from '@faker-js/faker';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { faker as fakerEnOnly } from '@faker-js/faker/locale/en';
+import { countTokens, splitTokens, tokenizerReady } from '../src/core/tokens.ts';
+import { withFaker } from '../src/core/seed.ts';
+
+describe('lazy loading', () => {
+  it('draws the same values from the English-only faker as from the full package, for many seeds', () => {
+    const draw = (f: typeof fakerEN) =>
+      [f.hacker.phrase(), f.word.adjective(), f.word.noun(), f.word.verb(), f.word.adverb(), f.company.catchPhrase(), f.person.firstName(), f.person.fullName(), f.location.city(), f.internet.email(), f.number.int({ min: 0, max: 99 })].join('|');
+    for (let key = 0; key < 500; key++) {
+      fakerEN.seed(key * 7919);
+      const full = draw(fakerEN);
+      fakerEnOnly.seed(key * 7919);
+      expect(draw(fakerEnOnly)).toBe(full);
+      // The gateway's own faker (loaded on first use) is that English-only one.
+      expect(withFaker(key * 7919, draw)).toBe(full);
+    }
+  });
+
+  it('loads the tokenizer once and counts as the package does', async () => {
+    const first = tokenizerReady();
+    if (first) await first;
+    expect(tokenizerReady()).toBeUndefined();
+    for (const text of ['Hello, world!', 'Benchmark me, please.', 'naïve café — 東京 🚀']) {
+      expect(countTokens(text)).toBe(encode(text).length);
+      expect(splitTokens(text).join('')).toBe(text);
+    }
+  });
+});
