@@ -197,7 +197,9 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
       token = authenticate(inbound, runtime, spec.auth);
       const form = await parseMultipart(bytes, inbound.header('content-type')!);
-      entry.body = journalForm(form);
+      // Uploads by name, type and size; a long text field shortened like a big JSON body's.
+      entry.bodyBytes = bytes.byteLength;
+      entry.body = shortenedBody(journalForm(form));
       body = form;
     } else if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
