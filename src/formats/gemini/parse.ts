@@ -2,6 +2,7 @@
 import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+import { nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
 export const VOICES = [
@@ -136,7 +137,13 @@ function parseTools(raw: unknown): ToolSpec[] {
       if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(decl.name as string)) {
         throw invalid(`${at}.name`, `${at}.name: Invalid function name. Must start with a letter or an underscore, and contain only a-z, A-Z, 0-9, underscores, dots, colons and dashes, at most 64 characters.`);
       }
-      const parameters = decl.parametersJsonSchema ?? (decl.parameters ? toJsonSchema(decl.parameters) : { type: 'object', properties: {} });
+      for (const field of ['parameters', 'parametersJsonSchema']) {
+        checkField(`${at}.${field}`, decl[field], { types: ['object'] });
+        const type = decl[field] === undefined ? undefined : nonObjectSchema(decl[field] as Raw);
+        if (type !== undefined) throw invalid(`${at}.${field}`, `${at}.${field}: function parameters must be a schema of type OBJECT, got ${type}.`);
+      }
+      const given = [decl.parametersJsonSchema, decl.parameters].find((s) => s && Object.keys(s).length) as Raw | undefined;
+      const parameters = given === undefined ? { type: 'object', properties: {} } : given === decl.parametersJsonSchema ? given : toJsonSchema(given);
       tools.push({ name: decl.name as string, description: decl.description as string | undefined, parameters: parameters as Raw });
     });
   });

@@ -11,6 +11,7 @@ import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { callId } from './chat.ts';
 import { checkField, checkFields, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
+import { checkParameters } from './parse.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -109,7 +110,9 @@ function parseTools(raw: unknown): ToolSpec[] {
     const tool = t as Raw;
     if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
     checkField(`tools[${i}].name`, tool.name, { types: ['string'], required: true });
-    return { name: tool.name as string, description: tool.description as string | undefined, parameters: (tool.parameters as Raw | undefined) ?? { type: 'object', properties: {} } };
+    checkField(`tools[${i}].parameters`, tool.parameters, { types: ['object'], nullable: true });
+    checkParameters(`tools[${i}].parameters`, tool.name as string, (tool.parameters ?? undefined) as Raw | undefined);
+    return { name: tool.name as string, description: tool.description as string | undefined, parameters: tool.parameters && Object.keys(tool.parameters).length ? (tool.parameters as Raw) : { type: 'object', properties: {} } };
   });
 }
 
