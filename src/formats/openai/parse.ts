@@ -1,7 +1,7 @@
 // OpenAI chat completion request → canonical request, refusing what OpenAI refuses.
 import type { CanonicalRequest, Message, OutputFormat, Part, Role } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
+import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
 import { nonObjectSchema, optional } from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number): FieldRule => ({ types: ['integer'], nullable: true, min, max });
@@ -247,6 +247,7 @@ export interface ChatOptions {
 
 export function parseChatRequest(body: Record<string, unknown>): { request: CanonicalRequest; options: ChatOptions } {
   checkFields(body, CHAT_FIELDS);
+  checkMetadata(body.metadata);
   const messages = (body.messages as unknown[]).map((m, i) => parseMessage(`messages[${i}]`, m));
   const stream = body.stream === true;
   if (body.stream_options != null && !stream) {
