@@ -32,6 +32,7 @@ export default defineConfig({
             'test/anthropic.test.ts',
             'test/gemini.test.ts',
             'test/fixtures.test.ts',
+            'test/fuzz.test.ts',
           ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },
