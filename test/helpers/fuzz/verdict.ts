@@ -41,11 +41,12 @@ export function vendorOf(r: FuzzRequest): Vendor {
   return 'openai';
 }
 
-/** The status x-mock-status forces, if it is a valid one. */
+/** The status x-mock-status forces, if it is a valid one (read as the runtime reads it: `Number()`, so "0x1f4" and "500.0" are 500). */
 function forcedStatus(r: FuzzRequest): number | undefined {
   const raw = header(r, 'x-mock-status');
-  if (raw === undefined || !/^\d+$/.test(raw.trim())) return undefined;
-  const n = Number(raw.trim());
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) return undefined;
   return n >= 400 && n <= 599 ? n : undefined;
 }
 
