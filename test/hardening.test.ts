@@ -74,7 +74,7 @@ describe.runIf(socketSuites)('hardening: long unbroken strings (socket)', () => 
         await new Promise((r) => setTimeout(r, 50));
         const stats = await other.stop();
         const outcome = res instanceof Error ? `no answer (${res.name})` : `${res.status}`;
-        console.log(`${route.name}, ${inputName} (${(body.length / 1e6).toFixed(2)} MB body): ${outcome} in ${took.toFixed(0)} ms; other client: ${formatStats(stats)}`);
+        console.log(`${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome} in ${took.toFixed(0)} ms; other client: ${formatStats(stats)}`);
         expect(res, `no answer within 5 s`).not.toBeInstanceOf(Error);
         const answer = res as Exclude<typeof res, Error>;
         expect([200, 400]).toContain(answer.status);
