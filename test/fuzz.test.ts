@@ -27,12 +27,7 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
 
 /** Checks one answer, naming the request in the failure. */
 function judge(r: FuzzRequest, answer: Answer | undefined): void {
-  if (!answer) return;
-  try {
-    checkAnswer(r, answer);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n  request: ${describeRequest(r)}`);
-  }
+  if (answer) checkAnswer(r, answer);
 }
 
 async function run(arb: fc.Arbitrary<FuzzRequest>, runs: number, send: (r: FuzzRequest) => Promise<Answer | undefined>, after?: (r: FuzzRequest) => Promise<void>) {
@@ -40,6 +35,8 @@ async function run(arb: fc.Arbitrary<FuzzRequest>, runs: number, send: (r: FuzzR
     fc.asyncProperty(arb, async (r) => {
       try {
         judge(r, await send(r));
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n  request: ${describeRequest(r)}`);
       } finally {
         await after?.(r);
       }

@@ -320,7 +320,7 @@ const mockHeaders = fc.dictionary(
   fc.oneof(
     headerText,
     fc.constantFrom('400', '404', '429', '500', '503', '529', '599', '600', '99', '4e2', ' 500', '+500', '500.0', '0x1f4'),
-    fc.constantFrom('NOPE', 'STREAM_ERROR,after=x', 'STALL,ms=-1', 'STREAM_ERROR,status=0', 'STALL,ms=99999999999', ',,,', 'STREAM_CUT,after=-1', 'STALL,probability=2', 'stream_error'),
+    fc.constantFrom('NOPE', 'STREAM_ERROR,after=x', 'STALL,ms=-1', 'STREAM_ERROR,status=0', 'STALL,ms=99999999999', ',,,', 'STREAM_CUT,after=-1', 'STALL,probability=2', 'STREAM_EROR'),
     fc.constantFrom('-1', '1.5', '99999999999999999999', '42', 'abc'),
     fc.constantFrom('instant', 'ttft=1', 'tps=0', 'ttft=-1', 'tps=abc', 'jitter=2', 'slow,ttft=', 'ttft=1e400', 'realistic,ttft=0,tps=0'),
   ),
