@@ -2,7 +2,7 @@
 // 1 MB of base64 and 300 KB of CJK without spaces, in each format's endpoints. Each is answered (or
 // refused with the vendor's 400) at once, while another client's requests keep being served.
 // Each case has its own server, so one that hangs cannot spoil the next (it is killed, not asked).
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { formatStats, latencyProbe } from './helpers/fuzz/harness.ts';
@@ -86,4 +86,28 @@ describe.runIf(socketSuites)('hardening: long unbroken strings (socket)', () => 
       }, 30_000);
     }
   }
+});
+
+// Requests within every documented field rule whose cost grew without bound (seconds of work and
+// hundreds of MB of reply): the vendors cap them, and so does the emulator, with the vendor's 400.
+describe.runIf(socketSuites)('hardening: vendor caps on batch sizes (socket)', () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 97}`).join(' ');
+  const cases: [string, string, Record<string, string>, unknown, string][] = [
+    ['rerank with 1001 documents (Cohere caps at 1000)', '/v2/rerank', { authorization: 'Bearer sk-test' }, { model: 'rerank-v3.5', query: 'q', documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`) }, 'documents'],
+    ['embeddings over 300,000 tokens in all (OpenAI caps a request)', '/v1/embeddings', { authorization: 'Bearer sk-test' }, { model: 'text-embedding-3-small', input: Array.from({ length: 100 }, (_, i) => `${i} ${words(4000)}`) }, 'max 300000 tokens per request'],
+    ['Gemini batchEmbedContents with 101 requests (Google caps a batch at 100)', '/v1beta/models/gemini-embedding-001:batchEmbedContents', { 'x-goog-api-key': 'sk-test' }, { requests: Array.from({ length: 101 }, () => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'hi' }] } })) }, 'at most 100 requests'],
+  ];
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli();
+  });
+  afterAll(() => cli.stop());
+
+  it.each(cases)('refuses %s', async (_name, path, headers, body, says) => {
+    const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain(says);
+    checkAnswer({ method: 'POST', path, headers, aim: path }, answer);
+  });
 });

@@ -13,6 +13,8 @@ import { tokenIdsText } from './validate.ts';
 
 type Raw = Record<string, unknown>;
 const MAX_INPUTS = 2048;
+/** OpenAI's limit on the tokens of all inputs of one request. */
+const MAX_REQUEST_TOKENS = 300_000;
 
 const EMBEDDING_FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'], required: true },
@@ -69,6 +71,8 @@ function embeddings(call: Call) {
   });
   const base64 = body.encoding_format === 'base64';
   const tokens = counts.reduce((a, b) => a + b, 0);
+  // OpenAI caps the sum over all inputs too: 2048 inputs of 8191 tokens would be 16M.
+  if (tokens > MAX_REQUEST_TOKENS) throw invalid('input', `Requested ${tokens} tokens, max ${MAX_REQUEST_TOKENS} tokens per request`, 'max_tokens_per_request');
   // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
   const decisions = texts.map((text) => call.runtime.decide(call, operationRequest('openai', 'embedding', model, text)));
   const vectors = texts.map((text, i) => {
@@ -86,7 +90,8 @@ function embeddings(call: Call) {
 const RERANK_FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'], required: true },
   query: { types: ['string'], required: true },
-  documents: { types: ['array'], required: true, min: 1 },
+  // Cohere's documented cap; beyond it the service refuses (ranking cost grows with the count).
+  documents: { types: ['array'], required: true, min: 1, max: 1000 },
   top_n: { types: ['integer'], min: 1 },
   return_documents: { types: ['boolean'] },
   max_chunks_per_doc: { types: ['integer'] },
