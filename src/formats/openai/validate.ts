@@ -45,7 +45,13 @@ export function invalid(param: string, message: string, code: string | undefined
 
 /** The text token ids spell (a prompt or input sent as tokens), or the 400 that names `param`. */
 export function tokenIdsText(param: string, ids: unknown[]): string {
-  const text = detokenize(ids);
+  let text: string | false;
+  try {
+    text = detokenize(ids);
+  } catch {
+    // Ids inside the vocabulary's range that no token has (the encoder's gaps) throw.
+    text = false;
+  }
   if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
   return text;
 }
