@@ -111,3 +111,26 @@ describe.runIf(socketSuites)('hardening: vendor caps on batch sizes (socket)', (
     checkAnswer({ method: 'POST', path, headers, aim: path }, answer);
   });
 });
+
+// Found by bench:fuzz (seed 1036113013): a schema whose size bound is a string ("maxItems":
+// "Infinity", "maxLength": "1e9") escapes the cap on synthesized values (core/synthesize/json.ts
+// caps only numeric bounds), so json-schema-faker runs until the heap is exhausted (4 GB) and the
+// server dies. The core is the lead's: kept failing here until the bound is checked there.
+describe.runIf(socketSuites)('hardening: schema bounds given as strings (socket)', () => {
+  let cli: Spawned | undefined;
+  afterEach(() => {
+    cli?.child.kill('SIGKILL');
+    cli = undefined;
+  });
+  const cases: [string, string, Record<string, string>, unknown][] = [
+    ['an OpenAI json_schema with maxItems "Infinity"', '/v1/chat/completions', { authorization: 'Bearer sk-test' }, { model: 'gpt-4o', messages: [{ role: 'user', content: 'json' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'array', items: { type: 'string' }, minItems: 3, maxItems: 'Infinity' } } } }],
+    ['an Anthropic tool with maxLength "1e9"', '/v1/messages', { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' }, { model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { s: { type: 'string', minLength: 5, maxLength: '1e9' } }, required: ['s'] } }], tool_choice: { type: 'any' } }],
+  ];
+  for (const [name, path, headers, body] of cases) {
+    it.fails(`answers ${name} at once (a 400, or a value within bounds)`, async () => {
+      cli = await spawnCli();
+      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(3_000) });
+      expect(res.status).toBeLessThan(500);
+    }, 15_000);
+  }
+});
