@@ -2,7 +2,7 @@
 // well-formed and mutated bodies, odd unicode, long unbroken strings, deep nesting, odd headers,
 // query strings and methods. Every answer must be a valid reply or the route's vendor error with a
 // 4xx (a 5xx only where x-mock-status forced it); no crash, no hang; /__admin/health stays fast.
-// FUZZ_RUNS (cases per format), FUZZ_SEED, FUZZ_MAX_STRING and FUZZ_REQUEST_MS tune a run; a failure
+// FUZZ_RUNS (cases per format), FUZZ_SEED, FUZZ_MAX_STRING, FUZZ_REQUEST_MS and FUZZ_PROPERTY_MS tune a run; a failure
 // prints the seed and path that replay it (fast-check's report).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -17,7 +17,9 @@ import { formatStats, healthProbe, sendInProcess, sendSocket, type ProbeStats } 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000) / (process.env.GATEWAY_TEST_MSW_MAJOR === '2' ? 4 : 1);
 const SOCKET_RUNS = Number(process.env.FUZZ_SOCKET_RUNS ?? Math.ceil(RUNS / 2));
 const SEED = process.env.FUZZ_SEED === undefined ? 20261123 : Number(process.env.FUZZ_SEED);
-const TIMEOUT = 600_000;
+/** A property that runs longer than this (cases and shrinking) fails: a hang detector for the whole run. */
+const PROPERTY_MS = Number(process.env.FUZZ_PROPERTY_MS ?? 120_000);
+const TIMEOUT = PROPERTY_MS + 60_000;
 
 const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
@@ -41,7 +43,7 @@ async function run(arb: fc.Arbitrary<FuzzRequest>, runs: number, send: (r: FuzzR
         await after?.(r);
       }
     }),
-    { numRuns: runs, seed: SEED },
+    { numRuns: runs, seed: SEED, plugins: [fc.interruptAfterTimeLimit(PROPERTY_MS, { failOnInterrupt: true })] },
   );
 }
 

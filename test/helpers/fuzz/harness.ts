@@ -6,7 +6,7 @@ import type { Answer } from './verdict.ts';
 import type { FuzzRequest } from './requests.ts';
 
 /** Longest any one fuzzed request may take before it counts as a hang; FUZZ_REQUEST_MS overrides. */
-export const REQUEST_MS = Number(process.env.FUZZ_REQUEST_MS ?? 5_000);
+export const REQUEST_MS = Number(process.env.FUZZ_REQUEST_MS ?? 2_000);
 
 export class Hang extends Error {}
 
