@@ -1,4 +1,5 @@
 // The standalone entry point: `npx model-gateway-mock [options]`.
+import { startLoopStats } from './transport/loop-stats.ts';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { startServer } from './server.ts';
@@ -42,6 +43,8 @@ function integer(name: string, raw: string | undefined, min: number): number | u
 }
 
 async function main(): Promise<void> {
+  // MGM_EVENT_LOOP_STATS=1: the event-loop delay, printed on SIGUSR2 and at exit (for the benches).
+  startLoopStats();
   let values;
   try {
     ({ values } = parseArgs({

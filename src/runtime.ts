@@ -204,13 +204,13 @@ function parseOverrides(inbound: Inbound): Overrides {
   const status = inbound.header('x-mock-status');
   if (status !== undefined) {
     const n = Number(status);
-    if (!Number.isInteger(n) || n < 400 || n > 599) throw bad('x-mock-status', `expected an HTTP error status from 400 to 599, got "${status}"`);
+    if (!/^\d{3}$/.test(status.trim()) || n < 400 || n > 599) throw bad('x-mock-status', `expected an HTTP error status from 400 to 599, got "${status}"`);
     out.status = n;
   }
   const seed = inbound.header('x-mock-seed');
   if (seed !== undefined) {
     const n = Number(seed);
-    if (!Number.isInteger(n) || n < 0) throw bad('x-mock-seed', `expected a non-negative integer, got "${seed}"`);
+    if (!/^\d+$/.test(seed.trim()) || !Number.isSafeInteger(n)) throw bad('x-mock-seed', `expected a non-negative integer, got "${seed}"`);
     out.seed = n;
   }
   const latency = inbound.header('x-mock-latency');

@@ -22,6 +22,11 @@ describe.runIf(socketSuites)('robustness (socket)', () => {
     ['x-mock-fault', 'STALL,ms=99999999999'],
     ['x-mock-latency', 'constructor'],
     ['x-mock-latency', 'toString=5'],
+    ['x-mock-status', '0x1f4'],
+    ['x-mock-status', '5e2'],
+    ['x-mock-seed', ''],
+    ['x-mock-fault', 'STALL,ms='],
+    ['x-mock-fault', 'STREAM_ERROR,probability=0x1'],
   ])('refuses %s: %s with a 400 instead of crashing or hanging', async (header, value) => {
     const res = await post('/v1/chat/completions', chat, { [header]: value });
     expect(res.status).toBe(400);

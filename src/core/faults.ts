@@ -46,13 +46,15 @@ export function parseFault(text: string): FaultSpec {
   }
   const fault: FaultSpec = { type };
   for (const pair of pairs) {
-    const [k, v] = pair.split('=').map((s) => s.trim());
+    const [k, v = ''] = pair.split('=').map((s) => s.trim());
+    // Plain decimals only: Number() would also read '' as 0, and '0x1f4' or '5e2' as 500.
+    const whole = /^\d+$/.test(v);
     const n = Number(v);
     const ok =
-      (k === 'after' && Number.isInteger(n) && n >= 0) ||
-      (k === 'ms' && Number.isInteger(n) && n >= 0 && n <= MAX_TIMER_MS) ||
-      (k === 'status' && Number.isInteger(n) && n >= 400 && n <= 599) ||
-      (k === 'probability' && n >= 0 && n <= 1);
+      (k === 'after' && whole) ||
+      (k === 'ms' && whole && n <= MAX_TIMER_MS) ||
+      (k === 'status' && whole && n >= 400 && n <= 599) ||
+      (k === 'probability' && /^(\d+\.?\d*|\.\d+)$/.test(v) && n <= 1);
     if (!ok) {
       throw new Error(`bad fault setting "${pair}": use after=<events>, ms=<0..${MAX_TIMER_MS}>, status=<400..599> or probability=<0..1>`);
     }

@@ -42,6 +42,16 @@ function fits(value: unknown, type: JsonType): boolean {
   return actual === type || (type === 'number' && actual === 'integer');
 }
 
+/**
+ * Tool parameters must describe an object (every vendor refuses other schemas, and arguments are an
+ * object on every wire): the offending type's name, or undefined when it does. `{}` means no parameters.
+ */
+export function nonObjectSchema(schema: Record<string, unknown>): string | undefined {
+  if (!Object.keys(schema).length) return undefined;
+  const type = schema.type;
+  return typeof type === 'string' && type.toLowerCase() === 'object' ? undefined : String(type ?? 'None');
+}
+
 export interface FieldChecker {
   /** Checks one value against its rule. */
   checkField(param: string, value: unknown, rule: FieldRule): void;

@@ -148,8 +148,12 @@ export class NodeRouter {
     matchRequestUrl ??= (await import('msw')).matchRequestUrl;
     const { method, url } = inbound;
     const takes = (spec: EndpointSpec) => !spec.accepts || spec.accepts(inbound);
+    // msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`): so does this table.
+    const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+    const exact = this.exact.get(`${method} ${path}`)?.find(takes);
+    if (exact) return { spec: exact, params: {}, allowed: [] };
     const allowed: EndpointSpec[] = [];
-    for (const [key, specs] of this.exact) if (key.endsWith(` ${url.pathname}`)) allowed.push(...specs);
+    for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
     for (const route of this.patterned) {
       const match = matchRequestUrl(url, route.pattern);
       if (!match.matches) continue;

@@ -73,6 +73,13 @@ function hinted(node: unknown, name = ''): unknown {
       out[key] = typeof value === 'object' ? hinted(value, name) : value;
     }
   }
+  // A size bound must be a count: json-schema-faker would read "Infinity" or "1e9" past our caps.
+  for (const k of ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties']) {
+    const v = out[k];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0)) {
+      throw new GatewayError('invalid_request', `model-gateway-mock could not use the schema${name ? ` of "${name}"` : ''}: "${k}" must be a non-negative integer, got ${JSON.stringify(v)}.`);
+    }
+  }
   if (isPlainString(out)) out.faker = HINTS.find(([pattern]) => pattern.test(name))?.[1] ?? 'word.words';
   // Generation picks sizes between the bounds: keep the upper bounds near the lower ones, so a
   // schema allowing a huge value never costs one (the value still validates).

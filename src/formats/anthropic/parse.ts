@@ -129,6 +129,7 @@ function parseTools(raw: unknown): ToolSpec[] {
     checkField(`tools.${i}.name`, tool.name, { types: ['string'], required: true });
     if (!/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name as string)) throw invalid(`tools.${i}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
     checkField(`tools.${i}.input_schema`, tool.input_schema, { types: ['object'], required: true });
+    if ((tool.input_schema as Raw).type !== 'object') throw invalid(`tools.${i}.custom.input_schema.type`, "Input should be 'object'");
     return { name: tool.name as string, description: tool.description as string | undefined, parameters: tool.input_schema as Raw };
   });
 }

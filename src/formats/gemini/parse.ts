@@ -3,6 +3,7 @@ import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/r
 import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+import { nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
 export const VOICES = [
@@ -55,17 +56,29 @@ type Turn = Message & { results?: Message[] };
 const PART_KINDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
 
 /** Gemini's OpenAPI-style Schema (types in capitals, `nullable`) as JSON Schema. */
-export function toJsonSchema(schema: unknown): Record<string, unknown> {
+export function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unknown> {
   if (schema === null || typeof schema !== 'object') return {};
   const s = schema as Raw;
   const out: Raw = {};
+  // A Schema is a typed message: properties a map of Schemas, items a Schema, anyOf a list of them.
+  const expect = (key: string, value: unknown, kind: 'object' | 'array') => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) !== (kind === 'array')) {
+      throw invalid(`${at}.${key}`, `Invalid value at '${at}.${key}' (${kind === 'array' ? 'TYPE_LIST' : 'TYPE_MESSAGE'}), ${JSON.stringify(value) ?? 'undefined'}`);
+    }
+  };
   for (const [key, value] of Object.entries(s)) {
     if (key === 'type') continue;
     if (key === 'nullable' || key === 'propertyOrdering') continue;
-    if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Raw).map(([k, v]) => [k, toJsonSchema(v)]));
-    else if (key === 'items') out.items = toJsonSchema(value);
-    else if (key === 'anyOf') out.anyOf = (value as unknown[]).map(toJsonSchema);
-    else if (key === 'minItems' || key === 'maxItems' || key === 'minLength' || key === 'maxLength' || key === 'minProperties' || key === 'maxProperties') out[key] = Number(value);
+    if (key === 'properties') {
+      expect(key, value, 'object');
+      out.properties = Object.fromEntries(Object.entries(value as Raw).map(([k, v]) => [k, toJsonSchema(v, `${at}.properties.${k}`)]));
+    } else if (key === 'items') {
+      expect(key, value, 'object');
+      out.items = toJsonSchema(value, `${at}.items`);
+    } else if (key === 'anyOf') {
+      expect(key, value, 'array');
+      out.anyOf = (value as unknown[]).map((v, i) => toJsonSchema(v, `${at}.anyOf[${i}]`));
+    } else if (key === 'minItems' || key === 'maxItems' || key === 'minLength' || key === 'maxLength' || key === 'minProperties' || key === 'maxProperties') out[key] = Number(value);
     else out[key] = value;
   }
   if (typeof s.type === 'string') {
@@ -137,7 +150,13 @@ function parseTools(raw: unknown): ToolSpec[] {
       if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(decl.name as string)) {
         throw invalid(`${at}.name`, `${at}.name: Invalid function name. Must start with a letter or an underscore, and contain only a-z, A-Z, 0-9, underscores, dots, colons and dashes, at most 64 characters.`);
       }
-      const parameters = decl.parametersJsonSchema ?? (decl.parameters ? toJsonSchema(decl.parameters) : { type: 'object', properties: {} });
+      for (const field of ['parameters', 'parametersJsonSchema']) {
+        checkField(`${at}.${field}`, decl[field], { types: ['object'] });
+        const type = decl[field] === undefined ? undefined : nonObjectSchema(decl[field] as Raw);
+        if (type !== undefined) throw invalid(`${at}.${field}`, `${at}.${field}: function parameters must be a schema of type OBJECT, got ${type}.`);
+      }
+      const given = [decl.parametersJsonSchema, decl.parameters].find((s) => s && Object.keys(s).length) as Raw | undefined;
+      const parameters = given === undefined ? { type: 'object', properties: {} } : given === decl.parametersJsonSchema ? given : toJsonSchema(given, `${at}.parameters`);
       tools.push({ name: decl.name as string, description: decl.description as string | undefined, parameters: parameters as Raw });
     });
   });
@@ -204,7 +223,7 @@ function parseOutput(config: Raw): OutputFormat {
   if (modalities.includes('AUDIO')) return parseSpeech(config.speechConfig);
   if (modalities.includes('IMAGE')) return { type: 'image', ...imageSize(config.imageConfig), text: modalities.includes('TEXT') };
   if (config.responseMimeType !== 'application/json') return { type: 'text' };
-  const schema = config.responseJsonSchema ?? config._responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema) : undefined);
+  const schema = config.responseJsonSchema ?? config._responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema, 'generationConfig.responseSchema') : undefined);
   return schema ? { type: 'json_schema', schema: schema as Raw } : { type: 'json' };
 }
 

@@ -17,6 +17,7 @@ import { encodeImage, MIME_TYPES, sniffImage } from '../../core/synthesize/image
 import { generateStreamEvents, renderGenerate } from './render.ts';
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
+const MAX_BATCH = 100;
 const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
 
 function modelObject(m: ModelInfo) {
@@ -125,8 +126,9 @@ function action(call: Call) {
   }
   if (name === 'batchEmbedContents') {
     const requests = (call.body as Record<string, unknown>).requests;
-    // Google's cap on one batch.
-    checkField('requests', requests, { types: ['array'], required: true, min: 1, max: 100 });
+    checkField('requests', requests, { types: ['array'], required: true, min: 1 });
+    // Google's cap on one batch (each request is embedded and sent back whole).
+    if ((requests as unknown[]).length > MAX_BATCH) throw new GatewayError('invalid_request', `* BatchEmbedContentsRequest.requests: at most ${MAX_BATCH} requests can be in one batch`);
     const all = (requests as Record<string, unknown>[]).map((r, i) => {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
       return embedOne(call, model, r, `requests[${i}].`);

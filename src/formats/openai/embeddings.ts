@@ -14,6 +14,8 @@ import { tokenIdsText } from './validate.ts';
 
 type Raw = Record<string, unknown>;
 const MAX_INPUTS = 2048;
+/** OpenAI's limit on the tokens of all inputs of one request. */
+const MAX_REQUEST_TOKENS = 300_000;
 
 const EMBEDDING_FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'], required: true },
@@ -44,11 +46,6 @@ function inputs(raw: unknown): string[] {
   });
   return texts;
 }
-
-
-
-/** OpenAI's cap on the tokens of all inputs of one request together. */
-const MAX_REQUEST_TOKENS = 300_000;
 
 async function embeddings(call: Call) {
   const body = call.body as Raw;
@@ -95,7 +92,8 @@ async function embeddings(call: Call) {
 const RERANK_FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'], required: true },
   query: { types: ['string'], required: true },
-  documents: { types: ['array'], required: true, min: 1 },
+  // Cohere's documented cap; beyond it the service refuses (ranking cost grows with the count).
+  documents: { types: ['array'], required: true, min: 1, max: 1000 },
   top_n: { types: ['integer'], min: 1 },
   return_documents: { types: ['boolean'] },
   max_chunks_per_doc: { types: ['integer'] },

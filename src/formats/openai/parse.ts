@@ -1,8 +1,8 @@
 // OpenAI chat completion request → canonical request, refusing what OpenAI refuses.
 import type { CanonicalRequest, Message, OutputFormat, Part, Role } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
-import { optional } from '../fields.ts';
+import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
+import { nonObjectSchema, optional } from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number): FieldRule => ({ types: ['integer'], nullable: true, min, max });
 const nullableNum = (min?: number, max?: number): FieldRule => ({ types: ['number'], nullable: true, min, max });
@@ -139,6 +139,14 @@ export function parseStop(stop: unknown): string[] {
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 
+/** OpenAI's refusal of a function whose parameters are not an object schema. */
+export function checkParameters(param: string, name: string, parameters: Record<string, unknown> | undefined): void {
+  const type = parameters && nonObjectSchema(parameters);
+  if (type !== undefined) {
+    throw invalid(param, `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`, 'invalid_function_parameters');
+  }
+}
+
 function parseFunction(param: string, raw: unknown): ToolSpec {
   checkField(param, raw, { types: ['object'], required: true });
   const fn = raw as Record<string, unknown>;
@@ -149,7 +157,8 @@ function parseFunction(param: string, raw: unknown): ToolSpec {
   checkField(`${param}.description`, fn.description, { types: ['string'] });
   checkField(`${param}.parameters`, fn.parameters, { types: ['object'] });
   checkField(`${param}.strict`, fn.strict, { types: ['boolean'], nullable: true });
-  return { name: fn.name as string, description: fn.description as string | undefined, parameters: (fn.parameters as Record<string, unknown>) ?? EMPTY_PARAMETERS };
+  checkParameters(`${param}.parameters`, fn.name as string, fn.parameters as Record<string, unknown> | undefined);
+  return { name: fn.name as string, description: fn.description as string | undefined, parameters: fn.parameters && Object.keys(fn.parameters).length ? (fn.parameters as Record<string, unknown>) : EMPTY_PARAMETERS };
 }
 
 function parseTools(body: Record<string, unknown>): ToolSpec[] {
@@ -238,6 +247,7 @@ export interface ChatOptions {
 
 export function parseChatRequest(body: Record<string, unknown>): { request: CanonicalRequest; options: ChatOptions } {
   checkFields(body, CHAT_FIELDS);
+  checkMetadata(body.metadata);
   const messages = (body.messages as unknown[]).map((m, i) => parseMessage(`messages[${i}]`, m));
   const stream = body.stream === true;
   if (body.stream_options != null && !stream) {

@@ -9,8 +9,9 @@ import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { callId } from './chat.ts';
-import { checkField, checkFields, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
+import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
+import { checkParameters } from './parse.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -109,7 +110,11 @@ function parseTools(raw: unknown): ToolSpec[] {
     const tool = t as Raw;
     if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
     checkField(`tools[${i}].name`, tool.name, { types: ['string'], required: true });
-    return { name: tool.name as string, description: tool.description as string | undefined, parameters: (tool.parameters as Raw | undefined) ?? { type: 'object', properties: {} } };
+    checkField(`tools[${i}].description`, tool.description, { types: ['string'], nullable: true });
+    checkField(`tools[${i}].parameters`, tool.parameters, { types: ['object'], nullable: true });
+    checkField(`tools[${i}].strict`, tool.strict, { types: ['boolean'], nullable: true });
+    checkParameters(`tools[${i}].parameters`, tool.name as string, (tool.parameters ?? undefined) as Raw | undefined);
+    return { name: tool.name as string, description: tool.description as string | undefined, parameters: tool.parameters && Object.keys(tool.parameters).length ? (tool.parameters as Raw) : { type: 'object', properties: {} } };
   });
 }
 
@@ -146,6 +151,7 @@ export interface ResponsesCall {
 
 export function parseResponsesRequest(body: Raw, previous: StoredResponse | undefined): ResponsesCall {
   checkFields(body, FIELDS);
+  checkMetadata(body.metadata);
   if (body.previous_response_id && !previous) {
     throw new GatewayError('invalid_request', `Previous response with id '${String(body.previous_response_id)}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
   }
@@ -228,7 +234,8 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     temperature: (body.temperature as number | undefined) ?? 1,
     text: { format: (body.text as Raw | undefined)?.format ?? { type: 'text' }, verbosity: 'medium' },
     tool_choice: body.tool_choice ?? 'auto',
-    tools: (body.tools as unknown[] | undefined) ?? [],
+    // Echoed as the service does: every function tool with its parameters and strict flag (true by default).
+    tools: ((body.tools as Raw[] | undefined) ?? []).map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
     top_logprobs: 0,
     top_p: (body.top_p as number | undefined) ?? 1,
     truncation: 'disabled',

@@ -45,7 +45,13 @@ export function invalid(param: string, message: string, code: string | undefined
 
 /** The text token ids spell (a prompt or input sent as tokens), or the 400 that names `param`. */
 export function tokenIdsText(param: string, ids: unknown[]): string {
-  const text = detokenize(ids);
+  let text: string | false;
+  try {
+    text = detokenize(ids);
+  } catch {
+    // Ids inside the vocabulary's range that no token has (the encoder's gaps) throw.
+    text = false;
+  }
   if (text === false) throw invalid(param, `Invalid '${param}': token ids must be integers from the model's vocabulary.`);
   return text;
 }
@@ -71,3 +77,17 @@ export const { checkField, checkFields } = fieldChecker({
   },
   unknownField: (param) => new GatewayError('invalid_request', `Unrecognized request argument supplied: ${param}`, { param }),
 });
+
+/** OpenAI's metadata: at most 16 string values, keys up to 64 and values up to 512 characters. */
+export function checkMetadata(metadata: unknown): void {
+  if (metadata === null || metadata === undefined) return;
+  const entries = Object.entries(metadata as Record<string, unknown>);
+  if (entries.length > 16) {
+    throw invalid('metadata', `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 'object_above_max_properties');
+  }
+  for (const [key, value] of entries) {
+    if (typeof value !== 'string') throw invalidType(`metadata.${key}`, ['string'], value);
+    if (key.length > 64) throw invalid('metadata', `Invalid 'metadata': string too long. Expected a key of at most 64 characters, but got one of ${key.length} characters instead.`, 'string_above_max_length');
+    if (value.length > 512) throw invalid(`metadata.${key}`, `Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${value.length} instead.`, 'string_above_max_length');
+  }
+}

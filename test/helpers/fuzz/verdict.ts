@@ -1,0 +1,230 @@
+// The property every fuzzed answer must hold: a valid reply of the route (2xx, parseable in its
+// format; a stream that ends properly), or the route's vendor error body with a 4xx status. A 5xx
+// only where the request forced that very status (x-mock-status). Throws an Error saying what broke.
+import { assertSchema } from '../openapi.ts';
+import type { FuzzRequest } from './requests.ts';
+
+export interface Answer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'admin' | 'page';
+
+const header = (r: FuzzRequest, name: string): string | undefined => {
+  for (const [k, v] of Object.entries(r.headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+};
+
+/** The URL the client actually sends (fetch normalizes dot segments). */
+export const urlOf = (r: FuzzRequest, root = 'http://127.0.0.1:2') => new URL(r.path, root);
+
+/** The path as routed: one trailing slash does not count (msw's matcher, and the node router alike). */
+export const pathOf = (url: URL) => (url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname);
+
+/** Whose error shape the server owes this request: mirrors the routing rules the README documents. */
+export function vendorOf(r: FuzzRequest): Vendor {
+  const url = urlOf(r);
+  const p = pathOf(url);
+  if (p === '/__admin' || p.startsWith('/__admin/')) return 'admin';
+  if ((p === '/' || p === '/console/playground') && r.method === 'GET') return 'page';
+  if (p === '/v1/messages' || p === '/v1/messages/count_tokens') return 'anthropic';
+  if (/^\/v1beta\/models(\/[^/]+)?$/.test(p)) return 'gemini';
+  const models = /^\/v1\/models(\/[^/]+)?$/.exec(p);
+  if (models) {
+    if (models[1] && r.method === 'POST') return 'gemini';
+    if (r.method !== 'GET') return 'openai';
+    if (header(r, 'anthropic-version') !== undefined) return 'anthropic';
+    if (header(r, 'x-goog-api-key') !== undefined || header(r, 'x-goog-api-client') !== undefined || url.searchParams.has('key')) return 'gemini';
+  }
+  return 'openai';
+}
+
+/** The status x-mock-status forces, if it is a valid one (read as the runtime reads it: `Number()`, so "0x1f4" and "500.0" are 500). */
+function forcedStatus(r: FuzzRequest): number | undefined {
+  const raw = header(r, 'x-mock-status');
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) return undefined;
+  return n >= 400 && n <= 599 ? n : undefined;
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function parse(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fail(`${what}: body is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+function checkError(vendor: Vendor, status: number, body: unknown): void {
+  if (!isObject(body)) fail(`error body is not an object`);
+  const e = body.error as Record<string, unknown>;
+  switch (vendor) {
+    case 'openai':
+      assertSchema('ErrorResponse', body);
+      if (!isObject(e) || !['message', 'type', 'param', 'code'].every((k) => k in e) || typeof e.message !== 'string' || !e.message) fail(`not an OpenAI error body: ${JSON.stringify(body).slice(0, 300)}`);
+      return;
+    case 'anthropic':
+      if (body.type !== 'error' || !isObject(e) || typeof e.type !== 'string' || typeof e.message !== 'string' || !e.message || typeof body.request_id !== 'string') fail(`not an Anthropic error body: ${JSON.stringify(body).slice(0, 300)}`);
+      return;
+    case 'gemini':
+      if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message || typeof e.status !== 'string') fail(`not a Gemini error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
+      return;
+    case 'admin':
+      // The control plane's own `{error}`; an unknown admin path answers as an unknown route (OpenAI).
+      if (typeof body.error === 'string' && body.error) return;
+      return checkError('openai', status, body);
+    default:
+      return checkError('openai', status, body);
+  }
+}
+
+/** SSE frames as {event?, data} pairs. */
+function frames(text: string): { event?: string; data: string }[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((f) => f.trim())
+    .map((f) => {
+      const lines = f.split(/\r?\n/);
+      const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
+      const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+      return { event, data };
+    });
+}
+
+function checkOpenaiStream(text: string, schema: string | undefined): void {
+  const all = frames(text);
+  if (all.at(-1)?.data !== '[DONE]') fail(`stream does not end with [DONE]: …${text.slice(-200)}`);
+  for (const f of all.slice(0, -1)) {
+    const chunk = parse(f.data, 'stream chunk');
+    if (isObject(chunk) && chunk.error) fail(`stream carries an error event: ${f.data.slice(0, 200)}`);
+    if (schema) assertSchema(schema, chunk);
+  }
+}
+
+/** base64 embeddings (little-endian float32) as the arrays the spec describes. */
+function decodeEmbeddings(body: unknown): unknown {
+  const data = (body as { data?: { embedding?: unknown }[] }).data;
+  if (!Array.isArray(data)) return body;
+  return {
+    ...(body as object),
+    data: data.map((d) => {
+      if (typeof d?.embedding !== 'string') return d;
+      const bytes = Buffer.from(d.embedding, 'base64');
+      if (bytes.byteLength % 4) fail('a base64 embedding is not whole float32 values');
+      return { ...d, embedding: Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)) };
+    }),
+  };
+}
+
+function checkReply(r: FuzzRequest, answer: Answer): void {
+  const p = pathOf(urlOf(r));
+  const vendor = vendorOf(r);
+  const sse = answer.contentType.includes('text/event-stream');
+  if (vendor === 'page') {
+    if (!answer.contentType.includes('text/html')) fail(`page is not HTML: ${answer.contentType}`);
+    return;
+  }
+  if (sse) {
+    if (p === '/v1/chat/completions') return checkOpenaiStream(answer.text, 'CreateChatCompletionStreamResponse');
+    if (p === '/v1/completions') return checkOpenaiStream(answer.text, undefined);
+    const all = frames(answer.text);
+    if (p === '/v1/responses') {
+      const types = all.map((f) => (parse(f.data, 'response event') as { type?: string }).type);
+      if (types[0] !== 'response.created' || !['response.completed', 'response.incomplete'].includes(types.at(-1)!)) fail(`responses stream out of order: ${types.join(', ')}`);
+      return;
+    }
+    if (vendor === 'anthropic') {
+      if (all.some((f) => !f.event)) fail('an Anthropic stream event lacks its event: line');
+      const types = all.map((f) => f.event);
+      for (const f of all) parse(f.data, `event ${f.event}`);
+      if (types[0] !== 'message_start' || types.at(-1) !== 'message_stop' || types.includes('error')) fail(`Anthropic stream out of order: ${types.join(', ')}`);
+      return;
+    }
+    if (vendor === 'gemini') {
+      const chunks = all.map((f) => parse(f.data, 'Gemini chunk') as { candidates?: { finishReason?: string }[]; error?: unknown });
+      if (!chunks.length || chunks.some((c) => c.error || !Array.isArray(c.candidates))) fail(`Gemini stream chunk without candidates or with an error`);
+      if (!chunks.at(-1)!.candidates!.every((c) => c.finishReason)) fail('Gemini stream: the last chunk has no finishReason');
+      return;
+    }
+    return fail(`unexpected event stream on ${p}`);
+  }
+  if (!answer.contentType.includes('json')) fail(`2xx reply is not JSON: ${answer.contentType}`);
+  const body = parse(answer.text, 'reply');
+  if (vendor === 'admin') return;
+  if (p === '/v1/chat/completions') return assertSchema('CreateChatCompletionResponse', body);
+  if (p === '/v1/completions') return assertSchema('CreateCompletionResponse', body);
+  if (p === '/v1/embeddings') return assertSchema('CreateEmbeddingResponse', decodeEmbeddings(body));
+  if (p === '/v1/responses' || /^\/v1\/responses\/[^/]+$/.test(p)) {
+    if (r.method === 'DELETE') return;
+    return assertSchema('Response', body);
+  }
+  const o = body as Record<string, unknown>;
+  if (vendor === 'gemini' && p.endsWith(':streamGenerateContent')) {
+    // Without ?alt=sse the stream is one JSON array of whole responses.
+    if (!Array.isArray(body) || !body.length || body.some((c) => !isObject(c) || c.error || !Array.isArray(c.candidates))) fail('streamGenerateContent (JSON) is not an array of responses');
+    return;
+  }
+  if (!isObject(o)) fail('reply is not an object');
+  if (p === '/v1/rerank' || p === '/v2/rerank') {
+    if (!Array.isArray(o.results)) fail('rerank reply has no results');
+    return;
+  }
+  if (vendor === 'anthropic') {
+    if (p === '/v1/messages') {
+      if (o.type !== 'message' || !Array.isArray(o.content) || !isObject(o.usage)) fail(`not an Anthropic message: ${answer.text.slice(0, 200)}`);
+    } else if (p === '/v1/messages/count_tokens') {
+      if (!Number.isInteger(o.input_tokens)) fail('count_tokens reply without input_tokens');
+    } else if (!Array.isArray(o.data) && o.type !== 'model') fail('not an Anthropic models reply');
+    return;
+  }
+  if (vendor === 'gemini') {
+    const action = p.slice(p.lastIndexOf(':') + 1);
+    if (r.method === 'GET') {
+      if (!Array.isArray(o.models) && typeof o.name !== 'string') fail('not a Gemini models reply');
+    } else if (action === 'countTokens') {
+      if (!Number.isInteger(o.totalTokens)) fail('countTokens reply without totalTokens');
+    } else if (action === 'embedContent') {
+      if (!Array.isArray((o.embedding as { values?: unknown })?.values)) fail('embedContent reply without values');
+    } else if (action === 'batchEmbedContents') {
+      if (!Array.isArray(o.embeddings)) fail('batchEmbedContents reply without embeddings');
+    } else if (!Array.isArray(o.candidates)) fail('generateContent reply without candidates');
+    return;
+  }
+  if (p === '/v1/models') {
+    if (o.object !== 'list' || !Array.isArray(o.data)) fail('not an OpenAI models list');
+  } else if (p.startsWith('/v1/models/') && o.object !== 'model') fail('not an OpenAI model');
+}
+
+/** Throws unless `answer` is what `r` may get. */
+export function checkAnswer(r: FuzzRequest, answer: Answer): void {
+  const { status } = answer;
+  const vendor = vendorOf(r);
+  const forced = forcedStatus(r);
+  // Preflights (and express's automatic OPTIONS answer on the control plane) carry no body to judge.
+  if (r.method === 'HEAD' || (r.method === 'OPTIONS' && status >= 200 && status < 300)) {
+    // No body to judge; a HEAD must still not be a server error.
+    if (status >= 500 && status !== forced) fail(`HEAD answered ${status}`);
+    return;
+  }
+  if (status === 431) return; // node's own limit on header size, before any of our code
+  if (status >= 200 && status < 300) return checkReply(r, answer);
+  if (status >= 400 && status < 500) return checkError(vendor, status, parse(answer.text, `${status} error`));
+  if (status >= 500 && status === forced) return checkError(vendor, status, parse(answer.text, `${status} error`));
+  if (status >= 500 && forced && vendor === 'gemini' && status === 503 && forced === 529) return checkError(vendor, status, parse(answer.text, `${status} error`));
+  fail(`status ${status}: ${answer.text.slice(0, 300)}`);
+}
+
+/** A one-line description of a request, for failure messages. */
+export function describe(r: FuzzRequest): string {
+  const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : `<${r.body.byteLength} bytes>`;
+  return `${r.method} ${r.path.slice(0, 200)} [${r.aim}] headers=${JSON.stringify(r.headers).slice(0, 300)} body(${body.length})=${body.slice(0, 300)}`;
+}
