@@ -1,4 +1,5 @@
 // The journal: what the gateway received and what it answered, in a bounded ring buffer.
+import { detached } from './strings.ts';
 
 export interface JournalEntry {
   /** Sequence number, from 1, over the gateway's life (reset() restarts it). */
@@ -67,7 +68,7 @@ export function shortenedBody(value: unknown, budget = JOURNAL_BODY_CHARS): unkn
   let left = budget;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      const kept = v.length > STRING_CAP ? `${v.slice(0, STRING_CAP)}… [${v.length - STRING_CAP} more characters]` : v;
+      const kept = v.length > STRING_CAP ? detached(`${v.slice(0, STRING_CAP)}… [${v.length - STRING_CAP} more characters]`) : v;
       left -= kept.length + 2;
       return kept;
     }

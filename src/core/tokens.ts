@@ -9,6 +9,7 @@
 //   evenly spaced samples scaled to their length (deterministic; within a few percent on ordinary text).
 //
 // The o200k tables cost ~250 ms and ~60 MB to load, so they load on first use (see lazy.ts).
+import { detached } from './strings.ts';
 import { textOf, type Message } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
@@ -63,7 +64,28 @@ function safeCut(text: string, at: number): number {
   return code >= 0xdc00 && code <= 0xdfff && at > 0 ? at - 1 : at;
 }
 
-/** The text as the pieces BPE sees whole: one piece unless it has runs longer than MAX_RUN. */
+/**
+ * Longest piece given to BPE in one call. The tokenizer's merge cache keeps its pre-tokens, which are
+ * slices of what it was given: pieces are short, fresh copies, so the cache never holds a prompt.
+ */
+const CHUNK_CHARS = 4096;
+
+/** `from` to `to` cut at spaces that start a pre-token (after and before a non-space), CHUNK_CHARS apart. */
+function chunked(text: string, from: number, to: number, out: string[]): void {
+  let start = from;
+  for (let at = text.indexOf(' ', start + CHUNK_CHARS); at > 0 && at < to - 1; at = text.indexOf(' ', at + 1)) {
+    if (/\s/.test(text[at - 1]) || /\s/.test(text[at + 1])) continue;
+    out.push(detached(text.slice(start, at)));
+    start = at;
+    at = start + CHUNK_CHARS - 1;
+  }
+  out.push(detached(text.slice(start, to)));
+}
+
+/**
+ * The text as the pieces BPE sees whole: runs longer than MAX_RUN are cut into MAX_RUN pieces, and
+ * the rest into chunks of about CHUNK_CHARS at spaces where the tokenizer would split anyway.
+ */
 function bpeSegments(text: string): string[] {
   const out: string[] = [];
   let from = 0;
@@ -71,18 +93,17 @@ function bpeSegments(text: string): string[] {
   for (let m = LONG_RUN.exec(text); m; m = LONG_RUN.exec(text)) {
     const end = m.index + m[0].length;
     for (let cut = safeCut(text, m.index + MAX_RUN); cut < end; cut = safeCut(text, cut + MAX_RUN)) {
-      out.push(text.slice(from, cut));
+      chunked(text, from, cut, out);
       from = cut;
     }
   }
-  out.push(text.slice(from));
+  chunked(text, from, text.length, out);
   return out;
 }
 
 function encodeAll(text: string): number[] {
   if (!text) return [];
-  const segments = bpeSegments(text);
-  return segments.length === 1 ? bpe().encode(text, PLAIN) : segments.flatMap((s) => (s ? bpe().encode(s, PLAIN) : []));
+  return bpeSegments(text).flatMap((s) => (s ? bpe().encode(s, PLAIN) : []));
 }
 
 /** The token ids of `text` (of its first EXACT_CHARS characters when longer, so the cost stays bounded). */
@@ -105,7 +126,8 @@ function sample(text: string, windows: number, width: number): { tokens: number;
   for (let i = 0; i < windows; i++) {
     const start = safeCut(text, windows === 1 ? 0 : Math.floor((i * span) / (windows - 1)));
     const slice = text.slice(start, safeCut(text, start + width));
-    tokens += countExact(slice);
+    // Not through the memo: a window is a slice, and as a memo key it would keep the whole text alive.
+    tokens += encodeAll(slice).length;
     chars += slice.length;
   }
   return { tokens, chars };

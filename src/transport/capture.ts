@@ -1,13 +1,11 @@
 // The journal's copy of each answer, for people inspecting traffic: the body as written (a stream's
 // events as they go out), cut at CAPTURE_LIMIT so the journal stays bounded in bytes.
 import type { CapturedResponse, JournalEntry } from '../core/journal.ts';
+import { detached } from '../core/strings.ts';
 import { isPlayback, type Outbound } from './exchange.ts';
 
 /** Characters of a response body (or of a stream's events) the journal keeps per request. */
 export const CAPTURE_LIMIT = 64 * 1024;
-
-// A slice of a long string can keep the whole string alive; a cut body is copied out of it.
-const detached = (s: string) => JSON.parse(JSON.stringify(s)) as string;
 
 function append(captured: CapturedResponse, text: string): void {
   const room = CAPTURE_LIMIT - (captured.body?.length ?? 0);
