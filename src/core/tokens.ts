@@ -126,8 +126,8 @@ function sample(text: string, windows: number, width: number): { tokens: number;
   for (let i = 0; i < windows; i++) {
     const start = safeCut(text, windows === 1 ? 0 : Math.floor((i * span) / (windows - 1)));
     const slice = text.slice(start, safeCut(text, start + width));
-    // Not through the memo: a window is a slice, and as a memo key it would keep the whole text alive.
-    tokens += encodeAll(slice).length;
+    // A copy as the memo key: the slice itself would keep the whole text alive.
+    tokens += countExact(detached(slice));
     chars += slice.length;
   }
   return { tokens, chars };
