@@ -73,14 +73,16 @@ export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number
   silence(0.1);
   for (const { text, voice: name } of segments) {
     const voice = voiceOf(name);
+    // Every syllable of a voice lasts as long: its loudness envelope is computed once, not per sample.
+    const length = Math.round(SPEECH_SAMPLE_RATE / (voice.syllablesPerSecond * speed));
+    const envelopeOf = Float64Array.from({ length }, (_, i) => Math.sin((Math.PI * i) / length) ** 0.6);
     for (const word of text.split(/\s+/).filter(Boolean)) {
       for (let s = syllables(word); s > 0; s--) {
-        const length = Math.round(SPEECH_SAMPLE_RATE / (voice.syllablesPerSecond * speed));
         const f0 = voice.pitch * (0.9 + rng.next() * 0.25);
         room(length);
         const step = (f0 * TABLE_SIZE) / SPEECH_SAMPLE_RATE;
         for (let i = 0; i < length; i++) {
-          const envelope = Math.sin((Math.PI * i) / length) ** 0.6;
+          const envelope = envelopeOf[i];
           const phase = (i * step) % TABLE_SIZE;
           const at = Math.floor(phase);
           const v = voice.wave[at] + (voice.wave[at + 1] - voice.wave[at]) * (phase - at);
