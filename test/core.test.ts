@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { hashValue, makeId, Rng, stableStringify } from '../src/core/seed.ts';
 import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { synthesizeSpeech, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
+import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
 import { parseLatency, pieceTimes } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
@@ -141,6 +141,15 @@ describe('respond and plan', () => {
       const own = steps.filter((s) => s.choice === c);
       expect(own.filter((s) => s.first)).toHaveLength(1);
       expect(own.at(-1)!.last).toBe(true);
+    }
+  });
+});
+
+describe('base64', () => {
+  it('encodes every length and byte as Node does, padding included', () => {
+    for (const n of [0, 1, 2, 3, 4, 5, 100, 1001, 65537]) {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 131 + 7) % 256);
+      expect(toBase64(bytes)).toBe(Buffer.from(bytes).toString('base64'));
     }
   });
 });

@@ -116,11 +116,32 @@ export function durationOf(samples: Int16Array, sampleRate = SPEECH_SAMPLE_RATE)
   return samples.length / sampleRate;
 }
 
-/** Base64 without Buffer, so the core also runs in browsers. */
+const BASE64 = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', (c) => c.charCodeAt(0));
+const PAD = 61; // '='
+
+/**
+ * Base64 without Buffer, so the core also runs in browsers: written as ASCII bytes and decoded once,
+ * linear and allocation-light (btoa over a binary string took over a second for minutes of audio).
+ */
 export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4);
+  let j = 0;
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out[j++] = BASE64[n >>> 18];
+    out[j++] = BASE64[(n >>> 12) & 63];
+    out[j++] = BASE64[(n >>> 6) & 63];
+    out[j++] = BASE64[n & 63];
+  }
+  if (i < bytes.length) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
+    out[j++] = BASE64[n >>> 18];
+    out[j++] = BASE64[(n >>> 12) & 63];
+    out[j++] = i + 1 < bytes.length ? BASE64[(n >>> 6) & 63] : PAD;
+    out[j++] = PAD;
+  }
+  return new TextDecoder().decode(out);
 }
 
 /** Samples from base64 little-endian 16-bit PCM (a fixture's pinned audio). */
