@@ -35,13 +35,47 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
     return done();
   }
   const { onProgress, onEnd } = body.hooks;
+  // A stream's frames are kept in an array and joined once (when read or at the end): appending each
+  // frame to one string built a rope of thousands of small pieces per entry and cost a copy per chunk.
+  const parts: string[] = [];
+  let length = 0;
+  let joined: string | undefined;
+  const flush = () => {
+    if (parts.length) {
+      joined = (joined ?? '') + parts.join('');
+      parts.length = 0;
+    }
+    return joined;
+  };
+  Object.defineProperty(captured, 'body', {
+    get: flush,
+    set: (v: string | undefined) => void ((joined = v), (parts.length = 0)),
+    enumerable: true,
+    configurable: true,
+  });
   let written = 0;
   body.hooks = {
     onProgress(sent) {
-      for (; written < sent; written++) append(captured, body.events[written].frame);
+      for (; written < sent; written++) {
+        if (captured.truncated) continue;
+        const frame = body.events[written].frame;
+        const room = CAPTURE_LIMIT - length;
+        if (frame.length > room) {
+          if (room > 0) parts.push(detached(frame.slice(0, room)));
+          length = CAPTURE_LIMIT;
+          captured.truncated = true;
+        } else {
+          parts.push(frame);
+          length += frame.length;
+        }
+      }
       onProgress?.(sent);
     },
     onEnd(outcome) {
+      // Settle to a plain, flat property so the entry holds one compact string, not the frames.
+      const final = flush();
+      Object.defineProperty(captured, 'body', { value: final, writable: true, enumerable: true, configurable: true });
+      if (final === undefined) delete captured.body;
       done();
       onEnd?.(outcome);
     },
