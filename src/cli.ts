@@ -25,6 +25,11 @@ Usage: model-gateway-mock [options]
   --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
   --tls-key <file>    the PEM private key of --tls-cert
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
+  --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
+  --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
+                      --upstream-anthropic, --upstream-gemini <url>
+  --redact-path <p>   a JSON path of request bodies (e.g. user, metadata.user_id) never written (repeatable)
+  --record-max-bytes <n>  answers bigger than this pass through unrecorded (default 8388608)
   -h, --help          show this help
   -v, --version       show the version
 `;
@@ -56,6 +61,13 @@ async function main(): Promise<void> {
         clock: { type: 'string' },
         'max-body': { type: 'string' },
         strict: { type: 'boolean' },
+        record: { type: 'string' },
+        upstream: { type: 'string' },
+        'upstream-openai': { type: 'string' },
+        'upstream-anthropic': { type: 'string' },
+        'upstream-gemini': { type: 'string' },
+        'redact-path': { type: 'string', multiple: true },
+        'record-max-bytes': { type: 'string' },
         tls: { type: 'boolean' },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
@@ -84,6 +96,14 @@ async function main(): Promise<void> {
     fail(`--fixtures: ${(error as Error).message}`);
   }
 
+  const upstreams = { default: values.upstream, openai: values['upstream-openai'], anthropic: values['upstream-anthropic'], gemini: values['upstream-gemini'] };
+  for (const [name, url] of Object.entries(upstreams)) {
+    if (url !== undefined && !URL.canParse(url)) fail(`--upstream${name === 'default' ? '' : `-${name}`}: not a URL: "${url}"`);
+  }
+  if (values.record === undefined && Object.values(upstreams).some((u) => u !== undefined)) fail('--upstream options need --record <dir>');
+  if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined)) fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
+  const record = values.record === undefined ? undefined : { dir: values.record, upstreams, redactPaths: values['redact-path'], maxBytes: integer('record-max-bytes', values['record-max-bytes'], 1) };
+
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail('--tls-cert and --tls-key go together');
   let tls: boolean | { cert: string; key: string } | undefined = values.tls;
   if (values['tls-cert'] !== undefined) {
@@ -106,6 +126,7 @@ async function main(): Promise<void> {
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
     strict: values.strict,
+    record,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 
   process.stdout.write(

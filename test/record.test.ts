@@ -1,0 +1,132 @@
+// Record and replay over real sockets: a second emulator (another seed) stands in for the real service.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { validateFixtures } from '../src/fixtures/validate.ts';
+
+const TOKEN = 'sk-record-secret-4242';
+const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Say something recorded' }] };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+/** Everything a client sees of the traffic under test, through `root`. */
+async function traffic(root: string, replaying = false) {
+  const openai = new OpenAI({ apiKey: TOKEN, baseURL: `${root}/v1`, maxRetries: 0 });
+  const chat = await openai.chat.completions.create(CHAT);
+  const chunks = [];
+  for await (const c of await openai.chat.completions.create({ ...CHAT, stream: true })) chunks.push(c);
+  const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'record me' });
+  const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: root, maxRetries: 0 });
+  const events = [];
+  const stream = anthropic.messages.stream({
+    model: 'claude-sonnet-5-5',
+    max_tokens: 200,
+    tools: [WEATHER],
+    tool_choice: { type: 'tool', name: 'get_weather' },
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+  });
+  for await (const e of stream) events.push(e);
+  const gemini = new GoogleGenAI({ apiKey: TOKEN, httpOptions: { baseUrl: root, apiVersion: 'v1beta' } });
+  const parts = [];
+  for await (const p of await gemini.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'Stream me a recording' })) parts.push(p.text);
+  const limited = await openai.chat.completions
+    .create({ ...CHAT, messages: [{ role: 'user', content: 'too fast' }] }, // A replay must answer 429 from the recording alone, with no override asking for it.
+      { headers: replaying ? {} : { 'x-mock-status': '429' } })
+    .catch((e: unknown) => e);
+  const plainText = await raw(root, false);
+  const streamText = await raw(root, true);
+  return { chat, chunks, embedding, events, parts, limited, plainText, streamText };
+}
+
+/** The chat body as bytes, plain or streamed. */
+async function raw(root: string, stream: boolean): Promise<string> {
+  const res = await fetch(`${root}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...CHAT, stream }),
+  });
+  return res.text();
+}
+
+function readDir(dir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => [join(d.parentPath, d.name).slice(dir.length), readFileSync(join(d.parentPath, d.name), 'utf8')]));
+}
+
+describe('record and replay (socket)', () => {
+  let upstream: Spawned;
+  const dir = mkdtempSync(join(tmpdir(), 'mgm-record-'));
+  let recorded: Awaited<ReturnType<typeof traffic>>;
+  let direct: Awaited<ReturnType<typeof traffic>>;
+
+  beforeAll(async () => {
+    upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
+    const recorder = await spawnCli(['--token', TOKEN, '--record', dir, '--upstream', upstream.url]);
+    try {
+      recorded = await traffic(recorder.url);
+    } finally {
+      await recorder.stop();
+    }
+    direct = await traffic(upstream.url);
+  }, 60_000);
+  afterAll(() => upstream?.stop());
+
+  it('passes the upstream answers through while recording', () => {
+    expect(recorded.plainText).toBe(direct.plainText);
+    expect(recorded.streamText).toBe(direct.streamText);
+    expect(recorded.chat).toEqual(direct.chat);
+    expect(recorded.events).toEqual(direct.events);
+  });
+
+  it('writes valid, redacted fixtures', () => {
+    const files = readDir(dir);
+    const json = Object.entries(files).filter(([name]) => name.endsWith('.json'));
+    expect(json.length).toBeGreaterThanOrEqual(6);
+    expect(() => validateFixtures(json.map(([, text]) => JSON.parse(text)), dir)).not.toThrow();
+    for (const [, text] of Object.entries(files)) expect(text).not.toContain(TOKEN);
+  });
+
+  it('replays with no upstream: byte-identical bodies, the same stream events, the recorded 429', async () => {
+    const replay = await spawnCli(['--token', TOKEN, '--fixtures', dir, '--strict']);
+    try {
+      const again = await traffic(replay.url, true);
+      expect(again.plainText).toBe(direct.plainText);
+      expect(again.streamText).toBe(direct.streamText);
+      expect(again.chat).toEqual(direct.chat);
+      expect(again.chunks).toEqual(direct.chunks);
+      expect(again.embedding).toEqual(direct.embedding);
+      expect(again.events).toEqual(direct.events);
+      expect(again.events.some((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use')).toBe(true);
+      expect(again.parts).toEqual(direct.parts);
+      expect(again.limited).toBeInstanceOf(OpenAI.RateLimitError);
+      // Strict: anything unrecorded fails with the near-miss report.
+      const miss = await raw(replay.url, false).then(() => fetch(`${replay.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...CHAT, messages: [{ role: 'user', content: 'never recorded' }] }),
+      }));
+      expect(miss.status).toBe(404);
+      expect(await miss.text()).toContain('requestKey');
+    } finally {
+      await replay.stop();
+    }
+  }, 30_000);
+
+  it('records the same traffic as the same files', async () => {
+    const second = mkdtempSync(join(tmpdir(), 'mgm-record-'));
+    const recorder = await spawnCli(['--token', TOKEN, '--record', second, '--upstream', upstream.url]);
+    try {
+      await traffic(recorder.url);
+    } finally {
+      await recorder.stop();
+    }
+    expect(readDir(second)).toEqual(readDir(dir));
+  }, 30_000);
+});
