@@ -9,6 +9,7 @@ import pkg from '../package.json' with { type: 'json' };
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
 
 Usage: model-gateway-mock [options]
+       model-gateway-mock verify --fixtures <dir> --upstream <url> [--api-key <key>]   (drift check of recordings)
 
   --port <n>          port to listen on; 0 picks a free port (default 4010)
   --host <addr>       interface to bind (default 127.0.0.1); beyond loopback, /__admin and the
@@ -47,6 +48,7 @@ function integer(name: string, raw: string | undefined, min: number): number | u
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'verify') return process.exit(await (await import('./record/verify.ts')).verifyMain(process.argv.slice(3)));
   let values;
   try {
     ({ values } = parseArgs({

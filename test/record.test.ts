@@ -1,12 +1,12 @@
 // Record and replay over real sockets: a second emulator (another seed) stands in for the real service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
 
 const TOKEN = 'sk-record-secret-4242';
@@ -23,7 +23,7 @@ async function traffic(root: string, replaying = false) {
   const chat = await openai.chat.completions.create(CHAT);
   const chunks = [];
   for await (const c of await openai.chat.completions.create({ ...CHAT, stream: true })) chunks.push(c);
-  const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'record me' });
+  const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'record me', user: 'alice-private-user' });
   const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: root, maxRetries: 0 });
   const events = [];
   const stream = anthropic.messages.stream({
@@ -68,7 +68,7 @@ describe('record and replay (socket)', () => {
 
   beforeAll(async () => {
     upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
-    const recorder = await spawnCli(['--token', TOKEN, '--record', dir, '--upstream', upstream.url]);
+    const recorder = await spawnCli(['--token', TOKEN, '--record', dir, '--upstream', upstream.url, '--redact-path', 'user']);
     try {
       recorded = await traffic(recorder.url);
     } finally {
@@ -90,7 +90,11 @@ describe('record and replay (socket)', () => {
     const json = Object.entries(files).filter(([name]) => name.endsWith('.json'));
     expect(json.length).toBeGreaterThanOrEqual(6);
     expect(() => validateFixtures(json.map(([, text]) => JSON.parse(text)), dir)).not.toThrow();
-    for (const [, text] of Object.entries(files)) expect(text).not.toContain(TOKEN);
+    for (const [, text] of Object.entries(files)) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain('alice-private-user');
+    }
+    expect(Object.values(files).some((text) => text.includes('"user": "[redacted]"'))).toBe(true);
   });
 
   it('replays with no upstream: byte-identical bodies, the same stream events, the recorded 429', async () => {
@@ -121,12 +125,38 @@ describe('record and replay (socket)', () => {
 
   it('records the same traffic as the same files', async () => {
     const second = mkdtempSync(join(tmpdir(), 'mgm-record-'));
-    const recorder = await spawnCli(['--token', TOKEN, '--record', second, '--upstream', upstream.url]);
+    const recorder = await spawnCli(['--token', TOKEN, '--record', second, '--upstream', upstream.url, '--redact-path', 'user']);
     try {
       await traffic(recorder.url);
     } finally {
       await recorder.stop();
     }
     expect(readDir(second)).toEqual(readDir(dir));
+  }, 30_000);
+
+  it('verify passes against the same upstream and reports drift against a changed one', async () => {
+    const clean = await runCli(['verify', '--fixtures', dir, '--upstream', upstream.url, '--api-key', TOKEN]);
+    expect(clean.output).toContain('0 drifted');
+    expect(clean.code).toBe(0);
+    // An upstream whose plain chat answer lost a field and gained one.
+    const [name, text] = Object.entries(readDir(dir)).find(([, t]) => t.includes('"chat.completion"'))!;
+    const fixture = JSON.parse(text);
+    delete fixture.raw.openai.system_fingerprint;
+    fixture.raw.openai.brand_new = { nested: 1 };
+    delete fixture.recorded;
+    const changedDir = mkdtempSync(join(tmpdir(), 'mgm-drift-'));
+    writeFileSync(join(changedDir, 'changed.json'), JSON.stringify(fixture));
+    const changed = await spawnCli(['--seed', '7', '--token', TOKEN, '--fixtures', changedDir]);
+    try {
+      const drift = await runCli(['verify', '--fixtures', dir, '--upstream', changed.url, '--api-key', TOKEN]);
+      expect(drift.code).toBe(1);
+      expect(drift.output).toContain(`${name.slice(1)}`.replace('.json', ''));
+      expect(drift.output).toContain('removed $.system_fingerprint (string)');
+      expect(drift.output).toContain('added $.brand_new (object)');
+      expect(drift.output).toContain('1 drifted');
+    } finally {
+      await changed.stop();
+    }
+    expect((await runCli(['verify', '--fixtures', dir])).code).toBe(2);
   }, 30_000);
 });

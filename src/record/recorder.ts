@@ -66,6 +66,11 @@ function sortedJson(value: unknown): string {
   return `${JSON.stringify(sort(value), null, 2)}\n`;
 }
 
+function mockHeaders(headers: Record<string, string>): Record<string, string> | undefined {
+  const kept = Object.entries(headers).filter(([name]) => name.startsWith('x-mock-'));
+  return kept.length ? Object.fromEntries(kept) : undefined;
+}
+
 const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
 export class Recorder {
@@ -128,7 +133,15 @@ export class Recorder {
     const fixture: Fixture = {
       name: `recorded ${request.format} ${call.inbound.url.pathname} ${key}`,
       match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
-      recorded: { method: call.inbound.method, path: call.inbound.url.pathname, query: this.query(call.inbound.url), status, request: this.requestBody(rawBody, call) },
+      recorded: {
+        method: call.inbound.method,
+        path: call.inbound.url.pathname,
+        query: this.query(call.inbound.url),
+        status,
+        request: this.requestBody(rawBody, call),
+        // The only request headers written: the emulator's own overrides, which change the answer (a forced 429).
+        headers: mockHeaders(call.inbound.headers()),
+      },
     };
     const type = headers['content-type'] ?? '';
     const text = body.toString('utf8');
