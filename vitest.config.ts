@@ -85,6 +85,7 @@ export default defineConfig({
             'test/audio.test.ts',
             'test/images.test.ts',
             'test/journal.test.ts',
+            'test/record.test.ts',
           ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },

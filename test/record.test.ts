@@ -8,6 +8,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { setupServer } from 'msw/node';
+import { createGateway } from '../src/index.ts';
+import { strictListen } from './helpers/modes.ts';
 
 const TOKEN = 'sk-record-secret-4242';
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Say something recorded' }] };
@@ -60,7 +63,7 @@ function readDir(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => [join(d.parentPath, d.name).slice(dir.length), readFileSync(join(d.parentPath, d.name), 'utf8')]));
 }
 
-describe('record and replay (socket)', () => {
+describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (socket)', () => {
   let upstream: Spawned;
   const dir = mkdtempSync(join(tmpdir(), 'mgm-record-'));
   let recorded: Awaited<ReturnType<typeof traffic>>;
@@ -158,5 +161,35 @@ describe('record and replay (socket)', () => {
       await changed.stop();
     }
     expect((await runCli(['verify', '--fixtures', dir])).code).toBe(2);
+  }, 30_000);
+});
+
+describe('record in-process (msw) against a standalone upstream', () => {
+  it('passes the answers through and writes one fixture per request, past msw', async () => {
+    const upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-record-msw-'));
+    const gateway = createGateway({ origin: 'https://gateway.test', tokens: [TOKEN], record: { dir, upstreams: { default: upstream.url } } });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    let listening = true;
+    try {
+      const openai = new OpenAI({ apiKey: TOKEN, baseURL: 'https://gateway.test/v1', maxRetries: 0 });
+      const chat = await openai.chat.completions.create(CHAT);
+      const chunks = [];
+      for await (const c of await openai.chat.completions.create({ ...CHAT, stream: true })) chunks.push(c);
+      server.close();
+      listening = false;
+      const direct = new OpenAI({ apiKey: TOKEN, baseURL: `${upstream.url}/v1`, maxRetries: 0 });
+      expect(chat).toEqual(await direct.chat.completions.create(CHAT));
+      const directChunks = [];
+      for await (const c of await direct.chat.completions.create({ ...CHAT, stream: true })) directChunks.push(c);
+      expect(chunks).toEqual(directChunks);
+      const files = readDir(dir);
+      expect(Object.keys(files)).toHaveLength(2);
+      expect(Object.values(files).join('\n')).not.toContain(TOKEN);
+    } finally {
+      if (listening) server.close();
+      await upstream.stop();
+    }
   }, 30_000);
 });

@@ -1,5 +1,5 @@
 // In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
-import { http, type HttpHandler } from 'msw';
+import { bypass, http, type HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
 import { collect, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
@@ -71,6 +71,8 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
 export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
   const verbs = { GET: http.get, POST: http.post, DELETE: http.delete };
+  // Record mode in-process: the upstream call must get past msw (ours and the test's handlers).
+  if (runtime.record) runtime.record.fetch ??= (url, init) => fetch(bypass(url as URL, init));
   const byPath = new Map<string, EndpointSpec[]>();
   for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   return [
