@@ -1,8 +1,6 @@
 // Record mode: a request no fixture answers goes to the real service for its format, its answer
 // streams back to the client as it arrives, and, once complete, is written as an ordinary fixture.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { matchKey } from '../fixtures/match.ts';
 import type { Call } from '../transport/endpoint.ts';
 import type { Outbound } from '../transport/exchange.ts';
@@ -71,7 +69,28 @@ function mockHeaders(headers: Record<string, string>): Record<string, string> | 
   return kept.length ? Object.fromEntries(kept) : undefined;
 }
 
-const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return all;
+}
+
+type Fs = typeof import('node:fs');
+// Node's fs, loaded by a specifier bundlers leave alone: recording writes files, so it needs Node.
+let fs: Promise<Fs> | undefined;
+function nodeFs(): Promise<Fs> {
+  if (!runsOnNode()) return Promise.reject(new Error('record mode writes fixture files and needs Node.js'));
+  return (fs ??= importNodeOnly<Fs>('node:fs'));
+}
 
 export class Recorder {
   readonly options: RecordOptions;
@@ -80,7 +99,13 @@ export class Recorder {
   constructor(options: RecordOptions) {
     this.options = options;
     this.maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
-    mkdirSync(options.dir, { recursive: true });
+  }
+
+  private async write(name: string, data: string | Uint8Array): Promise<void> {
+    const { mkdirSync, writeFileSync } = await nodeFs();
+    const path = `${this.options.dir}/${name}`;
+    mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
+    writeFileSync(path, data);
   }
 
   upstreamFor(format: string): string | undefined {
@@ -105,11 +130,15 @@ export class Recorder {
     });
     const parts: Uint8Array[] = [];
     let size = 0;
-    const finish = () => this.save(call, forward, rawBody, response.status, outHeaders, size > this.maxBytes ? undefined : Buffer.concat(parts));
+    // Written before the last chunk goes out, so a client that has its answer can read the file.
+    const finish = () =>
+      this.save(call, forward, rawBody, response.status, outHeaders, size > this.maxBytes ? undefined : concat(parts)).catch((error: Error) =>
+        console.warn(`model-gateway-mock: not recorded: ${error.message}`),
+      );
     const reader = response.body;
     const limit = this.maxBytes;
     async function* chunks(): AsyncIterable<Uint8Array> {
-      if (!reader) return finish();
+      if (!reader) return void (await finish());
       for await (const chunk of reader as AsyncIterable<Uint8Array>) {
         size += chunk.byteLength;
         // Past the limit the answer still passes through, but nothing more is held.
@@ -117,17 +146,16 @@ export class Recorder {
         else parts.length = 0;
         yield chunk;
       }
-      finish();
+      await finish();
     }
     call.entry.fixture = 'recording';
     return { status: response.status, headers: outHeaders, body: { chunks: chunks(), abort: () => controller.abort() } };
   }
 
-  private save(call: Call, forward: ForwardToUpstream, rawBody: string | Uint8Array | undefined, status: number, headers: Record<string, string>, body: Buffer | undefined): void {
+  private async save(call: Call, forward: ForwardToUpstream, rawBody: string | Uint8Array | undefined, status: number, headers: Record<string, string>, body: Uint8Array | undefined): Promise<void> {
     const { request } = forward;
     if (!body) {
-      process.stderr.write(`model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes\n`);
-      return;
+      return console.warn(`model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes`);
     }
     const key = matchKey(request);
     const fixture: Fixture = {
@@ -138,13 +166,13 @@ export class Recorder {
         path: call.inbound.url.pathname,
         query: this.query(call.inbound.url),
         status,
-        request: this.requestBody(rawBody, call),
+        request: await this.requestBody(rawBody, call),
         // The only request headers written: the emulator's own overrides, which change the answer (a forced 429).
         headers: mockHeaders(call.inbound.headers()),
       },
     };
     const type = headers['content-type'] ?? '';
-    const text = body.toString('utf8');
+    const text = new TextDecoder().decode(body);
     if (status >= 400) {
       let message: string | undefined;
       let code: string | undefined;
@@ -164,15 +192,14 @@ export class Recorder {
       try {
         fixture.raw = { [request.format]: JSON.parse(text) };
       } catch {
-        return void process.stderr.write(`model-gateway-mock: not recorded: ${call.inbound.url.pathname} answered invalid JSON\n`);
+        return console.warn(`model-gateway-mock: not recorded: ${call.inbound.url.pathname} answered invalid JSON`);
       }
     } else {
       // Binary answers (audio, images) go to a side file named by content hash.
-      fixture.recorded!.responseFile = this.sideFile(body);
-      fixture.recorded!.responseType = type;
-      return void process.stderr.write(`model-gateway-mock: recorded ${call.inbound.url.pathname} to a side file only (binary answers do not replay yet)\n`);
+      await this.sideFile(body);
+      return console.warn(`model-gateway-mock: ${call.inbound.url.pathname} answered binary (${type}): kept as a side file only, no fixture (binary answers do not replay yet)`);
     }
-    writeFileSync(join(this.options.dir, `${key}.json`), sortedJson(fixture));
+    await this.write(`${key}.json`, sortedJson(fixture));
   }
 
   private query(url: URL): string | undefined {
@@ -182,9 +209,9 @@ export class Recorder {
     return text ? text : undefined;
   }
 
-  private requestBody(rawBody: string | Uint8Array | undefined, call: Call): unknown {
+  private async requestBody(rawBody: string | Uint8Array | undefined, call: Call): Promise<unknown> {
     if (rawBody === undefined) return undefined;
-    if (typeof rawBody !== 'string') return { file: this.sideFile(rawBody), contentType: call.inbound.header('content-type') };
+    if (typeof rawBody !== 'string') return { file: await this.sideFile(rawBody), contentType: call.inbound.header('content-type') };
     let body: unknown;
     try {
       body = JSON.parse(rawBody);
@@ -195,10 +222,9 @@ export class Recorder {
   }
 
   /** Writes bytes to `<dir>/files/<sha256>` and returns that relative path. */
-  private sideFile(bytes: Uint8Array): string {
-    const name = `files/${sha(bytes)}`;
-    mkdirSync(join(this.options.dir, 'files'), { recursive: true });
-    writeFileSync(join(this.options.dir, name), bytes);
+  private async sideFile(bytes: Uint8Array): Promise<string> {
+    const name = `files/${await sha256(bytes)}`;
+    await this.write(name, bytes);
     return name;
   }
 }
