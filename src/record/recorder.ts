@@ -1,6 +1,7 @@
 // Record mode: a request no fixture answers goes to the real service for its format, its answer
 // streams back to the client as it arrives, and, once complete, is written as an ordinary fixture.
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
+import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
 import type { Call } from '../transport/endpoint.ts';
 import type { Outbound } from '../transport/exchange.ts';
@@ -72,16 +73,6 @@ function mockHeaders(headers: Record<string, string>): Record<string, string> | 
 async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
   return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.byteLength;
-  }
-  return all;
 }
 
 type Fs = typeof import('node:fs');
