@@ -164,6 +164,17 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
   }, 30_000);
 });
 
+describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record mode flags', () => {
+  it('stop the CLI with exit code 2 and a message when incomplete', async () => {
+    const noUpstream = await runCli(['--record', mkdtempSync(join(tmpdir(), 'mgm-record-'))]);
+    expect(noUpstream.code).toBe(2);
+    expect(noUpstream.output).toContain('--record needs --upstream');
+    const noRecord = await runCli(['--upstream', 'http://127.0.0.1:1']);
+    expect(noRecord.code).toBe(2);
+    expect(noRecord.output).toContain('--upstream options need --record');
+  });
+});
+
 describe('record in-process (msw) against a standalone upstream', () => {
   it('passes the answers through and writes one fixture per request, past msw', async () => {
     const upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
