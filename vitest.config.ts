@@ -86,6 +86,7 @@ export default defineConfig({
             'test/images.test.ts',
             'test/journal.test.ts',
             'test/fuzz.test.ts',
+            'test/record.test.ts',
           ],
           env: { GATEWAY_TEST_INPROCESS_ONLY: '1', GATEWAY_TEST_MSW_MAJOR: '2' },
         },

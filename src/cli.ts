@@ -10,6 +10,7 @@ import pkg from '../package.json' with { type: 'json' };
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
 
 Usage: model-gateway-mock [options]
+       model-gateway-mock verify --fixtures <dir> --upstream <url> [--api-key <key>]   (drift check of recordings)
 
   --port <n>          port to listen on; 0 picks a free port (default 4010)
   --host <addr>       interface to bind (default 127.0.0.1); beyond loopback, /__admin and the
@@ -26,6 +27,11 @@ Usage: model-gateway-mock [options]
   --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
   --tls-key <file>    the PEM private key of --tls-cert
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
+  --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
+  --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
+                      --upstream-anthropic, --upstream-gemini <url>
+  --redact-path <p>   a JSON path of request bodies (e.g. user, metadata.user_id) never written (repeatable)
+  --record-max-bytes <n>  answers bigger than this pass through unrecorded (default 8388608)
   -h, --help          show this help
   -v, --version       show the version
 `;
@@ -43,6 +49,7 @@ function integer(name: string, raw: string | undefined, min: number): number | u
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'verify') return process.exit(await (await import('./record/verify.ts')).verifyMain(process.argv.slice(3)));
   // MGM_EVENT_LOOP_STATS=1: the event-loop delay, printed on SIGUSR2 and at exit (for the benches).
   startLoopStats();
   let values;
@@ -59,6 +66,13 @@ async function main(): Promise<void> {
         clock: { type: 'string' },
         'max-body': { type: 'string' },
         strict: { type: 'boolean' },
+        record: { type: 'string' },
+        upstream: { type: 'string' },
+        'upstream-openai': { type: 'string' },
+        'upstream-anthropic': { type: 'string' },
+        'upstream-gemini': { type: 'string' },
+        'redact-path': { type: 'string', multiple: true },
+        'record-max-bytes': { type: 'string' },
         tls: { type: 'boolean' },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
@@ -87,6 +101,14 @@ async function main(): Promise<void> {
     fail(`--fixtures: ${(error as Error).message}`);
   }
 
+  const upstreams = { default: values.upstream, openai: values['upstream-openai'], anthropic: values['upstream-anthropic'], gemini: values['upstream-gemini'] };
+  for (const [name, url] of Object.entries(upstreams)) {
+    if (url !== undefined && !URL.canParse(url)) fail(`--upstream${name === 'default' ? '' : `-${name}`}: not a URL: "${url}"`);
+  }
+  if (values.record === undefined && Object.values(upstreams).some((u) => u !== undefined)) fail('--upstream options need --record <dir>');
+  if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined)) fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
+  const record = values.record === undefined ? undefined : { dir: values.record, upstreams, redactPaths: values['redact-path'], maxBytes: integer('record-max-bytes', values['record-max-bytes'], 1) };
+
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail('--tls-cert and --tls-key go together');
   let tls: boolean | { cert: string; key: string } | undefined = values.tls;
   if (values['tls-cert'] !== undefined) {
@@ -109,6 +131,7 @@ async function main(): Promise<void> {
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
     strict: values.strict,
+    record,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 
   process.stdout.write(

@@ -17,6 +17,8 @@ import { faultStrikes, parseFault, type FaultSpec } from './core/faults.ts';
 import type { NearMiss } from './fixtures/match.ts';
 import type { Call } from './transport/endpoint.ts';
 import type { Inbound } from './transport/exchange.ts';
+import { ForwardToUpstream, type RecordOptions } from './record/forward.ts';
+import type { Recorder } from './record/recorder.ts';
 import shipped from '../fixtures/models.json' with { type: 'json' };
 
 export interface GatewayOptions {
@@ -45,6 +47,8 @@ export interface GatewayOptions {
   storeBytes?: number;
   /** Answer only from fixtures: an unmatched request gets a 404 with the near-miss report. */
   strict?: boolean;
+  /** Record mode: forward what no fixture matches to an upstream and save its answers as fixtures. */
+  record?: RecordOptions;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -65,6 +69,9 @@ export class Runtime {
   readonly catalogue: Catalogue;
   readonly journal: Journal;
   readonly strict: boolean;
+  /** Record mode's settings; the recorder itself loads on the first forwarded request. */
+  readonly record?: RecordOptions;
+  recorder?: Recorder;
   /** State a format keeps between requests (stored responses), by id; bounded in count and bytes, cleared by reset. */
   readonly stored: BoundedStore<unknown>;
   /** Generated image files served by URL until reset, by file name; bounded in count and bytes (256 MiB). */
@@ -82,6 +89,7 @@ export class Runtime {
     this.catalogue = new Catalogue([...(shipped.models as ModelInfo[]), ...(options.models ?? [])]);
     this.journal = new Journal(options.journalSize ?? 1000);
     this.strict = options.strict ?? false;
+    this.record = options.record;
     this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
   }
 
@@ -126,11 +134,13 @@ export class Runtime {
     entry.model = request.model;
     entry.stream = request.stream;
     this.tokens.allow(call.token, request.model);
+    const ctx = { request, path: inbound.url.pathname, header: inbound.header };
+    // Recording: what no fixture answers goes to the real service, x-mock-* headers and all.
+    if (this.record && !this.fixtures.find(ctx)) throw new ForwardToUpstream(request);
     const overrides = parseOverrides(inbound);
     if (overrides.status !== undefined) {
       throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, { status: overrides.status });
     }
-    const ctx = { request, path: inbound.url.pathname, header: inbound.header };
     const taken = this.fixtures.take(ctx);
     if (!taken && this.strict) {
       const near = this.fixtures.nearest(ctx);

@@ -31,7 +31,7 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
   const body = out.body;
   if (!isPlayback(body)) {
     if (typeof body === 'string') append(captured, body);
-    else if (body) captured.binaryBytes = body.byteLength;
+    else if (body instanceof Uint8Array) captured.binaryBytes = body.byteLength;
     return done();
   }
   const { onProgress, onEnd } = body.hooks;

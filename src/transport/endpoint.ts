@@ -6,8 +6,9 @@ import { fakerReady, hashString, makeId } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
-import { isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
+import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
+import { ForwardToUpstream } from '../record/forward.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
@@ -163,6 +164,36 @@ function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body =
   return makeId(format.requestIdPrefix, 32, hashString(`${inbound.method} ${inbound.url.pathname}${inbound.url.search}\n${body}`, seed));
 }
 
+/** Journal and live-stream count for an upstream's answer passing through, like our own streams. */
+function trackProxied(runtime: Runtime, entry: JournalEntry, out: Outbound): void {
+  const body = out.body;
+  if (!isProxied(body)) return;
+  entry.stream = (out.headers['content-type'] ?? '').includes('event-stream');
+  entry.outcome = 'streaming';
+  runtime.activeStreams++;
+  const source = body.chunks;
+  let ended = false;
+  const end = (outcome: 'completed' | 'aborted') => {
+    if (ended) return;
+    ended = true;
+    entry.outcome = outcome;
+    runtime.activeStreams--;
+  };
+  body.chunks = (async function* () {
+    try {
+      for await (const chunk of source) yield chunk;
+      end('completed');
+    } finally {
+      end('aborted');
+    }
+  })();
+  const abort = body.abort;
+  body.abort = () => {
+    abort();
+    end('aborted');
+  };
+}
+
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
   // The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts).
@@ -186,12 +217,15 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     startedAt: Date.now(),
   });
   let out: Outbound;
+  // The body as received, for record mode to forward unchanged.
+  let received: string | Uint8Array | undefined;
   try {
     let body: unknown;
     let token: string;
     const boundary = spec.method === 'POST' ? multipartBoundary(inbound.header('content-type')) : undefined;
     if (boundary !== undefined) {
       const bytes = await inbound.bytes(runtime.maxBodyBytes);
+      received = bytes;
       // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
       const text = new TextDecoder('latin1').decode(bytes);
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
@@ -203,6 +237,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       body = form;
     } else if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
+      received = text;
       entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);
       body = parseJson(text);
@@ -218,7 +253,16 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       // A route with no ways to present a token is public (generated image files).
       token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
     }
-    out = await spec.handle({ inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format });
+    const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
+    try {
+      out = await spec.handle(call);
+    } catch (error) {
+      // Record mode, and no fixture answers: the upstream's answer, passed through and recorded.
+      if (!(error instanceof ForwardToUpstream) || !runtime.record) throw error;
+      runtime.recorder ??= new (await import('../record/recorder.ts')).Recorder(runtime.record);
+      out = await runtime.recorder.forward(call, error, received);
+      trackProxied(runtime, entry, out);
+    }
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);

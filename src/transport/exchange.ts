@@ -36,7 +36,7 @@ export interface BrokenConnection {
 export interface Outbound {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array | EventPlayback | null;
+  body: string | Uint8Array | EventPlayback | ProxiedBody | null;
   /** Set when the answer is a connection fault rather than a response. */
   broken?: BrokenConnection;
   /** Set when the answer accepts a WebSocket upgrade: the adapter completes the handshake and runs it. */
@@ -66,6 +66,17 @@ export interface SocketSession {
   /** Largest frame the session accepts, in bytes; the adapter refuses bigger ones with close code 1009. */
   maxFrameBytes: number;
   open(sink: SocketSink): SocketPeer;
+}
+
+/** An upstream's answer passed through as it arrives (record mode); `end` is called once either way. */
+export interface ProxiedBody {
+  chunks: AsyncIterable<Uint8Array>;
+  /** Stops the upstream fetch (the client left). */
+  abort(): void;
+}
+
+export function isProxied(body: Outbound['body']): body is ProxiedBody {
+  return body !== null && typeof body === 'object' && 'chunks' in body;
 }
 
 export function isPlayback(body: Outbound['body']): body is EventPlayback {

@@ -1,8 +1,8 @@
 // In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
-import { http, type HttpHandler } from 'msw';
+import { bypass, http, type HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
-import { collect, isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
+import { collect, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
@@ -51,6 +51,19 @@ function brokenResponse(broken: BrokenConnection): Response {
 
 function responseOf(out: Outbound, signal: AbortSignal): Response {
   if (out.broken) return brokenResponse(out.broken);
+  if (isProxied(out.body)) {
+    const iterator = out.body.chunks[Symbol.asyncIterator]();
+    const proxied = out.body;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel: () => proxied.abort(),
+    });
+    return new Response(stream, { status: out.status, headers: { ...CORS_HEADERS, ...out.headers } });
+  }
   const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
   return new Response(body as BodyInit | null, { status: out.status, headers: { ...CORS_HEADERS, ...out.headers } });
 }
@@ -58,6 +71,8 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
 export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
   const verbs = { GET: http.get, POST: http.post, DELETE: http.delete };
+  // Record mode in-process: the upstream call must get past msw (ours and the test's handlers).
+  if (runtime.record) runtime.record.fetch ??= (url, init) => fetch(bypass(url as URL, init));
   const byPath = new Map<string, EndpointSpec[]>();
   for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   return [

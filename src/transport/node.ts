@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
-import { isPlayback, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
+import { isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playEvents } from './sse.ts';
 
 // msw's matcher is loaded by the first request whose path is not an exact one (a parameter or an
@@ -92,6 +92,21 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
   if (out.broken) return breakConnection(res, out.broken);
   const headers = { ...extra, ...out.headers };
   const body = out.body;
+  if (isProxied(body)) {
+    // An upstream's answer (record mode): each chunk as it arrives; a client that leaves stops the fetch.
+    res.writeHead(out.status, headers);
+    res.flushHeaders();
+    res.once('close', () => body.abort());
+    void (async () => {
+      try {
+        for await (const chunk of body.chunks) res.write(chunk);
+        res.end();
+      } catch {
+        res.destroy();
+      }
+    })();
+    return;
+  }
   if (isPlayback(body)) {
     // Headers go now; each event as it falls due; a client that leaves stops production.
     res.writeHead(out.status, headers);
@@ -185,6 +200,7 @@ export class NodeRouter {
       if (res.destroyed) {
         // The client left before anything was written: a stream that never started has still ended.
         if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
+        else if (isProxied(out.body)) out.body.abort();
         return;
       }
       try {

@@ -63,6 +63,11 @@ function faultError(fault: FaultSpec): GatewayError {
 
 /** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events), or one array. */
 function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
+  // A recorded stream, `{ events: [{ event?, data }] }`: each event as it was received.
+  const recorded = (raw as { events?: unknown } | null)?.events;
+  if (!Array.isArray(raw) && Array.isArray(recorded)) {
+    return (recorded as { event?: string; data: string }[]).map((e) => ({ due: 0, frame: sseFrame(e.data, e.event) }));
+  }
   const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
   if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
   const named = call.format.name === 'anthropic';

@@ -1,0 +1,221 @@
+// Record mode: a request no fixture answers goes to the real service for its format, its answer
+// streams back to the client as it arrives, and, once complete, is written as an ordinary fixture.
+import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
+import { concat } from '../core/audio/bytes.ts';
+import { matchKey } from '../fixtures/match.ts';
+import type { Call } from '../transport/endpoint.ts';
+import type { Outbound } from '../transport/exchange.ts';
+import type { Fixture } from '../fixtures/types.ts';
+import type { ForwardToUpstream, RecordOptions } from './forward.ts';
+
+// Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
+const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+const DROPPED_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'accept-encoding']);
+const REDACTED = '[redacted]';
+
+/** A JSON body with `paths` replaced by "[redacted]". */
+export function redactPaths(body: unknown, paths: readonly string[]): unknown {
+  if (!paths.length || body === null || typeof body !== 'object') return body;
+  const copy = structuredClone(body) as Record<string, unknown>;
+  for (const path of paths) {
+    const parts = path.split('.');
+    let node: unknown = copy;
+    for (const [i, part] of parts.entries()) {
+      if (node === null || typeof node !== 'object' || !(part in node)) break;
+      if (i === parts.length - 1) (node as Record<string, unknown>)[part] = REDACTED;
+      else node = (node as Record<string, unknown>)[part];
+    }
+  }
+  return copy;
+}
+
+/** One server-sent event as recorded: its name (if any) and data. */
+export interface RecordedEvent {
+  event?: string;
+  data: string;
+}
+
+/** The events of an SSE body; data lines of one event are joined by newlines. */
+export function parseSse(text: string): RecordedEvent[] {
+  const out: RecordedEvent[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    if (!block.trim()) continue;
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    out.push(event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') });
+  }
+  return out;
+}
+
+/**
+ * JSON with keys sorted at every level but inside `raw` (replayed byte for byte, so kept in the
+ * upstream's order, which is the same for the same traffic): the same traffic writes the same file.
+ */
+function sortedJson(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, k === 'raw' ? (v as Record<string, unknown>)[k] : sort((v as Record<string, unknown>)[k])]))
+        : v;
+  return `${JSON.stringify(sort(value), null, 2)}\n`;
+}
+
+function mockHeaders(headers: Record<string, string>): Record<string, string> | undefined {
+  const kept = Object.entries(headers).filter(([name]) => name.startsWith('x-mock-'));
+  return kept.length ? Object.fromEntries(kept) : undefined;
+}
+
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+type Fs = typeof import('node:fs');
+// Node's fs, loaded by a specifier bundlers leave alone: recording writes files, so it needs Node.
+let fs: Promise<Fs> | undefined;
+function nodeFs(): Promise<Fs> {
+  if (!runsOnNode()) return Promise.reject(new Error('record mode writes fixture files and needs Node.js'));
+  return (fs ??= importNodeOnly<Fs>('node:fs'));
+}
+
+export class Recorder {
+  readonly options: RecordOptions;
+  private readonly maxBytes: number;
+
+  constructor(options: RecordOptions) {
+    this.options = options;
+    this.maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
+  }
+
+  private async write(name: string, data: string | Uint8Array): Promise<void> {
+    const { mkdirSync, writeFileSync } = await nodeFs();
+    const path = `${this.options.dir}/${name}`;
+    mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
+    writeFileSync(path, data);
+  }
+
+  upstreamFor(format: string): string | undefined {
+    return this.options.upstreams[format] ?? this.options.upstreams.default;
+  }
+
+  /** Forwards the call's request (its body as received) and returns the upstream's answer, recording it as it passes. */
+  async forward(call: Call, forward: ForwardToUpstream, rawBody: string | Uint8Array | undefined): Promise<Outbound> {
+    const { inbound, format } = call;
+    const base = this.upstreamFor(format.name);
+    if (!base) throw new Error(`record mode has no upstream for the ${format.name} format (--upstream or --upstream-${format.name})`);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(inbound.headers())) if (!DROPPED_REQUEST.has(name)) headers[name] = value;
+    headers['accept-encoding'] = 'identity';
+    const controller = new AbortController();
+    const url = new URL(inbound.url.pathname + inbound.url.search, base.endsWith('/') ? base : `${base}/`);
+    const doFetch = this.options.fetch ?? fetch;
+    const response = await doFetch(url, { method: inbound.method, headers, body: rawBody as BodyInit | undefined, signal: controller.signal });
+    const outHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (!DROPPED_RESPONSE.has(name)) outHeaders[name] = value;
+    });
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    // Written before the last chunk goes out, so a client that has its answer can read the file.
+    const finish = () =>
+      this.save(call, forward, rawBody, response.status, outHeaders, size > this.maxBytes ? undefined : concat(parts)).catch((error: Error) =>
+        console.warn(`model-gateway-mock: not recorded: ${error.message}`),
+      );
+    const reader = response.body;
+    const limit = this.maxBytes;
+    async function* chunks(): AsyncIterable<Uint8Array> {
+      if (!reader) return void (await finish());
+      for await (const chunk of reader as AsyncIterable<Uint8Array>) {
+        size += chunk.byteLength;
+        // Past the limit the answer still passes through, but nothing more is held.
+        if (size <= limit) parts.push(chunk);
+        else parts.length = 0;
+        yield chunk;
+      }
+      await finish();
+    }
+    call.entry.fixture = 'recording';
+    return { status: response.status, headers: outHeaders, body: { chunks: chunks(), abort: () => controller.abort() } };
+  }
+
+  private async save(call: Call, forward: ForwardToUpstream, rawBody: string | Uint8Array | undefined, status: number, headers: Record<string, string>, body: Uint8Array | undefined): Promise<void> {
+    const { request } = forward;
+    if (!body) {
+      return console.warn(`model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes`);
+    }
+    const key = matchKey(request);
+    const fixture: Fixture = {
+      name: `recorded ${request.format} ${call.inbound.url.pathname} ${key}`,
+      match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
+      recorded: {
+        method: call.inbound.method,
+        path: call.inbound.url.pathname,
+        query: this.query(call.inbound.url),
+        status,
+        request: await this.requestBody(rawBody, call),
+        // The only request headers written: the emulator's own overrides, which change the answer (a forced 429).
+        headers: mockHeaders(call.inbound.headers()),
+      },
+    };
+    const type = headers['content-type'] ?? '';
+    const text = new TextDecoder().decode(body);
+    if (status >= 400) {
+      let message: string | undefined;
+      let code: string | undefined;
+      try {
+        const parsed = JSON.parse(text) as { error?: { message?: string; code?: string | number; type?: string } };
+        message = parsed.error?.message;
+        code = typeof parsed.error?.code === 'string' ? parsed.error.code : undefined;
+      } catch {
+        message = text.slice(0, 1000);
+      }
+      const kept: Record<string, string> = {};
+      for (const name of ['retry-after', 'retry-after-ms', 'x-should-retry']) if (headers[name] !== undefined) kept[name] = headers[name];
+      fixture.error = { status, ...(message === undefined ? {} : { message }), ...(code === undefined ? {} : { code }), ...(Object.keys(kept).length ? { headers: kept } : {}) };
+    } else if (type.includes('text/event-stream')) {
+      fixture.raw = { [request.format]: { events: parseSse(text) } };
+    } else if (type.includes('json')) {
+      try {
+        fixture.raw = { [request.format]: JSON.parse(text) };
+      } catch {
+        return console.warn(`model-gateway-mock: not recorded: ${call.inbound.url.pathname} answered invalid JSON`);
+      }
+    } else {
+      // Binary answers (audio, images) go to a side file named by content hash.
+      await this.sideFile(body);
+      return console.warn(`model-gateway-mock: ${call.inbound.url.pathname} answered binary (${type}): kept as a side file only, no fixture (binary answers do not replay yet)`);
+    }
+    await this.write(`${key}.json`, sortedJson(fixture));
+  }
+
+  private query(url: URL): string | undefined {
+    const params = new URLSearchParams(url.search);
+    for (const name of ['key', 'api-key', 'api_key']) if (params.has(name)) params.set(name, REDACTED);
+    const text = params.toString();
+    return text ? text : undefined;
+  }
+
+  private async requestBody(rawBody: string | Uint8Array | undefined, call: Call): Promise<unknown> {
+    if (rawBody === undefined) return undefined;
+    if (typeof rawBody !== 'string') return { file: await this.sideFile(rawBody), contentType: call.inbound.header('content-type') };
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      return undefined;
+    }
+    return redactPaths(body, this.options.redactPaths ?? []);
+  }
+
+  /** Writes bytes to `<dir>/files/<sha256>` and returns that relative path. */
+  private async sideFile(bytes: Uint8Array): Promise<string> {
+    const name = `files/${await sha256(bytes)}`;
+    await this.write(name, bytes);
+    return name;
+  }
+}

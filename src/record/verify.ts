@@ -1,0 +1,125 @@
+// `model-gateway-mock verify`: re-sends each recorded request to the real service and reports, per
+// fixture, where the live answer's shape has drifted from the recording (a CI check for stale fixtures).
+import { parseArgs } from 'node:util';
+import { loadFixtureDir } from '../fixtures/load.ts';
+import type { Fixture } from '../fixtures/types.ts';
+import { parseSse, type RecordedEvent } from './recorder.ts';
+
+/** Each JSON path of `value` with its type (`[]` stands for any array element). */
+export function shapeOf(value: unknown, path = '$', out = new Map<string, string>()): Map<string, string> {
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  out.set(path, type);
+  if (Array.isArray(value)) for (const item of value) shapeOf(item, `${path}[]`, out);
+  else if (type === 'object') for (const [k, v] of Object.entries(value as object)) shapeOf(v, `${path}.${k}`, out);
+  return out;
+}
+
+/** How `live` differs in shape from `recorded`: fields added, removed, or of another type. */
+export function shapeDiff(recorded: Map<string, string>, live: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [path, type] of recorded) {
+    const now = live.get(path);
+    if (now === undefined) out.push(`removed ${path} (${type})`);
+    else if (now !== type) out.push(`changed ${path}: ${type} → ${now}`);
+  }
+  for (const [path, type] of live) if (!recorded.has(path)) out.push(`added ${path} (${type})`);
+  return out;
+}
+
+/** An event's type: its SSE name, else its payload's `type` or `object` field. */
+function eventType(e: RecordedEvent): string {
+  if (e.event) return e.event;
+  try {
+    const data = JSON.parse(e.data) as { type?: string; object?: string };
+    return data.type ?? data.object ?? 'data';
+  } catch {
+    return e.data;
+  }
+}
+
+function eventsShape(events: RecordedEvent[]): { types: Set<string>; shape: Map<string, string> } {
+  const shape = new Map<string, string>();
+  for (const e of events) {
+    try {
+      shapeOf(JSON.parse(e.data), `${eventType(e)}`, shape);
+    } catch {
+      // `[DONE]` and other non-JSON markers count by type only.
+    }
+  }
+  return { types: new Set(events.map(eventType)), shape };
+}
+
+const CREDENTIALS: Record<string, (key: string) => Record<string, string>> = {
+  openai: (key) => ({ authorization: `Bearer ${key}` }),
+  anthropic: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
+  gemini: (key) => ({ 'x-goog-api-key': key }),
+};
+
+/** The drift of one recorded fixture against the live service; [] when its shape still holds. */
+export async function verifyFixture(fixture: Fixture, upstream: string, key: string | undefined): Promise<string[]> {
+  const rec = fixture.recorded as { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> } | undefined;
+  const format = fixture.match?.format ?? 'openai';
+  if (!rec?.path) return [];
+  const url = new URL(rec.path + (rec.query ? `?${rec.query.replace(/(^|&)(key|api-key|api_key)=[^&]*/g, '')}` : ''), upstream.endsWith('/') ? upstream : `${upstream}/`);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? CREDENTIALS[format]?.(key) : {}) };
+  const response = await fetch(url, { method: rec.method ?? 'POST', headers, body: rec.request === undefined ? undefined : JSON.stringify(rec.request) });
+  const text = await response.text();
+  if (fixture.error) return response.status === fixture.error.status ? [] : [`status ${fixture.error.status} → ${response.status}`];
+  if (response.status !== (rec.status ?? 200)) return [`status ${rec.status ?? 200} → ${response.status}`];
+  const raw = (fixture.raw as Record<string, unknown> | undefined)?.[format];
+  const events = (raw as { events?: RecordedEvent[] } | undefined)?.events;
+  if (Array.isArray(events)) {
+    const before = eventsShape(events);
+    const now = eventsShape(parseSse(text));
+    const out: string[] = [];
+    for (const t of before.types) if (!now.types.has(t)) out.push(`stream event type missing: ${t}`);
+    for (const t of now.types) if (!before.types.has(t)) out.push(`stream event type added: ${t}`);
+    return [...out, ...shapeDiff(before.shape, now.shape)];
+  }
+  let live: unknown;
+  try {
+    live = JSON.parse(text);
+  } catch {
+    return ['the live answer is not JSON'];
+  }
+  return shapeDiff(shapeOf(raw), shapeOf(live));
+}
+
+const USAGE = `Usage: model-gateway-mock verify --fixtures <dir> --upstream <url> [--api-key <key>]
+  Re-sends each recorded request and reports where the live answer's shape differs.
+  The key may also come from MGM_UPSTREAM_API_KEY. Exit: 0 clean, 1 drift, 2 usage error.
+`;
+
+/** The verify command; resolves to the process exit code. */
+export async function verifyMain(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { fixtures: { type: 'string' }, upstream: { type: 'string' }, 'api-key': { type: 'string' } } }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (!values.fixtures || !values.upstream || !URL.canParse(values.upstream)) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  let fixtures: Fixture[];
+  try {
+    fixtures = loadFixtureDir(values.fixtures);
+  } catch (error) {
+    process.stderr.write(`--fixtures: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const key = values['api-key'] ?? process.env.MGM_UPSTREAM_API_KEY;
+  let drifted = 0;
+  let checked = 0;
+  for (const fixture of fixtures.filter((f) => f.recorded)) {
+    checked++;
+    const drift = await verifyFixture(fixture, values.upstream, key).catch((error: Error) => [`request failed: ${error.message}`]);
+    if (!drift.length) continue;
+    drifted++;
+    process.stdout.write(`${fixture.name}: drifted\n${drift.map((d) => `  ${d}\n`).join('')}`);
+  }
+  process.stdout.write(`${checked} recorded fixture(s) checked, ${drifted} drifted\n`);
+  return drifted ? 1 : 0;
+}
