@@ -1,4 +1,5 @@
 // The Gemini generate-content format through @google/genai, @ai-sdk/google and plain fetch, in both modes.
+import { readText } from '../src/core/audio/watermark.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, GoogleGenAI, Modality, Type } from '@google/genai';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
@@ -134,6 +135,24 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(error).toBeInstanceOf(ApiError);
       expect(error.status).toBe(400);
       expect(error.message).toContain('maximum context length is 8192 tokens');
+    });
+
+    it('ends speech at maxOutputTokens (25 audio tokens a second) after the last word that fits, with MAX_TOKENS', async () => {
+      const text = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
+      const r = await clients.v1beta.models.generateContent({
+        model: TTS,
+        contents: text,
+        config: { maxOutputTokens: 100, responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+      });
+      expect(r.candidates![0].finishReason).toBe('MAX_TOKENS');
+      const samples = pcm(r.data!);
+      expect(samples.length / 24000).toBeLessThanOrEqual(4);
+      expect(samples.length / 24000).toBeGreaterThan(3);
+      // What the clip carries is the words it speaks: a prefix of the prompt.
+      const said = readText(samples)!;
+      expect(said.length).toBeGreaterThan(10);
+      expect(text.startsWith(said)).toBe(true);
+      expect(said.length).toBeLessThan(text.trim().length);
     });
 
     it('answers with a fixture\'s pinned clip', async () => {

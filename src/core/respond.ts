@@ -6,7 +6,7 @@ import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
-import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
+import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, speechWithin, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
 import { drawPicture } from './synthesize/image.ts';
 
@@ -125,15 +125,23 @@ function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string):
 }
 
 /** The prompt's text spoken: lines `Name: …` by that speaker's voice when speakers are named. */
-function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: string): Block {
+function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: string): { block: Block; cut: boolean } {
   const output = request.output as Extract<CanonicalRequest['output'], { type: 'audio' }>;
   const transcript = lastUserText(request);
-  if (pinnedAudio !== undefined) return { type: 'audio', samples: pcmFromBase64(pinnedAudio), sampleRate: SPEECH_SAMPLE_RATE, transcript };
+  if (pinnedAudio !== undefined) return { block: { type: 'audio', samples: pcmFromBase64(pinnedAudio), sampleRate: SPEECH_SAMPLE_RATE, transcript }, cut: false };
   const segments: SpeechSegment[] = transcript.split('\n').filter((l) => l.trim()).map((line) => {
     const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
     return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
   });
-  return { type: 'audio', samples: synthesizeSpeech(segments, key, { text: transcript }), sampleRate: SPEECH_SAMPLE_RATE, transcript };
+  // An output limit ends speech early, after the last word that fits (what the samples carry says so).
+  if (request.maxTokens !== undefined) {
+    const fitted = speechWithin(segments, request.maxTokens / AUDIO_TOKENS_PER_SECOND);
+    if (fitted.cut) {
+      const spoken = fitted.segments.map((s) => s.text).join('\n');
+      return { block: { type: 'audio', samples: synthesizeSpeech(fitted.segments, key, { text: spoken }), sampleRate: SPEECH_SAMPLE_RATE, transcript: spoken }, cut: true };
+    }
+  }
+  return { block: { type: 'audio', samples: synthesizeSpeech(segments, key, { text: transcript }), sampleRate: SPEECH_SAMPLE_RATE, transcript }, cut: false };
 }
 
 /** A picture of the prompt (or the fixture's file), after a line of text when the output asks for text too. */
@@ -167,8 +175,8 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     }
     if (request.output.type === 'audio' && !texts) {
       // A pinned clip, or the prompt spoken.
-      const audio = speechBlock(request, choiceKey, pinned?.audio);
-      choices.push({ index, blocks: [audio], finishReason: 'stop', outputTokens: blockTokens(audio) });
+      const { block: audio, cut } = speechBlock(request, choiceKey, pinned?.audio);
+      choices.push({ index, blocks: [audio], finishReason: cut ? 'length' : 'stop', outputTokens: blockTokens(audio) });
       continue;
     }
     // A pinned text alone means no tool calls; pinned calls alone mean no text.

@@ -52,6 +52,29 @@ function syllables(word: string): number {
   return Math.max(1, (word.toLowerCase().match(/[aeiouy]+/g) ?? []).length);
 }
 
+/**
+ * The segments cut after the last whole word that ends within `seconds` of speech (timed as
+ * synthesizeSpeech times it), and whether anything was cut: output limits end speech early.
+ */
+export function speechWithin(segments: readonly SpeechSegment[], seconds: number, speed = 1): { segments: SpeechSegment[]; cut: boolean } {
+  let at = 0.2 / speed; // the leading and trailing silence
+  const kept: SpeechSegment[] = [];
+  for (const segment of segments) {
+    const voice = voiceOf(segment.voice);
+    const syllable = Math.round(SPEECH_SAMPLE_RATE / (voice.syllablesPerSecond * speed)) / SPEECH_SAMPLE_RATE;
+    const words = segment.text.split(/\s+/).filter(Boolean);
+    for (let w = 0; w < words.length; w++) {
+      at += syllables(words[w]) * syllable + (/[.!?]$/.test(words[w]) ? 0.3 : 0.06) / speed;
+      if (at > seconds) {
+        if (w) kept.push({ ...segment, text: words.slice(0, w).join(' ') });
+        return { segments: kept, cut: true };
+      }
+    }
+    kept.push(segment);
+  }
+  return { segments: kept, cut: false };
+}
+
 /** PCM samples speaking `segments` in turn, the same for the same key. */
 export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number, options: SpeechOptions = {}): Int16Array {
   const rng = new Rng(key);
