@@ -138,7 +138,8 @@ describe.runIf(socketSuites)('the npm package', () => {
     mkdirSync(fixtures, { recursive: true });
     const file = { $schema: '../node_modules/model-gateway-mock/fixtures/fixture-file.schema.json', fixtures: [{ name: 'cli', reply: { text: 'From npx.' } }] };
     writeFileSync(join(fixtures, 'chat.json'), JSON.stringify(file));
-    const child = spawn('npx', ['model-gateway-mock', '--port', '0', '--fixtures', 'fixtures'], { cwd: installed, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: npx runs the CLI as a child of its own, which a signal to npx alone leaves running.
+    const child = spawn('npx', ['model-gateway-mock', '--port', '0', '--fixtures', 'fixtures'], { cwd: installed, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     try {
       let out = '';
       const url = await new Promise<string>((resolve, reject) => {
@@ -161,7 +162,9 @@ describe.runIf(socketSuites)('the npm package', () => {
       const health = await fetch(`${url}/__admin/health`);
       expect(await health.json()).toMatchObject({ status: 'healthy', version: expect.any(String) });
     } finally {
-      child.kill('SIGTERM');
+      const exited = new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
     }
   });
 
