@@ -46,13 +46,13 @@ const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 
 
 /** A copy of `headers` with every credential masked like the 401 message masks a token (`Bearer sk-te***oken`). */
 export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!SECRET_HEADERS.has(name) || typeof value !== 'string') out[name] = value;
-    else {
-      const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
-      out[name] = scheme + maskToken(value.slice(scheme.length));
-    }
+  // A copy in the same key order, then the few credential headers replaced (cheaper than rebuilding).
+  const out = Object.assign({}, headers);
+  for (const name of SECRET_HEADERS) {
+    const value = out[name];
+    if (typeof value !== 'string') continue;
+    const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
+    out[name] = scheme + maskToken(value.slice(scheme.length));
   }
   return out;
 }

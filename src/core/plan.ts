@@ -36,24 +36,30 @@ export function planStream(reply: CanonicalReply, profile: LatencyProfile): Stre
   const steps: StreamStep[] = [];
   for (const choice of reply.choices) {
     const blocks: readonly Block[] = choice.blocks.length ? choice.blocks : [{ type: 'text', text: '' }];
-    const pieces = blocks.flatMap((block, b) => blockPieces(block).map((text, i, all) => ({ b, text, start: i === 0, end: i === all.length - 1 })));
-    const times = pieceTimes(profile, pieces.length, deriveKey(reply.key, `timing:${choice.index}`));
-    pieces.forEach((p, i) =>
-      steps.push({
-        choice: choice.index,
-        position: i,
-        block: p.b,
-        text: p.text,
-        due: times[i],
-        first: i === 0,
-        last: i === pieces.length - 1,
-        blockStart: p.start,
-        blockEnd: p.end,
-      }),
-    );
+    const pieces = blocks.map(blockPieces);
+    const count = pieces.reduce((n, p) => n + p.length, 0);
+    const times = pieceTimes(profile, count, deriveKey(reply.key, `timing:${choice.index}`));
+    let i = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const texts = pieces[b];
+      for (let j = 0; j < texts.length; j++, i++) {
+        steps.push({
+          choice: choice.index,
+          position: i,
+          block: b,
+          text: texts[j],
+          due: times[i],
+          first: i === 0,
+          last: i === count - 1,
+          blockStart: j === 0,
+          blockEnd: j === texts.length - 1,
+        });
+      }
+    }
   }
-  // Choices interleave by time, and piece by piece when times tie, as the real services do.
-  return steps.sort((a, b) => a.due - b.due || a.position - b.position || a.choice - b.choice);
+  // Choices interleave by time, and piece by piece when times tie, as the real services do. One
+  // choice's steps are in order already (times never decrease).
+  return reply.choices.length > 1 ? steps.sort((a, b) => a.due - b.due || a.position - b.position || a.choice - b.choice) : steps;
 }
 
 /** How long a non-streamed reply takes: until its last piece would have been generated. */

@@ -1,7 +1,7 @@
 // Turns a canonical request (and the fixture that matched it, if any) into a canonical reply.
 import { textOf, type CanonicalRequest } from './request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
-import { deriveKey, hashString, makeId, Rng, stableStringify } from './seed.ts';
+import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts';
 import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
@@ -52,11 +52,15 @@ export interface RespondContext {
  * (model, conversation, tools, output format, client seed), not how it asked (stream, limits, stop
  * strings), so a streamed and a plain request, or two with different max_tokens, share the same text.
  */
+/** `stableStringify([tools, output])` of the commonest request: no tools, plain text out. */
+const PLAIN_REST = stableStringify([[], { type: 'text' }]);
+
 export function requestKey(request: CanonicalRequest, seed: number): number {
   // Messages are built by our parsers, so their key order is fixed and plain JSON is stable; tools
   // and output formats carry the client's own schemas, whose key order varies between clients.
   const { model, messages, tools, toolChoice, output } = request;
-  return hashString(`${JSON.stringify([model, messages, request.seed ?? null, toolChoice])}${stableStringify([tools, output])}`, seed);
+  const rest = tools.length === 0 && output.type === 'text' ? PLAIN_REST : stableStringify([tools, output]);
+  return hashStrings([JSON.stringify([model, messages, request.seed ?? null, toolChoice]), rest], seed);
 }
 
 /** Ends `text` where the request's stop strings and token limit say generation would end. */

@@ -23,12 +23,22 @@ export function stableStringify(value: unknown): string {
 
 /** cyrb53: a fast, well-distributed 53-bit string hash (public domain). */
 export function hashString(text: string, seed = 0): number {
+  return hashStrings([text], seed);
+}
+
+/**
+ * The hash of the parts' concatenation, without building it: joining a short prefix to a long body
+ * and reading it char by char makes V8 copy the whole body first.
+ */
+export function hashStrings(parts: readonly string[], seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
+  for (const text of parts) {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);

@@ -60,6 +60,8 @@ function pairsOf(spec: string): Partial<LatencyProfile> {
 
 /** Due times (ms from arrival) of `count` pieces in one stream. */
 export function pieceTimes(profile: LatencyProfile, count: number, key: number): number[] {
+  // No delay at all: every piece is due at once (what the draws below would give, without them).
+  if (profile.ttftMs === 0 && profile.tokensPerSecond === 0) return new Array<number>(count).fill(0);
   const rng = new Rng(key);
   const spread = (ms: number) => ms * (1 + profile.jitter * (rng.next() * 2 - 1));
   const gap = profile.tokensPerSecond > 0 ? 1000 / profile.tokensPerSecond : 0;

@@ -35,14 +35,15 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
     return done();
   }
   const { onProgress, onEnd } = body.hooks;
-  // A stream's frames are kept in an array and joined once (when read or at the end): appending each
-  // frame to one string built a rope of thousands of small pieces per entry and cost a copy per chunk.
+  // A stream keeps the chunks as written (at zero latency, the whole stream is one chunk, kept as is)
+  // and joins them once, when read or at the end: appending each to one string built a rope of
+  // thousands of small pieces per entry and cost a copy per chunk.
   const parts: string[] = [];
   let length = 0;
   let joined: string | undefined;
   const flush = () => {
     if (parts.length) {
-      joined = (joined ?? '') + parts.join('');
+      joined = joined === undefined && parts.length === 1 ? parts[0] : (joined ?? '') + parts.join('');
       parts.length = 0;
     }
     return joined;
@@ -53,23 +54,20 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
     enumerable: true,
     configurable: true,
   });
-  let written = 0;
   body.hooks = {
-    onProgress(sent) {
-      for (; written < sent; written++) {
-        if (captured.truncated) continue;
-        const frame = body.events[written].frame;
+    onProgress(sent, chunk) {
+      if (!captured.truncated) {
         const room = CAPTURE_LIMIT - length;
-        if (frame.length > room) {
-          if (room > 0) parts.push(detached(frame.slice(0, room)));
+        if (chunk.length > room) {
+          if (room > 0) parts.push(detached(chunk.slice(0, room)));
           length = CAPTURE_LIMIT;
           captured.truncated = true;
         } else {
-          parts.push(frame);
-          length += frame.length;
+          parts.push(chunk);
+          length += chunk.length;
         }
       }
-      onProgress?.(sent);
+      onProgress?.(sent, chunk);
     },
     onEnd(outcome) {
       // Settle to a plain, flat property so the entry holds one compact string, not the frames.

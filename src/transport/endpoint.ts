@@ -2,7 +2,7 @@
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
-import { fakerReady, hashString, makeId } from '../core/seed.ts';
+import { fakerReady, hashStrings, makeId } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
@@ -70,7 +70,8 @@ function parseJson(text: string): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
-  if (depthOf(body) > MAX_DEPTH) throw new GatewayError('invalid_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
+  // Nesting needs two brackets a level: a shorter text cannot be too deep.
+  if (text.length > 2 * MAX_DEPTH && depthOf(text) > MAX_DEPTH) throw new GatewayError('invalid_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
   return body;
 }
 
@@ -88,16 +89,27 @@ function utf8Length(text: string): number {
 /** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
 const MAX_DEPTH = 128;
 
-/** How deeply a parsed JSON value nests, walked without recursion. */
-function depthOf(value: unknown): number {
+/**
+ * How deeply a JSON text nests (it has parsed, so it is well formed): one pass over its characters,
+ * allocating nothing, stopping once past MAX_DEPTH.
+ */
+function depthOf(text: string): number {
+  let depth = 0;
   let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > MAX_DEPTH) return deepest;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escapes.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > MAX_DEPTH) return deepest;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return deepest;
 }
@@ -161,7 +173,7 @@ function internalError(error: unknown): GatewayError {
 
 /** A request id in the format's style, stable for the same request. */
 function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body = ''): string {
-  return makeId(format.requestIdPrefix, 32, hashString(`${inbound.method} ${inbound.url.pathname}${inbound.url.search}\n${body}`, seed));
+  return makeId(format.requestIdPrefix, 32, hashStrings([inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n', body], seed));
 }
 
 /** Journal and live-stream count for an upstream's answer passing through, like our own streams. */

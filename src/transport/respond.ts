@@ -9,9 +9,12 @@ import { sseFrame, type TimedEvent } from './sse.ts';
 import type { Call } from './endpoint.ts';
 import { json, type Outbound } from './exchange.ts';
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less if the client leaves; the signal is asked for only when there is a wait (making one costs). */
+function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  const signal = inbound.signal;
   return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
+    if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => {
       clearTimeout(timer);
@@ -22,7 +25,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** A JSON reply, sent when a non-streamed reply of this latency would be ready. */
 export async function jsonReply(call: Call, body: unknown, delayMs = 0): Promise<Outbound> {
-  await sleep(delayMs, call.inbound.signal);
+  await sleep(delayMs, call.inbound);
   return json(body);
 }
 
@@ -90,7 +93,7 @@ async function faultedReply(call: Call, make: () => Outbound | Promise<Outbound>
   if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
   const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
   const out = await make();
-  await sleep(delayMs + stall, call.inbound.signal);
+  await sleep(delayMs + stall, call.inbound);
   return out;
 }
 

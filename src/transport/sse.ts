@@ -13,8 +13,8 @@ export function sseFrame(data: string, event?: string): string {
 }
 
 export interface StreamHooks {
-  /** Called after events are written, with the count written so far. */
-  onProgress?: (eventsSent: number) => void;
+  /** Called after events are written, with the count written so far and the chunk just written. */
+  onProgress?: (eventsSent: number, chunk: string) => void;
   /** Called once, when the last event is written or playback is stopped early. */
   onEnd?: (outcome: 'completed' | 'aborted') => void;
 }
@@ -46,7 +46,7 @@ export function playEvents(events: readonly TimedEvent[], sink: Sink, hooks: Str
     while (next < events.length && events[next].due <= now) chunk += events[next++].frame;
     if (chunk) {
       sink.write(chunk);
-      hooks.onProgress?.(next);
+      hooks.onProgress?.(next, chunk);
     }
     if (next >= events.length) {
       finish('completed');

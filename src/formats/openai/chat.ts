@@ -3,7 +3,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import { choiceText, type Block, type CanonicalReply, type Choice, type Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { memoize } from '../../core/memo.ts';
-import { planStream } from '../../core/plan.ts';
+import { planStream, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
@@ -111,41 +111,37 @@ export function chatStreamEvents(
   // `usage: null` until the last one carries the figures.
   const head = `${JSON.stringify(base).slice(0, -1)},"choices":`;
   const tail = options.includeUsage ? ',"usage":null}' : '}';
-  const chunk = (choices: unknown[], due: number): TimedEvent => ({
-    due,
-    frame: sseFrame(head + JSON.stringify(choices) + tail),
-  });
   const logprobs = reply.choices.map((c) => choiceLogprobs(reply, c, options));
   const textPieces = reply.choices.map(() => 0);
   const events: TimedEvent[] = [];
+  const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>
+    events.push({ due: step.due, frame: sseFrame(head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail) });
   for (const step of planStream(reply, latency)) {
     const choice = reply.choices[step.choice];
     const lp = logprobs[step.choice];
-    const delta = (d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>
-      events.push(chunk([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }], step.due));
     const block = choice.blocks[step.block];
     if (step.first) {
       const content = block?.type === 'tool_call' ? null : '';
-      delta({ role: 'assistant', content, refusal: null }, null, lp ? { content: [], refusal: null } : null);
+      delta(step, { role: 'assistant', content, refusal: null }, null, lp ? { content: [], refusal: null } : null);
     }
     if (block?.type === 'tool_call') {
       const call = toolCallsOf(choice).indexOf(block);
       if (options.legacyFunctions) {
-        if (step.blockStart) delta({ function_call: { name: block.name, arguments: '' } });
-        delta({ function_call: { arguments: step.text } });
+        if (step.blockStart) delta(step, { function_call: { name: block.name, arguments: '' } });
+        delta(step, { function_call: { arguments: step.text } });
       } else {
         // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
-        if (step.blockStart) delta({ tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] });
-        delta({ tool_calls: [{ index: call, function: { arguments: step.text } }] });
+        if (step.blockStart) delta(step, { tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] });
+        delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
       }
     } else if (block?.type === 'text' && step.text) {
       // Logprobs follow the text's own pieces (reasoning and tool calls have none here).
       const at = textPieces[step.choice]++;
-      if (lp) delta({ content: step.text }, null, { content: logprobEntries(lp.slice(at, at + 1)), refusal: null });
+      if (lp) delta(step, { content: step.text }, null, { content: logprobEntries(lp.slice(at, at + 1)), refusal: null });
       // The commonest chunk by far, written as the JSON stringify would write it.
       else events.push({ due: step.due, frame: sseFrame(`${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`) });
     }
-    if (step.last) delta({}, finishReason(choice, options));
+    if (step.last) delta(step, {}, finishReason(choice, options));
   }
   const end = events.length ? events[events.length - 1].due : 0;
   if (options.includeUsage) {
