@@ -134,7 +134,7 @@ export class Runtime {
     entry.model = request.model;
     entry.stream = request.stream;
     this.tokens.allow(call.token, request.model);
-    const ctx = { request, path: inbound.url.pathname, header: inbound.header };
+    const ctx = { request, path: inbound.url.pathname, header: (name: string) => inbound.header(name) };
     // Recording: what no fixture answers goes to the real service, x-mock-* headers and all.
     if (this.record && !this.fixtures.find(ctx)) throw new ForwardToUpstream(request);
     const overrides = parseOverrides(inbound);

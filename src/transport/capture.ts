@@ -35,45 +35,30 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
     return done();
   }
   const { onProgress, onEnd } = body.hooks;
-  // A stream keeps the chunks as written (at zero latency, the whole stream is one chunk, kept as is)
-  // and joins them once, when read or at the end: appending each to one string built a rope of
-  // thousands of small pieces per entry and cost a copy per chunk.
+  // A stream's chunks as written: the body so far is kept current by appending each (cheap: V8 joins
+  // strings lazily), and settled into one flat string at the end, so a finished entry holds one compact
+  // string, not hundreds of pieces. At zero latency the whole stream is one chunk, kept as is. A plain
+  // data property, never a getter: a per-request accessor made V8 keep whole requests alive (see
+  // transport/node.ts).
   const parts: string[] = [];
   let length = 0;
-  let joined: string | undefined;
-  const flush = () => {
-    if (parts.length) {
-      joined = joined === undefined && parts.length === 1 ? parts[0] : (joined ?? '') + parts.join('');
-      parts.length = 0;
-    }
-    return joined;
-  };
-  Object.defineProperty(captured, 'body', {
-    get: flush,
-    set: (v: string | undefined) => void ((joined = v), (parts.length = 0)),
-    enumerable: true,
-    configurable: true,
-  });
   body.hooks = {
     onProgress(sent, chunk) {
       if (!captured.truncated) {
         const room = CAPTURE_LIMIT - length;
-        if (chunk.length > room) {
-          if (room > 0) parts.push(detached(chunk.slice(0, room)));
-          length = CAPTURE_LIMIT;
-          captured.truncated = true;
-        } else {
-          parts.push(chunk);
-          length += chunk.length;
+        const kept = chunk.length > room ? detached(chunk.slice(0, room)) : chunk;
+        if (chunk.length > room) captured.truncated = true;
+        if (kept) {
+          parts.push(kept);
+          length += kept.length;
+          captured.body = captured.body === undefined ? kept : captured.body + kept;
         }
       }
       onProgress?.(sent, chunk);
     },
     onEnd(outcome) {
-      // Settle to a plain, flat property so the entry holds one compact string, not the frames.
-      const final = flush();
-      Object.defineProperty(captured, 'body', { value: final, writable: true, enumerable: true, configurable: true });
-      if (final === undefined) delete captured.body;
+      if (parts.length > 1) captured.body = parts.join('');
+      parts.length = 0;
       done();
       onEnd?.(outcome);
     },
