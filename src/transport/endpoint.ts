@@ -91,7 +91,8 @@ const MAX_DEPTH = 128;
 
 /**
  * How deeply a JSON text nests (it has parsed, so it is well formed): one pass over its characters,
- * allocating nothing, stopping once past MAX_DEPTH.
+ * allocating nothing, stopping once past MAX_DEPTH. The text is measured, so a deep value that a
+ * duplicate key later replaces still counts.
  */
 function depthOf(text: string): number {
   let depth = 0;
