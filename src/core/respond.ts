@@ -47,14 +47,14 @@ export interface RespondContext {
   created: number;
 }
 
+/** `stableStringify([tools, output])` of the commonest request: no tools, plain text out. */
+const PLAIN_REST = stableStringify([[], { type: 'text' }]);
+
 /**
  * The key every synthesized value of a request derives from: what the request means
  * (model, conversation, tools, output format, client seed), not how it asked (stream, limits, stop
  * strings), so a streamed and a plain request, or two with different max_tokens, share the same text.
  */
-/** `stableStringify([tools, output])` of the commonest request: no tools, plain text out. */
-const PLAIN_REST = stableStringify([[], { type: 'text' }]);
-
 export function requestKey(request: CanonicalRequest, seed: number): number {
   // Messages are built by our parsers, so their key order is fixed and plain JSON is stable; tools
   // and output formats carry the client's own schemas, whose key order varies between clients.

@@ -35,30 +35,20 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
     return done();
   }
   const { onProgress, onEnd } = body.hooks;
-  // A stream's chunks as written: the body so far is kept current by appending each (cheap: V8 joins
-  // strings lazily), and settled into one flat string at the end, so a finished entry holds one compact
-  // string, not hundreds of pieces. At zero latency the whole stream is one chunk, kept as is. A plain
-  // data property, never a getter: a per-request accessor made V8 keep whole requests alive (see
+  // A stream's chunks are appended as written (cheap: V8 joins strings lazily), and a body of several
+  // chunks is settled into one flat copy at the end, so a finished entry holds one compact string, not
+  // hundreds of pieces. At zero latency the whole stream is one chunk, kept as is. A plain data
+  // property, never a getter: a per-request accessor made V8 keep whole requests alive (see
   // transport/node.ts).
-  const parts: string[] = [];
-  let length = 0;
+  let chunks = 0;
   body.hooks = {
     onProgress(sent, chunk) {
-      if (!captured.truncated) {
-        const room = CAPTURE_LIMIT - length;
-        const kept = chunk.length > room ? detached(chunk.slice(0, room)) : chunk;
-        if (chunk.length > room) captured.truncated = true;
-        if (kept) {
-          parts.push(kept);
-          length += kept.length;
-          captured.body = captured.body === undefined ? kept : captured.body + kept;
-        }
-      }
+      append(captured, chunk);
+      chunks++;
       onProgress?.(sent, chunk);
     },
     onEnd(outcome) {
-      if (parts.length > 1) captured.body = parts.join('');
-      parts.length = 0;
+      if (chunks > 1 && captured.body !== undefined) captured.body = detached(captured.body);
       done();
       onEnd?.(outcome);
     },
