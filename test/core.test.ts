@@ -1,6 +1,7 @@
 // Core units: hashing, seeded generators, tokens, latency grammar, stream plans, reply shaping.
 import { describe, expect, it } from 'vitest';
-import { hashValue, makeId, Rng, stableStringify } from '../src/core/seed.ts';
+import { hashValue, makeId, Mersenne, Rng, stableStringify } from '../src/core/seed.ts';
+import { generateMersenne53Randomizer } from '@faker-js/faker';
 import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
@@ -37,6 +38,28 @@ describe('seed', () => {
     expect(draw(42)).toEqual(draw(42));
     expect(draw(42)).not.toEqual(draw(43));
     expect(makeId('chatcmpl-', 29, 1)).toMatch(/^chatcmpl-[A-Za-z0-9]{29}$/);
+  });
+
+  it("draws exactly faker's own Mersenne Twister sequence, past the first twist", () => {
+    const ours = new Mersenne();
+    const faker = generateMersenne53Randomizer();
+    for (const seed of [0, 1, 42, 2147483646]) {
+      ours.seed(seed);
+      faker.seed(seed);
+      const draws = 1500; // two draws each: past two twists of the 624-word state
+      expect(Array.from({ length: draws }, ours.next)).toEqual(Array.from({ length: draws }, () => faker.next()));
+    }
+  });
+
+  it('synthesizes the same text, counts and cut as every earlier version (replies users have pinned)', () => {
+    const plain = respond(request(), { seed: 0, created: 0 });
+    expect(plain.choices[0].blocks).toEqual([
+      { type: 'text', text: 'Sure. Use the open-source USB driver, then you can index the optical sensor! The cautious hippodrome neatens the equal arrogantly. The grown finding accentuates the thongs mysteriously.' },
+    ]);
+    expect(plain.usage).toMatchObject({ inputTokens: 8, outputTokens: 41 });
+    const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' }, n: { type: 'integer' } }, required: ['email', 'n'] };
+    const cut = respond(request({ maxTokens: 7, output: { type: 'json_schema', schema } }), { seed: 1, created: 0 });
+    expect(cut.choices[0]).toMatchObject({ blocks: [{ type: 'text', text: '{"email":"heidi180@' }], finishReason: 'length', outputTokens: 7 });
   });
 });
 

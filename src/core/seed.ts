@@ -1,7 +1,7 @@
 // Stable hashing and the seeded generators every other module draws from.
 // Nothing here may touch Math.random or the wall clock: a reply is a pure function
 // of (request, seed, fixtures, clock).
-import type { Faker } from '@faker-js/faker';
+import type { Faker, LocaleDefinition, Randomizer } from '@faker-js/faker';
 import { lazyModule } from './lazy.ts';
 
 // faker with its English locale only (~50 ms to load), on first use.
@@ -107,11 +107,63 @@ export function makeId(prefix: string, length: number, key: number): string {
 }
 
 /**
+ * faker's own generator (MT19937, 53-bit floats), so every synthesized text stays what it was, with its
+ * state in a typed array: faker's seeding fills a plain array with boxed numbers, which took about a
+ * tenth of the time of a request with a new prompt.
+ */
+export class Mersenne implements Randomizer {
+  private readonly state = new Uint32Array(624);
+  private index = 624;
+
+  /** init_genrand; faker's seeds by array (init_by_array) are never used here. */
+  seed(seed: number | number[]): void {
+    if (typeof seed !== 'number') throw new TypeError('Mersenne: seed with a number');
+    const mt = this.state;
+    mt[0] = seed;
+    for (let i = 1, last = mt[0]; i < 624; i++) last = mt[i] = (Math.imul(1812433253, last ^ (last >>> 30)) + i) | 0;
+    this.index = 624;
+  }
+
+  // faker calls `next` detached from its object.
+  readonly next = (): number => {
+    const high = this.u32() >>> 5;
+    const low = this.u32() >>> 6;
+    return (high * 67108864 + low) / 9007199254740992;
+  };
+
+  private u32(): number {
+    if (this.index >= 624) this.twist();
+    let y = this.state[this.index++];
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    return (y ^ (y >>> 18)) >>> 0;
+  }
+
+  private twist(): void {
+    const mt = this.state;
+    for (let i = 0; i < 624; i++) {
+      const y = (mt[i] & 0x80000000) | (mt[i < 623 ? i + 1 : 0] & 0x7fffffff);
+      mt[i] = mt[i < 227 ? i + 397 : i - 227] ^ (y >>> 1) ^ (-(y & 1) & 0x9908b0df);
+    }
+    this.index = 0;
+  }
+}
+
+// faker's English instance rebuilt around a Mersenne (faker exports its class only from the entry that loads every locale).
+let seeded: { faker: Faker; randomizer: Mersenne } | undefined;
+
+/**
  * Runs `fn` with faker seeded from `key`. The one shared instance is safe because `fn` runs
  * synchronously: no other request can reseed it in between.
  */
 export function withFaker<T>(key: number, fn: (f: Faker) => T): T {
-  const { faker } = fakerEn.get();
-  faker.seed(key % 2147483647);
-  return fn(faker);
+  if (!seeded) {
+    const { faker } = fakerEn.get();
+    const FakerClass = faker.constructor as new (options: { locale: LocaleDefinition; randomizer: Randomizer }) => Faker;
+    const randomizer = new Mersenne();
+    seeded = { faker: new FakerClass({ locale: faker.rawDefinitions, randomizer }), randomizer };
+  }
+  seeded.randomizer.seed(key % 2147483647);
+  return fn(seeded.faker);
 }

@@ -111,11 +111,18 @@ export function tokenize(text: string): number[] {
   return encodeAll(text.length > EXACT_CHARS ? text.slice(0, safeCut(text, EXACT_CHARS)) : text);
 }
 
-/** Exact count (with long runs cut); kept for short texts, which test suites repeat. */
-const exactCount = memoize((text: string): number => encodeAll(text).length, { entries: 4000, sizeOf: (text) => text.length * 2 + 64 });
+/**
+ * Token ids (with long runs cut); kept for short texts, which test suites repeat, and which a reply
+ * both counts and splits. Shared: do not modify. Per character: at most one 8-byte id, two bytes of key.
+ */
+const memoIds = memoize(encodeAll, { entries: 4000, sizeOf: (text) => text.length * 10 + 64 });
+
+function exactIds(text: string): readonly number[] {
+  return text.length <= MEMO_TEXT_CHARS ? memoIds(text) : encodeAll(text);
+}
 
 function countExact(text: string): number {
-  return text.length <= MEMO_TEXT_CHARS ? exactCount(text) : encodeAll(text).length;
+  return exactIds(text).length;
 }
 
 /** Tokens and characters of `windows` evenly spaced slices of `text`, `width` characters each. */
@@ -182,7 +189,7 @@ export function countTokens(text: string): number {
 /** Each token's text (pieces that would cut a character are merged). */
 function exactPieces(text: string): string[] {
   const pieces: string[] = [];
-  for (const piece of bpe().decodeGenerator(encodeAll(text))) if (piece) pieces.push(piece);
+  for (const piece of bpe().decodeGenerator(exactIds(text))) if (piece) pieces.push(piece);
   return pieces;
 }
 
