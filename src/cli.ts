@@ -1,5 +1,6 @@
 // The standalone entry point: `npx model-gateway-mock [options]`.
 import { startLoopStats } from './transport/loop-stats.ts';
+import { limitHeapGrowth } from './transport/heap-size.ts';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { startServer } from './server.ts';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'verify') return process.exit(await (await import('./record/verify.ts')).verifyMain(process.argv.slice(3)));
   // MGM_EVENT_LOOP_STATS=1: the event-loop delay, printed on SIGUSR2 and at exit (for the benches).
   startLoopStats();
+  limitHeapGrowth();
   let values;
   try {
     ({ values } = parseArgs({
