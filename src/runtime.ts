@@ -2,7 +2,7 @@
 import { Catalogue, type ModelInfo } from './core/models.ts';
 import { Journal } from './core/journal.ts';
 import { clockSeconds, type ClockOption } from './core/clock.ts';
-import { INSTANT, parseLatency, type LatencyProfile } from './core/timing.ts';
+import { INSTANT, parseLatency, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_TOKEN, TokenStore } from './auth/tokens.ts';
 import { FixtureSet } from './fixtures/match.ts';
 import type { Fixture } from './fixtures/types.ts';
@@ -54,10 +54,6 @@ export interface GatewayOptions {
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
-export function toLatency(value: GatewayOptions['latency']): LatencyProfile {
-  if (value === undefined) return INSTANT;
-  return typeof value === 'string' ? parseLatency(value) : { ...INSTANT, ...value };
-}
 
 export class Runtime {
   readonly seed: number;
@@ -82,7 +78,7 @@ export class Runtime {
   constructor(options: GatewayOptions = {}) {
     this.seed = options.seed ?? 0;
     this.clock = options.clock ?? 'fixed';
-    this.latency = toLatency(options.latency);
+    this.latency = options.latency === undefined ? INSTANT : toLatency(options.latency);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.tokens = new TokenStore(options.tokens?.length ? options.tokens : [DEFAULT_TOKEN]);
     this.fixtures = new FixtureSet(options.fixtures ?? []);

@@ -5,7 +5,7 @@ import { generateMersenne53Randomizer } from '@faker-js/faker';
 import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
-import { parseLatency, pieceTimes } from '../src/core/timing.ts';
+import { parseLatency, pieceTimes, toLatency } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
@@ -132,6 +132,15 @@ describe('latency', () => {
     expect(parseLatency('realistic')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0.25 });
     expect(parseLatency('realistic,jitter=0')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0 });
     expect(parseLatency('instant')).toEqual({ ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
+  });
+
+  it('checks a profile given as an object as it checks a spec', () => {
+    expect(toLatency({ ttftMs: 5, jitter: undefined })).toEqual({ ttftMs: 5, tokensPerSecond: 0, jitter: 0 });
+    expect(() => toLatency({ jitter: 2 })).toThrow(/jitter is between 0 and 1/);
+    expect(() => toLatency({ ttftMs: -1 })).toThrow(/invalid latency \{"ttftMs":-1\}/);
+    expect(() => toLatency({ ttftMs: Number.NaN })).toThrow(/invalid latency/);
+    expect(() => toLatency({ ttft: 5 } as never)).toThrow(/expected ttftMs/);
+    expect(() => toLatency(5 as never)).toThrow(/expected a spec/);
   });
 
   it('schedules the first piece at ttft and the rest at the token rate, with replayable jitter', () => {

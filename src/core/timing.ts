@@ -48,12 +48,44 @@ function pairsOf(spec: string): Partial<LatencyProfile> {
     const [name, raw] = pair.split('=').map((s) => s.trim());
     const key = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
     const value = Number(raw?.replace(/ms$/, ''));
-    // Timers cannot wait longer than 2^31 - 1 ms.
-    if (!key || raw === undefined || !Number.isFinite(value) || value < 0 || value > 2_147_483_647) {
+    const problem = key && raw !== undefined ? valueProblem(key, value) : 'unknown';
+    if (problem === 'unknown') {
       throw new Error(`invalid latency "${pair}": expected a profile (${Object.keys(PROFILES).join(', ')}) or ttft=<ms>, tps=<tokens per second>, jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`);
     }
-    if (key === 'jitter' && value > 1) throw new Error(`invalid latency "${pair}": jitter is between 0 and 1`);
-    profile[key] = value;
+    if (problem) throw new Error(`invalid latency "${pair}": ${problem}`);
+    profile[key!] = value;
+  }
+  return profile;
+}
+
+/** What is wrong with `value` for `key`, if anything ('unknown': not a usable number at all). */
+function valueProblem(key: keyof LatencyProfile, value: unknown): string | undefined {
+  // Timers cannot wait longer than 2^31 - 1 ms.
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2_147_483_647) return 'unknown';
+  if (key === 'jitter' && value > 1) return 'jitter is between 0 and 1';
+  return undefined;
+}
+
+/**
+ * A profile given as a spec (see parseLatency) or as an object of its fields, left-out fields instant;
+ * both are checked alike, so a bad value fails where it is given, not as odd timings later.
+ */
+export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfile {
+  if (typeof value === 'string') return parseLatency(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`invalid latency ${JSON.stringify(value)}: expected a spec such as "ttft=250,tps=40,jitter=0.2" or an object such as {"ttftMs":250,"tokensPerSecond":40,"jitter":0.2}`);
+  }
+  const fields: string[] = Object.values(KEYS);
+  const profile = { ...INSTANT };
+  for (const [name, raw] of Object.entries(value)) {
+    if (raw === undefined) continue;
+    const problem = fields.includes(name) ? valueProblem(name as keyof LatencyProfile, raw) : 'unknown';
+    if (problem) {
+      throw new Error(
+        `invalid latency ${JSON.stringify({ [name]: raw })}: ${problem === 'unknown' ? `expected ttftMs (ms) and tokensPerSecond, each a number from 0 to 2147483647, and jitter (0..1)` : problem}`,
+      );
+    }
+    profile[name as keyof LatencyProfile] = raw;
   }
   return profile;
 }
