@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { runCli, spawnCli } from './helpers/cli.ts';
+import { heapLimits } from '../src/transport/heap-size.ts';
 
 describe('model-gateway-mock CLI', () => {
   it('prints help listing every flag', async () => {
@@ -83,5 +84,19 @@ describe('model-gateway-mock CLI', () => {
     } finally {
       await cli.stop();
     }
+  });
+});
+
+describe("the CLI's heap limits", () => {
+  it('applies both unless the user sized the heap with node flags, in either spelling', () => {
+    expect(heapLimits('')).toEqual({ youngCap: true, oldGrowth: true });
+    expect(heapLimits('--max-semi-space-size=64')).toEqual({ youngCap: false, oldGrowth: true });
+    expect(heapLimits('--enable-source-maps --max_semi_space_size=64')).toEqual({ youngCap: false, oldGrowth: true });
+    // A smaller old-space limit makes V8 grow by less than 100% on its own.
+    expect(heapLimits('--max-old-space-size=512')).toEqual({ youngCap: true, oldGrowth: false });
+    expect(heapLimits('--heap_growing_percent=30')).toEqual({ youngCap: true, oldGrowth: false });
+    expect(heapLimits('--max-heap-size=300')).toEqual({ youngCap: false, oldGrowth: false });
+    // Frozen flags: setting one would abort the process.
+    expect(heapLimits('--freeze-flags-after-init')).toEqual({ youngCap: false, oldGrowth: false });
   });
 });
