@@ -54,7 +54,6 @@ export interface GatewayOptions {
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
-
 export class Runtime {
   readonly seed: number;
   readonly clock: ClockOption;
@@ -78,7 +77,11 @@ export class Runtime {
   constructor(options: GatewayOptions = {}) {
     this.seed = options.seed ?? 0;
     this.clock = options.clock ?? 'fixed';
-    this.latency = options.latency === undefined ? INSTANT : toLatency(options.latency);
+    try {
+      this.latency = options.latency === undefined ? INSTANT : toLatency(options.latency);
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, latency: ${(error as Error).message}`);
+    }
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.tokens = new TokenStore(options.tokens?.length ? options.tokens : [DEFAULT_TOKEN]);
     this.fixtures = new FixtureSet(options.fixtures ?? []);

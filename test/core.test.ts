@@ -46,7 +46,7 @@ describe('seed', () => {
     for (const seed of [0, 1, 42, 2147483646]) {
       ours.seed(seed);
       faker.seed(seed);
-      const draws = 1500; // two draws each: past two twists of the 624-word state
+      const draws = 1500; // two words each: past four twists of the 624-word state
       expect(Array.from({ length: draws }, ours.next)).toEqual(Array.from({ length: draws }, () => faker.next()));
     }
   });
@@ -136,11 +136,12 @@ describe('latency', () => {
 
   it('checks a profile given as an object as it checks a spec', () => {
     expect(toLatency({ ttftMs: 5, jitter: undefined })).toEqual({ ttftMs: 5, tokensPerSecond: 0, jitter: 0 });
-    expect(() => toLatency({ jitter: 2 })).toThrow(/jitter is between 0 and 1/);
-    expect(() => toLatency({ ttftMs: -1 })).toThrow(/invalid latency \{"ttftMs":-1\}/);
-    expect(() => toLatency({ ttftMs: Number.NaN })).toThrow(/invalid latency/);
-    expect(() => toLatency({ ttft: 5 } as never)).toThrow(/expected ttftMs/);
-    expect(() => toLatency(5 as never)).toThrow(/expected a spec/);
+    expect(() => toLatency({ jitter: 2 })).toThrow('invalid latency: jitter 2: jitter is between 0 and 1');
+    expect(() => toLatency({ ttftMs: -1 })).toThrow('invalid latency: ttftMs -1: expected a number from 0 to 2147483647');
+    expect(() => toLatency({ tokensPerSecond: Number.NaN })).toThrow('invalid latency: tokensPerSecond NaN');
+    expect(() => toLatency({ ttftMs: '5' } as never)).toThrow('invalid latency: ttftMs "5"');
+    expect(() => toLatency({ ttft: 5 } as never)).toThrow(/unknown field "ttft"; expected .*ttftMs: 250/);
+    expect(() => toLatency(5 as never)).toThrow(/invalid latency 5: expected a spec/);
   });
 
   it('schedules the first piece at ttft and the rest at the token rate, with replayable jitter', () => {

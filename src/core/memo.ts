@@ -2,17 +2,17 @@
 // dominate a reply's cost, and test suites repeat the same requests, so their results are kept.
 // The bound is in entries and in bytes (as `sizeOf` estimates them), so long keys cannot pile up.
 
-export interface MemoBounds<K> {
+export interface MemoBounds<K, V = unknown> {
   /** Most results kept. Default 2000. */
   entries?: number;
   /** Most bytes kept, by `sizeOf`. Default 16 MiB. */
   bytes?: number;
   /** Estimated bytes of one entry (key and value); default 64. A result over a quarter of `bytes` is not kept. */
-  sizeOf?: (key: K) => number;
+  sizeOf?: (key: K, value: V) => number;
 }
 
 /** `fn` with its results kept within `bounds`; the oldest is dropped first (hits do not reorder: cheaper). */
-export function memoize<K, V>(fn: (key: K) => V, bounds: MemoBounds<K> | number = {}): (key: K) => V {
+export function memoize<K, V>(fn: (key: K) => V, bounds: MemoBounds<K, V> | number = {}): (key: K) => V {
   const { entries = 2000, bytes = 16 * 1024 * 1024, sizeOf = () => 64 } = typeof bounds === 'number' ? { entries: bounds } : bounds;
   const cache = new Map<K, { value: V; size: number }>();
   let held = 0;
@@ -20,7 +20,7 @@ export function memoize<K, V>(fn: (key: K) => V, bounds: MemoBounds<K> | number 
     const hit = cache.get(key);
     if (hit !== undefined) return hit.value;
     const value = fn(key);
-    const size = sizeOf(key);
+    const size = sizeOf(key, value);
     if (size > bytes / 4) return value;
     cache.set(key, { value, size });
     held += size;

@@ -72,18 +72,16 @@ function valueProblem(key: keyof LatencyProfile, value: unknown): string | undef
  */
 export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfile {
   if (typeof value === 'string') return parseLatency(value);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`invalid latency ${JSON.stringify(value)}: expected a spec such as "ttft=250,tps=40,jitter=0.2" or an object such as {"ttftMs":250,"tokensPerSecond":40,"jitter":0.2}`);
-  }
+  const shape = 'a spec such as "ttft=250,tps=40,jitter=0.2" or an object such as { ttftMs: 250, tokensPerSecond: 40, jitter: 0.2 }';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`invalid latency ${String(value)}: expected ${shape}`);
   const fields: string[] = Object.values(KEYS);
   const profile = { ...INSTANT };
   for (const [name, raw] of Object.entries(value)) {
     if (raw === undefined) continue;
-    const problem = fields.includes(name) ? valueProblem(name as keyof LatencyProfile, raw) : 'unknown';
+    if (!fields.includes(name)) throw new Error(`invalid latency: unknown field "${name}"; expected ${shape}`);
+    const problem = valueProblem(name as keyof LatencyProfile, raw);
     if (problem) {
-      throw new Error(
-        `invalid latency ${JSON.stringify({ [name]: raw })}: ${problem === 'unknown' ? `expected ttftMs (ms) and tokensPerSecond, each a number from 0 to 2147483647, and jitter (0..1)` : problem}`,
-      );
+      throw new Error(`invalid latency: ${name} ${typeof raw === 'string' ? JSON.stringify(raw) : String(raw)}: ${problem === 'unknown' ? 'expected a number from 0 to 2147483647' : problem}`);
     }
     profile[name as keyof LatencyProfile] = raw;
   }

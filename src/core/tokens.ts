@@ -47,7 +47,7 @@ export const MAX_RUN = 256;
 /** Characters of text one count may put through BPE; past this, counts are estimated from samples. */
 export const EXACT_CHARS = 32 * 1024;
 
-/** Texts up to this length keep their exact counts and pieces in the memo. */
+/** Texts up to this length keep their token ids and pieces in the memos. */
 const MEMO_TEXT_CHARS = 16 * 1024;
 
 /** Sample windows per estimated text, and the smallest window worth counting on its own. */
@@ -111,11 +111,18 @@ export function tokenize(text: string): number[] {
   return encodeAll(text.length > EXACT_CHARS ? text.slice(0, safeCut(text, EXACT_CHARS)) : text);
 }
 
+// Bytes a memo entry holds, roughly: a key's characters (two bytes each at most), an array slot (8
+// bytes; arrays keep up to about half as many spare), a short string (~32 bytes), entry overhead.
+const CHAR_BYTES = 2;
+const SLOT_BYTES = 12;
+const PIECE_BYTES = 32;
+const ENTRY_BYTES = 96;
+
 /**
  * Token ids (with long runs cut); kept for short texts, which test suites repeat, and which a reply
- * both counts and splits. Shared: do not modify. Per character: at most one 8-byte id, two bytes of key.
+ * both counts and splits. Shared: do not modify.
  */
-const memoIds = memoize(encodeAll, { entries: 4000, sizeOf: (text) => text.length * 10 + 64 });
+const memoIds = memoize(encodeAll, { entries: 4000, sizeOf: (text, ids) => text.length * CHAR_BYTES + ids.length * SLOT_BYTES + ENTRY_BYTES });
 
 function exactIds(text: string): readonly number[] {
   return text.length <= MEMO_TEXT_CHARS ? memoIds(text) : encodeAll(text);
@@ -193,7 +200,10 @@ function exactPieces(text: string): string[] {
   return pieces;
 }
 
-const memoPieces = memoize(exactPieces, { entries: 2000, sizeOf: (text) => text.length * 4 + 64 });
+const memoPieces = memoize(exactPieces, {
+  entries: 2000,
+  sizeOf: (text, pieces) => 2 * text.length * CHAR_BYTES + pieces.length * (SLOT_BYTES + PIECE_BYTES) + ENTRY_BYTES,
+});
 
 /**
  * The text split into one piece per token. Past EXACT_CHARS the rest is cut into pieces of the
