@@ -37,8 +37,8 @@ Usage: model-gateway-mock [options]
   -v, --version       show the version
 
 Memory: the server stops V8's young generation at about 32 MiB and lets its old generation grow by
-100% between full collections; NODE_OPTIONS=--max-semi-space-size=<MiB> or --max-old-space-size=<MiB>
-sizes them your way instead.
+100% between full collections; NODE_OPTIONS=--max-semi-space-size=<MiB> (half the young generation)
+sizes the first your way, and a heap limit under 2 GiB (--max-old-space-size) leaves the second to V8.
 `;
 
 function fail(message: string): never {

@@ -88,15 +88,24 @@ describe('model-gateway-mock CLI', () => {
 });
 
 describe("the CLI's heap limits", () => {
+  const GiB = 1024 ** 3;
   it('applies both unless the user sized the heap with node flags, in either spelling', () => {
-    expect(heapLimits('')).toEqual({ youngCap: true, oldGrowth: true });
-    expect(heapLimits('--max-semi-space-size=64')).toEqual({ youngCap: false, oldGrowth: true });
-    expect(heapLimits('--enable-source-maps --max_semi_space_size=64')).toEqual({ youngCap: false, oldGrowth: true });
-    // A smaller old-space limit makes V8 grow by less than 100% on its own.
-    expect(heapLimits('--max-old-space-size=512')).toEqual({ youngCap: true, oldGrowth: false });
-    expect(heapLimits('--heap_growing_percent=30')).toEqual({ youngCap: true, oldGrowth: false });
-    expect(heapLimits('--max-heap-size=300')).toEqual({ youngCap: false, oldGrowth: false });
-    // Frozen flags: setting one would abort the process.
-    expect(heapLimits('--freeze-flags-after-init')).toEqual({ youngCap: false, oldGrowth: false });
+    expect(heapLimits('', 4 * GiB)).toEqual({ youngCap: true, oldGrowth: true });
+    expect(heapLimits('--max-semi-space-size=64', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: true });
+    expect(heapLimits('--enable-source-maps --max_semi_space_size=64', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: true });
+    expect(heapLimits('--heap_growing_percent=30', 4 * GiB)).toEqual({ youngCap: true, oldGrowth: false });
+    expect(heapLimits('--max-heap-size=300', 0.3 * GiB)).toEqual({ youngCap: false, oldGrowth: false });
+  });
+
+  it('limits old-generation growth only where V8 would grow by more (heaps of 2 GiB and up)', () => {
+    // --max-old-space-size=512: V8 grows by 10–30% itself; =4096 (common in CI): by up to 300%.
+    expect(heapLimits('--max-old-space-size=512', 0.5 * GiB).oldGrowth).toBe(false);
+    expect(heapLimits('--max-old-space-size=4096', 4 * GiB).oldGrowth).toBe(true);
+  });
+
+  it('changes nothing when flags are frozen (a change would abort), unless unfrozen again', () => {
+    expect(heapLimits('--freeze-flags-after-init', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: false });
+    expect(heapLimits('--no-freeze-flags-after-init', 4 * GiB)).toEqual({ youngCap: true, oldGrowth: true });
+    expect(heapLimits('--no-freeze-flags-after-init --freeze_flags_after_init', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: false });
   });
 });

@@ -140,6 +140,8 @@ describe('latency', () => {
     expect(() => toLatency({ ttftMs: -1 })).toThrow('invalid latency: ttftMs -1: expected a number from 0 to 2147483647');
     expect(() => toLatency({ tokensPerSecond: Number.NaN })).toThrow('invalid latency: tokensPerSecond NaN');
     expect(() => toLatency({ ttftMs: '5' } as never)).toThrow('invalid latency: ttftMs "5"');
+    expect(() => toLatency({ ttftMs: [5] } as never)).toThrow('invalid latency: ttftMs [5]');
+    expect(() => toLatency({ ttftMs: 5n } as never)).toThrow('invalid latency: ttftMs 5n');
     expect(() => toLatency({ ttft: 5 } as never)).toThrow(/unknown field "ttft"; expected .*ttftMs: 250/);
     expect(() => toLatency(5 as never)).toThrow(/invalid latency 5: expected a spec/);
   });

@@ -66,6 +66,14 @@ function valueProblem(key: keyof LatencyProfile, value: unknown): string | undef
   return undefined;
 }
 
+/** A value as the user would recognize it in an error (numbers and strings as written, the rest as JSON, cut short). */
+function shown(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  const text = typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value));
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
 /**
  * A profile given as a spec (see parseLatency) or as an object of its fields, left-out fields instant;
  * both are checked alike, so a bad value fails where it is given, not as odd timings later.
@@ -73,7 +81,7 @@ function valueProblem(key: keyof LatencyProfile, value: unknown): string | undef
 export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfile {
   if (typeof value === 'string') return parseLatency(value);
   const shape = 'a spec such as "ttft=250,tps=40,jitter=0.2" or an object such as { ttftMs: 250, tokensPerSecond: 40, jitter: 0.2 }';
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`invalid latency ${String(value)}: expected ${shape}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`invalid latency ${shown(value)}: expected ${shape}`);
   const fields: string[] = Object.values(KEYS);
   const profile = { ...INSTANT };
   for (const [name, raw] of Object.entries(value)) {
@@ -81,7 +89,7 @@ export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfi
     if (!fields.includes(name)) throw new Error(`invalid latency: unknown field "${name}"; expected ${shape}`);
     const problem = valueProblem(name as keyof LatencyProfile, raw);
     if (problem) {
-      throw new Error(`invalid latency: ${name} ${typeof raw === 'string' ? JSON.stringify(raw) : String(raw)}: ${problem === 'unknown' ? 'expected a number from 0 to 2147483647' : problem}`);
+      throw new Error(`invalid latency: ${name} ${shown(raw)}: ${problem === 'unknown' ? 'expected a number from 0 to 2147483647' : problem}`);
     }
     profile[name as keyof LatencyProfile] = raw;
   }

@@ -111,12 +111,13 @@ export function tokenize(text: string): number[] {
   return encodeAll(text.length > EXACT_CHARS ? text.slice(0, safeCut(text, EXACT_CHARS)) : text);
 }
 
-// Bytes a memo entry holds, roughly: a key's characters (two bytes each at most), an array slot (8
-// bytes; arrays keep up to about half as many spare), a short string (~32 bytes), entry overhead.
+// Bytes a memo entry holds, at most: a key's characters (two bytes each), an array slot (8 bytes;
+// arrays keep up to about half as many spare), a short string (~32 bytes), and per entry the Map's
+// slots, the record and an array's first 17 slots.
 const CHAR_BYTES = 2;
 const SLOT_BYTES = 12;
 const PIECE_BYTES = 32;
-const ENTRY_BYTES = 96;
+const ENTRY_BYTES = 256;
 
 /**
  * Token ids (with long runs cut); kept for short texts, which test suites repeat, and which a reply
