@@ -151,6 +151,16 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
   res.end(data);
 }
 
+/** The path as the exact table keys it: msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`), and so does the table. */
+function tablePath(pathname: string): string {
+  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+}
+
+/** Whether `spec` takes this request (an endpoint sharing a path with others may look at more than the path). */
+function takes(spec: EndpointSpec, inbound: Inbound): boolean {
+  return !spec.accepts || spec.accepts(inbound);
+}
+
 interface Route {
   spec: EndpointSpec;
   /** msw path pattern, any origin. */
@@ -177,24 +187,20 @@ export class NodeRouter {
   }
 
   private exactRoute(inbound: Inbound): EndpointSpec | undefined {
-    return this.exact.get(`${inbound.method} ${inbound.url.pathname}`)?.find((spec) => !spec.accepts || spec.accepts(inbound));
+    return this.exact.get(`${inbound.method} ${tablePath(inbound.url.pathname)}`)?.find((spec) => takes(spec, inbound));
   }
 
   /** Routes a request no exact path takes: parameterized paths, else what its path allows. */
   private async route(inbound: Inbound): Promise<{ spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] }> {
     matchRequestUrl ??= (await import('msw')).matchRequestUrl;
     const { method, url } = inbound;
-    const takes = (spec: EndpointSpec) => !spec.accepts || spec.accepts(inbound);
-    // msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`): so does this table.
-    const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
-    const exact = this.exact.get(`${method} ${path}`)?.find(takes);
-    if (exact) return { spec: exact, params: {}, allowed: [] };
+    const path = tablePath(url.pathname);
     const allowed: EndpointSpec[] = [];
     for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
     for (const route of this.patterned) {
       const match = matchRequestUrl(url, route.pattern);
       if (!match.matches) continue;
-      if (route.spec.method === method && takes(route.spec)) return { spec: route.spec, params: match.params ?? {}, allowed };
+      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params: match.params ?? {}, allowed };
       allowed.push(route.spec);
     }
     return { params: {}, allowed };
