@@ -6,7 +6,7 @@ import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
-import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, speechWithin, synthesizeSpeech, type SpeechSegment } from './synthesize/audio.ts';
+import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, speechWithin, synthesizeSpeech, toBase64, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
 import { drawPicture } from './synthesize/image.ts';
 
@@ -124,7 +124,7 @@ function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string):
   if (!request.reasoning && pinned === undefined) return undefined;
   const text = pinned ?? truncateTokens(synthesizeThinking(deriveKey(key, 'thinking')), request.reasoning!.budgetTokens);
   const bytes = new Rng(deriveKey(key, 'signature'));
-  const signature = btoa(String.fromCharCode(...Array.from({ length: 48 }, () => bytes.int(0, 255))));
+  const signature = toBase64(Uint8Array.from({ length: 48 }, () => bytes.int(0, 255)));
   return { type: 'thinking', text, signature };
 }
 
@@ -132,20 +132,19 @@ function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string):
 function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: string): { block: Block; cut: boolean } {
   const output = request.output as Extract<CanonicalRequest['output'], { type: 'audio' }>;
   const transcript = lastUserText(request);
-  if (pinnedAudio !== undefined) return { block: { type: 'audio', samples: pcmFromBase64(pinnedAudio), sampleRate: SPEECH_SAMPLE_RATE, transcript }, cut: false };
+  const spoken = (samples: Int16Array, text: string, cut: boolean) => ({ block: { type: 'audio', samples, sampleRate: SPEECH_SAMPLE_RATE, transcript: text } as Block, cut });
+  if (pinnedAudio !== undefined) return spoken(pcmFromBase64(pinnedAudio), transcript, false);
   const segments: SpeechSegment[] = transcript.split('\n').filter((l) => l.trim()).map((line) => {
     const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
     return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
   });
   // An output limit ends speech early, after the last word that fits (what the samples carry says so).
-  if (request.maxTokens !== undefined) {
-    const fitted = speechWithin(segments, request.maxTokens / AUDIO_TOKENS_PER_SECOND);
-    if (fitted.cut) {
-      const spoken = fitted.segments.map((s) => s.text).join('\n');
-      return { block: { type: 'audio', samples: synthesizeSpeech(fitted.segments, key, { text: spoken }), sampleRate: SPEECH_SAMPLE_RATE, transcript: spoken }, cut: true };
-    }
+  const fitted = request.maxTokens === undefined ? undefined : speechWithin(segments, request.maxTokens / AUDIO_TOKENS_PER_SECOND);
+  if (fitted?.cut) {
+    const text = fitted.segments.map((s) => s.text).join('\n');
+    return spoken(synthesizeSpeech(fitted.segments, key, { text }), text, true);
   }
-  return { block: { type: 'audio', samples: synthesizeSpeech(segments, key, { text: transcript }), sampleRate: SPEECH_SAMPLE_RATE, transcript }, cut: false };
+  return spoken(synthesizeSpeech(segments, key, { text: transcript }), transcript, false);
 }
 
 /** A picture of the prompt (or the fixture's file), after a line of text when the output asks for text too. */

@@ -139,12 +139,16 @@ export function parseStop(stop: unknown): string[] {
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 
-/** OpenAI's refusal of a function whose parameters are not an object schema. */
-export function checkParameters(param: string, name: string, parameters: Record<string, unknown> | undefined): void {
+/**
+ * A function's parameters as the tool rule uses them (none or `{}`: no parameters), or OpenAI's refusal
+ * when they are not an object schema.
+ */
+export function functionParameters(param: string, name: string, parameters: Record<string, unknown> | undefined): Record<string, unknown> {
   const type = parameters && nonObjectSchema(parameters);
   if (type !== undefined) {
     throw invalid(param, `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`, 'invalid_function_parameters');
   }
+  return parameters && Object.keys(parameters).length ? parameters : EMPTY_PARAMETERS;
 }
 
 function parseFunction(param: string, raw: unknown): ToolSpec {
@@ -157,8 +161,8 @@ function parseFunction(param: string, raw: unknown): ToolSpec {
   checkField(`${param}.description`, fn.description, { types: ['string'] });
   checkField(`${param}.parameters`, fn.parameters, { types: ['object'] });
   checkField(`${param}.strict`, fn.strict, { types: ['boolean'], nullable: true });
-  checkParameters(`${param}.parameters`, fn.name as string, fn.parameters as Record<string, unknown> | undefined);
-  return { name: fn.name as string, description: fn.description as string | undefined, parameters: fn.parameters && Object.keys(fn.parameters).length ? (fn.parameters as Record<string, unknown>) : EMPTY_PARAMETERS };
+  const parameters = functionParameters(`${param}.parameters`, fn.name as string, fn.parameters as Record<string, unknown> | undefined);
+  return { name: fn.name as string, description: fn.description as string | undefined, parameters };
 }
 
 function parseTools(body: Record<string, unknown>): ToolSpec[] {

@@ -11,7 +11,7 @@ import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { callId } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
-import { checkParameters } from './parse.ts';
+import { functionParameters } from './parse.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -113,8 +113,8 @@ function parseTools(raw: unknown): ToolSpec[] {
     checkField(`tools[${i}].description`, tool.description, { types: ['string'], nullable: true });
     checkField(`tools[${i}].parameters`, tool.parameters, { types: ['object'], nullable: true });
     checkField(`tools[${i}].strict`, tool.strict, { types: ['boolean'], nullable: true });
-    checkParameters(`tools[${i}].parameters`, tool.name as string, (tool.parameters ?? undefined) as Raw | undefined);
-    return { name: tool.name as string, description: tool.description as string | undefined, parameters: tool.parameters && Object.keys(tool.parameters).length ? (tool.parameters as Raw) : { type: 'object', properties: {} } };
+    const parameters = functionParameters(`tools[${i}].parameters`, tool.name as string, (tool.parameters ?? undefined) as Raw | undefined);
+    return { name: tool.name as string, description: tool.description as string | undefined, parameters };
   });
 }
 
