@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import { createGateway } from '../src/index.ts';
-import { CAPTURE_LIMIT } from '../src/transport/capture.ts';
+import { CAPTURE_LIMIT, captureBytes, Journal, type JournalEntry } from '../src/core/journal.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
 
@@ -47,11 +47,73 @@ describe('the journal keeps what was answered (in-process)', () => {
     expect(entry.response!.truncated).toBe(true);
   });
 
+  /** The raw text of a streamed chat reply to `content`, `headers` added. */
+  async function streamText(content: string, headers: Record<string, string> = {}) {
+    const res = await fetch('https://api.openai.com/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], stream: true }),
+    });
+    return res.text();
+  }
+
+  it('keeps a stream read while it plays, then the rest of it, byte for byte', async () => {
+    const playing = streamText('Hello', { 'x-mock-latency': 'ttft=40,tps=200,jitter=0' });
+    await expect.poll(() => gateway.requests()[0]?.eventsSent ?? 0).toBeGreaterThan(1);
+    const early = gateway.requests()[0].response!.body!;
+    const text = await playing;
+    const [entry] = gateway.requests();
+    expect(entry.outcome).toBe('completed');
+    expect(early.length).toBeGreaterThan(0);
+    expect(text.startsWith(early)).toBe(true);
+    expect(entry.response!.body).toBe(text);
+    expect(entry.response!.truncated).toBeUndefined();
+  });
+
+  it(`cuts a stream past ${CAPTURE_LIMIT} bytes at the start of a character`, async () => {
+    // Two-byte characters after the 6-byte `data: ` and the JSON around them: a cut lands anywhere.
+    gateway.use({ match: { userMessage: 'accents' }, reply: { text: 'é'.repeat(40_000) } });
+    const text = await streamText('accents');
+    const [entry] = gateway.requests();
+    const body = entry.response!.body!;
+    expect(entry.response!.truncated).toBe(true);
+    expect(body).not.toContain('\uFFFD');
+    expect(text.startsWith(body)).toBe(true);
+    const bytes = new TextEncoder().encode(body).byteLength;
+    expect(bytes).toBeLessThanOrEqual(CAPTURE_LIMIT);
+    expect(bytes).toBeGreaterThan(CAPTURE_LIMIT - 2);
+  });
+
   it('keeps the error body of a refused request', async () => {
     await expect(new OpenAI({ apiKey: 'sk-nope', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }).models.list()).rejects.toThrow(/401/);
     const [entry] = gateway.requests();
     expect(entry.status).toBe(401);
     expect(JSON.parse(entry.response!.body!).error.code).toBe('invalid_api_key');
+  });
+});
+
+describe('a captured body kept as bytes', () => {
+  const entryWith = (journal: Journal) =>
+    journal.record({ seq: 0, requestId: 'r', method: 'POST', path: '/', query: '', headers: {}, status: 200, stream: true, outcome: 'streaming', eventsSent: 0, response: { headers: {} } } as JournalEntry);
+
+  it('is cut before a character the limit falls inside, never leaving half of one', () => {
+    const journal = new Journal(10);
+    const entry = entryWith(journal);
+    // 'a' then two-byte characters: byte CAPTURE_LIMIT (even) is the second byte of an 'é'.
+    captureBytes(entry.response!, new TextEncoder().encode(`a${'é'.repeat(CAPTURE_LIMIT)}`));
+    const [read] = journal.list();
+    expect(read.response!.truncated).toBe(true);
+    expect(read.response!.body).toBe(`a${'é'.repeat((CAPTURE_LIMIT - 2) / 2)}`);
+  });
+
+  it('is the same object, with only its public fields, once read', () => {
+    const journal = new Journal(10);
+    const entry = entryWith(journal);
+    captureBytes(entry.response!, new TextEncoder().encode('data: 1\n\n'));
+    captureBytes(entry.response!, new TextEncoder().encode('data: 2\n\n'));
+    const [read] = journal.list();
+    expect(read.response).toStrictEqual({ headers: {}, body: 'data: 1\n\ndata: 2\n\n' });
+    expect(JSON.parse(JSON.stringify(read.response))).toEqual({ headers: {}, body: 'data: 1\n\ndata: 2\n\n' });
   });
 });
 

@@ -53,6 +53,71 @@ export interface CapturedResponse {
   binaryBytes?: number;
 }
 
+/**
+ * How much of a response body the journal keeps per request: bytes of a stream's events as written,
+ * characters of a body written whole (JSON, nearly all ASCII, where the two agree).
+ */
+export const CAPTURE_LIMIT = 64 * 1024;
+
+/** Where a capture holds its bytes as written until the journal is read (see `captureBytes`). */
+const WRITTEN = Symbol('bytes as written');
+
+interface Capture extends CapturedResponse {
+  [WRITTEN]?: { chunks: Uint8Array[]; size: number };
+}
+
+/**
+ * Keeps `bytes` of a response's body, up to CAPTURE_LIMIT (cut at a character's start), as bytes:
+ * they are decoded into `body` when the journal is read. As text, a busy journal holds a thousand
+ * stream bodies of ~10 KB in the JS heap, each copied by young-generation collections and the lot
+ * marked by every full one; as bytes, only small views are on the heap.
+ */
+export function captureBytes(captured: CapturedResponse, bytes: Uint8Array): void {
+  const capture = captured as Capture;
+  if (capture.truncated) return;
+  let written = capture[WRITTEN];
+  // Not enumerable: deep equality and JSON see only the public fields.
+  if (!written) Object.defineProperty(capture, WRITTEN, { value: (written = { chunks: [], size: 0 }) });
+  const room = CAPTURE_LIMIT - written.size;
+  if (bytes.byteLength <= room) {
+    written.chunks.push(bytes);
+    written.size += bytes.byteLength;
+    return;
+  }
+  // UTF-8 continuation bytes are 10xxxxxx: back off to the start of a character. A copy, so the rest
+  // of a big chunk is not kept alive by the view.
+  let cut = room;
+  while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
+  written.chunks.push(bytes.slice(0, cut));
+  written.size += cut;
+  capture.truncated = true;
+}
+
+/** Joins a capture's chunks into one (a finished stream then holds one buffer, not one per event). */
+export function compactCapture(captured: CapturedResponse): void {
+  const written = (captured as Capture)[WRITTEN];
+  if (!written || written.chunks.length < 2) return;
+  const all = new Uint8Array(written.chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of written.chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  written.chunks = [all];
+}
+
+const decoder = new TextDecoder();
+
+/** Decodes the bytes a capture holds onto its `body` (a stream read while it plays gets the rest later). */
+function settle(captured: CapturedResponse): void {
+  const capture = captured as Capture;
+  const written = capture[WRITTEN];
+  if (!written?.chunks.length) return;
+  compactCapture(capture);
+  capture.body = (capture.body ?? '') + decoder.decode(written.chunks[0]);
+  written.chunks = [];
+}
+
 /** Bodies up to this many characters are journaled whole; bigger ones as a shortened copy of about this size. */
 export const JOURNAL_BODY_CHARS = 64 * 1024;
 
@@ -130,7 +195,15 @@ export class Journal {
     return full;
   }
 
+  /** The entries, oldest first, with their captured bodies decoded. */
   list(): JournalEntry[] {
+    const entries = this.held();
+    for (const entry of entries) if (entry.response) settle(entry.response);
+    return entries;
+  }
+
+  /** The entries, oldest first, as held: a captured body may still be bytes (for readers that never show it). */
+  held(): JournalEntry[] {
     return [...this.slots.slice(this.start), ...this.slots.slice(0, this.start)];
   }
 

@@ -78,7 +78,8 @@ function requestFeed(gateway: Gateway, req: Request, res: Response): void {
       res.write('event: reset\ndata: {}\n\n');
     }
     const changed: JournalEntry[] = [];
-    for (const entry of gateway.requests()) {
+    // Summaries only: the entries as held, their captured bodies left undecoded.
+    for (const entry of journal.held()) {
       const state = stateOf(entry);
       if (entry.seq > lastSeq || (open.has(entry.seq) && open.get(entry.seq) !== state)) changed.push(entry);
       if (finished(entry)) open.delete(entry.seq);

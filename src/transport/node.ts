@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
 import { isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
-import { playEvents } from './sse.ts';
+import { playEvents, utf8 } from './sse.ts';
 
 // msw's matcher is loaded by the first request whose path is not an exact one (a parameter or an
 // unknown path): msw weighs ~100 ms of start-up, and the common paths never need it.
@@ -140,7 +140,7 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
     else res.flushHeaders();
     // A cut stream: what was written arrives, then the socket closes without the final chunk.
     const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
-    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks);
+    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks, utf8);
     if (now) socket?.uncork();
     res.once('close', stop);
     return;

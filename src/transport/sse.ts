@@ -12,23 +12,30 @@ export function sseFrame(data: string, event?: string): string {
   return event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
 }
 
-export interface StreamHooks {
+/** A stream's hooks; `C` is what a chunk is on its carrier (bytes on HTTP, text on a WebSocket). */
+export interface StreamHooks<C = Uint8Array> {
   /** Called after events are written, with the count written so far and the chunk just written. */
-  onProgress?: (eventsSent: number, chunk: string) => void;
+  onProgress?: (eventsSent: number, chunk: C) => void;
   /** Called once, when the last event is written or playback is stopped early. */
   onEnd?: (outcome: 'completed' | 'aborted') => void;
 }
 
-export interface Sink {
-  write(chunk: string): void;
+export interface Sink<C> {
+  write(chunk: C): void;
   end(): void;
 }
 
+const encoder = new TextEncoder();
+
+/** A chunk of an HTTP stream as bytes: encoded once, for the carrier and the journal alike. */
+export const utf8 = (text: string): Uint8Array => encoder.encode(text);
+
 /**
  * Writes `events` (sorted by `due`) to `sink`, each when due; events due at the same moment go out
- * as one chunk. Returns `stop`, which ends production at once (the client went away).
+ * as one chunk, made by `encode` from their frames. Returns `stop`, which ends production at once
+ * (the client went away).
  */
-export function playEvents(events: readonly TimedEvent[], sink: Sink, hooks: StreamHooks = {}): () => void {
+export function playEvents<C>(events: readonly TimedEvent[], sink: Sink<C>, hooks: StreamHooks<C>, encode: (frames: string) => C): () => void {
   const started = performance.now();
   let next = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -42,9 +49,10 @@ export function playEvents(events: readonly TimedEvent[], sink: Sink, hooks: Str
   const pump = () => {
     if (ended) return;
     const now = performance.now() - started;
-    let chunk = '';
-    while (next < events.length && events[next].due <= now) chunk += events[next++].frame;
-    if (chunk) {
+    let frames = '';
+    while (next < events.length && events[next].due <= now) frames += events[next++].frame;
+    if (frames) {
+      const chunk = encode(frames);
       sink.write(chunk);
       hooks.onProgress?.(next, chunk);
     }
@@ -58,8 +66,6 @@ export function playEvents(events: readonly TimedEvent[], sink: Sink, hooks: Str
   pump();
   return () => finish('aborted');
 }
-
-const encoder = new TextEncoder();
 
 /**
  * Playback as a web byte stream (for fetch Responses); cancelling it, or `signal`, stops production.
@@ -91,7 +97,8 @@ export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks
             if ((controller.desiredSize ?? 0) > 0) cut(controller);
           }
         : close;
-      stop = playEvents(events, { write: (s) => controller.enqueue(encoder.encode(s)), end }, hooks);
+      // The reader owns what it is given (it may transfer it): the journal keeps its own bytes.
+      stop = playEvents(events, { write: (bytes) => controller.enqueue(bytes.slice()), end }, hooks, utf8);
       signal.addEventListener('abort', () => {
         stop();
         close();

@@ -510,7 +510,7 @@ export class RealtimeSession implements SocketPeer {
     this.active = active;
     call.runtime.activeStreams++;
     const openedAt = events.map((e) => e.opened);
-    active.stop = playEvents(
+    active.stop = playEvents<string>(
       events,
       {
         // One event per line: JSON.stringify never writes a raw newline.
@@ -540,6 +540,7 @@ export class RealtimeSession implements SocketPeer {
           }
         },
       },
+      (frames) => frames,
     );
   }
 
