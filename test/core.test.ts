@@ -78,6 +78,18 @@ describe('tokens', () => {
     }
     expect(countTokens(truncateTokens('one two three four five', 3))).toBe(3);
   });
+
+  it('cuts the same text at each limit asked, whatever was asked before', () => {
+    const text = 'one two three four five six seven';
+    expect([3, 5, 3, 5, 2, 10].map((max) => truncateTokens(text, max))).toEqual([
+      'one two three',
+      'one two three four five',
+      'one two three',
+      'one two three four five',
+      'one two',
+      text,
+    ]);
+  });
 });
 
 describe('tokens: linear and bounded', () => {

@@ -231,10 +231,22 @@ export function detokenize(ids: readonly unknown[]): string | false {
   return bpe().decode(ids as number[]);
 }
 
+/** Longest cut kept beside a text's memoized pieces (so the memos' byte bounds still hold, nearly). */
+const KEPT_CUT_CHARS = 1024;
+
+// A text cut at the same limit again (the same reply asked again) gets the same string: a new join
+// would be hashed and compared afresh by every memo it is looked up in. One cut per text, the last.
+const lastCut = new WeakMap<readonly string[], { max: number; text: string }>();
+
 /** The first `max` tokens of `text`. */
 export function truncateTokens(text: string, max: number): string {
   const pieces = splitTokens(text);
-  return pieces.length <= max ? text : pieces.slice(0, max).join('');
+  if (pieces.length <= max) return text;
+  const last = lastCut.get(pieces);
+  if (last?.max === max) return last.text;
+  const cut = pieces.slice(0, max).join('');
+  if (cut.length <= KEPT_CUT_CHARS) lastCut.set(pieces, { max, text: cut });
+  return cut;
 }
 
 /** The texts of a conversation whose tokens count as input, in order. */
