@@ -1,7 +1,7 @@
 // createGateway(): the emulator as msw handlers plus the control plane a test needs, in-process.
 // The standalone server's /__admin routes call exactly these operations.
 import type { HttpHandler, WebSocketHandler } from 'msw';
-import type { JournalEntry } from './core/journal.ts';
+import { readable, type JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { FixtureEntry } from './fixtures/match.ts';
 import type { validateFixtures } from './fixtures/validate.ts';
@@ -62,7 +62,8 @@ export interface Gateway {
   readonly runtime: Runtime;
 }
 
-function matches(entry: JournalEntry, f: RequestFilter): boolean {
+/** Whether a journal entry passes `f` (looks at no body). */
+export function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
     (f.method === undefined || entry.method === f.method.toUpperCase()) &&
     (f.path === undefined || entry.path === f.path) &&
@@ -93,7 +94,7 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       return (handlers ??= handlersOf(runtime, origin));
     },
     use: (...fixtures) => add('gateway.use()', fixtures),
-    requests: (filter = {}) => runtime.journal.list().filter((e) => matches(e, filter)),
+    requests: (filter = {}) => readable(runtime.journal.held().filter((e) => matches(e, filter))),
     reset() {
       runtime.journal.clear();
       runtime.fixtures.reset();

@@ -55,7 +55,7 @@ export function setupGateway(options: VitestGatewayOptions = {}): VitestGateway 
   afterEach(() => {
     const failures = unhandled.splice(0).map((what) => `${what}: no handler answers this request (model-gateway-mock serves its endpoints only; add an msw handler for it).`);
     // In strict mode a request no fixture matched was answered 404 with the report; fail the test with it too.
-    for (const e of gatewayOptions.strict ? gateway.requests() : []) {
+    for (const e of gatewayOptions.strict ? gateway.requests({ unmatched: true }) : []) {
       if ('nearMiss' in e) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss | undefined)}`);
     }
     server.resetHandlers();

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import { createGateway } from '../src/index.ts';
-import { CAPTURE_LIMIT, captureBytes, Journal, type JournalEntry } from '../src/core/journal.ts';
+import { CAPTURE_LIMIT, captureBytes, Journal, readable, type JournalEntry } from '../src/core/journal.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
 
@@ -39,7 +39,7 @@ describe('the journal keeps what was answered (in-process)', () => {
     expect(entry.durationMs).toBeGreaterThanOrEqual(0);
   });
 
-  it(`cuts a body longer than ${CAPTURE_LIMIT} characters and says so`, async () => {
+  it(`cuts a body longer than ${CAPTURE_LIMIT} bytes and says so`, async () => {
     gateway.use({ match: { userMessage: 'long' }, reply: { text: 'word '.repeat(20_000) } });
     await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'long' }] });
     const [entry] = gateway.requests();
@@ -70,6 +70,15 @@ describe('the journal keeps what was answered (in-process)', () => {
     expect(entry.response!.truncated).toBeUndefined();
   });
 
+  it('shows the whole stream on an entry taken while it played, once it has finished', async () => {
+    const playing = streamText('Hello', { 'x-mock-latency': 'ttft=30,tps=200,jitter=0' });
+    await expect.poll(() => gateway.requests()[0]?.eventsSent ?? 0).toBeGreaterThan(1);
+    const [held] = gateway.requests();
+    const text = await playing;
+    await expect.poll(() => held.outcome).toBe('completed');
+    expect(held.response!.body).toBe(text);
+  });
+
   it(`cuts a stream past ${CAPTURE_LIMIT} bytes at the start of a character`, async () => {
     // Two-byte characters after the 6-byte `data: ` and the JSON around them: a cut lands anywhere.
     gateway.use({ match: { userMessage: 'accents' }, reply: { text: 'é'.repeat(40_000) } });
@@ -82,6 +91,18 @@ describe('the journal keeps what was answered (in-process)', () => {
     const bytes = new TextEncoder().encode(body).byteLength;
     expect(bytes).toBeLessThanOrEqual(CAPTURE_LIMIT);
     expect(bytes).toBeGreaterThan(CAPTURE_LIMIT - 2);
+  });
+
+  it(`cuts a body written whole past ${CAPTURE_LIMIT} bytes, like a stream`, async () => {
+    gateway.use({ match: { userMessage: 'emoji' }, reply: { text: '🙂'.repeat(30_000) } });
+    await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'emoji' }] });
+    const [entry] = gateway.requests();
+    const body = entry.response!.body!;
+    expect(entry.response!.truncated).toBe(true);
+    expect(body).not.toContain('\uFFFD');
+    const bytes = new TextEncoder().encode(body).byteLength;
+    expect(bytes).toBeLessThanOrEqual(CAPTURE_LIMIT);
+    expect(bytes).toBeGreaterThan(CAPTURE_LIMIT - 4);
   });
 
   it('keeps the error body of a refused request', async () => {
@@ -101,7 +122,7 @@ describe('a captured body kept as bytes', () => {
     const entry = entryWith(journal);
     // 'a' then two-byte characters: byte CAPTURE_LIMIT (even) is the second byte of an 'é'.
     captureBytes(entry.response!, new TextEncoder().encode(`a${'é'.repeat(CAPTURE_LIMIT)}`));
-    const [read] = journal.list();
+    const [read] = readable(journal.held());
     expect(read.response!.truncated).toBe(true);
     expect(read.response!.body).toBe(`a${'é'.repeat((CAPTURE_LIMIT - 2) / 2)}`);
   });
@@ -111,7 +132,7 @@ describe('a captured body kept as bytes', () => {
     const entry = entryWith(journal);
     captureBytes(entry.response!, new TextEncoder().encode('data: 1\n\n'));
     captureBytes(entry.response!, new TextEncoder().encode('data: 2\n\n'));
-    const [read] = journal.list();
+    const [read] = readable(journal.held());
     expect(read.response).toStrictEqual({ headers: {}, body: 'data: 1\n\ndata: 2\n\n' });
     expect(JSON.parse(JSON.stringify(read.response))).toEqual({ headers: {}, body: 'data: 1\n\ndata: 2\n\n' });
   });

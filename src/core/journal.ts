@@ -53,17 +53,17 @@ export interface CapturedResponse {
   binaryBytes?: number;
 }
 
-/**
- * How much of a response body the journal keeps per request: bytes of a stream's events as written,
- * characters of a body written whole (JSON, nearly all ASCII, where the two agree).
- */
+/** Bytes of a response body (a stream's events as written, or a body written whole) the journal keeps per request. */
 export const CAPTURE_LIMIT = 64 * 1024;
+
+const decoder = new TextDecoder();
 
 /** Where a capture holds its bytes as written until the journal is read (see `captureBytes`). */
 const WRITTEN = Symbol('bytes as written');
 
 interface Capture extends CapturedResponse {
-  [WRITTEN]?: { chunks: Uint8Array[]; size: number };
+  /** `read`: the entry has been handed out, so later bytes go straight onto `body` for its holder to see. */
+  [WRITTEN]?: { chunks: Uint8Array[]; size: number; read: boolean };
 }
 
 /**
@@ -77,20 +77,21 @@ export function captureBytes(captured: CapturedResponse, bytes: Uint8Array): voi
   if (capture.truncated) return;
   let written = capture[WRITTEN];
   // Not enumerable: deep equality and JSON see only the public fields.
-  if (!written) Object.defineProperty(capture, WRITTEN, { value: (written = { chunks: [], size: 0 }) });
-  const room = CAPTURE_LIMIT - written.size;
-  if (bytes.byteLength <= room) {
-    written.chunks.push(bytes);
-    written.size += bytes.byteLength;
-    return;
+  if (!written) Object.defineProperty(capture, WRITTEN, { value: (written = { chunks: [], size: 0, read: false }) });
+  let kept = bytes;
+  if (bytes.byteLength > CAPTURE_LIMIT - written.size) {
+    // UTF-8 continuation bytes are 10xxxxxx: back off to the start of a character. A copy, so the rest
+    // of a big chunk is not kept alive by the view.
+    let cut = CAPTURE_LIMIT - written.size;
+    while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
+    kept = bytes.slice(0, cut);
+    capture.truncated = true;
   }
-  // UTF-8 continuation bytes are 10xxxxxx: back off to the start of a character. A copy, so the rest
-  // of a big chunk is not kept alive by the view.
-  let cut = room;
-  while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
-  written.chunks.push(bytes.slice(0, cut));
-  written.size += cut;
-  capture.truncated = true;
+  if (!kept.byteLength) return;
+  written.size += kept.byteLength;
+  // Chunks end on whole characters (events, or the cut above), so each decodes on its own.
+  if (written.read) capture.body = (capture.body ?? '') + decoder.decode(kept);
+  else written.chunks.push(kept);
 }
 
 /** Joins a capture's chunks into one (a finished stream then holds one buffer, not one per event). */
@@ -106,16 +107,23 @@ export function compactCapture(captured: CapturedResponse): void {
   written.chunks = [all];
 }
 
-const decoder = new TextDecoder();
-
-/** Decodes the bytes a capture holds onto its `body` (a stream read while it plays gets the rest later). */
+/** Decodes the bytes a capture holds onto its `body`; from then on its later bytes are decoded as they come. */
 function settle(captured: CapturedResponse): void {
-  const capture = captured as Capture;
-  const written = capture[WRITTEN];
-  if (!written?.chunks.length) return;
-  compactCapture(capture);
-  capture.body = (capture.body ?? '') + decoder.decode(written.chunks[0]);
+  const written = (captured as Capture)[WRITTEN];
+  if (!written || written.read) return;
+  compactCapture(captured);
+  if (written.chunks.length) captured.body = (captured.body ?? '') + decoder.decode(written.chunks[0]);
   written.chunks = [];
+  written.read = true;
+}
+
+/**
+ * `entries` ready to be handed out: their captured bodies decoded. Readers that show only some entries
+ * pick them from `Journal.held()` first, so the rest stay as bytes.
+ */
+export function readable(entries: JournalEntry[]): JournalEntry[] {
+  for (const entry of entries) if (entry.response) settle(entry.response);
+  return entries;
 }
 
 /** Bodies up to this many characters are journaled whole; bigger ones as a shortened copy of about this size. */
@@ -195,14 +203,7 @@ export class Journal {
     return full;
   }
 
-  /** The entries, oldest first, with their captured bodies decoded. */
-  list(): JournalEntry[] {
-    const entries = this.held();
-    for (const entry of entries) if (entry.response) settle(entry.response);
-    return entries;
-  }
-
-  /** The entries, oldest first, as held: a captured body may still be bytes (for readers that never show it). */
+  /** The entries, oldest first, as held: a captured body may still be bytes (see `readable`). */
   held(): JournalEntry[] {
     return [...this.slots.slice(this.start), ...this.slots.slice(0, this.start)];
   }

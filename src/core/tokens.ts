@@ -50,6 +50,9 @@ export const EXACT_CHARS = 32 * 1024;
 /** Texts up to this length keep their token ids and pieces in the memos. */
 const MEMO_TEXT_CHARS = 16 * 1024;
 
+/** Longest cut of a memoized text kept beside its pieces (see truncateTokens). */
+const KEPT_CUT_CHARS = 1024;
+
 /** Sample windows per estimated text, and the smallest window worth counting on its own. */
 const WINDOWS = 16;
 const MIN_WINDOW = 256;
@@ -203,7 +206,8 @@ function exactPieces(text: string): string[] {
 
 const memoPieces = memoize(exactPieces, {
   entries: 2000,
-  sizeOf: (text, pieces) => 2 * text.length * CHAR_BYTES + pieces.length * (SLOT_BYTES + PIECE_BYTES) + ENTRY_BYTES,
+  // The text twice (key and pieces), the pieces, and the cut truncateTokens may keep beside them.
+  sizeOf: (text, pieces) => (2 * text.length + Math.min(text.length, KEPT_CUT_CHARS)) * CHAR_BYTES + pieces.length * (SLOT_BYTES + PIECE_BYTES) + 2 * ENTRY_BYTES,
 });
 
 /**
@@ -231,11 +235,9 @@ export function detokenize(ids: readonly unknown[]): string | false {
   return bpe().decode(ids as number[]);
 }
 
-/** Longest cut kept beside a text's memoized pieces (so the memos' byte bounds still hold, nearly). */
-const KEPT_CUT_CHARS = 1024;
-
 // A text cut at the same limit again (the same reply asked again) gets the same string: a new join
-// would be hashed and compared afresh by every memo it is looked up in. One cut per text, the last.
+// would be hashed and compared afresh by every memo it is looked up in. One cut per memoized text, the
+// last; memoPieces counts it in its bytes.
 const lastCut = new WeakMap<readonly string[], { max: number; text: string }>();
 
 /** The first `max` tokens of `text`. */
@@ -245,7 +247,8 @@ export function truncateTokens(text: string, max: number): string {
   const last = lastCut.get(pieces);
   if (last?.max === max) return last.text;
   const cut = pieces.slice(0, max).join('');
-  if (cut.length <= KEPT_CUT_CHARS) lastCut.set(pieces, { max, text: cut });
+  // Longer texts get fresh pieces each time (not memoized): a kept cut could never be found again.
+  if (text.length <= MEMO_TEXT_CHARS && cut.length <= KEPT_CUT_CHARS) lastCut.set(pieces, { max, text: cut });
   return cut;
 }
 

@@ -1,8 +1,8 @@
 // The journal's copy of each answer, for people inspecting traffic: the body as written (a stream's
 // events as they go out), cut at CAPTURE_LIMIT so the journal stays bounded in bytes.
 import { CAPTURE_LIMIT, captureBytes, compactCapture, type CapturedResponse, type JournalEntry } from '../core/journal.ts';
-import { detached } from '../core/strings.ts';
 import { isPlayback, type Outbound } from './exchange.ts';
+import { utf8 } from './sse.ts';
 
 /**
  * Records `out` in `entry` (`started` from performance.now()): a plain body at once, a stream's events
@@ -15,10 +15,10 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
   entry.response = captured;
   const body = out.body;
   if (!isPlayback(body)) {
-    if (typeof body === 'string' && body.length > CAPTURE_LIMIT) {
-      captured.body = detached(body.slice(0, CAPTURE_LIMIT));
-      captured.truncated = true;
-    } else if (typeof body === 'string') captured.body = body;
+    // A character is at most 3 UTF-8 bytes per UTF-16 unit: a shorter body fits whole. A longer one is
+    // kept (and cut) as bytes, like a stream's.
+    if (typeof body === 'string' && body.length * 3 <= CAPTURE_LIMIT) captured.body = body;
+    else if (typeof body === 'string') captureBytes(captured, utf8(body));
     else if (body instanceof Uint8Array) captured.binaryBytes = body.byteLength;
     return done();
   }
