@@ -15,10 +15,15 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
   entry.response = captured;
   const body = out.body;
   if (!isPlayback(body)) {
-    // A character is at most 3 UTF-8 bytes per UTF-16 unit: a shorter body fits whole. A longer one is
-    // kept (and cut) as bytes, like a stream's.
+    // A UTF-16 unit is 1 to 3 UTF-8 bytes: a shorter body fits whole. Of a longer one the first
+    // CAPTURE_LIMIT units (at least CAPTURE_LIMIT bytes) are encoded and cut like a stream's, never the
+    // whole body, however big.
     if (typeof body === 'string' && body.length * 3 <= CAPTURE_LIMIT) captured.body = body;
-    else if (typeof body === 'string') captureBytes(captured, utf8(body));
+    else if (typeof body === 'string') {
+      captureBytes(captured, utf8(body.slice(0, CAPTURE_LIMIT)));
+      // More units than the limit are more bytes than it, even if the cut prefix fitted exactly.
+      if (body.length > CAPTURE_LIMIT) captured.truncated = true;
+    }
     else if (body instanceof Uint8Array) captured.binaryBytes = body.byteLength;
     return done();
   }
