@@ -79,6 +79,22 @@ describe('the journal keeps what was answered (in-process)', () => {
     expect(held.response!.body).toBe(text);
   });
 
+  it('shows the body on an entry taken before the answer was ready', async () => {
+    // Long enough to be kept as bytes; the delay holds the answer back while the entry is taken.
+    gateway.use({ match: { userMessage: 'slow' }, reply: { text: 'word '.repeat(5_000) } });
+    const pending = fetch('https://api.openai.com/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'x-mock-latency': 'ttft=200,tps=1000000,jitter=0' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow' }] }),
+    });
+    await expect.poll(() => gateway.requests().length).toBe(1);
+    const [held] = gateway.requests();
+    expect(held.response).toBeUndefined();
+    const text = await (await pending).text();
+    expect(text.length).toBeGreaterThan(CAPTURE_LIMIT / 3);
+    expect(held.response!.body).toBe(text);
+  });
+
   it(`cuts a stream past ${CAPTURE_LIMIT} bytes at the start of a character`, async () => {
     // Two-byte characters after the 6-byte `data: ` and the JSON around them: a cut lands anywhere.
     gateway.use({ match: { userMessage: 'accents' }, reply: { text: 'é'.repeat(40_000) } });

@@ -52,5 +52,9 @@ describe.runIf(socketSuites)('vitest helper', () => {
     const message = failure.failureMessages.join('\n');
     expect(message).toContain('POST /v1/chat/completions: No fixture matched this request (strict mode). Nearest fixture: "weather"');
     expect(message).toMatch(/✗ userMessage.*hello/);
+    // One input answered by a fixture does not hide another that no fixture matched.
+    const partial = results['embeds one input a fixture matches and one no fixture matches'];
+    expect(partial.status).toBe('failed');
+    expect(partial.failureMessages.join('\n')).toContain('POST /v1/embeddings: No fixture matched this request (strict mode)');
   });
 });

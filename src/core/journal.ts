@@ -66,6 +66,18 @@ interface Capture extends CapturedResponse {
   [WRITTEN]?: { chunks: Uint8Array[]; size: number; read: boolean };
 }
 
+/** Entries handed out by `readable`: a capture made for one afterwards decodes its bytes as they come. */
+const handedOut = new WeakSet<JournalEntry>();
+
+/** The journal's copy of an entry's response, attached to the entry (see `captureBytes`). */
+export function newCapture(entry: JournalEntry, headers: Record<string, string>): CapturedResponse {
+  const captured: Capture = { headers };
+  // Handed out before its answer existed (while the body was read or the reply delayed): its holder sees what comes.
+  if (handedOut.has(entry)) Object.defineProperty(captured, WRITTEN, { value: { chunks: [], size: 0, read: true } });
+  entry.response = captured;
+  return captured;
+}
+
 /**
  * Keeps `bytes` of a response's body, up to CAPTURE_LIMIT (cut at a character's start), as bytes:
  * they are decoded into `body` when the journal is read. As text, a busy journal holds a thousand
@@ -122,7 +134,10 @@ function settle(captured: CapturedResponse): void {
  * pick them from `Journal.held()` first, so the rest stay as bytes.
  */
 export function readable(entries: JournalEntry[]): JournalEntry[] {
-  for (const entry of entries) if (entry.response) settle(entry.response);
+  for (const entry of entries) {
+    if (entry.response) settle(entry.response);
+    else handedOut.add(entry);
+  }
   return entries;
 }
 

@@ -1,4 +1,4 @@
-// Uses model-gateway-mock/vitest as a user would; two of these tests must fail, by the helper's afterEach.
+// Uses model-gateway-mock/vitest as a user would; some of these tests must fail, by the helper's afterEach.
 import { expect, it } from 'vitest';
 import { setupGateway } from '../../src/vitest.ts';
 
@@ -29,4 +29,12 @@ it('calls a host no handler serves', async () => {
 
 it('asks something no fixture matches', async () => {
   await chat('hello');
+});
+
+it('embeds one input a fixture matches and one no fixture matches', async () => {
+  await fetch('http://127.0.0.1:2/v1/embeddings', {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'text-embedding-3-small', input: ['weather in Porto?', 'hello'] }),
+  });
 });
