@@ -62,8 +62,7 @@ export interface Gateway {
   readonly runtime: Runtime;
 }
 
-/** Whether a journal entry passes `f` (looks at no body). */
-export function matches(entry: JournalEntry, f: RequestFilter): boolean {
+function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
     (f.method === undefined || entry.method === f.method.toUpperCase()) &&
     (f.path === undefined || entry.path === f.path) &&
@@ -73,6 +72,11 @@ export function matches(entry: JournalEntry, f: RequestFilter): boolean {
     (f.fixture === undefined || entry.fixture === f.fixture) &&
     (f.unmatched === undefined || (entry.fixture === undefined) === f.unmatched)
   );
+}
+
+/** The journal's entries that pass `filter`, as held (bodies not decoded): readers decode only what they hand out. */
+export function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEntry[] {
+  return runtime.journal.held().filter((e) => matches(e, filter));
 }
 
 /** What a gateway is built with: both weigh on start-up, and the standalone server needs neither until used. */
@@ -94,7 +98,7 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       return (handlers ??= handlersOf(runtime, origin));
     },
     use: (...fixtures) => add('gateway.use()', fixtures),
-    requests: (filter = {}) => readable(runtime.journal.held().filter((e) => matches(e, filter))),
+    requests: (filter = {}) => readable(heldRequests(runtime, filter)),
     reset() {
       runtime.journal.clear();
       runtime.fixtures.reset();

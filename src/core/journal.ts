@@ -66,6 +66,13 @@ interface Capture extends CapturedResponse {
   [WRITTEN]?: { chunks: Uint8Array[]; size: number; read: boolean };
 }
 
+/** Gives a capture its record of bytes. Not enumerable: deep equality and JSON see only the public fields. */
+function holdBytes(capture: Capture, read: boolean): NonNullable<Capture[typeof WRITTEN]> {
+  const written = { chunks: [], size: 0, read };
+  Object.defineProperty(capture, WRITTEN, { value: written });
+  return written;
+}
+
 /** Entries handed out by `readable`: a capture made for one afterwards decodes its bytes as they come. */
 const handedOut = new WeakSet<JournalEntry>();
 
@@ -73,7 +80,7 @@ const handedOut = new WeakSet<JournalEntry>();
 export function newCapture(entry: JournalEntry, headers: Record<string, string>): CapturedResponse {
   const captured: Capture = { headers };
   // Handed out before its answer existed (while the body was read or the reply delayed): its holder sees what comes.
-  if (handedOut.has(entry)) Object.defineProperty(captured, WRITTEN, { value: { chunks: [], size: 0, read: true } });
+  if (handedOut.has(entry)) holdBytes(captured, true);
   entry.response = captured;
   return captured;
 }
@@ -87,9 +94,7 @@ export function newCapture(entry: JournalEntry, headers: Record<string, string>)
 export function captureBytes(captured: CapturedResponse, bytes: Uint8Array): void {
   const capture = captured as Capture;
   if (capture.truncated) return;
-  let written = capture[WRITTEN];
-  // Not enumerable: deep equality and JSON see only the public fields.
-  if (!written) Object.defineProperty(capture, WRITTEN, { value: (written = { chunks: [], size: 0, read: false }) });
+  const written = capture[WRITTEN] ?? holdBytes(capture, false);
   let kept = bytes;
   if (bytes.byteLength > CAPTURE_LIMIT - written.size) {
     // UTF-8 continuation bytes are 10xxxxxx: back off to the start of a character. A copy, so the rest

@@ -1,7 +1,7 @@
 // The control plane under /__admin (WireMock's vocabulary), served by express. Each route is one
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
-import { matches, type Gateway, type RequestFilter } from '../gateway.ts';
+import { heldRequests, type Gateway, type RequestFilter } from '../gateway.ts';
 import { readable, type JournalEntry } from '../core/journal.ts';
 import { FixtureError, fixturesOf } from '../fixtures/error.ts';
 
@@ -108,16 +108,12 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   router.get('/health', (_req, res) => void res.json({ status: 'healthy', version }));
 
   // Entries are picked from the journal as held and only those sent are decoded (see core/journal.ts).
-  const picked = (req: Request) => {
-    const filter = filterOf(req);
-    return gateway.runtime.journal.held().filter((e) => matches(e, filter));
-  };
   router.get('/requests', (req, res) => {
-    const requests = picked(req);
+    const requests = heldRequests(gateway.runtime, filterOf(req));
     const limit = Number(req.query.limit ?? requests.length);
     res.json({ requests: readable(requests.slice(-limit)), meta: { total: requests.length, activeStreams: gateway.activeStreams } });
   });
-  router.get('/requests/count', (req, res) => void res.json({ count: picked(req).length }));
+  router.get('/requests/count', (req, res) => void res.json({ count: heldRequests(gateway.runtime, filterOf(req)).length }));
   router.get('/requests/unmatched', (_req, res) => void res.json({ requests: gateway.requests({ unmatched: true }) }));
   router.get('/requests/stream', (req, res) => requestFeed(gateway, req, res));
   router.get('/requests/:seq', (req, res, next) => {
