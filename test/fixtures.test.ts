@@ -275,6 +275,21 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(JSON.stringify(last)).not.toContain('sk-test');
   });
 
+  it('lists the newest `limit` entries, none for 0, and refuses a limit that is not a whole number', async () => {
+    const list = async (query: string) => (await (await admin(`/requests${query}`)).json()).requests as { seq: number }[];
+    for (let i = 0; i < 3; i++) await fetch(`${cli.url}/v1/models`, { headers: { authorization: 'Bearer sk-test' } });
+    const all = await list('');
+    expect(all.length).toBeGreaterThan(2);
+    expect((await list('?limit=2')).map((e) => e.seq)).toEqual(all.slice(-2).map((e) => e.seq));
+    expect(await list('?limit=0')).toEqual([]);
+    expect(await list(`?limit=${all.length + 5}`)).toHaveLength(all.length);
+    for (const bad of ['-1', 'abc', '1.5', '', '2&limit=3']) {
+      const res = await admin(`/requests?limit=${bad}`);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatch(/^limit must be a whole number of entries \(0 or more\), got /);
+    }
+  });
+
   it('resets journal, run-time fixtures and scenarios', async () => {
     expect((await admin('/reset', { method: 'POST' })).status).toBe(200);
     expect((await (await admin('/requests')).json()).requests).toEqual([]);

@@ -109,9 +109,12 @@ export function adminRouter(gateway: Gateway, version: string): Router {
 
   // Entries are picked from the journal as held and only those sent are decoded (see core/journal.ts).
   router.get('/requests', (req, res) => {
+    const raw = req.query.limit;
+    if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw)))
+      return fail(res, 400, `limit must be a whole number of entries (0 or more), got ${JSON.stringify(raw)}.`);
     const requests = heldRequests(gateway.runtime, filterOf(req));
-    const limit = Number(req.query.limit ?? requests.length);
-    res.json({ requests: readable(requests.slice(-limit)), meta: { total: requests.length, activeStreams: gateway.activeStreams } });
+    const newest = raw === undefined ? requests : requests.slice(Math.max(0, requests.length - Number(raw)));
+    res.json({ requests: readable(newest), meta: { total: requests.length, activeStreams: gateway.activeStreams } });
   });
   router.get('/requests/count', (req, res) => void res.json({ count: heldRequests(gateway.runtime, filterOf(req)).length }));
   router.get('/requests/unmatched', (_req, res) => void res.json({ requests: gateway.requests({ unmatched: true }) }));
