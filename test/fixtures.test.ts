@@ -275,7 +275,7 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(JSON.stringify(last)).not.toContain('sk-test');
   });
 
-  it('lists the newest `limit` entries, none for 0, and refuses a limit that is not a whole number', async () => {
+  it('lists the newest `limit` entries, none for 0, and refuses a limit that is not a non-negative integer in digits', async () => {
     const list = async (query: string) => (await (await admin(`/requests${query}`)).json()).requests as { seq: number }[];
     for (let i = 0; i < 3; i++) await fetch(`${cli.url}/v1/models`, { headers: { authorization: 'Bearer sk-test' } });
     const all = await list('');
@@ -286,7 +286,7 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     for (const bad of ['-1', 'abc', '1.5', '', '2&limit=3']) {
       const res = await admin(`/requests?limit=${bad}`);
       expect(res.status).toBe(400);
-      expect((await res.json()).error).toMatch(/^limit must be a whole number of entries \(0 or more\), got /);
+      expect((await res.json()).error).toMatch(/^"limit" must be a non-negative integer written in digits \(entries\), got /);
     }
   });
 

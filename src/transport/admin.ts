@@ -111,7 +111,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   router.get('/requests', (req, res) => {
     const raw = req.query.limit;
     if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw)))
-      return fail(res, 400, `limit must be a whole number of entries (0 or more), got ${JSON.stringify(raw)}.`);
+      return fail(res, 400, `"limit" must be a non-negative integer written in digits (entries), got ${JSON.stringify(raw)}.`);
     const requests = heldRequests(gateway.runtime, filterOf(req));
     const newest = raw === undefined ? requests : requests.slice(Math.max(0, requests.length - Number(raw)));
     res.json({ requests: readable(newest), meta: { total: requests.length, activeStreams: gateway.activeStreams } });
