@@ -1,7 +1,7 @@
 // Every fenced code block of README.md and docs/*.md, run as written, so the documentation cannot rot:
 // - `ts`/`js` blocks run as modules under Node (written into .doc-blocks/, inside this package, so the
 //   package's own name resolves to it as it does for a user); blocks that are vitest test files run under
-//   vitest, all in one child run;
+//   vitest, all in one child run; `ts browser` blocks, a page's module, are bundled and run in a page in Chromium;
 // - `sh` blocks run under bash; a block that starts the CLI in the foreground is started and its printed
 //   banner compared with the block's comment lines;
 // - `json`/`yaml` blocks are fixture files, loaded by the fixture loader (the one `--fixtures` uses);
@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadFixtureDir } from '../src/fixtures/load.ts';
 import type { Fixture } from '../src/fixtures/types.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { chromiumAvailable, openExample } from './helpers/example-page.ts';
 import { socketSuites } from './helpers/modes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -40,7 +41,7 @@ interface Block {
   info: string;
   code: string;
 }
-type Kind = 'no-run' | 'output' | 'module' | 'vitest' | 'shell' | 'server' | 'fixture';
+type Kind = 'no-run' | 'output' | 'module' | 'vitest' | 'browser' | 'shell' | 'server' | 'fixture';
 
 const DOCS = ['README.md', 'examples/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
@@ -60,6 +61,7 @@ function blocksOf(file: string): Block[] {
 function kindOf(b: Block): Kind | undefined {
   if (/^no-run:\s*\S/.test(b.info)) return 'no-run';
   if (b.lang === 'text') return 'output';
+  if ((b.lang === 'ts' || b.lang === 'js') && /^browser\b/.test(b.info)) return 'browser';
   if (b.lang === 'ts' || b.lang === 'js') return /from 'vitest'/.test(b.code) && /^\s*(it|test)\(/m.test(b.code) ? 'vitest' : 'module';
   if (b.lang === 'sh' || b.lang === 'bash') {
     const first = b.code.split('\n').find((l) => l.trim() && !l.startsWith('#')) ?? '';
@@ -175,7 +177,7 @@ describe('the documentation', () => {
   });
 });
 
-const RUN: Kind[] = ['module', 'vitest', 'shell', 'server', 'fixture'];
+const RUN: Kind[] = ['module', 'vitest', 'browser', 'shell', 'server', 'fixture'];
 const pagesToRun = DOCS.filter((f) => all.some((b) => b.file === f && RUN.includes(kindOf(b)!)));
 
 describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
@@ -223,6 +225,25 @@ describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
         expect(result, output).toBeDefined();
         expect(result!.status, `${result!.message}\n${output}`).toBe('passed');
         expect(result!.tests).toBeGreaterThan(0);
+      });
+    } else if (kind === 'browser') {
+      // Without Chromium (outside CI) skipped with the browser tests, as the examples are.
+      it.runIf(chromiumAvailable)(`${label(b)}: runs in a page in Chromium`, async () => {
+        const dir = join(BLOCKS, stem(b));
+        mkdirSync(join(dir, 'src'), { recursive: true });
+        writeFileSync(join(dir, 'src/block.ts'), b.code);
+        // The page: what vite gives a module (import.meta.env; one bundle shares one import.meta), then the block.
+        writeFileSync(join(dir, 'src/main.ts'), `Object.assign(import.meta, { env: { DEV: true } });\nawait import('./block.ts');\ndocument.body.dataset.ready = '';\n`);
+        writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><p>doc block</p><script type="module" src="/main.js"></script></body></html>');
+        const page = await openExample(dir);
+        try {
+          // The worker the block started answers the page's own origin.
+          const status = await page.page.evaluate(async () => (await fetch('/v1/models', { headers: { authorization: 'Bearer sk-test' } })).status);
+          expect(status).toBe(200);
+          expect(page.leaked).toEqual([]);
+        } finally {
+          await page.close();
+        }
       });
     } else if (kind === 'shell') {
       const where = cwdOf(b);
