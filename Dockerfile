@@ -1,6 +1,7 @@
 # model-gateway-mock as a container, e.g. a CI service container:
 #   docker build -t model-gateway-mock .
-#   docker run --rm -p 4010:4010 model-gateway-mock [--seed 1] [--fixtures /fixtures]
+#   docker run --rm -p 4010:4010 -v "$PWD/my-fixtures:/fixtures:ro" model-gateway-mock [--seed 1] [--fixtures /fixtures]
+# (my-fixtures: a folder of your fixture files; this repository's fixtures/ is the model catalogue and schemas)
 # The image runs the packed npm package, exactly what `npx model-gateway-mock` runs.
 
 FROM node:24-slim AS build
