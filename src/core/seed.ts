@@ -27,22 +27,46 @@ export function hashString(text: string, seed = 0): number {
 }
 
 /**
- * The hash of the parts' concatenation, without building it: joining a short prefix to a long body
- * and reading it char by char makes V8 copy the whole body first.
+ * The running state of hashStrings, fed a part (or a slice of one) at a time: a long body is hashed in
+ * slices with the event loop served between them, to the same value.
  */
-export function hashStrings(parts: readonly string[], seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (const text of parts) {
-    for (let i = 0; i < text.length; i++) {
+export class StringHasher {
+  private h1: number;
+  private h2: number;
+
+  constructor(seed = 0) {
+    this.h1 = 0xdeadbeef ^ seed;
+    this.h2 = 0x41c6ce57 ^ seed;
+  }
+
+  update(text: string, from = 0, to = text.length): this {
+    let h1 = this.h1;
+    let h2 = this.h2;
+    for (let i = from; i < to; i++) {
       const ch = text.charCodeAt(i);
       h1 = Math.imul(h1 ^ ch, 2654435761);
       h2 = Math.imul(h2 ^ ch, 1597334677);
     }
+    this.h1 = h1;
+    this.h2 = h2;
+    return this;
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+
+  digest(): number {
+    const h1 = Math.imul(this.h1 ^ (this.h1 >>> 16), 2246822507) ^ Math.imul(this.h2 ^ (this.h2 >>> 13), 3266489909);
+    const h2 = Math.imul(this.h2 ^ (this.h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  }
+}
+
+/**
+ * The hash of the parts' concatenation, without building it: joining a short prefix to a long body
+ * and reading it char by char makes V8 copy the whole body first.
+ */
+export function hashStrings(parts: readonly string[], seed = 0): number {
+  const hasher = new StringHasher(seed);
+  for (const text of parts) hasher.update(text);
+  return hasher.digest();
 }
 
 /** The hash of any JSON-like value under a seed. */

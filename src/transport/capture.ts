@@ -1,7 +1,7 @@
 // The journal's copy of each answer, for people inspecting traffic: the body as written (a stream's
 // events as they go out), cut at CAPTURE_LIMIT so the journal stays bounded in bytes.
 import { CAPTURE_LIMIT, captureBytes, compactCapture, newCapture, type JournalEntry } from '../core/journal.ts';
-import { isPlayback, type Outbound } from './exchange.ts';
+import { isPieces, isPlayback, type Outbound } from './exchange.ts';
 
 const encoder = new TextEncoder();
 
@@ -13,7 +13,8 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
   const done = () => void (entry.durationMs = Math.round(performance.now() - started));
   if (out.broken) return done();
   const captured = newCapture(entry, { ...out.headers });
-  const body = out.body;
+  // A big JSON reply written in pieces is kept as its first piece: the cut comes long before its end.
+  const body = isPieces(out.body) ? out.body.head : out.body;
   if (!isPlayback(body)) {
     // A UTF-16 unit is 1 to 3 UTF-8 bytes: a shorter body fits whole. A longer one is kept as bytes,
     // like a stream's: encodeInto fills CAPTURE_LIMIT bytes and stops before a character that would

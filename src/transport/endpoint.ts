@@ -2,12 +2,13 @@
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
-import { fakerReady, hashStrings, makeId } from '../core/seed.ts';
+import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
+import { MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson, yieldToLoop } from './pieces.ts';
 import { ForwardToUpstream } from '../record/forward.ts';
 
 /** What a wire format tells the pipeline about itself. */
@@ -60,25 +61,37 @@ export interface EndpointSpec {
   handle(call: Call): Outbound | Promise<Outbound>;
 }
 
-function parseJson(text: string): unknown {
+/**
+ * The body as JSON: first checked against the ceilings on depth, keys and values (pieces.ts) in one
+ * pass that builds nothing, then parsed, a piece at a time when it is big.
+ */
+async function parseJson(text: string): Promise<unknown> {
   let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new GatewayError('invalid_request', 'We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.');
-  }
+  // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
+  const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
+  if (text.length <= PIECE_CHARS || !big) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new GatewayError('invalid_request', 'We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.');
+    }
+  } else body = await parseInPieces(text, big);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
-  // Nesting needs two brackets a level: a shorter text cannot be too deep.
-  if (text.length > 2 * MAX_DEPTH && depthOf(text) > MAX_DEPTH) throw new GatewayError('invalid_request', `The request body nests deeper than ${MAX_DEPTH} levels.`);
   return body;
 }
 
-/** UTF-8 size of a string, without encoding it. */
-function utf8Length(text: string): number {
+/** UTF-8 size of a string, without encoding it; a long one in slices, with the event loop served between. */
+async function utf8Length(text: string): Promise<number> {
   let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
+  // Most bodies are ASCII: one native scan says so.
+  if (!/[^\x00-\x7f]/.test(text)) return bytes;
+  for (let i = 0, sliceEnd = SLICE_CHARS; i < text.length; i++) {
+    if (i >= sliceEnd) {
+      await yieldToLoop();
+      sliceEnd = i + SLICE_CHARS;
+    }
     const c = text.charCodeAt(i);
     // Lone surrogates encode as 3 bytes (U+FFFD), pairs as 4: 2 + 2 extra over their 2 code units.
     if (c >= 0x80) bytes += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? (i++, 2) : 2;
@@ -86,34 +99,8 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
-/** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
-const MAX_DEPTH = 128;
-
-/**
- * How deeply a JSON text nests (it has parsed, so it is well formed): one pass over its characters,
- * allocating nothing, stopping once past MAX_DEPTH. The text is measured, so a deep value that a
- * duplicate key later replaces still counts.
- */
-function depthOf(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // A string: skip to its closing quote, past escapes.
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 0x5c) i++;
-        else if (s === 0x22) break;
-      }
-    } else if (c === 0x7b || c === 0x5b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-      if (deepest > MAX_DEPTH) return deepest;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
-}
+/** Characters of a body hashed or measured in one step. */
+const SLICE_CHARS = 1024 * 1024;
 
 /** The boundary of a multipart/form-data content type, or undefined for any other body. */
 function multipartBoundary(contentType: string | undefined): string | undefined {
@@ -175,6 +162,18 @@ function internalError(error: unknown): GatewayError {
 /** A request id in the format's style, stable for the same request. */
 function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body = ''): string {
   return makeId(format.requestIdPrefix, 32, hashStrings([inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n', body], seed));
+}
+
+/** requestIdFor a request with a body: a long body is hashed in slices, with the event loop served between. */
+async function bodyRequestId(format: FormatEdge, inbound: Inbound, seed: number, body: string): Promise<string> {
+  if (body.length <= SLICE_CHARS) return requestIdFor(format, inbound, seed, body);
+  const hasher = new StringHasher(seed);
+  for (const part of [inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n']) hasher.update(part);
+  for (let at = 0; at < body.length; at += SLICE_CHARS) {
+    await yieldToLoop();
+    hasher.update(body, at, Math.min(body.length, at + SLICE_CHARS));
+  }
+  return makeId(format.requestIdPrefix, 32, hasher.digest());
 }
 
 /** Journal and live-stream count for an upstream's answer passing through, like our own streams. */
@@ -241,7 +240,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       received = bytes;
       // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
       const text = new TextDecoder('latin1').decode(bytes);
-      entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
+      entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
       token = authenticate(inbound, runtime, spec.auth);
       const form = await parseMultipart(bytes, inbound.header('content-type')!);
       // Uploads by name, type and size; a long text field shortened like a big JSON body's.
@@ -251,11 +250,11 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     } else if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
       received = text;
-      entry.requestId = requestIdFor(spec.format, inbound, runtime.seed, text);
+      entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);
-      body = parseJson(text);
+      body = await parseJson(text);
       // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
-      entry.bodyBytes = utf8Length(text);
+      entry.bodyBytes = await utf8Length(text);
       if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
       else {
         entry.body = shortenedBody(body);

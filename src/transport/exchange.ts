@@ -3,6 +3,7 @@
 import { GatewayError } from '../core/errors.ts';
 import type { TimedEvent, StreamHooks } from './sse.ts';
 import type { ConnectionFault } from '../core/faults.ts';
+import { stringifyInPieces, type JsonPieces } from './pieces.ts';
 
 export interface Inbound {
   method: string;
@@ -36,7 +37,7 @@ export interface BrokenConnection {
 export interface Outbound {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array | EventPlayback | ProxiedBody | null;
+  body: string | Uint8Array | EventPlayback | ProxiedBody | JsonPieces | null;
   /** Set when the answer is a connection fault rather than a response. */
   broken?: BrokenConnection;
   /** Set when the answer accepts a WebSocket upgrade: the adapter completes the handshake and runs it. */
@@ -83,8 +84,26 @@ export function isPlayback(body: Outbound['body']): body is EventPlayback {
   return body !== null && typeof body === 'object' && 'events' in body;
 }
 
+/** A big JSON body, written in pieces (see pieces.ts). */
+export function isPieces(body: Outbound['body']): body is JsonPieces {
+  return body !== null && typeof body === 'object' && 'rest' in body;
+}
+
+/** Replies marked by `mayBeBig`: serialized in pieces when they turn out big. */
+const mayBeBigReplies = new WeakSet<object>();
+
+/**
+ * Marks a reply that input can make big (2048 embeddings of 3072 floats are 134 MB of JSON): `json`
+ * then writes it in pieces once it passes a MiB, with the same bytes. Other replies skip that walk.
+ */
+export function mayBeBig<T extends object>(value: T): T {
+  mayBeBigReplies.add(value);
+  return value;
+}
+
 export function json(value: unknown, status = 200, headers: Record<string, string> = {}): Outbound {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+  const body = value !== null && typeof value === 'object' && mayBeBigReplies.has(value) ? stringifyInPieces(value) : JSON.stringify(value);
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body };
 }
 
 export function tooLarge(limit: number): GatewayError {

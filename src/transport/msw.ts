@@ -2,7 +2,7 @@
 import { bypass, http, type HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
-import { collect, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
+import { collect, isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
@@ -49,23 +49,39 @@ function brokenResponse(broken: BrokenConnection): Response {
   return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
+/** A body that arrives a chunk at a time, each made when the reader asks for it. */
+function pulled(chunks: AsyncIterable<Uint8Array>, cancel: () => void): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel,
+  });
+}
+
+const encoder = new TextEncoder();
+
 function responseOf(out: Outbound, signal: AbortSignal): Response {
   if (out.broken) return brokenResponse(out.broken);
+  const headers = { ...CORS_HEADERS, ...out.headers };
   if (isProxied(out.body)) {
-    const iterator = out.body.chunks[Symbol.asyncIterator]();
     const proxied = out.body;
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await iterator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      cancel: () => proxied.abort(),
-    });
-    return new Response(stream, { status: out.status, headers: { ...CORS_HEADERS, ...out.headers } });
+    return new Response(pulled(proxied.chunks, () => proxied.abort()), { status: out.status, headers });
+  }
+  if (isPieces(out.body)) {
+    // A big JSON reply: its pieces as the reader takes them, the rest never made if it stops reading.
+    const { head, rest } = out.body;
+    const pieces = (async function* () {
+      yield encoder.encode(head);
+      for await (const piece of rest) yield encoder.encode(piece);
+    })();
+    return new Response(pulled(pieces, () => void pieces.return(undefined)), { status: out.status, headers });
   }
   const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
-  return new Response(body as BodyInit | null, { status: out.status, headers: { ...CORS_HEADERS, ...out.headers } });
+  return new Response(body as BodyInit | null, { status: out.status, headers });
 }
 
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */

@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
-import { isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
+import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
+import type { JsonPieces } from './pieces.ts';
 import { playEvents, utf8 } from './sse.ts';
 
 // msw's matcher is loaded by the first request whose path is not an exact one (a parameter or an
@@ -110,6 +111,36 @@ function breakConnection(res: ServerResponse, broken: BrokenConnection): void {
   }
 }
 
+/** Resolves once `res` can take more (or is gone). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/**
+ * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
+ * holds back the pieces not made yet, and a client that leaves stops them.
+ */
+async function writePieces(res: ServerResponse, body: JsonPieces): Promise<void> {
+  try {
+    res.write(body.head);
+    for await (const piece of body.rest) {
+      if (res.destroyed) return;
+      if (!res.write(piece)) await drained(res);
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
 function write(res: ServerResponse, out: Outbound, extra: Record<string, string>): void {
   if (out.broken) return breakConnection(res, out.broken);
   const headers = { ...extra, ...out.headers };
@@ -143,6 +174,11 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
     const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks, utf8);
     if (now) socket?.uncork();
     res.once('close', stop);
+    return;
+  }
+  if (isPieces(body)) {
+    res.writeHead(out.status, headers);
+    void writePieces(res, body);
     return;
   }
   const data = body ?? '';

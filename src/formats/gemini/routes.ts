@@ -3,7 +3,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokens } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { json, type Inbound } from '../../transport/exchange.ts';
+import { json, mayBeBig, type Inbound } from '../../transport/exchange.ts';
 import { decidedReply, deliver } from '../../transport/respond.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
@@ -133,7 +133,7 @@ function action(call: Call) {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
       return embedOne(call, model, r, `requests[${i}].`);
     });
-    return decidedReply(call, all.map((e) => e.decision), all[0].key, () => ({ embeddings: all.map((e) => e.embedding) }));
+    return decidedReply(call, all.map((e) => e.decision), all[0].key, () => mayBeBig({ embeddings: all.map((e) => e.embedding) }));
   }
   return generate(call, model, name);
 }

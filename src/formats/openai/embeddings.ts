@@ -7,6 +7,7 @@ import { toBase64 } from '../../core/synthesize/audio.ts';
 import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { decidedReply } from '../../transport/respond.ts';
+import { mayBeBig } from '../../transport/exchange.ts';
 import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './errors.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
@@ -81,12 +82,14 @@ async function embeddings(call: Call) {
     const v = pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
     return base64 ? toBase64(float32Bytes(v)) : Array.from(v);
   });
-  return decidedReply(call, decisions, hashString(texts.join('\u0000'), call.runtime.seed), () => ({
-    object: 'list',
-    data: encoded.map((embedding, index) => ({ object: 'embedding', index, embedding })),
-    model,
-    usage: { prompt_tokens: tokens, total_tokens: tokens },
-  }));
+  return decidedReply(call, decisions, hashString(texts.join('\u0000'), call.runtime.seed), () =>
+    mayBeBig({
+      object: 'list',
+      data: encoded.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+      model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    }),
+  );
 }
 
 const RERANK_FIELDS: Record<string, FieldRule> = {
