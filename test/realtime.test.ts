@@ -55,7 +55,8 @@ function collector() {
     new Promise<Ev[]>((resolve, reject) => {
       if (events.filter((x) => x.type === type).length >= count) return resolve(events);
       waiters.push({ type, count, resolve });
-      setTimeout(() => reject(new Error(`no ${type} in: ${events.map((e) => e.type).join(', ')}`)), 8000);
+      // A hang detector only, far above any normal exchange.
+      setTimeout(() => reject(new Error(`no ${type} in: ${events.map((e) => e.type).join(', ')}`)), 60_000);
     });
   return { events, push, until };
 }

@@ -23,7 +23,8 @@ export function spawnCli(args: string[] = []): Promise<Spawned> {
       child.kill('SIGTERM');
     });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start:\n${out}`)), 10_000);
+    // A hang detector only: start-up on a busy machine takes seconds, never a minute.
+    const timer = setTimeout(() => reject(new Error(`CLI did not start:\n${out}`)), 60_000);
     child.stdout!.on('data', () => {
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
