@@ -52,6 +52,33 @@ describe('control-plane guard', () => {
     expect(guardControlPlane(fakeRequest('::1', { host: '[::1]:4010' }), url, '::1', undefined).ok).toBe(true);
     expect(guardControlPlane(fakeRequest('::ffff:127.0.0.1', { host: 'localhost:4010' }), url, '127.0.0.1', undefined).ok).toBe(true);
   });
+
+  // Host names that only look like loopback addresses: each resolves wherever its owner wants.
+  const rebinding = ['127.0.0.1.nip.io', '127.0.0.1.evil.com', '127.evil.com', '127.0.0.1.', 'localhost.evil.com', '0x7f.0.0.1', '::ffff:127.0.0.1.evil.com'];
+  const thisMachine = ['localhost', 'LOCALHOST', '127.0.0.1', '127.0.0.2', '127.255.255.254', '[::1]', '[::ffff:127.0.0.1]', 'foo.localhost'];
+
+  it('takes only literal loopback addresses and localhost names in the Host header for this machine', () => {
+    for (const name of rebinding) {
+      const verdict = guardControlPlane(fakeRequest('127.0.0.1', { host: `${name}:4010` }), url, '127.0.0.1', undefined);
+      expect(verdict, name).toMatchObject({ ok: false, status: 403 });
+      expect(verdict.message, name).toMatch(/DNS rebinding/);
+      // The admin token still lets such a name in.
+      expect(guardControlPlane(fakeRequest('127.0.0.1', { host: `${name}:4010`, 'x-admin-token': 't' }), url, '127.0.0.1', 't').ok, name).toBe(true);
+    }
+    for (const name of thisMachine) {
+      expect(guardControlPlane(fakeRequest('127.0.0.1', { host: `${name}:4010` }), url, '127.0.0.1', undefined).ok, name).toBe(true);
+      expect(guardControlPlane(fakeRequest('127.0.0.1', { host: name }), url, '127.0.0.1', undefined).ok, name).toBe(true);
+    }
+  });
+
+  it('takes a client address for loopback only when it is one: 127.0.0.0/8, ::1, ::ffff:127.x.y.z', () => {
+    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1']) {
+      expect(guardControlPlane(fakeRequest(address), url, '127.0.0.1', undefined).ok, address).toBe(true);
+    }
+    for (const address of ['128.0.0.1', '10.127.0.1', '::2', '::ffff:10.0.0.1', '127.0.0.1.evil.com']) {
+      expect(guardControlPlane(fakeRequest(address), url, '127.0.0.1', undefined), address).toMatchObject({ ok: false, status: 403 });
+    }
+  });
 });
 
 describe.runIf(socketSuites)('control plane over a real socket', () => {
@@ -95,7 +122,15 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
       expect(res.status).toBe(403);
       expect(JSON.parse(res.body).error).toMatch(/DNS rebinding/);
     }
-    expect((await raw(cli.url, '/__admin/requests', { host: `localhost:${new URL(cli.url).port}` })).status).toBe(200);
+    const port = new URL(cli.url).port;
+    for (const name of ['127.0.0.1.nip.io', '127.0.0.1.evil.com', '127.evil.com']) {
+      const res = await raw(cli.url, '/__admin/requests', { host: `${name}:${port}` });
+      expect(res.status, name).toBe(403);
+      expect(res.body, name).not.toContain('"requests"');
+    }
+    for (const name of ['localhost', '127.0.0.2', '[::1]', 'foo.localhost']) {
+      expect((await raw(cli.url, '/__admin/requests', { host: `${name}:${port}` })).status, name).toBe(200);
+    }
     // Health stays open to any probe.
     expect((await raw(cli.url, '/__admin/health', { host: 'rebind.evil.example' })).status).toBe(200);
   });

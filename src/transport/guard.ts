@@ -5,14 +5,22 @@
 // grant) or the admin token, and a Host that is not this machine (DNS rebinding) needs the token too.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
 
 /** The cookie a console page sets after being opened with `?admin_token=`, for its own fetches. */
 export const ADMIN_COOKIE = 'mgm_admin';
 
+// Loopback as addresses, parsed: 127.0.0.0/8 and ::1 (BlockList also matches IPv4-mapped IPv6, such as
+// ::ffff:127.0.0.1). A prefix test on text would take the name `127.0.0.1.nip.io` for this machine.
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether `address` is a literal loopback address (never a name: names resolve to anything). */
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.') || address === '::1';
+  const family = isIP(address);
+  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Whether `host` (an interface to bind) keeps the server on this machine. */
@@ -46,7 +54,11 @@ function headerToken(req: IncomingMessage): string | undefined {
   return /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
 }
 
-/** Whether the Host header names this machine (a rebinding attack names the attacker's domain). */
+/**
+ * Whether the Host header names this machine (a rebinding attack names the attacker's domain): a
+ * literal loopback address, `localhost` or a `*.localhost` name (which resolvers keep on this machine),
+ * or the host the server was bound to. Every other name, `127.0.0.1.nip.io` included, needs the token.
+ */
 function localHostHeader(req: IncomingMessage, boundHost: string): boolean {
   const raw = req.headers.host ?? '';
   const name = raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.replace(/:\d+$/, '');
