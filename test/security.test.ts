@@ -12,6 +12,48 @@ import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { guardControlPlane } from '../src/transport/guard.ts';
 import { startServer } from '../src/server.ts';
+import { setupServer } from 'msw/node';
+import { createGateway, type JournalEntry } from '../src/index.ts';
+import { strictListen } from './helpers/modes.ts';
+
+// Every name a credential travels under (the one list in src/auth/tokens.ts), in odd cases too.
+const CREDENTIAL_QUERY = (secret: string) => ['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => `${name}=${secret}`).join('&') + '&alt=json';
+const CREDENTIAL_HEADERS = (secret: string): Record<string, string> => ({
+  'x-goog-api-key': secret,
+  'X-Api-Key': secret,
+  'api-key': secret,
+  'x-admin-token': secret,
+  'proxy-authorization': `Basic ${secret}`,
+  cookie: `mgm_admin=${secret}`,
+});
+
+/** The journal text holds no trace of `secret`, and each credential shows as its masked form. */
+function expectMasked(journal: string, entry: JournalEntry, secret: string): void {
+  expect(journal).not.toContain(secret);
+  expect(journal).not.toContain(secret.slice(-10));
+  const masked = `${secret.slice(0, 5)}***${secret.slice(-4)}`;
+  expect([...new URLSearchParams(entry.query)]).toEqual([...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, masked]), ['alt', 'json']]);
+  for (const name of ['x-goog-api-key', 'x-api-key', 'api-key', 'x-admin-token']) expect(entry.headers[name], name).toBe(masked);
+  expect(entry.headers['proxy-authorization']).toBe(`Basic ${masked}`);
+}
+
+describe('the journal masks every credential name (in-process)', () => {
+  it('in gateway.requests(), headers and query alike', async () => {
+    const secret = 'AIza-inprocess-secret-9876543210';
+    const gateway = createGateway({ tokens: [secret] });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      const res = await fetch(`https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?${CREDENTIAL_QUERY(secret)}`, { method: 'POST', headers: { 'content-type': 'application/json', ...CREDENTIAL_HEADERS(secret) }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+      expect(res.status).toBe(200);
+      const entries = gateway.requests();
+      expect(entries).toHaveLength(1);
+      expectMasked(JSON.stringify(entries), entries[0], secret);
+    } finally {
+      server.close();
+    }
+  });
+});
 
 /** A raw request, so the Host header can be anything (fetch does not let a caller set it). */
 function raw(url: string, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
@@ -152,6 +194,17 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(requests.some((r) => r.headers.authorization === 'Bearer sk-jo***6789')).toBe(true);
     expect(requests.some((r) => r.headers['x-goog-api-key'] === 'sk-jo***6789')).toBe(true);
     expect(requests.at(-1)!.query).toBe('?key=sk-jo***6789');
+  });
+
+  it('masks every credential name, in any case, in headers and in the query', async () => {
+    await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const secret = 'sk-journal-secret-0123456789';
+    await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: secret }) });
+    const res = await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?${CREDENTIAL_QUERY(secret)}`, { method: 'POST', headers: { 'content-type': 'application/json', ...CREDENTIAL_HEADERS(secret) }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    expect(res.status).toBe(200);
+    const journal = await (await fetch(`${cli.url}/__admin/requests`)).text();
+    const [entry] = (JSON.parse(journal) as { requests: JournalEntry[] }).requests;
+    expectMasked(journal, entry, secret);
   });
 });
 
