@@ -132,22 +132,59 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
 
   const journalLength = async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length;
 
-  it('refuses state changes a web page could send cross-site (form and text bodies), and keeps its state', async () => {
+  it('refuses state changes a browser marks as cross-origin, whatever the body type, and keeps its state', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
     await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'keep me' }] });
     const before = await journalLength();
     expect(before).toBeGreaterThan(0);
-    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
-      const res = await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': type }, body: 'a=1' });
-      expect(res.status).toBe(415);
-      expect((await res.json()).error).toMatch(/application\/json/);
+    const host = new URL(cli.url).host;
+    const marks: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:1' },
+      // Sec-Fetch-Site decides when it is sent, even beside a matching Origin.
+      { 'sec-fetch-site': 'cross-site', origin: `http://${host}` },
+      // Older browsers send only Origin.
+      { origin: 'https://evil.example' },
+      { origin: `http://127.0.0.1:1` },
+      { origin: 'null' },
+    ];
+    for (const mark of marks) {
+      for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/json', undefined]) {
+        const res = await raw(cli.url, '/__admin/reset', { host, ...mark, ...(type ? { 'content-type': type } : {}) }, 'POST', 'a=1');
+        expect(res.status, JSON.stringify(mark)).toBe(403);
+        expect(JSON.parse(res.body).error).toMatch(/another origin/);
+      }
+      const token = await raw(cli.url, '/__admin/tokens', { host, ...mark, 'content-type': 'application/json' }, 'POST', '{"token":"sk-stolen"}');
+      expect(token.status).toBe(403);
+      expect((await raw(cli.url, '/__admin/tokens/sk-test', { host, ...mark }, 'DELETE')).status).toBe(403);
     }
-    // A no-cors fetch sends no content type at all.
-    expect((await fetch(`${cli.url}/__admin/reset`, { method: 'POST' })).status).toBe(415);
-    expect((await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
     expect(await journalLength()).toBe(before);
-    expect((await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    const tokens = (await (await fetch(`${cli.url}/__admin/tokens`)).json()) as { tokens: { token: string }[] };
+    expect(tokens.tokens.map((t) => t.token)).toEqual(['sk-test']);
+    // Reading stays open to any origin's marks (nothing changes).
+    expect((await raw(cli.url, '/__admin/requests', { host, 'sec-fetch-site': 'cross-site' })).status).toBe(200);
+    // The emulator's own pages: same-origin, or typed in the address bar.
+    expect((await raw(cli.url, '/__admin/reset', { host, 'sec-fetch-site': 'same-origin', origin: `http://${host}`, 'content-type': 'application/json' }, 'POST')).status).toBe(200);
+    expect((await raw(cli.url, '/__admin/reset', { host, 'sec-fetch-site': 'none' }, 'POST')).status).toBe(200);
+    expect((await raw(cli.url, '/__admin/reset', { host, origin: `http://${host}` }, 'POST')).status).toBe(200);
+  });
+
+  it('takes state changes from clients that are not browsers, as curl sends them: no body type, no body', async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'forget me' }] });
+    expect(await journalLength()).toBeGreaterThan(0);
+    // curl -X POST http://127.0.0.1:4010/__admin/reset
+    const reset = await fetch(`${cli.url}/__admin/reset`, { method: 'POST' });
+    expect(reset.status).toBe(200);
     expect(await journalLength()).toBe(0);
+    // curl -d '{"token":"sk-curl"}' …/__admin/tokens sends a form type; the body is still JSON.
+    const issued = await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{"token":"sk-curl-token"}' });
+    expect(issued.status).toBe(201);
+    // curl -X DELETE …/__admin/tokens/sk-curl-token
+    const deleted = await fetch(`${cli.url}/__admin/tokens/sk-curl-token`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    const tokens = (await (await fetch(`${cli.url}/__admin/tokens`)).json()) as { tokens: { token: string }[] };
+    expect(tokens.tokens.map((t) => t.token)).not.toContain('sk-curl-token');
   });
 
   it('answers no cross-origin preflight for the control plane, so a page cannot send JSON to it', async () => {
@@ -281,7 +318,7 @@ describe.runIf(socketSuites && (chromiumHere || process.env.CI))('a hostile web 
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
       // The form's navigation lands on the control plane's refusal.
       await page.waitForURL(`${cli.url}/__admin/reset`);
-      expect(await page.textContent('body')).toContain('application/json');
+      expect(await page.textContent('body')).toContain('another origin');
       const journal = (await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: { path: string }[] };
       expect(journal.requests.map((r) => r.path)).toContain('/v1/chat/completions');
       const tokens = (await (await fetch(`${cli.url}/__admin/tokens`)).json()) as { tokens: { token: string }[] };

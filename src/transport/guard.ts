@@ -1,8 +1,10 @@
 // Who may use the control plane (/__admin) and the console pages: the emulator's owner. By default
 // that is any client on this machine (loopback); from elsewhere the admin token is required. And no
-// web page the owner happens to visit may change the emulator's state: state-changing admin routes
-// need a JSON body type (which a cross-site form cannot send without a CORS preflight we never
-// grant) or the admin token, and a Host that is not this machine (DNS rebinding) needs the token too.
+// web page the owner happens to visit may change the emulator's state: browsers mark every request
+// with where it comes from (Sec-Fetch-Site, Origin), so a state-changing request a browser marks as
+// cross-origin is refused, while clients that are not browsers (curl, SDKs: neither header) pass, as
+// in Go's net/http CrossOriginProtection. A Host that is not this machine (DNS rebinding) needs the
+// token too.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
@@ -68,6 +70,25 @@ function localHostHeader(req: IncomingMessage, boundHost: string): boolean {
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * Why a browser marked `req` as cross-origin, or undefined when it did not: Sec-Fetch-Site, when
+ * sent, must be `same-origin` or `none` (typed in the address bar); else an Origin, when sent, must
+ * name the Host the request was sent to. A request with neither comes from no browser.
+ */
+export function crossOrigin(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site) return site === 'same-origin' || site === 'none' ? undefined : `Sec-Fetch-Site: ${site}`;
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !origin) return undefined;
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    // `null` (a sandboxed frame, a file:// page) and anything unparseable: not this origin.
+  }
+  return host !== undefined && host.toLowerCase() === (req.headers.host ?? '').toLowerCase() ? undefined : `Origin: ${origin}`;
+}
+
 export interface GuardVerdict {
   ok: boolean;
   status?: number;
@@ -88,11 +109,12 @@ export function guardControlPlane(req: IncomingMessage, url: URL, boundHost: str
     if (!isLoopback(req.socket.remoteAddress)) return { ok: false, status: 403, message: `The control plane answers only clients on this machine. ${needsToken}` };
     if (!localHostHeader(req, boundHost)) return { ok: false, status: 403, message: `The Host header "${req.headers.host ?? ''}" does not name this machine; the control plane refuses it (DNS rebinding). ${needsToken}` };
   }
-  // A cross-site form or no-cors fetch can send a simple POST; it cannot send a JSON content type.
-  const bodyType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  // A cross-site form or no-cors fetch can send a simple POST; the browser marks it as cross-origin.
+  // The token in a header passes: a page cannot set one cross-origin without a preflight we never grant.
   const tokenInHeader = adminToken !== undefined && headerToken(req) !== undefined && sameSecret(headerToken(req)!, adminToken);
-  if (STATE_CHANGING.has(req.method ?? '') && bodyType !== 'application/json' && !tokenInHeader) {
-    return { ok: false, status: 415, message: 'State-changing control-plane requests need "Content-Type: application/json" (so that no web page can send them cross-site) or the admin token in the x-admin-token header.' };
+  const foreign = STATE_CHANGING.has(req.method ?? '') && !tokenInHeader ? crossOrigin(req) : undefined;
+  if (foreign) {
+    return { ok: false, status: 403, message: `A web page on another origin may not change the emulator's state (${foreign}, Host: ${req.headers.host ?? ''}). Send it from the emulator's own pages, from a client that is not a browser (curl, an SDK), or with the admin token in the x-admin-token header.` };
   }
   return { ok: true };
 }
