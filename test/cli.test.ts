@@ -109,3 +109,60 @@ describe("the CLI's heap limits", () => {
     expect(heapLimits('--no-freeze-flags-after-init --freeze_flags_after_init', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: false });
   });
 });
+
+describe('the CLI reads its options from the environment too', () => {
+  it('takes every option from MGM_* variables', async () => {
+    const cli = await spawnCli([], {
+      MGM_HOST: '0.0.0.0',
+      MGM_ADMIN_TOKEN: 'env-admin-token',
+      MGM_TOKEN: 'sk-env-a, sk-env-b',
+      MGM_STRICT: '1',
+      MGM_MAX_BODY: '1000',
+    });
+    try {
+      // A generated admin token would be random: this one is the variable's.
+      expect(cli.output()).toContain('admin token (needed for /__admin and the console from other machines): env-admin-token');
+      expect(cli.output()).toContain('token: sk-env-a, sk-env-b');
+      const port = new URL(cli.url).port;
+      const client = new OpenAI({ apiKey: 'sk-env-b', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+      // MGM_STRICT: an unmatched request gets the near-miss 404.
+      const strict = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      expect(strict.status).toBe(404);
+      // MGM_MAX_BODY.
+      const big = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }).catch((e) => e);
+      expect(big.status).toBe(413);
+      expect((await fetch(`http://127.0.0.1:${port}/__admin/requests`, { headers: { 'x-admin-token': 'env-admin-token' } })).status).toBe(200);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('lets a flag win over its variable', async () => {
+    const embed = async (url: string) => (await new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }).embeddings.create({ model: 'text-embedding-3-small', input: 'seeded' })).data[0].embedding;
+    const servers = await Promise.all([spawnCli(['--seed', '6'], { MGM_SEED: '5' }), spawnCli(['--seed', '6']), spawnCli([], { MGM_SEED: '5' }), spawnCli(['--seed', '5'])]);
+    try {
+      const [both, flag6, env5, flag5] = await Promise.all(servers.map((s) => embed(s.url)));
+      expect(both).toEqual(flag6);
+      expect(env5).toEqual(flag5);
+      expect(env5).not.toEqual(flag6);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+  }, 60_000);
+
+  it('names the variable, not a flag, when its value is wrong', async () => {
+    const port = await runCli([], { MGM_PORT: 'abc' });
+    expect(port.code).toBe(2);
+    expect(port.output).toContain('MGM_PORT must be an integer');
+    const strict = await runCli([], { MGM_STRICT: 'yes' });
+    expect(strict.code).toBe(2);
+    expect(strict.output).toContain('MGM_STRICT must be 1 or true (on) or 0 or false (off), got "yes"');
+  });
+
+  it('documents the variables in --help', async () => {
+    const { output } = await runCli(['--help']);
+    expect(output).toContain('MGM_PORT');
+    expect(output).toContain('MGM_ADMIN_TOKEN');
+    expect(output).toContain('A flag wins');
+  });
+});
