@@ -2,9 +2,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
-import { runCli, spawnCli } from './helpers/cli.ts';
+import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
+import { socketSuites } from './helpers/modes.ts';
+import { SHUTDOWN_GRACE_MS, stopOnSignal } from '../src/shutdown.ts';
 import { heapLimits } from '../src/transport/heap-size.ts';
 
 describe('model-gateway-mock CLI', () => {
@@ -164,5 +167,96 @@ describe('the CLI reads its options from the environment too', () => {
     expect(output).toContain('MGM_PORT');
     expect(output).toContain('MGM_ADMIN_TOKEN');
     expect(output).toContain('A flag wins');
+  });
+});
+
+describe('stop signals', () => {
+  // The handler itself, with a close that never settles (requests still in flight) and fake timers:
+  // what happens is shown by order and counted calls, not by the clock.
+  const never = () => new Promise<void>(() => {});
+
+  it('exits at once on a second signal, however the first is getting on', () => {
+    const exits: number[] = [];
+    const stop = stopOnSignal(never, (code) => void exits.push(code));
+    stop();
+    expect(exits).toEqual([]);
+    stop();
+    expect(exits).toEqual([0]);
+  });
+
+  it('exits after the grace period even if closing never ends, and not before', () => {
+    vi.useFakeTimers();
+    try {
+      const exits: number[] = [];
+      stopOnSignal(never, (code) => void exits.push(code))();
+      vi.advanceTimersByTime(SHUTDOWN_GRACE_MS - 1);
+      expect(exits).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(exits).toEqual([0]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('exits as soon as closing ends, or fails', async () => {
+    for (const close of [() => Promise.resolve(), () => Promise.reject(new Error('gone')), (): Promise<void> => { throw new Error('sync'); }]) {
+      const exited = new Promise<number>((resolve) => stopOnSignal(close, resolve)());
+      expect(await exited).toBe(0);
+    }
+  });
+});
+
+describe.runIf(socketSuites)('shutdown of the CLI', () => {
+  /** Waits for the child's exit, and records it in `order`. */
+  const exitOf = (cli: Spawned, order: string[]) => new Promise<number | null>((resolve) => cli.child.once('exit', (code) => (order.push('exit'), resolve(code))));
+
+  it('exits on SIGTERM mid-stream, before the stream could end: the client sees it cut', async () => {
+    const cli = await spawnCli();
+    const order: string[] = [];
+    // A time to first token no run reaches: the stream can only end by the server going away.
+    const res = await fetch(`${cli.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'x-mock-latency': 'ttft=3600000' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a long answer please' }], stream: true }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reading = res.text().then(
+      (text) => (order.push('stream ended'), text),
+      (error: Error) => (order.push('stream cut'), error),
+    );
+    const exited = exitOf(cli, order);
+    cli.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const result = await reading;
+    // Ended without its last event, or cut: never a complete reply.
+    expect(typeof result === 'string' ? result : '').not.toContain('[DONE]');
+    // The server ends the stream, then exits: both happened, and the reply never completed.
+    expect(order.sort()).toEqual(['exit', 'stream cut']);
+  });
+
+  it('exits on SIGTERM while a costly request is being served, before its reply is complete', async () => {
+    const cli = await spawnCli();
+    const order: string[] = [];
+    // 1000 inputs to the largest embedding model: 3 million numbers to compute and write.
+    const body = JSON.stringify({ model: 'text-embedding-3-large', input: Array.from({ length: 1000 }, (_, i) => `input number ${i}: ${'words to embed '.repeat(20)}`) });
+    const { port } = new URL(cli.url);
+    let flushed!: () => void;
+    const sent = new Promise<void>((resolve) => (flushed = resolve));
+    const reply = new Promise<string>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/embeddings', method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let size = 0;
+        res.on('data', (c: Buffer) => (size += c.length));
+        res.once('end', () => (order.push(res.complete ? 'reply complete' : 'reply cut'), resolve(`${res.complete ? 'complete' : 'cut'} after ${size} bytes`)));
+        res.once('error', () => (order.push('reply cut'), resolve(`cut after ${size} bytes`)));
+      });
+      req.once('error', (error) => (order.push('reply cut'), resolve(`cut: ${error.message}`)));
+      req.end(body, () => flushed());
+    });
+    await sent;
+    const exited = exitOf(cli, order);
+    cli.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(await reply).toMatch(/^cut/);
+    expect(order.sort()).toEqual(['exit', 'reply cut']);
   });
 });
