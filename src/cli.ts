@@ -3,6 +3,8 @@ import { startLoopStats } from './transport/loop-stats.ts';
 import { limitHeapGrowth } from './transport/heap-size.ts';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { fixtureFolderProblem } from './cli-checks.ts';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { parseLatency } from './core/timing.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './runtime.ts';
@@ -104,11 +106,30 @@ function withEnv<V extends Record<string, unknown>>(values: V, env: NodeJS.Proce
   return out as V;
 }
 
-function integer(name: string, raw: string | undefined, min: number): number | undefined {
+/** A whole number from `min` up (to `max`, when given); `accepts` says what else the option takes. */
+function integer(name: string, raw: string | undefined, min: number, max?: number, accepts = ''): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) fail(`${source(name)} must be an integer >= ${min}, got "${raw}"`);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
+    fail(`${source(name)} must be ${max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`}${accepts}, got "${raw}"`);
+  }
   return value;
+}
+
+/** The PEM text of `--name`'s file, checked with `parse` so that a bad file is named, not OpenSSL's words. */
+function pemFile(name: string, path: string, what: string, parse: (pem: string) => unknown): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    fail(`${source(name)}: cannot read "${path}" (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    parse(text);
+  } catch (error) {
+    fail(`${source(name)}: "${path}" is not a PEM ${what} (a file starting with "-----BEGIN ${what === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----"): ${(error as Error).message}`);
+  }
+  return text;
 }
 
 async function main(): Promise<void> {
@@ -132,8 +153,10 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`${source('latency')}: ${(error as Error).message}`);
   }
-  const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0);
+  const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
   let fixtures;
+  const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
+  if (folder) fail(folder);
   try {
     // yaml and the loader only when there are fixture files to read.
     fixtures = values.fixtures === undefined ? undefined : (await import('./fixtures/load.ts')).loadFixtureDir(values.fixtures);
@@ -149,19 +172,18 @@ async function main(): Promise<void> {
   if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined)) fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
   const record = values.record === undefined ? undefined : { dir: values.record, upstreams, redactPaths: values['redact-path'], maxBytes: integer('record-max-bytes', values['record-max-bytes'], 1) };
 
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail('--tls-cert and --tls-key go together');
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail(`${source(values['tls-cert'] === undefined ? 'tls-key' : 'tls-cert')} needs ${source(values['tls-cert'] === undefined ? 'tls-cert' : 'tls-key')} too: a PEM certificate and its private key go together`);
   let tls: boolean | { cert: string; key: string } | undefined = values.tls;
   if (values['tls-cert'] !== undefined) {
-    try {
-      tls = { cert: readFileSync(values['tls-cert'], 'utf8'), key: readFileSync(values['tls-key']!, 'utf8') };
-    } catch (error) {
-      fail(`--tls-cert/--tls-key: ${(error as Error).message}`);
-    }
+    tls = {
+      cert: pemFile('tls-cert', values['tls-cert'], 'certificate', (pem) => new X509Certificate(pem)),
+      key: pemFile('tls-key', values['tls-key']!, 'private key', (pem) => createPrivateKey(pem)),
+    };
   }
 
   const server = await startServer({
     tls,
-    port: integer('port', values.port, 0) ?? 4010,
+    port: integer('port', values.port, 0, 65535, ' (0 picks a free port)') ?? 4010,
     host: values.host,
     adminToken: values['admin-token'],
     seed: integer('seed', values.seed, 0),

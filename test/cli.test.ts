@@ -2,6 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
@@ -9,6 +10,10 @@ import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { SHUTDOWN_GRACE_MS, stopOnSignal } from '../src/shutdown.ts';
 import { heapLimits } from '../src/transport/heap-size.ts';
+
+// A file that is no PEM at all, for the TLS flags.
+const NOT_PEM = join(mkdtempSync(join(tmpdir(), 'mgm-pem-')), 'not.pem');
+writeFileSync(NOT_PEM, 'not a certificate\n');
 
 describe('model-gateway-mock CLI', () => {
   it('prints help listing every flag', async () => {
@@ -21,6 +26,19 @@ describe('model-gateway-mock CLI', () => {
     [['--bogus'], /Unknown option '--bogus'/],
     [['--port', 'abc'], /--port must be an integer/],
     [['--latency', 'ttft=fast'], /--latency: invalid latency "ttft=fast"/],
+    // Each message names the flag, the value and what is accepted.
+    [['--clock', 'tomorrow'], /--clock must be an integer >= 0 \(Unix seconds\), fixed or real, got "tomorrow"/],
+    [['--port', '99999'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "99999"/],
+    [['--port=-1'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "-1"/],
+    [['--fixtures', '/no/such/folder'], /--fixtures: no folder "\/no\/such\/folder" \(it takes a folder of \*\.json, \*\.yaml and \*\.yml fixture files\)/],
+    [['--fixtures', fileURLToPath(import.meta.url)], /--fixtures: ".*cli\.test\.ts" is a file; it takes a folder/],
+    [['--tls-cert', 'cert.pem'], /--tls-cert needs --tls-key too/],
+    [['--tls-cert', NOT_PEM, '--tls-key', NOT_PEM], new RegExp(`--tls-cert: "${NOT_PEM}" is not a PEM certificate \\(a file starting with "-----BEGIN CERTIFICATE-----"\\)`)],
+    [['--tls-cert', '/no/such.pem', '--tls-key', NOT_PEM], /--tls-cert: cannot read "\/no\/such.pem" \(ENOENT\)/],
+    [['verify', '--fixtures', '.'], /verify needs --upstream <url> \(the real service to compare with\)/],
+    [['verify', '--upstream', 'https://api.openai.com'], /verify needs --fixtures <dir>/],
+    [['verify', '--fixtures', '/no/such/folder', '--upstream', 'https://api.openai.com'], /--fixtures: no folder "\/no\/such\/folder"/],
+    [['verify', '--fixtures', '.', '--upstream', 'api.openai.com'], /--upstream: not a URL: "api.openai.com"/],
   ])('stops on bad flags %j', async (args, message) => {
     const { code, output } = await runCli(args);
     expect(code).toBe(2);

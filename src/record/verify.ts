@@ -5,6 +5,7 @@ import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../fixtures/types.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
 import { rewrittenSearch } from '../auth/tokens.ts';
+import { fixtureFolderProblem } from '../cli-checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
 export function shapeOf(value: unknown, path = '$', out = new Map<string, string>()): Map<string, string> {
@@ -103,13 +104,19 @@ export async function verifyMain(args: string[]): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (!values.fixtures || !values.upstream || !URL.canParse(values.upstream)) {
-    process.stderr.write(USAGE);
+  const missing = [!values.fixtures && '--fixtures <dir> (the folder of recorded fixtures)', !values.upstream && '--upstream <url> (the real service to compare with)'].filter(Boolean);
+  const problem = missing.length
+    ? `verify needs ${missing.join(' and ')}`
+    : !URL.canParse(values.upstream!)
+      ? `--upstream: not a URL: "${values.upstream}" (e.g. https://api.openai.com)`
+      : fixtureFolderProblem('--fixtures', values.fixtures!);
+  if (problem) {
+    process.stderr.write(`model-gateway-mock: ${problem}\n${USAGE}`);
     return 2;
   }
   let fixtures: Fixture[];
   try {
-    fixtures = loadFixtureDir(values.fixtures);
+    fixtures = loadFixtureDir(values.fixtures!);
   } catch (error) {
     process.stderr.write(`--fixtures: ${(error as Error).message}\n`);
     return 2;
@@ -119,7 +126,7 @@ export async function verifyMain(args: string[]): Promise<number> {
   let checked = 0;
   for (const fixture of fixtures.filter((f) => f.recorded)) {
     checked++;
-    const drift = await verifyFixture(fixture, values.upstream, key).catch((error: Error) => [`request failed: ${error.message}`]);
+    const drift = await verifyFixture(fixture, values.upstream!, key).catch((error: Error) => [`request failed: ${error.message}`]);
     if (!drift.length) continue;
     drifted++;
     process.stdout.write(`${fixture.name}: drifted\n${drift.map((d) => `  ${d}\n`).join('')}`);
