@@ -185,6 +185,10 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(deleted.status).toBe(200);
     const tokens = (await (await fetch(`${cli.url}/__admin/tokens`)).json()) as { tokens: { token: string }[] };
     expect(tokens.tokens.map((t) => t.token)).not.toContain('sk-curl-token');
+    // A body that is not JSON gets a 400 that says so (in JSON).
+    const form = await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=sk-form' });
+    expect(form.status).toBe(400);
+    expect((await form.json()).error).toMatch(/^The body is not JSON/);
   });
 
   it('answers no cross-origin preflight for the control plane, so a page cannot send JSON to it', async () => {

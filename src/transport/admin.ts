@@ -179,6 +179,8 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   });
 
   // Malformed JSON and the like: the control plane answers in its own JSON, never with an HTML page.
-  router.use((error: Error & { status?: number }, _req: Request, res: Response, _next: () => void) => fail(res, error.status ?? 500, error.message));
+  router.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: () => void) =>
+    fail(res, error.status ?? 500, error.type === 'entity.parse.failed' ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}` : error.message),
+  );
   return router;
 }
