@@ -112,7 +112,7 @@ const once = () => new Promise((resolve) => {
   const started = performance.now();
   const done = (ok) => { if (!ok) failures++; latencies.push(performance.now() - started); resolve(); };
   const { url, method, headers, body } = workerData.target;
-  const req = http.request(url, { agent, method, headers, timeout: 10000 }, (res) => {
+  const req = http.request(url, { agent, method, headers, timeout: 60000 }, (res) => {
     res.resume();
     res.once('end', () => done(res.statusCode === 200));
   });
