@@ -29,6 +29,8 @@ WORKDIR /home/node
 EXPOSE 4010
 # The slim image has no curl: Node's fetch asks the control plane.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:4010/__admin/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.MGM_PORT || 4010) + '/__admin/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Host and port as variables, not flags, so that `docker run -e MGM_PORT=…` (or any MGM_* option) takes effect.
+ENV MGM_HOST=0.0.0.0 MGM_PORT=4010
 # The CLI stops cleanly on SIGTERM (docker stop); arguments given to `docker run` are appended.
-ENTRYPOINT ["model-gateway-mock", "--host", "0.0.0.0", "--port", "4010"]
+ENTRYPOINT ["model-gateway-mock"]

@@ -20,8 +20,11 @@ const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Hang detectors only, far above any normal run, so a machine whose cores are busy never trips
+    // them; no test bounds time (expect.poll's own default, 1 s, would be such a bound).
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    expect: { poll: { timeout: 60_000 } },
     // happy-dom's fetch closes a response body's web stream again after the reader cancelled it (the openai SDK
     // cancels bodies it is done with): an uncaught ERR_INVALID_STATE from happy-dom's own code, harmless to the
     // test. Ignore exactly that one; every other unhandled error still fails the run.

@@ -3,9 +3,12 @@ import { startLoopStats } from './transport/loop-stats.ts';
 import { limitHeapGrowth } from './transport/heap-size.ts';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { fixtureFolderProblem } from './cli-checks.ts';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { parseLatency } from './core/timing.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './runtime.ts';
+import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
@@ -36,6 +39,11 @@ Usage: model-gateway-mock [options]
   -h, --help          show this help
   -v, --version       show the version
 
+Every option can be set in the environment instead: MGM_ and its name in capitals, dashes as
+underscores (MGM_PORT=8080, MGM_ADMIN_TOKEN=..., MGM_UPSTREAM_OPENAI=...); a repeatable option takes
+a comma-separated list (MGM_TOKEN=sk-a,sk-b), a switch 1/true or 0/false (MGM_STRICT=1). A flag wins
+over its variable.
+
 Memory: the server stops V8's young generation at about 32 MiB and lets its old generation grow by
 100% between full collections; NODE_OPTIONS=--max-semi-space-size=<MiB> (half the young generation)
 sizes the first your way, and a heap limit under 2 GiB (--max-old-space-size) leaves the second to V8.
@@ -46,11 +54,82 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function integer(name: string, raw: string | undefined, min: number): number | undefined {
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'admin-token': { type: 'string' },
+  seed: { type: 'string' },
+  token: { type: 'string', multiple: true },
+  fixtures: { type: 'string' },
+  latency: { type: 'string' },
+  clock: { type: 'string' },
+  'max-body': { type: 'string' },
+  strict: { type: 'boolean' },
+  record: { type: 'string' },
+  upstream: { type: 'string' },
+  'upstream-openai': { type: 'string' },
+  'upstream-anthropic': { type: 'string' },
+  'upstream-gemini': { type: 'string' },
+  'redact-path': { type: 'string', multiple: true },
+  'record-max-bytes': { type: 'string' },
+  tls: { type: 'boolean' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+type Name = keyof typeof OPTIONS;
+/** The variable that sets `--name`: MGM_ and the name in capitals, dashes as underscores. */
+const envName = (name: string) => `MGM_${name.toUpperCase().replace(/-/g, '_')}`;
+/** Where each value came from, so that a message names what the user actually set. */
+const fromEnv = new Set<string>();
+const source = (name: string) => (fromEnv.has(name) ? envName(name) : `--${name}`);
+
+/** `values` with every option the command line left unset taken from its environment variable. */
+function withEnv<V extends Record<string, unknown>>(values: V, env: NodeJS.ProcessEnv): V {
+  const out: Record<string, unknown> = { ...values };
+  for (const [name, spec] of Object.entries(OPTIONS) as [Name, (typeof OPTIONS)[Name]][]) {
+    const raw = env[envName(name)];
+    if (name === 'help' || name === 'version' || out[name] !== undefined || raw === undefined) continue;
+    fromEnv.add(name);
+    if (spec.type === 'boolean') {
+      const flag = raw.trim().toLowerCase();
+      if (!['1', 'true', '0', 'false', ''].includes(flag)) fail(`${envName(name)} must be 1 or true (on) or 0 or false (off), got "${raw}"`);
+      out[name] = flag === '1' || flag === 'true';
+    } else if ('multiple' in spec) {
+      out[name] = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    } else {
+      out[name] = raw;
+    }
+  }
+  return out as V;
+}
+
+/** A whole number from `min` up (to `max`, when given); `accepts` says what else the option takes. */
+function integer(name: string, raw: string | undefined, min: number, max?: number, accepts = ''): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
+    fail(`${source(name)} must be ${max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`}${accepts}, got "${raw}"`);
+  }
   return value;
+}
+
+/** The PEM text of `--name`'s file, checked with `parse` so that a bad file is named, not OpenSSL's words. */
+function pemFile(name: string, path: string, what: string, parse: (pem: string) => unknown): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    fail(`${source(name)}: cannot read "${path}" (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    parse(text);
+  } catch (error) {
+    fail(`${source(name)}: "${path}" is not a PEM ${what} (a file starting with "-----BEGIN ${what === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----"): ${(error as Error).message}`);
+  }
+  return text;
 }
 
 async function main(): Promise<void> {
@@ -59,35 +138,11 @@ async function main(): Promise<void> {
   startLoopStats();
   let values;
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'admin-token': { type: 'string' },
-        seed: { type: 'string' },
-        token: { type: 'string', multiple: true },
-        fixtures: { type: 'string' },
-        latency: { type: 'string' },
-        clock: { type: 'string' },
-        'max-body': { type: 'string' },
-        strict: { type: 'boolean' },
-        record: { type: 'string' },
-        upstream: { type: 'string' },
-        'upstream-openai': { type: 'string' },
-        'upstream-anthropic': { type: 'string' },
-        'upstream-gemini': { type: 'string' },
-        'redact-path': { type: 'string', multiple: true },
-        'record-max-bytes': { type: 'string' },
-        tls: { type: 'boolean' },
-        'tls-cert': { type: 'string' },
-        'tls-key': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    }));
+    ({ values } = parseArgs({ options: OPTIONS }));
   } catch (error) {
     fail(`${(error as Error).message}\n\n${HELP}`);
   }
+  values = withEnv(values, process.env);
   if (values.help) return void process.stdout.write(HELP);
   if (values.version) return void process.stdout.write(`${pkg.version}\n`);
   limitHeapGrowth();
@@ -96,38 +151,39 @@ async function main(): Promise<void> {
   try {
     latency = values.latency === undefined ? undefined : parseLatency(values.latency);
   } catch (error) {
-    fail(`--latency: ${(error as Error).message}`);
+    fail(`${source('latency')}: ${(error as Error).message}`);
   }
-  const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0);
+  const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
   let fixtures;
+  const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
+  if (folder) fail(folder);
   try {
     // yaml and the loader only when there are fixture files to read.
     fixtures = values.fixtures === undefined ? undefined : (await import('./fixtures/load.ts')).loadFixtureDir(values.fixtures);
   } catch (error) {
-    fail(`--fixtures: ${(error as Error).message}`);
+    fail(`${source('fixtures')}: ${(error as Error).message}`);
   }
 
   const upstreams = { default: values.upstream, openai: values['upstream-openai'], anthropic: values['upstream-anthropic'], gemini: values['upstream-gemini'] };
   for (const [name, url] of Object.entries(upstreams)) {
-    if (url !== undefined && !URL.canParse(url)) fail(`--upstream${name === 'default' ? '' : `-${name}`}: not a URL: "${url}"`);
+    if (url !== undefined && !URL.canParse(url)) fail(`${source(name === 'default' ? 'upstream' : `upstream-${name}`)}: not a URL: "${url}"`);
   }
   if (values.record === undefined && Object.values(upstreams).some((u) => u !== undefined)) fail('--upstream options need --record <dir>');
   if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined)) fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
   const record = values.record === undefined ? undefined : { dir: values.record, upstreams, redactPaths: values['redact-path'], maxBytes: integer('record-max-bytes', values['record-max-bytes'], 1) };
 
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail('--tls-cert and --tls-key go together');
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail(`${source(values['tls-cert'] === undefined ? 'tls-key' : 'tls-cert')} needs ${source(values['tls-cert'] === undefined ? 'tls-cert' : 'tls-key')} too: a PEM certificate and its private key go together`);
   let tls: boolean | { cert: string; key: string } | undefined = values.tls;
   if (values['tls-cert'] !== undefined) {
-    try {
-      tls = { cert: readFileSync(values['tls-cert'], 'utf8'), key: readFileSync(values['tls-key']!, 'utf8') };
-    } catch (error) {
-      fail(`--tls-cert/--tls-key: ${(error as Error).message}`);
-    }
+    tls = {
+      cert: pemFile('tls-cert', values['tls-cert'], 'certificate', (pem) => new X509Certificate(pem)),
+      key: pemFile('tls-key', values['tls-key']!, 'private key', (pem) => createPrivateKey(pem)),
+    };
   }
 
   const server = await startServer({
     tls,
-    port: integer('port', values.port, 0) ?? 4010,
+    port: integer('port', values.port, 0, 65535, ' (0 picks a free port)') ?? 4010,
     host: values.host,
     adminToken: values['admin-token'],
     seed: integer('seed', values.seed, 0),
@@ -148,14 +204,9 @@ async function main(): Promise<void> {
       (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
       (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : ''),
   );
-  // Stop accepting, end open streams, exit: within a second even under load; a second signal exits at once.
-  let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(0);
-    stopping = true;
-    setTimeout(() => process.exit(0), 1000);
-    void server.close().then(() => process.exit(0));
-  };
+  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
+  // signal exits at once.
+  const stop = stopOnSignal(() => server.close());
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -2,10 +2,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
-import { runCli, spawnCli } from './helpers/cli.ts';
+import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
+import { socketSuites } from './helpers/modes.ts';
+import { SHUTDOWN_GRACE_MS, stopOnSignal } from '../src/shutdown.ts';
 import { heapLimits } from '../src/transport/heap-size.ts';
+
+// A file that is no PEM at all, for the TLS flags.
+const NOT_PEM = join(mkdtempSync(join(tmpdir(), 'mgm-pem-')), 'not.pem');
+writeFileSync(NOT_PEM, 'not a certificate\n');
 
 describe('model-gateway-mock CLI', () => {
   it('prints help listing every flag', async () => {
@@ -18,6 +26,19 @@ describe('model-gateway-mock CLI', () => {
     [['--bogus'], /Unknown option '--bogus'/],
     [['--port', 'abc'], /--port must be an integer/],
     [['--latency', 'ttft=fast'], /--latency: invalid latency "ttft=fast"/],
+    // Each message names the flag, the value and what is accepted.
+    [['--clock', 'tomorrow'], /--clock must be an integer >= 0 \(Unix seconds\), fixed or real, got "tomorrow"/],
+    [['--port', '99999'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "99999"/],
+    [['--port=-1'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "-1"/],
+    [['--fixtures', '/no/such/folder'], /--fixtures: no folder "\/no\/such\/folder" \(it takes a folder of \*\.json, \*\.yaml and \*\.yml fixture files\)/],
+    [['--fixtures', fileURLToPath(import.meta.url)], /--fixtures: ".*cli\.test\.ts" is a file; it takes a folder/],
+    [['--tls-cert', 'cert.pem'], /--tls-cert needs --tls-key too/],
+    [['--tls-cert', NOT_PEM, '--tls-key', NOT_PEM], new RegExp(`--tls-cert: "${NOT_PEM}" is not a PEM certificate \\(a file starting with "-----BEGIN CERTIFICATE-----"\\)`)],
+    [['--tls-cert', '/no/such.pem', '--tls-key', NOT_PEM], /--tls-cert: cannot read "\/no\/such.pem" \(ENOENT\)/],
+    [['verify', '--fixtures', '.'], /verify needs --upstream <url> \(the real service to compare with\)/],
+    [['verify', '--upstream', 'https://api.openai.com'], /verify needs --fixtures <dir>/],
+    [['verify', '--fixtures', '/no/such/folder', '--upstream', 'https://api.openai.com'], /--fixtures: no folder "\/no\/such\/folder"/],
+    [['verify', '--fixtures', '.', '--upstream', 'api.openai.com'], /--upstream: not a URL: "api.openai.com"/],
   ])('stops on bad flags %j', async (args, message) => {
     const { code, output } = await runCli(args);
     expect(code).toBe(2);
@@ -107,5 +128,153 @@ describe("the CLI's heap limits", () => {
     expect(heapLimits('--freeze-flags-after-init', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: false });
     expect(heapLimits('--no-freeze-flags-after-init', 4 * GiB)).toEqual({ youngCap: true, oldGrowth: true });
     expect(heapLimits('--no-freeze-flags-after-init --freeze_flags_after_init', 4 * GiB)).toEqual({ youngCap: false, oldGrowth: false });
+  });
+});
+
+describe('the CLI reads its options from the environment too', () => {
+  it('takes every option from MGM_* variables', async () => {
+    const cli = await spawnCli([], {
+      MGM_HOST: '0.0.0.0',
+      MGM_ADMIN_TOKEN: 'env-admin-token',
+      MGM_TOKEN: 'sk-env-a, sk-env-b',
+      MGM_STRICT: '1',
+      MGM_MAX_BODY: '1000',
+    });
+    try {
+      // A generated admin token would be random: this one is the variable's.
+      expect(cli.output()).toContain('admin token (needed for /__admin and the console from other machines): env-admin-token');
+      expect(cli.output()).toContain('token: sk-env-a, sk-env-b');
+      const port = new URL(cli.url).port;
+      const client = new OpenAI({ apiKey: 'sk-env-b', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+      // MGM_STRICT: an unmatched request gets the near-miss 404.
+      const strict = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      expect(strict.status).toBe(404);
+      // MGM_MAX_BODY.
+      const big = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }).catch((e) => e);
+      expect(big.status).toBe(413);
+      expect((await fetch(`http://127.0.0.1:${port}/__admin/requests`, { headers: { 'x-admin-token': 'env-admin-token' } })).status).toBe(200);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('lets a flag win over its variable', async () => {
+    const embed = async (url: string) => (await new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }).embeddings.create({ model: 'text-embedding-3-small', input: 'seeded' })).data[0].embedding;
+    const servers = await Promise.all([spawnCli(['--seed', '6'], { MGM_SEED: '5' }), spawnCli(['--seed', '6']), spawnCli([], { MGM_SEED: '5' }), spawnCli(['--seed', '5'])]);
+    try {
+      const [both, flag6, env5, flag5] = await Promise.all(servers.map((s) => embed(s.url)));
+      expect(both).toEqual(flag6);
+      expect(env5).toEqual(flag5);
+      expect(env5).not.toEqual(flag6);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+  }, 60_000);
+
+  it('names the variable, not a flag, when its value is wrong', async () => {
+    const port = await runCli([], { MGM_PORT: 'abc' });
+    expect(port.code).toBe(2);
+    expect(port.output).toContain('MGM_PORT must be an integer');
+    const strict = await runCli([], { MGM_STRICT: 'yes' });
+    expect(strict.code).toBe(2);
+    expect(strict.output).toContain('MGM_STRICT must be 1 or true (on) or 0 or false (off), got "yes"');
+  });
+
+  it('documents the variables in --help', async () => {
+    const { output } = await runCli(['--help']);
+    expect(output).toContain('MGM_PORT');
+    expect(output).toContain('MGM_ADMIN_TOKEN');
+    expect(output).toContain('A flag wins');
+  });
+});
+
+describe('stop signals', () => {
+  // The handler itself, with a close that never settles (requests still in flight) and fake timers:
+  // what happens is shown by order and counted calls, not by the clock.
+  const never = () => new Promise<void>(() => {});
+
+  it('exits at once on a second signal, however the first is getting on', () => {
+    const exits: number[] = [];
+    const stop = stopOnSignal(never, (code) => void exits.push(code));
+    stop();
+    expect(exits).toEqual([]);
+    stop();
+    expect(exits).toEqual([0]);
+  });
+
+  it('exits after the grace period even if closing never ends, and not before', () => {
+    vi.useFakeTimers();
+    try {
+      const exits: number[] = [];
+      stopOnSignal(never, (code) => void exits.push(code))();
+      vi.advanceTimersByTime(SHUTDOWN_GRACE_MS - 1);
+      expect(exits).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(exits).toEqual([0]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('exits as soon as closing ends, or fails', async () => {
+    for (const close of [() => Promise.resolve(), () => Promise.reject(new Error('gone')), (): Promise<void> => { throw new Error('sync'); }]) {
+      const exited = new Promise<number>((resolve) => stopOnSignal(close, resolve)());
+      expect(await exited).toBe(0);
+    }
+  });
+});
+
+describe.runIf(socketSuites)('shutdown of the CLI', () => {
+  /** Waits for the child's exit, and records it in `order`. */
+  const exitOf = (cli: Spawned, order: string[]) => new Promise<number | null>((resolve) => cli.child.once('exit', (code) => (order.push('exit'), resolve(code))));
+
+  it('exits on SIGTERM mid-stream, before the stream could end: the client sees it cut', async () => {
+    const cli = await spawnCli();
+    const order: string[] = [];
+    // A time to first token no run reaches: the stream can only end by the server going away.
+    const res = await fetch(`${cli.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'x-mock-latency': 'ttft=3600000' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a long answer please' }], stream: true }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reading = res.text().then(
+      (text) => (order.push('stream ended'), text),
+      (error: Error) => (order.push('stream cut'), error),
+    );
+    const exited = exitOf(cli, order);
+    cli.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const result = await reading;
+    // Ended without its last event, or cut: never a complete reply.
+    expect(typeof result === 'string' ? result : '').not.toContain('[DONE]');
+    // The server ends the stream, then exits: both happened, and the reply never completed.
+    expect(order.sort()).toEqual(['exit', 'stream cut']);
+  });
+
+  it('exits on SIGTERM while a costly request is being served, before its reply is complete', async () => {
+    const cli = await spawnCli();
+    const order: string[] = [];
+    // 1000 inputs to the largest embedding model: 3 million numbers to compute and write.
+    const body = JSON.stringify({ model: 'text-embedding-3-large', input: Array.from({ length: 1000 }, (_, i) => `input number ${i}: ${'words to embed '.repeat(20)}`) });
+    const { port } = new URL(cli.url);
+    let flushed!: () => void;
+    const sent = new Promise<void>((resolve) => (flushed = resolve));
+    const reply = new Promise<string>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/embeddings', method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let size = 0;
+        res.on('data', (c: Buffer) => (size += c.length));
+        res.once('end', () => (order.push(res.complete ? 'reply complete' : 'reply cut'), resolve(`${res.complete ? 'complete' : 'cut'} after ${size} bytes`)));
+        res.once('error', () => (order.push('reply cut'), resolve(`cut after ${size} bytes`)));
+      });
+      req.once('error', (error) => (order.push('reply cut'), resolve(`cut: ${error.message}`)));
+      req.end(body, () => flushed());
+    });
+    await sent;
+    const exited = exitOf(cli, order);
+    cli.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(await reply).toMatch(/^cut/);
+    expect(order.sort()).toEqual(['exit', 'reply cut']);
   });
 });

@@ -315,7 +315,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await playground.waitForFunction(() => /output tokens/.test(document.querySelector('#usage')!.textContent!));
     expect(await playground.getAttribute('#reply', 'class')).toBe('output');
     // The use shows on the tokens page without reloading it.
-    await expect.poll(() => row.locator('td').nth(3).textContent(), { timeout: 5000 }).toBe('1');
+    await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('1');
     // A model outside the token's scope is refused with the gateway's 403.
     await playground.selectOption('#model', 'gpt-4o');
     await playground.click('#send');

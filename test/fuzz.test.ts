@@ -1,7 +1,8 @@
 // Property-based fuzzing of every format's endpoints (and, over a socket, the control plane):
 // well-formed and mutated bodies, odd unicode, long unbroken strings, deep nesting, odd headers,
 // query strings and methods. Every answer must be a valid reply or the route's vendor error with a
-// 4xx (a 5xx only where x-mock-status forced it); no crash, no hang; /__admin/health stays fast.
+// 4xx (a 5xx only where x-mock-status forced it); no crash, no hang; /__admin/health keeps answering.
+// Nothing is timed (bench:fuzz prints latencies): the limits below only detect a hang.
 // FUZZ_RUNS (cases per format), FUZZ_SEED, FUZZ_MAX_STRING, FUZZ_REQUEST_MS and FUZZ_PROPERTY_MS tune a run; a failure
 // prints the seed and path that replay it (fast-check's report).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,15 +12,19 @@ import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { adminRequests, anthropicRequests, changesState, geminiRequests, openaiRequests, type FuzzRequest } from './helpers/fuzz/requests.ts';
 import { checkAnswer, describe as describeRequest, type Answer } from './helpers/fuzz/verdict.ts';
-import { formatStats, healthProbe, sendInProcess, sendSocket, type ProbeStats } from './helpers/fuzz/harness.ts';
+import { healthProbe, sendInProcess, sendSocket, type ProbeStats } from './helpers/fuzz/harness.ts';
 
 // Under msw 2 (the second in-process project) a quarter of the runs: enough to show it still holds.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000) / (process.env.GATEWAY_TEST_MSW_MAJOR === '2' ? 4 : 1);
 const SOCKET_RUNS = Number(process.env.FUZZ_SOCKET_RUNS ?? Math.ceil(RUNS / 2));
 const SEED = process.env.FUZZ_SEED === undefined ? 20261123 : Number(process.env.FUZZ_SEED);
-/** A property that runs longer than this (cases and shrinking) fails: a hang detector for the whole run. */
-const PROPERTY_MS = Number(process.env.FUZZ_PROPERTY_MS ?? 120_000);
-const TIMEOUT = PROPERTY_MS + 60_000;
+/**
+ * Set, a property that runs longer than this (cases and shrinking) fails. Unset (the suite), every case
+ * runs however busy the machine: each request has its own hang detector, and the test's timeout
+ * below is only there to end a run that hangs.
+ */
+const PROPERTY_MS = process.env.FUZZ_PROPERTY_MS === undefined ? undefined : Number(process.env.FUZZ_PROPERTY_MS);
+const TIMEOUT = (PROPERTY_MS ?? 1_800_000) + 60_000;
 
 const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
@@ -43,7 +48,7 @@ async function run(arb: fc.Arbitrary<FuzzRequest>, runs: number, send: (r: FuzzR
         await after?.(r);
       }
     }),
-    { numRuns: runs, seed: SEED, plugins: [fc.interruptAfterTimeLimit(PROPERTY_MS, { failOnInterrupt: true })] },
+    { numRuns: runs, seed: SEED, plugins: PROPERTY_MS === undefined ? [] : [fc.interruptAfterTimeLimit(PROPERTY_MS, { failOnInterrupt: true })] },
   );
 }
 
@@ -92,18 +97,6 @@ describe('fuzz (in-process)', () => {
   }, TIMEOUT);
 });
 
-/** The slowest socket requests, to name what held the server up. */
-const slowest: { ms: number; what: string }[] = [];
-async function timed(send: Promise<Answer | undefined>, r: FuzzRequest): Promise<Answer | undefined> {
-  const started = performance.now();
-  try {
-    return await send;
-  } finally {
-    slowest.push({ ms: performance.now() - started, what: describeRequest(r).slice(0, 160) });
-    slowest.sort((a, b) => b.ms - a.ms).splice(5);
-  }
-}
-
 describe.runIf(socketSuites)('fuzz (socket)', () => {
   let cli: Spawned;
   let probe: { stop(): Promise<ProbeStats> };
@@ -131,7 +124,7 @@ describe.runIf(socketSuites)('fuzz (socket)', () => {
   });
 
   it.each(formats)('%s: every answer is a valid reply or the vendor error', async (_name, arb) => {
-    await run(arb, SOCKET_RUNS, (r) => timed(sendSocket(cli.url, r), r));
+    await run(arb, SOCKET_RUNS, (r) => sendSocket(cli.url, r));
   }, TIMEOUT);
 
   it('the control plane: every answer is JSON, 2xx or 4xx', async () => {
@@ -139,18 +132,16 @@ describe.runIf(socketSuites)('fuzz (socket)', () => {
     const reset = async (r: FuzzRequest) => {
       if (changesState(r)) await fetch(`${cli.url}/__admin/reset`, { method: 'POST' });
     };
-    await run(adminRequests, Math.ceil(SOCKET_RUNS / 2), (r) => timed(sendSocket(cli.url, r), r), reset);
+    await run(adminRequests, Math.ceil(SOCKET_RUNS / 2), (r) => sendSocket(cli.url, r), reset);
   }, TIMEOUT);
 
-  it('the server is alive, no stream is left open, and /__admin/health stayed fast throughout', async () => {
+  it('the server is alive, no stream is left open, and /__admin/health kept answering throughout', async () => {
     const stats = await probe.stop();
     probe = { stop: async () => stats };
-    console.log(`fuzz (socket): /__admin/health during the run: ${formatStats(stats)}\nslowest requests:\n${slowest.map((s) => `  ${s.ms.toFixed(0)} ms ${s.what}`).join('\n')}`);
     expect(cli.child.exitCode).toBeNull();
     const meta = (await (await fetch(`${cli.url}/__admin/requests?limit=1`)).json()).meta;
     expect(meta.activeStreams).toBe(0);
     expect(stats.failures).toBe(0);
-    // A hang detector, not a performance bound.
-    expect(stats.max).toBeLessThan(1_000);
+    expect(stats.count).toBeGreaterThan(0);
   });
 });

@@ -1,17 +1,17 @@
 // Long unbroken strings, the tokenizer's worst case, over a real socket: a 1 MB run of one letter,
 // 1 MB of base64 and 300 KB of CJK without spaces, in each format's endpoints. Each is answered (or
-// refused with the vendor's 400) at once, while another client's requests keep being served.
-// Each case has its own server, so one that hangs cannot spoil the next (it is killed, not asked).
+// refused with the vendor's 400), while another client's requests keep being served. Nothing here is
+// timed: the proof is the order in which answers arrive (the other client is answered while the big
+// request is still being processed) and that every answer arrives at all. A generous abort is only a
+// hang detector. Each case has its own server, so one that hangs cannot spoil the next.
+import { request as httpRequest, Agent } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
-import { formatStats, latencyProbe } from './helpers/fuzz/harness.ts';
-import { checkAnswer } from './helpers/fuzz/verdict.ts';
+import { checkAnswer, type Answer } from './helpers/fuzz/verdict.ts';
 
-/** The big request's answer within this time, or it counts as a hang. */
-const ANSWER_MS = 1_000;
-/** The other client's slowest request must stay under this (a hang detector, not a performance bound). */
-const OTHER_CLIENT_MS = 2_000;
+/** Far above anything normal, even on a machine whose cores are all busy: only a hang trips it. */
+const HANG_MS = 60_000;
 
 // A fixed pseudo-random source, so the base64 input is the same on every run.
 const seeded = (n: number) => {
@@ -49,6 +49,26 @@ const routes: Route[] = [
 
 const small = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Still there?' }], max_tokens: 8 });
 
+/**
+ * Sends one POST with node:http; `flushed` resolves once the whole body has been handed to the
+ * socket, so what the test sends afterwards reaches the server after the big request is complete.
+ */
+function post(url: string, headers: Record<string, string>, body: string, agent?: Agent): { flushed: Promise<void>; answer: Promise<Answer> } {
+  let flushed!: () => void;
+  const sent = new Promise<void>((resolve) => (flushed = resolve));
+  const answer = new Promise<Answer>((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers }, signal: AbortSignal.timeout(HANG_MS) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end(body, () => flushed());
+  });
+  return { flushed: sent, answer };
+}
+
 describe.runIf(socketSuites)('hardening: long unbroken strings (socket)', () => {
   let cli: Spawned | undefined;
   afterEach(() => {
@@ -59,31 +79,46 @@ describe.runIf(socketSuites)('hardening: long unbroken strings (socket)', () => 
 
   for (const [inputName, make] of inputs) {
     for (const route of routes) {
-      it(`${route.name} with ${inputName}: answered or refused at once, other clients still served`, async () => {
+      it(`${route.name} with ${inputName}: answered or refused, other clients served while it is processed`, async () => {
         cli = await spawnCli();
-        const other = latencyProbe({ url: `${cli.url}/v1/chat/completions`, method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: small }, 5);
-        // Let the other client get going before the big request lands.
-        await new Promise((r) => setTimeout(r, 100));
+        const smallUrl = `${cli.url}/v1/chat/completions`;
+        const otherAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+        const auth = { authorization: 'Bearer sk-test' };
+        // The first API request loads the tokenizer: done before, so the big request is the only cost.
+        expect((await post(smallUrl, auth, small, otherAgent).answer).status).toBe(200);
+
         const body = JSON.stringify(route.body(make()));
-        const started = performance.now();
-        const res = await fetch(`${cli.url}${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...route.headers }, body, signal: AbortSignal.timeout(5_000) }).then(
-          async (r) => ({ status: r.status, contentType: r.headers.get('content-type') ?? '', text: await r.text() }),
-          (error: Error) => error,
+        const big = post(`${cli.url}${route.path}`, route.headers, body);
+        let bigAnswered = false;
+        const bigAnswer = big.answer.then(
+          (a) => ((bigAnswered = true), a),
+          (error: Error) => ((bigAnswered = true), error),
         );
-        const took = performance.now() - started;
-        await new Promise((r) => setTimeout(r, 50));
-        const stats = await other.stop();
-        const outcome = res instanceof Error ? `no answer (${res.name})` : `${res.status}`;
-        console.log(`${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome} in ${took.toFixed(0)} ms; other client: ${formatStats(stats)}`);
-        expect(res, `no answer within 5 s`).not.toBeInstanceOf(Error);
-        const answer = res as Exclude<typeof res, Error>;
+        await big.flushed;
+        // The other client, on its own connection, one request after another from the moment the
+        // whole big body is on its way, until the big answer is in and two more have been served.
+        const other = { before: 0, after: 0, statuses: new Set<number>() };
+        while (!bigAnswered || other.after < 2) {
+          const answer = await post(smallUrl, auth, small, otherAgent).answer;
+          other.statuses.add(answer.status);
+          if (bigAnswered) other.after++;
+          else other.before++;
+        }
+        otherAgent.destroy();
+        const res = await bigAnswer;
+        const outcome = res instanceof Error ? `no answer (${res.message})` : `${res.status}`;
+        console.log(`${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome}; the other client had ${other.before} answers while it was pending`);
+        expect(res, 'the big request got no answer (a hang, or a dropped connection)').not.toBeInstanceOf(Error);
+        const answer = res as Answer;
         expect([200, 400]).toContain(answer.status);
         // The vendor's own error body (or a valid reply), as the fuzz suite checks it.
         checkAnswer({ method: 'POST', path: route.path, headers: route.headers, aim: route.name }, answer);
-        expect(took).toBeLessThan(ANSWER_MS);
-        expect(stats.max).toBeLessThan(OTHER_CLIENT_MS);
-        expect(stats.failures).toBe(0);
-      }, 30_000);
+        expect([...other.statuses]).toEqual([200]);
+        // Served in between: at least one request sent after the whole big body was answered
+        // before the big one (a server busy with it from end to end answers the big one first).
+        expect(other.before).toBeGreaterThan(0);
+        expect(cli.child.exitCode).toBeNull();
+      }, HANG_MS * 2);
     }
   }
 });
@@ -127,10 +162,12 @@ describe.runIf(socketSuites)('hardening: schema bounds given as strings (socket)
     ['an Anthropic tool with maxLength "1e9"', '/v1/messages', { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' }, { model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { s: { type: 'string', minLength: 5, maxLength: '1e9' } }, required: ['s'] } }], tool_choice: { type: 'any' } }],
   ];
   for (const [name, path, headers, body] of cases) {
-    it(`answers ${name} at once (a 400, or a value within bounds)`, async () => {
+    it(`answers ${name} (a 400, or a value within bounds), and keeps running`, async () => {
       cli = await spawnCli();
-      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(3_000) });
-      expect(res.status).toBeLessThan(500);
-    }, 15_000);
+      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(HANG_MS) });
+      expect([200, 400]).toContain(res.status);
+      expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
+      expect(cli.child.exitCode).toBeNull();
+    }, HANG_MS * 2);
   }
 });

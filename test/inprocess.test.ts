@@ -65,7 +65,7 @@ describe('in-process gateway', () => {
 
   it.runIf(retriesWork)('answers a fixture error in OpenAI shape, and the SDK retries 500s as in production', async () => {
     gateway.use({ error: { status: 500, message: 'upstream exploded' } });
-    const retrying = new OpenAI({ apiKey: 'sk-inproc', baseURL: BASE, maxRetries: 2, timeout: 5000 });
+    const retrying = new OpenAI({ apiKey: 'sk-inproc', baseURL: BASE, maxRetries: 2, timeout: 60_000 });
     const error = await retrying.chat.completions.create(ask('boom')).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect(error.message).toContain('upstream exploded');
@@ -75,7 +75,7 @@ describe('in-process gateway', () => {
 
   it('lets a fixture error say x-should-retry: false, which the SDK obeys (the msw 2 workaround)', async () => {
     gateway.use({ error: { status: 503, message: 'down for a bit', headers: { 'x-should-retry': 'false' } } });
-    const retrying = new OpenAI({ apiKey: 'sk-inproc', baseURL: BASE, maxRetries: 2, timeout: 5000 });
+    const retrying = new OpenAI({ apiKey: 'sk-inproc', baseURL: BASE, maxRetries: 2, timeout: 60_000 });
     const error = await retrying.chat.completions.create(ask('boom')).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect(error.status).toBe(503);

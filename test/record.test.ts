@@ -11,6 +11,8 @@ import { validateFixtures } from '../src/fixtures/validate.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const TOKEN = 'sk-record-secret-4242';
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Say something recorded' }] };
@@ -173,6 +175,53 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record mode flags', ()
     expect(noRecord.code).toBe(2);
     expect(noRecord.output).toContain('--upstream options need --record');
   });
+});
+
+describe('record mode never writes a credential', () => {
+  // Every way a key travels, in any case: the one list of credential names (src/auth/tokens.ts).
+  const query = `alt=sse&key=${TOKEN}&api_key=${TOKEN}&KEY=${TOKEN}&access_token=${TOKEN}&Api-Key=${TOKEN}&admin_token=${TOKEN}`;
+
+  it('redacts every credential parameter in the recording, and verify sends none of them on', async () => {
+    const upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-record-keys-'));
+    const gateway = createGateway({ origin: 'https://gateway.test', tokens: [TOKEN], record: { dir, upstreams: { default: upstream.url } } });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      const res = await fetch(`https://gateway.test/v1beta/models/gemini-2.5-flash:streamGenerateContent?${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': TOKEN, 'proxy-authorization': `Basic ${TOKEN}`, cookie: `mgm_admin=${TOKEN}` },
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'Record my keys' }] }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+    } finally {
+      server.close();
+    }
+    try {
+      const files = Object.values(readDir(dir));
+      expect(files).toHaveLength(1);
+      expect(files[0]).not.toContain(TOKEN);
+      const recorded = JSON.parse(files[0]).recorded;
+      const params = [...new URLSearchParams(recorded.query)];
+      expect(params).toEqual([['alt', 'sse'], ...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, '[redacted]'])]);
+      // verify: the key goes in the format's header; no credential parameter reaches the service.
+      const seen: string[] = [];
+      const spy = createServer((req, res) => {
+        seen.push(`${req.url} ${req.headers['x-goog-api-key']}`);
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {}\n\n');
+      });
+      await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
+      try {
+        await runCli(['verify', '--fixtures', dir, '--upstream', `http://127.0.0.1:${(spy.address() as AddressInfo).port}`, '--api-key', 'live-key']);
+      } finally {
+        spy.close();
+      }
+      expect(seen).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse live-key']);
+    } finally {
+      await upstream.stop();
+    }
+  }, 30_000);
 });
 
 describe('record in-process (msw) against a standalone upstream', () => {

@@ -55,8 +55,7 @@ describe.runIf(socketSuites)('robustness (socket)', () => {
     expect(error.param).toBe('n');
   });
 
-  it('keeps huge schema bounds cheap: maxLength 1e8 answers at once with a valid value', async () => {
-    const started = performance.now();
+  it('keeps huge schema bounds cheap: maxLength 1e8 answers with a valid value of bounded size', async () => {
     const r = await client.chat.completions.create({
       model: 'gpt-4o',
       messages: [{ role: 'user', content: 'json please' }],
@@ -65,7 +64,9 @@ describe.runIf(socketSuites)('robustness (socket)', () => {
     const value = JSON.parse(r.choices[0].message.content!);
     expect(typeof value.s).toBe('string');
     expect(Array.isArray(value.a)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Sizes, not time: the synthesized value stays far below the bounds it was allowed.
+    expect(value.s.length).toBeLessThan(100_000);
+    expect(value.a.length).toBeLessThan(100_000);
     const pattern = await client.chat.completions
       .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object', properties: { s: { type: 'string', pattern: 'a{50000000}' } }, required: ['s'] } } } })
       .catch((e) => e);

@@ -1,4 +1,5 @@
-// Stream timing and client disconnects, over a real socket.
+// Stream timing and client disconnects, over a real socket. Only lower bounds on the emulated delays
+// are timed (a busy machine can only lengthen them); that something happens at once is shown by order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import type { JournalEntry } from '../src/index.ts';
@@ -6,10 +7,10 @@ import type { JournalEntry } from '../src/index.ts';
 const TTFT = 400;
 const TPS = 25;
 
-function post(url: string, body: object, signal?: AbortSignal) {
+function post(url: string, body: object, signal?: AbortSignal, headers: Record<string, string> = {}) {
   return fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
     signal,
   });
@@ -28,10 +29,21 @@ describe('stream timing over a real socket', () => {
   });
   afterAll(() => cli.stop());
 
-  it('sends headers at once, the first event after the time to first token, and later events spread out', async () => {
+  it('sends the headers before the first token is due', async () => {
+    // A time to first token no test run reaches: the headers arrive while no event has been sent.
+    const controller = new AbortController();
+    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'headers first' }], max_tokens: 10, stream: true }, controller.signal, { 'x-mock-latency': 'ttft=3600000' });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const during = await journal(cli.url);
+    expect(during.meta.activeStreams).toBe(1);
+    expect(during.requests.at(-1)!.eventsSent ?? 0).toBe(0);
+    controller.abort();
+    await res.body?.cancel().catch(() => {});
+  });
+
+  it('sends the first event after the time to first token, and later events spread out', async () => {
     const start = performance.now();
     const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10, stream: true });
-    const headersAt = performance.now() - start;
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const arrivals: number[] = [];
     const decoder = new TextDecoder();
@@ -41,7 +53,6 @@ describe('stream timing over a real socket', () => {
       text += piece;
       for (let i = 0; i < piece.split('data: ').length - 1; i++) arrivals.push(performance.now() - start);
     }
-    expect(headersAt).toBeLessThan(TTFT * 0.5);
     expect(arrivals[0]).toBeGreaterThanOrEqual(TTFT * 0.9);
     // 10 tokens at 25/s: the last token comes about 9 gaps (360 ms) after the first.
     const spread = arrivals.at(-1)! - arrivals[0];
@@ -64,13 +75,13 @@ describe('stream timing over a real socket', () => {
     let during = await journal(cli.url);
     expect(during.meta.activeStreams).toBe(1);
     controller.abort();
-    const deadline = Date.now() + 3000;
+    // Polls until the abort is seen; the test's own timeout is the hang detector.
     let entry: JournalEntry | undefined;
     do {
       await new Promise((r) => setTimeout(r, 50));
       during = await journal(cli.url);
       entry = during.requests.at(-1);
-    } while (entry?.outcome !== 'aborted' && Date.now() < deadline);
+    } while (entry?.outcome !== 'aborted');
     expect(entry?.outcome).toBe('aborted');
     expect(during.meta.activeStreams).toBe(0);
     const sentAtAbort = entry!.eventsSent;

@@ -10,7 +10,7 @@ const bin = fileURLToPath(new URL('../../bin/model-gateway-mock.js', import.meta
 describe.runIf(socketSuites)('example: curl against the standalone server', () => {
   it('runs the script: health, a fixture reply, a stream, a 401, the request count', async () => {
     const output = await new Promise<string>((resolve, reject) =>
-      execFile('bash', ['run.sh'], { cwd: here, env: { ...process.env, MOCK: `${process.execPath} ${bin}` }, timeout: 30_000 }, (error, stdout, stderr) =>
+      execFile('bash', ['run.sh'], { cwd: here, env: { ...process.env, MOCK: `${process.execPath} ${bin}` }, timeout: 120_000 }, (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
       ),
     );
@@ -24,5 +24,5 @@ describe.runIf(socketSuites)('example: curl against the standalone server', () =
     expect(events).toContain('data: [DONE]');
     expect(output).toContain("== a wrong key gets OpenAI's 401\n401\n");
     expect(output).toContain('{"count":3}');
-  });
+  }, 180_000); // hang detectors only (the script and execFile above), far above a normal run
 });

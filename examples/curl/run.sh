@@ -8,7 +8,7 @@ log=$(mktemp)
 $MOCK --port 0 --seed 7 >"$log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 100); do
+for _ in $(seq 600); do  # a hang detector only: start-up never takes a minute
   url=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$log")
   [ -n "$url" ] && break
   sleep 0.1

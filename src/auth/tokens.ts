@@ -41,29 +41,64 @@ export function maskToken(token: string): string {
   return token.length <= 8 ? `${token.slice(0, 3)}***` : `${token.slice(0, 5)}***${token.slice(-4)}`;
 }
 
-/** Headers that carry a credential, by lower-case name. */
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'x-admin-token', 'cookie', 'proxy-authorization']);
+/**
+ * Every header and query parameter name that carries a credential, lower-case (names compare without
+ * case). The one list the journal, record mode, `verify` and the pages mask or drop: Google's APIs
+ * take `key`, `api_key` and `access_token` in the query (any case reaches a server that folds it),
+ * Azure OpenAI `api-key`; the admin token travels as `x-admin-token`, `?admin_token=` or a cookie.
+ */
+export const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
+  'key',
+  'api_key',
+  'api-key',
+  'access_token',
+  'admin_token',
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'x-admin-token',
+  'cookie',
+  'set-cookie',
+]);
 
-/** A copy of `headers` with every credential masked like the 401 message masks a token (`Bearer sk-te***oken`). */
+/** Whether a header or query parameter called `name` (any case) carries a credential. */
+export const isCredentialName = (name: string): boolean => CREDENTIAL_NAMES.has(name.toLowerCase());
+
+/** A credential value masked like the 401 message masks a token, its scheme kept (`Bearer sk-te***oken`). */
+function maskCredential(value: string): string {
+  const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
+  return scheme + maskToken(value.slice(scheme.length));
+}
+
+/** A copy of `headers`, in the same key order, with every credential masked. */
 export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
-  // A copy in the same key order, then the few credential headers replaced (cheaper than rebuilding).
   const out = Object.assign({}, headers);
-  for (const name of SECRET_HEADERS) {
+  for (const name of Object.keys(out)) {
     const value = out[name];
-    if (typeof value !== 'string') continue;
-    const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
-    out[name] = scheme + maskToken(value.slice(scheme.length));
+    if (typeof value === 'string' && isCredentialName(name)) out[name] = maskCredential(value);
   }
   return out;
 }
 
-/** The URL's query string with `?key=` (Gemini's way to send a token) masked. */
-export function maskedSearch(url: URL): string {
-  if (!url.searchParams.has('key')) return url.search;
-  const params = new URLSearchParams(url.search);
-  params.set('key', maskToken(params.get('key') ?? ''));
-  return `?${params}`;
+/** The query string of `url` with every credential parameter given `replace(value)`; unchanged when it has none. */
+export function rewrittenSearch(url: URL, replace: (value: string) => string | undefined): string {
+  const pairs = [...url.searchParams];
+  if (!pairs.some(([name]) => isCredentialName(name))) return url.search;
+  const kept: [string, string][] = [];
+  for (const [name, value] of pairs) {
+    if (!isCredentialName(name)) kept.push([name, value]);
+    else {
+      const replaced = replace(value);
+      if (replaced !== undefined) kept.push([name, replaced]);
+    }
+  }
+  const text = new URLSearchParams(kept).toString();
+  return text ? `?${text}` : '';
 }
+
+/** The URL's query string with every credential parameter (`?key=`, `?access_token=`, …) masked. */
+export const maskedSearch = (url: URL): string => rewrittenSearch(url, maskToken);
 
 export const HOW_TOKENS_ARE_SET =
   'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';

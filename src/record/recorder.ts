@@ -3,6 +3,7 @@
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
+import { rewrittenSearch } from '../auth/tokens.ts';
 import type { Call } from '../transport/endpoint.ts';
 import type { Outbound } from '../transport/exchange.ts';
 import type { Fixture } from '../fixtures/types.ts';
@@ -193,10 +194,9 @@ export class Recorder {
     await this.write(`${key}.json`, sortedJson(fixture));
   }
 
+  /** The query as recorded: every credential parameter (the one list in auth/tokens.ts) redacted. */
   private query(url: URL): string | undefined {
-    const params = new URLSearchParams(url.search);
-    for (const name of ['key', 'api-key', 'api_key']) if (params.has(name)) params.set(name, REDACTED);
-    const text = params.toString();
+    const text = new URLSearchParams(rewrittenSearch(url, () => REDACTED)).toString();
     return text ? text : undefined;
   }
 

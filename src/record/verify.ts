@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../fixtures/types.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
+import { rewrittenSearch } from '../auth/tokens.ts';
+import { fixtureFolderProblem } from '../cli-checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
 export function shapeOf(value: unknown, path = '$', out = new Map<string, string>()): Map<string, string> {
@@ -60,7 +62,10 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
   const rec = fixture.recorded as { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> } | undefined;
   const format = fixture.match?.format ?? 'openai';
   if (!rec?.path) return [];
-  const url = new URL(rec.path + (rec.query ? `?${rec.query.replace(/(^|&)(key|api-key|api_key)=[^&]*/g, '')}` : ''), upstream.endsWith('/') ? upstream : `${upstream}/`);
+  const url = new URL(rec.path, upstream.endsWith('/') ? upstream : `${upstream}/`);
+  // A recorded credential parameter (redacted, or in clear in a hand-written file) is never sent on:
+  // the key goes in the format's header.
+  if (rec.query) url.search = rewrittenSearch(new URL(`http://q/?${rec.query}`), () => undefined);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? CREDENTIALS[format]?.(key) : {}) };
   const response = await fetch(url, { method: rec.method ?? 'POST', headers, body: rec.request === undefined ? undefined : JSON.stringify(rec.request) });
   const text = await response.text();
@@ -99,13 +104,19 @@ export async function verifyMain(args: string[]): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (!values.fixtures || !values.upstream || !URL.canParse(values.upstream)) {
-    process.stderr.write(USAGE);
+  const missing = [!values.fixtures && '--fixtures <dir> (the folder of recorded fixtures)', !values.upstream && '--upstream <url> (the real service to compare with)'].filter(Boolean);
+  const problem = missing.length
+    ? `verify needs ${missing.join(' and ')}`
+    : !URL.canParse(values.upstream!)
+      ? `--upstream: not a URL: "${values.upstream}" (e.g. https://api.openai.com)`
+      : fixtureFolderProblem('--fixtures', values.fixtures!);
+  if (problem) {
+    process.stderr.write(`model-gateway-mock: ${problem}\n${USAGE}`);
     return 2;
   }
   let fixtures: Fixture[];
   try {
-    fixtures = loadFixtureDir(values.fixtures);
+    fixtures = loadFixtureDir(values.fixtures!);
   } catch (error) {
     process.stderr.write(`--fixtures: ${(error as Error).message}\n`);
     return 2;
@@ -115,7 +126,7 @@ export async function verifyMain(args: string[]): Promise<number> {
   let checked = 0;
   for (const fixture of fixtures.filter((f) => f.recorded)) {
     checked++;
-    const drift = await verifyFixture(fixture, values.upstream, key).catch((error: Error) => [`request failed: ${error.message}`]);
+    const drift = await verifyFixture(fixture, values.upstream!, key).catch((error: Error) => [`request failed: ${error.message}`]);
     if (!drift.length) continue;
     drifted++;
     process.stdout.write(`${fixture.name}: drifted\n${drift.map((d) => `  ${d}\n`).join('')}`);

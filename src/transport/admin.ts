@@ -103,7 +103,9 @@ const fail = (res: Response, status: number, message: string) => void res.status
 
 export function adminRouter(gateway: Gateway, version: string): Router {
   const router = express.Router();
-  router.use(express.json({ limit: '10mb' }));
+  // Every body is read as JSON, whatever type it declares: `curl -d '{…}'` labels it a form. (The
+  // guard, not the body type, keeps web pages out.)
+  router.use(express.json({ limit: '10mb', type: () => true }));
 
   router.get('/health', (_req, res) => void res.json({ status: 'healthy', version }));
 
@@ -177,6 +179,8 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   });
 
   // Malformed JSON and the like: the control plane answers in its own JSON, never with an HTML page.
-  router.use((error: Error & { status?: number }, _req: Request, res: Response, _next: () => void) => fail(res, error.status ?? 500, error.message));
+  router.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: () => void) =>
+    fail(res, error.status ?? 500, error.type === 'entity.parse.failed' ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}` : error.message),
+  );
   return router;
 }

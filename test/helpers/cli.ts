@@ -11,8 +11,11 @@ export interface Spawned {
   stop(): Promise<void>;
 }
 
-export function spawnCli(args: string[] = []): Promise<Spawned> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `env` adds to (or, with undefined, removes from) the test's own environment. */
+const envOf = (env: Record<string, string | undefined> = {}) => Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+
+export function spawnCli(args: string[] = [], env?: Record<string, string | undefined>): Promise<Spawned> {
+  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envOf(env) });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -23,7 +26,8 @@ export function spawnCli(args: string[] = []): Promise<Spawned> {
       child.kill('SIGTERM');
     });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start:\n${out}`)), 10_000);
+    // A hang detector only: start-up on a busy machine takes seconds, never a minute.
+    const timer = setTimeout(() => reject(new Error(`CLI did not start:\n${out}`)), 60_000);
     child.stdout!.on('data', () => {
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
@@ -39,9 +43,9 @@ export function spawnCli(args: string[] = []): Promise<Spawned> {
 }
 
 /** Runs the CLI to completion (for --help and bad flags). */
-export function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+export function runCli(args: string[], env?: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envOf(env) });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

@@ -60,7 +60,7 @@ export async function openExample(dir: string): Promise<ExamplePage> {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   // The app renders once its mocks are in place (see each example's src/main.ts).
-  await page.waitForSelector('body[data-ready]', { timeout: 15_000 }).catch((e: Error) => {
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 }).catch((e: Error) => {
     throw new Error(`${e.message}\npage errors: ${errors.join('\n')}`);
   });
   return {

@@ -1,12 +1,18 @@
 // Sending fuzzed requests in-process (msw's getResponse over the gateway's handlers) or over a socket,
-// each under a time limit, and a probe that keeps asking /__admin/health and records its latency.
+// each under a hang detector, and a probe that keeps asking /__admin/health (bench/ prints its latency;
+// the suite only counts its answers: no test bounds time).
 import { Worker } from 'node:worker_threads';
 import { getResponse, RequestHandler } from 'msw';
 import type { Answer } from './verdict.ts';
 import type { FuzzRequest } from './requests.ts';
 
-/** Longest any one fuzzed request may take before it counts as a hang; FUZZ_REQUEST_MS overrides. */
-export const REQUEST_MS = Number(process.env.FUZZ_REQUEST_MS ?? 2_000);
+/**
+ * Longest any one fuzzed request may take before it counts as a hang: far above anything normal, so a
+ * busy machine never trips it. FUZZ_REQUEST_MS sets a tighter limit (bench:fuzz), and then the time a
+ * synchronous request took is judged too.
+ */
+export const REQUEST_MS = Number(process.env.FUZZ_REQUEST_MS ?? 60_000);
+const JUDGE_TOOK = process.env.FUZZ_REQUEST_MS !== undefined;
 
 export class Hang extends Error {}
 
@@ -20,9 +26,9 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
   const started = performance.now();
   try {
     const result = await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Hang(`${what}: no answer within ${ms} ms`)), ms)))]);
-    // Synchronous work blocks the timer itself: judge the time taken too.
+    // Synchronous work blocks the timer itself: judge the time taken too (by hand, in bench:fuzz).
     const took = performance.now() - started;
-    if (took > ms) throw new Hang(`${what}: took ${took.toFixed(0)} ms (limit ${ms} ms)`);
+    if (JUDGE_TOOK && took > ms) throw new Hang(`${what}: took ${took.toFixed(0)} ms (limit ${ms} ms)`);
     return result;
   } finally {
     clearTimeout(timer);
@@ -106,7 +112,7 @@ const once = () => new Promise((resolve) => {
   const started = performance.now();
   const done = (ok) => { if (!ok) failures++; latencies.push(performance.now() - started); resolve(); };
   const { url, method, headers, body } = workerData.target;
-  const req = http.request(url, { agent, method, headers, timeout: 10000 }, (res) => {
+  const req = http.request(url, { agent, method, headers, timeout: 60000 }, (res) => {
     res.resume();
     res.once('end', () => done(res.statusCode === 200));
   });
