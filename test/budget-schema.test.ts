@@ -7,6 +7,9 @@ import addFormats from 'ajv-formats';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
+import fc from 'fast-check';
+import { GatewayError } from '../src/core/errors.ts';
+import { costlySchema } from './helpers/fuzz/values.ts';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { Budget, synthesizeJson } from '../src/core/synthesize/json.ts';
 import { MAX_SCHEMA_CHARS, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../src/core/synthesize/budget.ts';
@@ -85,6 +88,31 @@ describe('the work counter', () => {
     const half = { type: 'array', minItems: MAX_SCHEMA_NODES / 2 + 10, items: { type: 'integer' } };
     synthesizeJson(half, 1, 'one', budget);
     expect(() => synthesizeJson(half, 2, 'two', budget)).toThrow(/for two after visiting/);
+  });
+});
+
+describe('the fuzz generator of costly schemas', () => {
+  it('gives a valid value or the 400 at the ceiling, never more work than the ceiling', () => {
+    let refused = 0;
+    fc.assert(
+      fc.property(costlySchema, fc.nat(), (schema, key) => {
+        const budget = new Budget();
+        try {
+          const value = synthesizeJson(schema, key, 'x', budget);
+          // ajv takes seconds to compile the biggest inline shapes: check the others.
+          if (JSON.stringify(schema).length < 20_000) expect(ajv.validate(schema, value)).toBe(true);
+        } catch (error) {
+          expect(error).toBeInstanceOf(GatewayError);
+          expect((error as GatewayError).status).toBe(400);
+          expect((error as Error).message).toMatch(/after (visiting|producing) \d+|multiply out|levels of/);
+          refused++;
+        }
+        expect(budget.nodes).toBeLessThanOrEqual(MAX_SCHEMA_NODES + 1);
+        expect(budget.chars).toBeLessThanOrEqual(MAX_SCHEMA_CHARS + 5000);
+      }),
+      { numRuns: 100, seed: 28 },
+    );
+    expect(refused).toBeGreaterThan(10);
   });
 });
 
