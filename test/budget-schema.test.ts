@@ -13,6 +13,7 @@ import { costlySchema } from './helpers/fuzz/values.ts';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { Budget, synthesizeJson } from '../src/core/synthesize/json.ts';
 import { MAX_SCHEMA_CHARS, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../src/core/synthesize/budget.ts';
+import { LogprobCount, MAX_LOGPROB_ENTRIES, synthesizeLogprobs } from '../src/core/synthesize/logprobs.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 
@@ -88,6 +89,18 @@ describe('the work counter', () => {
     const half = { type: 'array', minItems: MAX_SCHEMA_NODES / 2 + 10, items: { type: 'integer' } };
     synthesizeJson(half, 1, 'one', budget);
     expect(() => synthesizeJson(half, 2, 'two', budget)).toThrow(/for two after visiting/);
+  });
+});
+
+describe('log probabilities', () => {
+  it('stop at the entry ceiling, counted over all choices', () => {
+    const count = new LogprobCount();
+    const text = 'word '.repeat(10_000);
+    // 10 000 tokens × 21 = 210 000 entries a choice: the third choice passes 500 000.
+    synthesizeLogprobs(text, 20, 1, count);
+    synthesizeLogprobs(text, 20, 2, count);
+    expect(() => synthesizeLogprobs(text, 20, 3, count)).toThrow(new RegExp(`after ${MAX_LOGPROB_ENTRIES} entries`));
+    expect(count.entries).toBe(MAX_LOGPROB_ENTRIES + 21 - (MAX_LOGPROB_ENTRIES % 21));
   });
 });
 
@@ -206,6 +219,21 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     // And the server is still well: an ordinary structured request after all of it.
     const after = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'o', schema: fanOut(4) } } });
     expect(ajv.validate(fanOut(4), JSON.parse((await after.json()).choices[0].message.content))).toBe(true);
+  }, 60_000);
+
+  it('refuses n × length past the character ceiling, and logprobs of a huge JSON reply past theirs', async () => {
+    const schema = { type: 'string', minLength: 10_000 };
+    const many = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, n: 128, response_format: { type: 'json_schema', json_schema: { name: 'o', schema } } });
+    expect(many.status).toBe(400);
+    expect((await many.json()).error.message).toMatch(new RegExp(`after producing ${MAX_SCHEMA_CHARS} characters`));
+    const huge = { type: 'string', minLength: 900_000 };
+    const lp = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, logprobs: true, top_logprobs: 20, response_format: { type: 'json_schema', json_schema: { name: 'o', schema: huge } } });
+    expect(lp.status).toBe(400);
+    expect((await lp.json()).error.message).toMatch(new RegExp(`after ${MAX_LOGPROB_ENTRIES} entries`));
+    // Without logprobs the same reply is fine.
+    const plain = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'o', schema: huge } } });
+    expect(plain.status).toBe(200);
+    expect(JSON.parse((await plain.json()).choices[0].message.content).length).toBeGreaterThanOrEqual(900_000);
   }, 60_000);
 
   it('parses structured output through the openai SDK (zod), deterministically', async () => {
