@@ -14,6 +14,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { Budget, synthesizeJson } from '../src/core/synthesize/json.ts';
 import { MAX_SCHEMA_CHARS, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../src/core/synthesize/budget.ts';
 import { LogprobCount, MAX_LOGPROB_ENTRIES, synthesizeLogprobs } from '../src/core/synthesize/logprobs.ts';
+import WebSocket from 'ws';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 
@@ -235,6 +236,34 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     expect(plain.status).toBe(200);
     expect(JSON.parse((await plain.json()).choices[0].message.content).length).toBeGreaterThanOrEqual(900_000);
   }, 60_000);
+
+  it('fails a realtime response whose tool parameters fan out, and the session goes on', async () => {
+    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test' } });
+    const events: Record<string, any>[] = [];
+    const next = (type: string, count = 1) =>
+      new Promise<Record<string, any>>((resolve) => {
+        const check = () => {
+          const found = events.filter((e) => e.type === type);
+          if (found.length >= count) resolve(found[count - 1]);
+          else socket.once('message', check);
+        };
+        check();
+      });
+    socket.on('message', (d) => events.push(JSON.parse(String(d))));
+    await next('session.created');
+    const send = (e: unknown) => socket.send(JSON.stringify(e));
+    send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'], tools: [{ type: 'function', name: 'lookup_inventory', parameters: fanOut(18) }] } });
+    send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'lookup the inventory please' }] } });
+    send({ type: 'response.create' });
+    const done = await next('response.done');
+    expect(done.response.status).toBe('failed');
+    expect(done.response.status_details.error.message).toMatch(NODES);
+    // The same session answers the next response (no tools asked for this time).
+    send({ type: 'session.update', session: { type: 'realtime', tools: [] } });
+    send({ type: 'response.create' });
+    expect((await next('response.done', 2)).response.status).toBe('completed');
+    socket.close();
+  });
 
   it('parses structured output through the openai SDK (zod), deterministically', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1` });
