@@ -9,12 +9,22 @@ const fan = (levels: number, via: '$defs' | 'definitions', combinator = 'allOf')
   defs[`d${levels}`] = { type: 'string' };
   return { [via]: defs, $ref: `#/${via}/d0` };
 };
+/** The fan-out with a heavy leaf: `leaf` is merged at every level. */
+const fanTo = (levels: number, leaf: unknown) => {
+  const schema = fan(levels, '$defs') as unknown as { $defs: Record<string, unknown> };
+  schema.$defs[`d${levels}`] = leaf;
+  return schema;
+};
 const inline = (levels: number): unknown => (levels === 0 ? { type: 'string' } : { allOf: [inline(levels - 1), inline(levels - 1)] });
 
 const shapes: [string, unknown][] = [
   ['$defs allOf fan-out, 18 levels', fan(18, '$defs')],
   ['definitions allOf fan-out, 18 levels', fan(18, 'definitions')],
   ['inline allOf fan-out, 16 levels', inline(16)],
+  ['fan-out to 10 000 keywords', fanTo(12, Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x${i}`, i])))],
+  ['fan-out to an enum of 5000', fanTo(12, { enum: Array.from({ length: 5000 }, (_, i) => ({ id: i })) })],
+  ['fan-out to 5000 properties', fanTo(12, { type: 'object', properties: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: 'integer' }])) })],
+  ['40 000 strings of a 5000-char pattern', { type: 'array', minItems: 40_000, items: { type: 'string', pattern: 'a|'.repeat(2500) + 'b' } }],
   ['pattern ((a{999}){999}){999}', { type: 'string', pattern: '^((a{999}){999}){999}$' }],
   ['pattern ((a{0}){999}){999}', { type: 'string', pattern: '^((a{0}){999}){999}$' }],
   ['99 999 hinted strings', { type: 'array', minItems: 99_999, items: { type: 'string' } }],

@@ -82,7 +82,18 @@ describe('the work counter', () => {
     for (let i = 0; i < 18; i++) defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { oneOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }] };
     const schema = { $defs: defs, $ref: '#/$defs/d0' };
     expect(ajv.validate(schema, synthesizeJson(schema, 1, 'x', budget))).toBe(true);
-    expect(budget.nodes).toBeLessThan(100);
+    expect(budget.nodes).toBeLessThan(500);
+  });
+
+  it('counts keys copied when merging, so a heavy schema merged again and again stops too', () => {
+    const leaf = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x${i}`, i]));
+    for (const heavy of [leaf, { type: 'object', properties: Object.fromEntries(Object.keys(leaf).map((k) => [k, { type: 'integer' }])) }, { enum: Object.keys(leaf) }]) {
+      const schema = fanOut(12);
+      (schema.$defs as Record<string, unknown>).d12 = heavy;
+      const budget = new Budget();
+      expect(() => synthesizeJson(schema, 1, 'x', budget)).toThrow(NODES);
+      expect(budget.nodes).toBeLessThan(MAX_SCHEMA_NODES + 25_000);
+    }
   });
 
   it('shares one ceiling across the values of a request', () => {
@@ -121,7 +132,8 @@ describe('the fuzz generator of costly schemas', () => {
           expect((error as Error).message).toMatch(/after (visiting|producing) \d+|multiply out|levels of/);
           refused++;
         }
-        expect(budget.nodes).toBeLessThanOrEqual(MAX_SCHEMA_NODES + 1);
+        // One step past the ceiling at most, and a step (keys copied, say) is no bigger than the schema.
+        expect(budget.nodes).toBeLessThanOrEqual(MAX_SCHEMA_NODES + JSON.stringify(schema).length);
         expect(budget.chars).toBeLessThanOrEqual(MAX_SCHEMA_CHARS + 5000);
       }),
       { numRuns: 100, seed: 28 },

@@ -38,6 +38,11 @@ const HINTS: [RegExp, (f: Faker) => string][] = [
 const APPLICATORS = new Set(['$ref', 'allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', '$defs', 'definitions', 'not']);
 /** Strings no hint names: a few English words. */
 const WORDS: [RegExp, (f: Faker) => string] = [/(?:)/, (f) => f.word.words()];
+// Keywords that imply a type when `type` is left out.
+const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'propertyNames', 'dependentRequired'];
+const ARRAY_KEYWORDS = ['items', 'prefixItems', 'minItems', 'maxItems', 'contains', 'uniqueItems', 'additionalItems'];
+const STRING_KEYWORDS = ['pattern', 'format', 'minLength', 'maxLength'];
+const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
 const TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'object', 'array'];
 const SIZE_KEYWORDS = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'];
 /** Beyond this nesting, optional parts are left out and combinators take their simplest branch, so recursive schemas end. */
@@ -88,9 +93,17 @@ function both(a: unknown, b: unknown): Schema {
   return node;
 }
 
-/** Both schemas' constraints in one (what allOf, $ref siblings and a chosen branch mean together). */
-function merge(a: Schema, b: Schema): Schema {
+/**
+ * Both schemas' constraints in one (what allOf, $ref siblings and a chosen branch mean together). Each
+ * key copied counts as a node: copying costs about as much (bench/schema-budget.ts), and a schema with
+ * thousands of keywords may be merged again and again.
+ */
+function merge(a: Schema, b: Schema, budget: Budget): Schema {
   const out: Schema = { ...a };
+  let keys = 0;
+  for (const k in out) keys++;
+  for (const k in b) keys++;
+  budget.visit(keys);
   for (const k in b) {
     const v = b[k];
     const mine = Object.hasOwn(out, k) ? out[k] : undefined;
@@ -108,13 +121,17 @@ function merge(a: Schema, b: Schema): Schema {
       case 'properties':
       case 'patternProperties':
         if (isObject(mine) && isObject(v)) {
+          budget.visit(Object.keys(mine).length + Object.keys(v).length);
           const joined: Schema = { ...mine };
           for (const [p, sub] of Object.entries(v)) put(joined, p, joined[p] === undefined ? sub : both(joined[p], sub));
           out[k] = joined;
         }
         break;
       case 'required':
-        if (Array.isArray(mine) && Array.isArray(v)) out.required = [...new Set([...mine, ...v])];
+        if (Array.isArray(mine) && Array.isArray(v)) {
+          budget.visit(mine.length + v.length);
+          out.required = [...new Set([...mine, ...v])];
+        }
         break;
       case 'items':
       case 'additionalProperties':
@@ -125,6 +142,7 @@ function merge(a: Schema, b: Schema): Schema {
         break;
       case 'prefixItems':
         if (Array.isArray(mine) && Array.isArray(v)) {
+          budget.visit(mine.length + v.length);
           out.prefixItems = Array.from({ length: Math.max(mine.length, v.length) }, (_, i) => (i < mine.length && i < v.length ? both(mine[i], v[i]) : i < mine.length ? mine[i] : v[i]));
         }
         break;
@@ -136,8 +154,14 @@ function merge(a: Schema, b: Schema): Schema {
         break;
       case 'enum':
         if (Array.isArray(mine) && Array.isArray(v)) {
-          const keep = new Set(v.map(stableStringify));
-          const both = mine.filter((e) => keep.has(stableStringify(e)));
+          // Values may be big objects: count each by its size.
+          const text = (e: unknown) => {
+            const t = stableStringify(e);
+            budget.visit(1 + t.length);
+            return t;
+          };
+          const keep = new Set(v.map(text));
+          const both = mine.filter((e) => keep.has(text(e)));
           if (both.length) out.enum = both;
         }
         break;
@@ -156,6 +180,8 @@ class Generator {
   private readonly budget: Budget;
   /** $ref → its target, so a reference used many times is decoded once (each use is still counted). */
   private readonly targets = new Map<string, unknown>();
+  /** Pattern → parsed. */
+  private readonly patterns = new Map<string, ReturnType<typeof parsePattern>>();
   /** Property name → its faker hint. */
   private readonly hints = new Map<string, [RegExp, (f: Faker) => string]>();
 
@@ -212,14 +238,21 @@ class Generator {
         throw this.refuse(`"${k}" must be a non-negative integer, got ${JSON.stringify(v)}.`);
       }
     }
-    const own: Schema = {};
-    for (const k in node) if (!APPLICATORS.has(k)) put(own, k, node[k]);
     const { $ref, allOf, anyOf, oneOf, if: test, then, else: otherwise } = node;
+    // Most subschemas apply nothing: taken as they are, uncopied.
+    if ($ref === undefined && allOf === undefined && anyOf === undefined && oneOf === undefined && then === undefined && otherwise === undefined) return node;
+    const own: Schema = {};
+    let keys = 0;
+    for (const k in node) {
+      keys++;
+      if (!APPLICATORS.has(k)) put(own, k, node[k]);
+    }
+    this.budget.visit(keys);
     let out: Schema | false = own;
     const add = (sub: unknown) => {
       if (out === false) return;
       const resolved = this.resolve(sub, level, chain + 1);
-      out = resolved === false ? false : merge(out, resolved);
+      out = resolved === false ? false : merge(out, resolved, this.budget);
     };
     if (typeof $ref === 'string') add(this.lookup($ref));
     if (Array.isArray(allOf)) for (const part of allOf) add(part);
@@ -266,9 +299,15 @@ class Generator {
   }
 
   private typeOf(s: Schema, level: number): string {
-    const given = [s.type ?? []].flat();
-    for (const t of given) if (typeof t !== 'string' || !TYPES.includes(t)) throw this.refuse(`"type" ${JSON.stringify(t)} is not one of ${TYPES.join(', ')}.`);
-    const types = given as string[];
+    const given = s.type;
+    const known = (t: unknown): string => {
+      if (typeof t !== 'string' || !TYPES.includes(t)) throw this.refuse(`"type" ${JSON.stringify(t)} is not one of ${TYPES.join(', ')}.`);
+      return t;
+    };
+    if (given !== undefined && !Array.isArray(given)) return known(given);
+    const types = (given ?? []) as unknown[] as string[];
+    this.budget.visit(types.length);
+    types.forEach(known);
     if (types.length === 1) return types[0];
     if (types.length > 1) {
       // Nullable: mostly the value; past the shallow depth, null ends a recursion.
@@ -276,11 +315,11 @@ class Generator {
       if (real.length < types.length && (level >= SHALLOW || this.rng.next() < 0.2)) return 'null';
       return this.rng.pick(real);
     }
-    const has = (...keys: string[]) => keys.some((k) => s[k] !== undefined);
-    if (has('properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'propertyNames', 'dependentRequired')) return 'object';
-    if (has('items', 'prefixItems', 'minItems', 'maxItems', 'contains', 'uniqueItems', 'additionalItems')) return 'array';
-    if (has('pattern', 'format', 'minLength', 'maxLength')) return 'string';
-    if (has('minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf')) return 'number';
+    const has = (keys: string[]) => keys.some((k) => s[k] !== undefined);
+    if (has(OBJECT_KEYWORDS)) return 'object';
+    if (has(ARRAY_KEYWORDS)) return 'array';
+    if (has(STRING_KEYWORDS)) return 'string';
+    if (has(NUMBER_KEYWORDS)) return 'number';
     return this.rng.pick(['string', 'integer', 'number', 'boolean']);
   }
 
@@ -340,19 +379,7 @@ class Generator {
     let text: string | undefined;
     if (typeof s.format === 'string') text = this.formatted(s.format);
     if (text === undefined && typeof s.pattern === 'string') {
-      let parsed;
-      try {
-        // A pattern JavaScript itself rejects (with or without the u flag) cannot validate anything.
-        try {
-          new RegExp(s.pattern, 'u');
-        } catch {
-          new RegExp(s.pattern);
-        }
-        parsed = parsePattern(s.pattern, this.budget);
-      } catch (error) {
-        if (error instanceof GatewayError) throw error;
-        throw this.refuse(`the pattern ${JSON.stringify(s.pattern)} is not a valid regular expression (${(error as Error).message}).`);
-      }
+      const parsed = this.pattern(s.pattern);
       for (let i = 0; i < TRIES && (text === undefined || !fits(text)); i++) text = stringForPattern(parsed, this.rng, this.budget);
       return text!;
     }
@@ -373,6 +400,28 @@ class Generator {
     // A cut may leave a trailing space; harmless, but keep replies tidy when the bound allows.
     if (text.endsWith(' ') && text.length > min) text = text.trimEnd().padEnd(min, 'x');
     return text;
+  }
+
+  /** `source` parsed, once per value (compiling and parsing cost its length, counted). */
+  private pattern(source: string): ReturnType<typeof parsePattern> {
+    const known = this.patterns.get(source);
+    if (known) return known;
+    this.budget.visit(source.length);
+    let parsed;
+    try {
+      // A pattern JavaScript itself rejects (with or without the u flag) cannot validate anything.
+      try {
+        new RegExp(source, 'u');
+      } catch {
+        new RegExp(source);
+      }
+      parsed = parsePattern(source, this.budget);
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      throw this.refuse(`the pattern ${JSON.stringify(source)} is not a valid regular expression (${(error as Error).message}).`);
+    }
+    this.patterns.set(source, parsed);
+    return parsed;
   }
 
   /** A string in `format`, or undefined for formats we do not know (then a plain string). */
@@ -431,7 +480,9 @@ class Generator {
 
   private object(s: Schema, level: number, name: string): Record<string, unknown> {
     const properties = isObject(s.properties) ? s.properties : {};
-    const required = new Set(Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === 'string') : []);
+    const listed = Array.isArray(s.required) ? s.required : [];
+    this.budget.visit(listed.length);
+    const required = new Set(listed.filter((k): k is string => typeof k === 'string'));
     const min = num(s.minProperties) ?? 0;
     const max = num(s.maxProperties) ?? Infinity;
     const shallow = level >= SHALLOW;
@@ -444,7 +495,10 @@ class Generator {
     const dependent = isObject(s.dependentRequired) ? s.dependentRequired : isObject(s.dependencies) ? s.dependencies : {};
     for (const k of [...chosen]) {
       const needs = dependent[k];
-      if (Array.isArray(needs)) for (const d of needs) if (typeof d === 'string') chosen.add(d);
+      if (Array.isArray(needs)) {
+        this.budget.visit(needs.length);
+        for (const d of needs) if (typeof d === 'string') chosen.add(d);
+      }
     }
     const out: Record<string, unknown> = {};
     const extra = s.additionalProperties;
