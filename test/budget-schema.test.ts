@@ -96,6 +96,25 @@ describe('the work counter', () => {
     }
   });
 
+  it('names what is wrong with a schema it cannot use, briefly however big the value', () => {
+    const refuse = (schema: object) => {
+      try {
+        synthesizeJson(schema, 1, 'the response schema "out"');
+      } catch (error) {
+        expect(error).toBeInstanceOf(GatewayError);
+        return (error as Error).message;
+      }
+      throw new Error('no error');
+    };
+    const bad = refuse({ type: 'string', pattern: `[${'a'.repeat(5000)}` });
+    expect(bad).toMatch(/^model-gateway-mock could not produce a value for the response schema "out": the pattern "\[a+… is not a valid regular expression/);
+    expect(bad.length).toBeLessThan(500);
+    expect(refuse({ $ref: 'https://example.com/s.json' })).toMatch(/is not a local reference/);
+    expect(refuse({ $ref: '#/$defs/nope' })).toMatch(/points at nothing/);
+    expect(refuse({ type: 'array', maxItems: 'Infinity' })).toMatch(/"maxItems" must be a non-negative integer, got "Infinity"/);
+    expect(refuse({ type: 'strung' })).toMatch(/"type" "strung" is not one of/);
+  });
+
   it('shares one ceiling across the values of a request', () => {
     const budget = new Budget();
     const half = { type: 'array', minItems: MAX_SCHEMA_NODES / 2 + 10, items: { type: 'integer' } };

@@ -70,6 +70,12 @@ function minimumSize(node: unknown, depth = 0): number {
   return Math.min(size + at('minProperties'), Number.MAX_SAFE_INTEGER);
 }
 
+/** A value quoted in an error message, cut short: the client sent it, and it may be megabytes. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
 const isObject = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -207,7 +213,7 @@ class Generator {
 
   private pointer(ref: string): unknown {
     if (ref === '#' || ref === '') return this.root;
-    if (!ref.startsWith('#/')) throw this.refuse(`the $ref "${ref}" is not a local reference (#/$defs/…, #/definitions/…); only references into the schema itself are followed.`);
+    if (!ref.startsWith('#/')) throw this.refuse(`the $ref ${shown(ref)} is not a local reference (#/$defs/…, #/definitions/…); only references into the schema itself are followed.`);
     let at: unknown = this.root;
     for (const raw of ref.slice(2).split('/')) {
       this.budget.visit();
@@ -217,7 +223,7 @@ class Generator {
       } catch {
         part = raw;
       }
-      if (at === null || typeof at !== 'object' || !Object.hasOwn(at, part)) throw this.refuse(`the $ref "${ref}" points at nothing in the schema.`);
+      if (at === null || typeof at !== 'object' || !Object.hasOwn(at, part)) throw this.refuse(`the $ref ${shown(ref)} points at nothing in the schema.`);
       at = (at as Schema)[part];
     }
     return at;
@@ -235,7 +241,7 @@ class Generator {
     for (const k of SIZE_KEYWORDS) {
       const v = node[k];
       if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0)) {
-        throw this.refuse(`"${k}" must be a non-negative integer, got ${JSON.stringify(v)}.`);
+        throw this.refuse(`"${k}" must be a non-negative integer, got ${shown(v)}.`);
       }
     }
     const { $ref, allOf, anyOf, oneOf, if: test, then, else: otherwise } = node;
@@ -301,7 +307,7 @@ class Generator {
   private typeOf(s: Schema, level: number): string {
     const given = s.type;
     const known = (t: unknown): string => {
-      if (typeof t !== 'string' || !TYPES.includes(t)) throw this.refuse(`"type" ${JSON.stringify(t)} is not one of ${TYPES.join(', ')}.`);
+      if (typeof t !== 'string' || !TYPES.includes(t)) throw this.refuse(`"type" ${shown(t)} is not one of ${TYPES.join(', ')}.`);
       return t;
     };
     if (given !== undefined && !Array.isArray(given)) return known(given);
@@ -418,7 +424,7 @@ class Generator {
       parsed = parsePattern(source, this.budget);
     } catch (error) {
       if (error instanceof GatewayError) throw error;
-      throw this.refuse(`the pattern ${JSON.stringify(source)} is not a valid regular expression (${(error as Error).message}).`);
+      throw this.refuse(`the pattern ${shown(source)} is not a valid regular expression (${(error as Error).message.slice(0, 200)}).`);
     }
     this.patterns.set(source, parsed);
     return parsed;
