@@ -464,7 +464,8 @@ class Generator {
     const min = num(s.minItems) ?? 0;
     let max = num(s.maxItems) ?? Infinity;
     if (rest === false) max = Math.min(max, prefix.length);
-    let count = level >= SHALLOW ? min : min + this.rng.int(0, SPREAD);
+    // At least one element where allowed (an empty list says little), up to SPREAD more than that.
+    let count = level >= SHALLOW ? min : Math.max(min, 1) + this.rng.int(0, SPREAD - 1);
     if (level < SHALLOW) count = Math.max(count, prefix.length);
     if (s.contains !== undefined) count = Math.max(count, 1);
     count = Math.max(min, Math.min(count, max));
