@@ -59,7 +59,8 @@ describe('seed', () => {
     expect(plain.usage).toMatchObject({ inputTokens: 8, outputTokens: 41 });
     const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' }, n: { type: 'integer' } }, required: ['email', 'n'] };
     const cut = respond(request({ maxTokens: 7, output: { type: 'json_schema', schema } }), { seed: 1, created: 0 });
-    expect(cut.choices[0]).toMatchObject({ blocks: [{ type: 'text', text: '{"email":"heidi180@' }], finishReason: 'length', outputTokens: 7 });
+    // Since schema synthesis is our own counted walker (issue 28), JSON values differ from json-schema-faker's.
+    expect(cut.choices[0]).toMatchObject({ blocks: [{ type: 'text', text: '{"email":"Mervin_S' }], finishReason: 'length', outputTokens: 7 });
   });
 });
 

@@ -4,7 +4,7 @@ import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply
 import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts';
 import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
-import { synthesizeJson } from './synthesize/json.ts';
+import { Budget, synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
 import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, speechWithin, synthesizeSpeech, toBase64, type SpeechSegment } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
@@ -89,9 +89,9 @@ function finish(text: string, request: CanonicalRequest, pinned?: FinishReason) 
 }
 
 /** The reply text when nothing pins it: JSON when the output format asks, else prose. */
-function synthesizeAnswer(request: CanonicalRequest, key: number): string {
+function synthesizeAnswer(request: CanonicalRequest, key: number, budget: Budget): string {
   const { output } = request;
-  if (output.type === 'json_schema') return JSON.stringify(synthesizeJson(output.schema, key, `the response schema${output.name ? ` "${output.name}"` : ''}`));
+  if (output.type === 'json_schema') return JSON.stringify(synthesizeJson(output.schema, key, `the response schema${output.name ? ` "${output.name}"` : ''}`, budget));
   const last = request.messages.at(-1);
   let text = synthesizeText(key);
   if (last?.role === 'tool') {
@@ -104,12 +104,12 @@ function synthesizeAnswer(request: CanonicalRequest, key: number): string {
 }
 
 /** Pinned calls as blocks; with none pinned, the calls the tool rule chooses, arguments synthesized. */
-function toolCallBlocks(request: CanonicalRequest, key: number, pinned?: PinnedToolCall[]): Block[] {
+function toolCallBlocks(request: CanonicalRequest, key: number, budget: Budget, pinned?: PinnedToolCall[]): Block[] {
   const calls =
     pinned ??
     chooseTools(request).map((tool, i) => ({
       name: tool.name,
-      arguments: synthesizeJson(tool.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${tool.name}"`) as Record<string, unknown>,
+      arguments: synthesizeJson(tool.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${tool.name}"`, budget) as Record<string, unknown>,
     }));
   return calls.map((call, i) => ({
     type: 'tool_call',
@@ -169,6 +169,8 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
   const key = requestKey(request, ctx.seed);
   const texts = pinned?.text === undefined ? undefined : [pinned.text].flat();
   const choices: Choice[] = [];
+  // One ceiling on the schema work of the whole request: n choices × tool calls × each schema.
+  const budget = new Budget();
   for (let index = 0; index < request.n; index++) {
     const choiceKey = deriveKey(key, index);
     if (request.output.type === 'image') {
@@ -183,8 +185,8 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       continue;
     }
     // A pinned text alone means no tool calls; pinned calls alone mean no text.
-    const calls = toolCallBlocks(request, choiceKey, pinned?.toolCalls ?? (texts ? [] : undefined));
-    const text = texts ? texts[index % texts.length] : calls.length ? undefined : synthesizeAnswer(request, choiceKey);
+    const calls = toolCallBlocks(request, choiceKey, budget, pinned?.toolCalls ?? (texts ? [] : undefined));
+    const text = texts ? texts[index % texts.length] : calls.length ? undefined : synthesizeAnswer(request, choiceKey, budget);
     let blocks = calls;
     let reason: FinishReason = pinned?.finishReason ?? 'tool_calls';
     let stopSequence: string | undefined;

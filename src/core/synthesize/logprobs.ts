@@ -1,4 +1,5 @@
 // Per-token log probabilities for a generated text: the chosen token is always the likeliest.
+import { GatewayError } from '../errors.ts';
 import { Rng } from '../seed.ts';
 import { splitTokens } from '../tokens.ts';
 
@@ -16,10 +17,26 @@ const ALTERNATIVES = [
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/**
+ * Log probabilities one reply may carry, over all its choices: a token with its alternatives counts
+ * 1 + top. Enough for 2048 completion choices of 40 tokens at logprobs 5, or a 16k-token reply at
+ * top_logprobs 20; a schema's JSON of a million characters would ask for 4 million (seconds of work).
+ */
+export const MAX_LOGPROB_ENTRIES = 500_000;
+
+/** The log probabilities counted so far for one reply: pass the same count for each of its choices. */
+export class LogprobCount {
+  entries = 0;
+}
+
 /** One entry per token of `text`, with `top` alternatives each (the chosen token among them, first). */
-export function synthesizeLogprobs(text: string, top: number, key: number): TokenLogprob[] {
+export function synthesizeLogprobs(text: string, top: number, key: number, count = new LogprobCount()): TokenLogprob[] {
   const rng = new Rng(key);
   return splitTokens(text).map((token) => {
+    count.entries += 1 + top;
+    if (count.entries > MAX_LOGPROB_ENTRIES) {
+      throw new GatewayError('invalid_request', `model-gateway-mock stopped computing log probabilities after ${MAX_LOGPROB_ENTRIES} entries (tokens × (1 + top alternatives), over all choices); ask for fewer top alternatives, fewer choices or fewer tokens (max_tokens).`);
+    }
     const logprob = round(-rng.next() * 0.5);
     const alternatives = [{ token, logprob }];
     let floor = logprob;

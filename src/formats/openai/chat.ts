@@ -5,7 +5,7 @@ import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { memoize } from '../../core/memo.ts';
 import { planStream, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
+import { LogprobCount, synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import type { ChatOptions } from './parse.ts';
 
@@ -53,9 +53,9 @@ function logprobEntries(entries: TokenLogprob[]) {
   }));
 }
 
-function choiceLogprobs(reply: CanonicalReply, choice: Choice, options: ChatOptions): TokenLogprob[] | undefined {
+function choiceLogprobs(reply: CanonicalReply, choice: Choice, options: ChatOptions, count: LogprobCount): TokenLogprob[] | undefined {
   if (options.topLogprobs === undefined) return undefined;
-  return synthesizeLogprobs(choiceText(choice), options.topLogprobs, deriveKey(reply.key, `logprobs:${choice.index}`));
+  return synthesizeLogprobs(choiceText(choice), options.topLogprobs, deriveKey(reply.key, `logprobs:${choice.index}`), count);
 }
 
 function header(reply: CanonicalReply, request: CanonicalRequest) {
@@ -70,13 +70,14 @@ function header(reply: CanonicalReply, request: CanonicalRequest) {
 
 export function renderChat(reply: CanonicalReply, request: CanonicalRequest, options: ChatOptions) {
   const { id, created, model, service_tier, system_fingerprint } = header(reply, request);
+  const count = new LogprobCount();
   return {
     id,
     object: 'chat.completion',
     created,
     model,
     choices: reply.choices.map((choice) => {
-      const logprobs = choiceLogprobs(reply, choice, options);
+      const logprobs = choiceLogprobs(reply, choice, options, count);
       const calls = toolCallsOf(choice);
       const hasText = choice.blocks.some((b) => b.type === 'text');
       const message: Record<string, unknown> = { role: 'assistant', content: hasText ? choiceText(choice) : null, refusal: null, annotations: [] };
@@ -111,7 +112,8 @@ export function chatStreamEvents(
   // `usage: null` until the last one carries the figures.
   const head = `${JSON.stringify(base).slice(0, -1)},"choices":`;
   const tail = options.includeUsage ? ',"usage":null}' : '}';
-  const logprobs = reply.choices.map((c) => choiceLogprobs(reply, c, options));
+  const count = new LogprobCount();
+  const logprobs = reply.choices.map((c) => choiceLogprobs(reply, c, options, count));
   const textPieces = reply.choices.map(() => 0);
   const events: TimedEvent[] = [];
   const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>

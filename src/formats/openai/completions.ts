@@ -6,7 +6,7 @@ import { deriveKey, makeId } from '../../core/seed.ts';
 import { countTokens } from '../../core/tokens.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
+import { LogprobCount, synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { FINISH, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
@@ -129,8 +129,8 @@ export function combine(replies: CanonicalReply[], call: CompletionCall): Canoni
   return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture };
 }
 
-function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number) {
-  const entries = synthesizeLogprobs(choiceText(choice), Math.max(top, 1), deriveKey(reply.key, `logprobs:${choice.index}`));
+function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number, count: LogprobCount) {
+  const entries = synthesizeLogprobs(choiceText(choice), Math.max(top, 1), deriveKey(reply.key, `logprobs:${choice.index}`), count);
   let offset = 0;
   const text_offset = entries.map((e) => {
     const at = offset;
@@ -150,12 +150,13 @@ function head(reply: CanonicalReply, model: string) {
 }
 
 export function renderCompletion(reply: CanonicalReply, call: CompletionCall, model: string) {
+  const count = new LogprobCount();
   return {
     ...head(reply, model),
     choices: reply.choices.map((c) => ({
       text: choiceText(c),
       index: c.index,
-      logprobs: call.logprobs === undefined ? null : legacyLogprobs(reply, c, call.logprobs),
+      logprobs: call.logprobs === undefined ? null : legacyLogprobs(reply, c, call.logprobs, count),
       finish_reason: FINISH[c.finishReason],
     })),
     usage: usageBody(reply.usage),
@@ -164,7 +165,8 @@ export function renderCompletion(reply: CanonicalReply, call: CompletionCall, mo
 
 export function completionStreamEvents(reply: CanonicalReply, call: CompletionCall, model: string, latency: LatencyProfile): TimedEvent[] {
   const base = head(reply, model);
-  const lps = reply.choices.map((c) => (call.logprobs === undefined ? undefined : legacyLogprobs(reply, c, call.logprobs)));
+  const count = new LogprobCount();
+  const lps = reply.choices.map((c) => (call.logprobs === undefined ? undefined : legacyLogprobs(reply, c, call.logprobs, count)));
   const events: TimedEvent[] = [];
   const chunk = (due: number, choice: unknown) => events.push({ due, frame: sseFrame(JSON.stringify({ ...base, choices: [choice] })) });
   for (const step of planStream(reply, latency)) {

@@ -70,6 +70,31 @@ export const weird: fc.Arbitrary<unknown> = fc.oneof(
 /** A key that is odd for a JS object. */
 export const oddKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'model ', 'MODEL', 'messages\u0000'), fc.string({ maxLength: 12 }));
 
+/**
+ * Schemas whose work multiplies (issue 28): definitions that each refer to the next twice (through
+ * $defs or definitions, under allOf, anyOf/oneOf or if/then), the same inline, and patterns whose
+ * quantifiers nest. Synthesis must stop them at its ceiling with a 400, never stall.
+ */
+export const costlySchema: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+  fc.record({ levels: fc.integer({ min: 1, max: 24 }), via: fc.constantFrom('$defs', 'definitions'), how: fc.constantFrom('allOf', 'anyOf', 'if', 'properties') }).map(({ levels, via, how }) => {
+    const defs: Record<string, unknown> = { [`d${levels}`]: { type: 'string' } };
+    for (let i = 0; i < levels; i++) {
+      const ref = { $ref: `#/${via}/d${i + 1}` };
+      defs[`d${i}`] =
+        how === 'if' ? { if: ref, then: ref } : how === 'properties' ? { type: 'object', properties: { a: ref, b: ref }, required: ['a', 'b'] } : how === 'allOf' ? { allOf: [ref, ref] } : { allOf: [{ [how]: [ref, ref] }, ref] };
+    }
+    return { [via]: defs, $ref: `#/${via}/d0` };
+  }),
+  fc.integer({ min: 1, max: 14 }).map(function inline(levels): Record<string, unknown> {
+    return levels === 0 ? { type: 'integer' } : { allOf: [inline(levels - 1), inline(levels - 1)] };
+  }),
+  fc.array(fc.integer({ min: 0, max: 999 }), { minLength: 1, maxLength: 4 }).map((counts) => ({
+    type: 'string',
+    pattern: `^${counts.reduce((inner, n) => `(${inner}){${n}}`, '[ab]')}$`,
+  })),
+  fc.record({ type: fc.constant('array'), minItems: fc.integer({ min: 0, max: 200_000 }), items: fc.constantFrom({ type: 'string', format: 'email' }, { const: 'x'.repeat(5000) }, { type: 'integer' }) }),
+);
+
 /** JSON schemas such as tools and response formats carry: realistic, with odd corners. */
 export const jsonSchema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ schema: Record<string, unknown> }>((tie) => ({
   schema: fc.oneof(
@@ -92,6 +117,12 @@ export const jsonSchema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ sch
         }),
       ),
     fc.record({ anyOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ allOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ oneOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ if: tie('schema'), then: tie('schema'), else: tie('schema') }, { requiredKeys: ['if'] }),
+    fc.record({ type: fc.constant('object'), patternProperties: fc.dictionary(fc.constantFrom('^x_', '^[a-z]{2}$', '\\d+', '(a|b)*'), tie('schema'), { maxKeys: 2 }), minProperties: fc.nat(4) }),
+    fc.record({ type: fc.constant('array'), prefixItems: fc.array(tie('schema'), { maxLength: 3 }), items: fc.oneof(fc.constant(false), tie('schema')), uniqueItems: fc.boolean() }, { requiredKeys: ['type', 'prefixItems'] }),
+    costlySchema,
     fc.record({ $ref: fc.constantFrom('#', '#/definitions/x', '#/$defs/nope', 'http://example.com/s.json') }),
     fc.constant({}),
   ),
