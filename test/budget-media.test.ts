@@ -1,0 +1,147 @@
+// Uploads decoded within their declared size, image work counted against ceilings with turns for
+// other clients, and realtime's one-response-at-a-time rule (issue 28, part 3). Bounds are proved by
+// counted work and by ordering, never by time.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI, { toFile } from 'openai';
+import WebSocket from 'ws';
+import { deflateSync } from 'node:zlib';
+import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { decodeImage } from '../src/core/synthesize/image.ts';
+import { Gate, ImageQueueFull, ImageWork, ImageWorkExceeded, IMAGE_WORK_LIMITS } from '../src/core/synthesize/image-work.ts';
+
+function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, body: Uint8Array): Buffer {
+  const out = Buffer.alloc(12 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  out.write(type, 4, 'latin1');
+  out.set(body, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
+  return out;
+}
+
+/** An 8-bit RGBA PNG whose header says width × height and whose IDAT is `zlibData` as given. */
+function pngWith(width: number, height: number, zlibData: Uint8Array): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8;
+  header[9] = 6;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', zlibData), chunk('IEND', new Uint8Array(0))]);
+}
+
+/** Rows of `width` RGBA pixels (filter byte 0 each), all zero: deflate packs them about 1000:1. */
+const zeroRows = (width: number, rows: number) => deflateSync(Buffer.alloc(rows * (1 + width * 4)), { level: 9 });
+
+const DECLARED_64 = 64 * (1 + 64 * 4);
+/** A "zip bomb": the header says 64×64, the data inflates to 64 MiB. */
+const bomb = () => pngWith(64, 64, deflateSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }));
+
+describe('image decoding within the declared size (unit)', () => {
+  it('stops inflating a PNG bomb right after what its header declares, and says so', async () => {
+    const work = new ImageWork();
+    const error = await decodeImage(bomb(), { work }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(String(error)).toMatch(`more than the ${DECLARED_64} bytes its header's dimensions allow`);
+    // One fed chunk (4 KiB compressed) inflates to at most about 4 MiB: nowhere near the 64 MiB.
+    expect(work.done.bytes).toBeGreaterThan(DECLARED_64);
+    expect(work.done.bytes).toBeLessThan(4096 * 1100 + DECLARED_64);
+  });
+
+  it('counts pixels and bytes as it decodes, and stops at the ceiling', async () => {
+    const file = pngWith(256, 256, zeroRows(256, 256));
+    const counted = new ImageWork();
+    const image = await decodeImage(file, { work: counted, into: { width: 16, height: 16 } });
+    expect(image.width * image.height).toBe(256);
+    expect(counted.done).toEqual({ pixels: 256 * 256, bytes: 256 * (1 + 256 * 4) });
+    // A ceiling of three pictures' pixels: the fourth decode stops at it, the count never passes it.
+    const work = new ImageWork({ pixels: 3 * 256 * 256 + 1000, bytes: Infinity });
+    for (let i = 0; i < 3; i++) await decodeImage(file, { work, into: { width: 8, height: 8 } });
+    const error = await decodeImage(file, { work, into: { width: 8, height: 8 } }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(ImageWorkExceeded);
+    expect(work.done.pixels).toBeLessThanOrEqual(work.limits.pixels);
+    expect(work.done.pixels).toBeGreaterThan(3 * 256 * 256);
+  });
+
+  it('refuses a data stream shorter than its header declares', async () => {
+    const error = await decodeImage(pngWith(64, 64, zeroRows(64, 10))).catch((e: Error) => e);
+    expect(String(error)).toMatch(/ends after \d+ of the 16448 bytes/);
+  });
+
+  it('lets a few holders through a gate at once, queues the rest in order and refuses past the queue', async () => {
+    const gate = new Gate(2, 2);
+    const order: number[] = [];
+    const releases: (() => void)[] = [];
+    const hold = (i: number) => gate.run(() => new Promise<void>((resolve) => releases.push(() => (order.push(i), resolve()))));
+    const held = [hold(1), hold(2), hold(3), hold(4)];
+    await expect(hold(5)).rejects.toBeInstanceOf(ImageQueueFull);
+    expect(gate.busy).toEqual({ running: 2, waiting: 2 });
+    expect(releases).toHaveLength(2);
+    releases[0]();
+    releases[1]();
+    await held[0];
+    await held[1];
+    await new Promise((r) => setTimeout(r, 0));
+    expect(releases).toHaveLength(4);
+    releases[2]();
+    releases[3]();
+    await Promise.all(held);
+    expect(order).toEqual([1, 2, 3, 4]);
+    expect(gate.busy).toEqual({ running: 0, waiting: 0 });
+  });
+});
+
+describe('image uploads over a real socket, through the openai SDK', () => {
+  let cli: Spawned;
+  let client: OpenAI;
+  beforeAll(async () => {
+    cli = await spawnCli();
+    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+  });
+  afterAll(() => cli?.stop());
+
+  it('refuses a PNG bomb with the 400 that names the upload and the declared limit', async () => {
+    const error = await client.images.edit({ model: 'gpt-image-1', image: await toFile(bomb(), 'bomb.png', { type: 'image/png' }), prompt: 'a hat' }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe('image');
+    expect(error.message).toMatch(`more than the ${DECLARED_64} bytes its header's dimensions allow`);
+    // The server is still there and answers.
+    expect((await client.models.list()).data.length).toBeGreaterThan(0);
+  });
+
+  it('answers sixteen 4096×4096 PNGs while another client keeps being served between slices', async () => {
+    const big = pngWith(4096, 4096, zeroRows(4096, 4096));
+    const images = await Promise.all(Array.from({ length: 16 }, (_, i) => toFile(big, `big${i}.png`, { type: 'image/png' })));
+    let finished = false;
+    const edit = client.images.edit({ model: 'gpt-image-1', image: images, prompt: 'a mosaic', size: '1024x1024', quality: 'low' }).finally(() => (finished = true));
+    // The other client's small requests, one after another, until the big one is answered.
+    let servedDuring = 0;
+    while (!finished) {
+      const res = await fetch(`${cli.url}/v1/models`, { headers: { authorization: 'Bearer sk-test' } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      if (!finished) servedDuring++;
+    }
+    const reply = await edit;
+    expect(reply.data?.[0].b64_json).toBeTruthy();
+    // Sixteen pictures of 16.7 Mpx each take many slices; a server that decoded them in one go would
+    // serve the other client only before and after (one or two requests while the upload is sent).
+    expect(servedDuring).toBeGreaterThan(10);
+  }, 120_000);
+
+  it(`keeps a request within ${IMAGE_WORK_LIMITS.pixels} pixels: a seventeenth picture is refused before anything is decoded`, async () => {
+    const tiny = await toFile(pngWith(8, 8, zeroRows(8, 8)), 'tiny.png', { type: 'image/png' });
+    const error = await client.images.edit({ model: 'gpt-image-1', image: Array.from({ length: 17 }, () => tiny), prompt: 'x' }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.code).toBe('array_above_max_length');
+  });
+});
+
+export { WebSocket };
