@@ -6,6 +6,8 @@ import OpenAI, { toFile } from 'openai';
 import WebSocket from 'ws';
 import { deflateSync } from 'node:zlib';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { REALTIME_LIMITS } from '../src/formats/openai/realtime.ts';
 import { decodeImage } from '../src/core/synthesize/image.ts';
 import { Gate, ImageQueueFull, ImageWork, ImageWorkExceeded, IMAGE_WORK_LIMITS } from '../src/core/synthesize/image-work.ts';
 
@@ -144,4 +146,73 @@ describe('image uploads over a real socket, through the openai SDK', () => {
   });
 });
 
-export { WebSocket };
+type Ev = Record<string, any>;
+
+/** A raw `ws` client on the realtime endpoint that keeps every event it gets. */
+async function realtimeClient(url: string) {
+  const socket = new WebSocket(url, { headers: { Authorization: 'Bearer sk-test' } });
+  const events: Ev[] = [];
+  const listeners: (() => void)[] = [];
+  socket.on('message', (d) => {
+    events.push(JSON.parse(String(d)));
+    for (const l of [...listeners]) l();
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => (socket.once('open', () => resolve()), socket.once('error', reject)));
+  /** Resolves once `test(events)` holds. */
+  const until = (test: (events: Ev[]) => boolean) =>
+    new Promise<Ev[]>((resolve) => {
+      const check = () => test(events) && (listeners.splice(listeners.indexOf(check), 1), resolve(events));
+      listeners.push(check);
+      check();
+    });
+  const send = (e: Ev) => socket.send(JSON.stringify(e));
+  return { socket, events, until, send, closed };
+}
+
+const ofType = (events: Ev[], type: string) => events.filter((e) => e.type === type);
+const audioCreate = (id: string) => ({ type: 'response.create', event_id: id, response: { output_modalities: ['audio'], instructions: 'Tell a long story.' } });
+
+describe('realtime: one response at a time, other events held in order', () => {
+  let server: RunningServer;
+  let wsUrl: string;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, seed: 3 });
+    wsUrl = `${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`;
+  });
+  afterAll(() => server.close());
+
+  it("answers two response.create sent at once with one response and the service's error event", async () => {
+    const c = await realtimeClient(wsUrl);
+    c.send(audioCreate('first'));
+    c.send(audioCreate('second'));
+    const events = await c.until((e) => ofType(e, 'response.done').length === 1 && ofType(e, 'error').length === 1);
+    const error = ofType(events, 'error')[0];
+    expect(error).toMatchObject({ type: 'error', event_id: expect.any(String), error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', event_id: 'second' } });
+    expect(error.error.message).toMatch(/^Conversation already has an active response in progress: resp_/);
+    expect(ofType(events, 'response.created')).toHaveLength(1);
+    expect(ofType(events, 'response.done')[0].response.status).toBe('completed');
+    c.socket.close();
+  });
+
+  it('refuses every response.create of a burst while one is being made, each with the error', async () => {
+    const c = await realtimeClient(wsUrl);
+    for (let i = 0; i < 500; i++) c.send(audioCreate(`burst-${i}`));
+    const events = await c.until((e) => ofType(e, 'response.done').length + ofType(e, 'error').length >= 500);
+    const refused = ofType(events, 'error').filter((e) => e.error.code === 'conversation_already_has_active_response');
+    expect(ofType(events, 'response.done').length + refused.length).toBe(500);
+    // The burst arrives while the first response's speech is made: most of it is refused, not queued.
+    expect(refused.length).toBeGreaterThan(ofType(events, 'response.done').length);
+    c.socket.close();
+  });
+
+  it('holds other events while a response is made and handles them in order after its events', async () => {
+    const c = await realtimeClient(wsUrl);
+    c.send(audioCreate('create'));
+    c.send({ type: 'input_audio_buffer.clear', event_id: 'held' });
+    const held = await c.until((e) => ofType(e, 'input_audio_buffer.cleared').length === 1);
+    // Held events are handled after the response's events are stamped, in the order they came.
+    expect(held.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(held.findIndex((e) => e.type === 'response.created'));
+    c.socket.close();
+  });
+});

@@ -120,7 +120,25 @@ function audioRuns(samples: Int16Array, parts: number): Int16Array[] {
   return Array.from({ length: parts }, (_, i) => samples.subarray(Math.floor((i * samples.length) / parts), Math.floor(((i + 1) * samples.length) / parts)));
 }
 
-export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx: ResponseContext): ResponsePlan {
+/**
+ * The speech of each text block of an audio response, synthesized one block at a time with a turn for
+ * the event loop before each; `gone()` is asked at every turn, and a session that has ended gets
+ * nothing more made (undefined).
+ */
+export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, gone: () => boolean): Promise<Map<number, Int16Array> | undefined> {
+  const speech = new Map<number, Int16Array>();
+  const blocks = reply.choices[0].blocks;
+  for (let b = 0; b < blocks.length; b++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (gone()) return undefined;
+    const block = blocks[b];
+    if (ctx.audio && block.type === 'text') speech.set(b, synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${b}`)));
+  }
+  return speech;
+}
+
+/** The response's events; `speech` holds each text block's samples for an audio response (from speakBlocks). */
+export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx: ResponseContext, speech: ReadonlyMap<number, Int16Array> = new Map()): ResponsePlan {
   const { beta } = ctx;
   const choice = reply.choices[0];
   const events: PlannedEvent[] = [];
@@ -148,7 +166,7 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
           : { id, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
       const state: { item: Raw; text: string; audio?: Int16Array[]; piece: number; pieces: number } = { item, text: '', piece: 0, pieces: piecesOf.get(step.block) ?? 1 };
       if (block.type === 'text' && ctx.audio) {
-        const samples = synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
+        const samples = speech.get(step.block) ?? synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
         audioTokens += Math.ceil(durationOf(samples, SPEECH_SAMPLE_RATE) * AUDIO_TOKENS_PER_SECOND);
         state.audio = audioRuns(samples, state.pieces);
       }
