@@ -1,13 +1,17 @@
 // Uploads decoded within their declared size, image work counted against ceilings with turns for
 // other clients, and realtime's one-response-at-a-time rule (issue 28, part 3). Bounds are proved by
 // counted work and by ordering, never by time.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import OpenAI, { toFile } from 'openai';
 import WebSocket from 'ws';
 import { deflateSync } from 'node:zlib';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
+import { realtimeServer } from './helpers/realtime-server.ts';
+import { startServer } from '../src/server.ts';
 import { REALTIME_LIMITS } from '../src/formats/openai/realtime.ts';
+import { setupServer } from 'msw/node';
+import { createGateway, type Gateway } from '../src/index.ts';
+import { SPEECH_SLICE_SAMPLES } from '../src/core/synthesize/audio.ts';
 import { decodeImage } from '../src/core/synthesize/image.ts';
 import { Gate, ImageQueueFull, ImageWork, ImageWorkExceeded, IMAGE_WORK_LIMITS } from '../src/core/synthesize/image-work.ts';
 
@@ -174,16 +178,10 @@ const ofType = (events: Ev[], type: string) => events.filter((e) => e.type === t
 const audioCreate = (id: string) => ({ type: 'response.create', event_id: id, response: { output_modalities: ['audio'], instructions: 'Tell a long story.' } });
 
 describe('realtime: one response at a time, other events held in order', () => {
-  let server: RunningServer;
-  let wsUrl: string;
-  beforeAll(async () => {
-    server = await startServer({ port: 0, seed: 3 });
-    wsUrl = `${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`;
-  });
-  afterAll(() => server.close());
+  const live = realtimeServer();
 
   it("answers two response.create sent at once with one response and the service's error event", async () => {
-    const c = await realtimeClient(wsUrl);
+    const c = await realtimeClient(live.wsUrl);
     c.send(audioCreate('first'));
     c.send(audioCreate('second'));
     const events = await c.until((e) => ofType(e, 'response.done').length === 1 && ofType(e, 'error').length === 1);
@@ -196,7 +194,7 @@ describe('realtime: one response at a time, other events held in order', () => {
   });
 
   it('refuses every response.create of a burst while one is being made, each with the error', async () => {
-    const c = await realtimeClient(wsUrl);
+    const c = await realtimeClient(live.wsUrl);
     for (let i = 0; i < 500; i++) c.send(audioCreate(`burst-${i}`));
     const events = await c.until((e) => ofType(e, 'response.done').length + ofType(e, 'error').length >= 500);
     const refused = ofType(events, 'error').filter((e) => e.error.code === 'conversation_already_has_active_response');
@@ -207,7 +205,7 @@ describe('realtime: one response at a time, other events held in order', () => {
   });
 
   it('holds other events while a response is made and handles them in order after its events', async () => {
-    const c = await realtimeClient(wsUrl);
+    const c = await realtimeClient(live.wsUrl);
     c.send(audioCreate('create'));
     c.send({ type: 'input_audio_buffer.clear', event_id: 'held' });
     const held = await c.until((e) => ofType(e, 'input_audio_buffer.cleared').length === 1);
@@ -215,4 +213,76 @@ describe('realtime: one response at a time, other events held in order', () => {
     expect(held.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(held.findIndex((e) => e.type === 'response.created'));
     c.socket.close();
   });
+});
+
+/** A reply of 400 words: about two minutes of speech, a hundred-odd slices of synthesis. */
+const LONG_STORY = Array.from({ length: 400 }, (_, i) => `word${i % 7 ? '' : '.'}`).join(' ');
+const storyAsk = { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell the long story.' }] } };
+const storyCreate = { type: 'response.create', event_id: 'story', response: { output_modalities: ['audio'] } };
+
+/** The realtime session's journal entry (the newest) and the gateway's running streams. */
+const sessionOf = (gateway: Gateway) => gateway.requests({ path: '/v1/realtime' }).at(-1)!;
+
+/**
+ * Proves a closed socket stops its response's synthesis: the full response's samples are counted
+ * first, then a socket that sends the same response.create and closes at once. Once the gateway has
+ * no running stream (the synthesis loop has returned), the aborted session's count is short of it.
+ */
+async function closedMidResponse(gateway: Gateway, open: () => Promise<{ send(e: Ev): void; close(): void; done(): Promise<unknown> }>) {
+  gateway.use({ match: { userMessage: { contains: 'long story' } }, reply: { text: LONG_STORY } });
+  const whole = await open();
+  whole.send(storyAsk);
+  whole.send(storyCreate);
+  await whole.done();
+  whole.close();
+  const full = sessionOf(gateway).speechSamples!;
+  // The whole response is many slices, so stopping after one or two shows.
+  expect(full).toBeGreaterThan(50 * SPEECH_SLICE_SAMPLES);
+
+  const left = await open();
+  left.send(storyAsk);
+  left.send(storyCreate);
+  left.close();
+  await vi.waitFor(() => expect(sessionOf(gateway).outcome).toBe('aborted'), { timeout: 30_000, interval: 5 });
+  await vi.waitFor(() => expect(gateway.activeStreams).toBe(0), { timeout: 30_000, interval: 5 });
+  const made = sessionOf(gateway).speechSamples ?? 0;
+  expect(made).toBeLessThan(full / 2);
+  return { full, made };
+}
+
+describe('realtime: a socket closed mid-response stops its synthesis (counted samples)', () => {
+  it('over a real socket', async () => {
+    const server = await startServer({ port: 0, seed: 3 });
+    try {
+      const url = `${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`;
+      await closedMidResponse(server.gateway, async () => {
+        const c = await realtimeClient(url);
+        return { send: c.send, close: () => c.socket.close(), done: () => c.until((e) => ofType(e, 'response.done').length === 1) };
+      });
+      // The journal over HTTP says the same.
+      const listed = (await (await fetch(`${server.url}/__admin/requests`)).json()) as { requests: { path: string; speechSamples?: number }[] };
+      expect(listed.requests.find((r) => r.path === '/v1/realtime')?.speechSamples).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('in-process, through msw and the global WebSocket', async () => {
+    const gateway = createGateway({ seed: 3 });
+    const mock = setupServer(...gateway.handlers);
+    mock.listen();
+    try {
+      await closedMidResponse(gateway, async () => {
+        const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-test']);
+        const events: Ev[] = [];
+        let onEvent = () => {};
+        socket.addEventListener('message', (e) => (events.push(JSON.parse(String(e.data))), onEvent()));
+        await new Promise((r) => socket.addEventListener('open', r, { once: true }));
+        const done = () => new Promise<void>((resolve) => (onEvent = () => ofType(events, 'response.done').length && resolve()));
+        return { send: (e: Ev) => socket.send(JSON.stringify(e)), close: () => socket.close(), done };
+      });
+    } finally {
+      mock.close();
+    }
+  }, 60_000);
 });

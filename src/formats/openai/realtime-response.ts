@@ -5,7 +5,7 @@ import type { CanonicalReply } from '../../core/reply.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { deriveKey } from '../../core/seed.ts';
-import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, toBase64 } from '../../core/synthesize/audio.ts';
+import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, synthesizeSpeechSliced, toBase64, type SpeechWork } from '../../core/synthesize/audio.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -121,18 +121,21 @@ function audioRuns(samples: Int16Array, parts: number): Int16Array[] {
 }
 
 /**
- * The speech of each text block of an audio response, synthesized one block at a time with a turn for
- * the event loop before each; `gone()` is asked at every turn, and a session that has ended gets
- * nothing more made (undefined).
+ * The speech of each text block of an audio response, synthesized a slice (about a second of speech)
+ * at a time with a turn for other clients between slices, its samples counted on `work`; a session
+ * that ends meanwhile (`work.stopped()`) gets nothing more made (undefined).
  */
-export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, gone: () => boolean): Promise<Map<number, Int16Array> | undefined> {
+export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, work: SpeechWork): Promise<Map<number, Int16Array> | undefined> {
   const speech = new Map<number, Int16Array>();
   const blocks = reply.choices[0].blocks;
   for (let b = 0; b < blocks.length; b++) {
     await new Promise((resolve) => setTimeout(resolve, 0));
-    if (gone()) return undefined;
+    if (work.stopped?.()) return undefined;
     const block = blocks[b];
-    if (ctx.audio && block.type === 'text') speech.set(b, synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${b}`)));
+    if (!ctx.audio || block.type !== 'text') continue;
+    const samples = await synthesizeSpeechSliced([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${b}`), {}, work);
+    if (!samples) return undefined;
+    speech.set(b, samples);
   }
   return speech;
 }

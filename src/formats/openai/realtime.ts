@@ -6,7 +6,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
-import { pcmFromBase64, SPEECH_SAMPLE_RATE } from '../../core/synthesize/audio.ts';
+import { pcmFromBase64, SPEECH_SAMPLE_RATE, type SpeechWork } from '../../core/synthesize/audio.ts';
 import { transcribe } from '../../core/transcribe.ts';
 import { frameLength, loudness } from '../../core/voice.ts';
 import type { Runtime } from '../../runtime.ts';
@@ -529,7 +529,9 @@ export class RealtimeSession implements SocketPeer {
     // second response.create meanwhile is refused; a session that ends meanwhile stops it there.
     this.preparing = ctx;
     call.runtime.activeStreams++;
-    void speakBlocks(reply, ctx, () => this.gone).then((speech) => {
+    // Counted on the session's journal entry as it is made, so the work a closed socket left undone shows.
+    const work: SpeechWork = { count: (samples) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + samples), stopped: () => this.gone };
+    void speakBlocks(reply, ctx, work).then((speech) => {
       this.preparing = undefined;
       call.runtime.activeStreams--;
       if (!speech) return;
