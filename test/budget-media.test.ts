@@ -217,6 +217,8 @@ describe('realtime: one response at a time, other events held in order', () => {
 
 /** A reply of 400 words: about two minutes of speech, a hundred-odd slices of synthesis. */
 const LONG_STORY = Array.from({ length: 400 }, (_, i) => `word${i % 7 ? '' : '.'}`).join(' ');
+/** The samples of LONG_STORY's speech (voice alloy): what a whole response makes. */
+const LONG_STORY_SAMPLES = 3181280;
 const storyAsk = { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell the long story.' }] } };
 const storyCreate = { type: 'response.create', event_id: 'story', response: { output_modalities: ['audio'] } };
 
@@ -236,6 +238,7 @@ async function closedMidResponse(gateway: Gateway, open: () => Promise<{ send(e:
   await whole.done();
   whole.close();
   const full = sessionOf(gateway).speechSamples!;
+  expect(full).toBe(LONG_STORY_SAMPLES);
   // The whole response is many slices, so stopping after one or two shows.
   expect(full).toBeGreaterThan(50 * SPEECH_SLICE_SAMPLES);
 
@@ -284,5 +287,42 @@ describe('realtime: a socket closed mid-response stops its synthesis (counted sa
     } finally {
       mock.close();
     }
+  }, 60_000);
+});
+
+describe(`realtime: at most ${REALTIME_LIMITS.waitingEvents} events held while a response is made`, () => {
+  const live = realtimeServer();
+  /** A session asked for the long story, then sent `count` other events in the same burst. */
+  async function burst(count: number) {
+    live.server.gateway.use({ match: { userMessage: { contains: 'long story' } }, reply: { text: LONG_STORY } });
+    const c = await realtimeClient(live.wsUrl);
+    c.send(storyAsk);
+    c.send(storyCreate);
+    // The burst is on the wire before the response's first slice of speech is made: all of it is held.
+    for (let i = 0; i < count; i++) c.send({ type: 'input_audio_buffer.clear', event_id: `held-${i}` });
+    return c;
+  }
+
+  it(`handles ${REALTIME_LIMITS.waitingEvents} held events, in order, after the response's events`, async () => {
+    const c = await burst(REALTIME_LIMITS.waitingEvents);
+    const events = await c.until((e) => ofType(e, 'input_audio_buffer.cleared').length === REALTIME_LIMITS.waitingEvents);
+    expect(ofType(events, 'error')).toEqual([]);
+    expect(events.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(events.findIndex((e) => e.type === 'response.created'));
+    c.socket.close();
+  }, 60_000);
+
+  it('closes the session (event_queue_full, 1008) at one event more, having made only part of the speech', async () => {
+    const c = await burst(REALTIME_LIMITS.waitingEvents + 1);
+    // Closed before anything of the response was sent (a session that kept every event would answer).
+    expect(await Promise.race([c.closed, c.until((e) => ofType(e, 'response.created').length > 0).then(() => 'answered')])).toBe(1008);
+    const error = ofType(c.events, 'error')[0];
+    expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'event_queue_full' });
+    expect(error.error.message).toContain(`more than ${REALTIME_LIMITS.waitingEvents} events`);
+    // Nothing of the response was sent, and its synthesis stopped with the session.
+    expect(ofType(c.events, 'response.created')).toEqual([]);
+    await vi.waitFor(() => expect(live.server.gateway.activeStreams).toBe(0), { timeout: 30_000, interval: 5 });
+    const session = sessionOf(live.server.gateway);
+    expect(session.outcome).toBe('aborted');
+    expect(session.speechSamples ?? 0).toBeLessThan(LONG_STORY_SAMPLES / 2);
   }, 60_000);
 });
