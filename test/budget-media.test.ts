@@ -12,7 +12,8 @@ import { REALTIME_LIMITS } from '../src/formats/openai/realtime.ts';
 import { setupServer } from 'msw/node';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { SPEECH_SLICE_SAMPLES } from '../src/core/synthesize/audio.ts';
-import { decodeImage } from '../src/core/synthesize/image.ts';
+import { decodeImage, encodeImage, jpegScans } from '../src/core/synthesize/image.ts';
+import jpegJs from 'jpeg-js';
 import { Gate, ImageQueueFull, ImageWork, ImageWorkExceeded, IMAGE_WORK_LIMITS } from '../src/core/synthesize/image-work.ts';
 
 function crc32(bytes: Uint8Array): number {
@@ -104,33 +105,38 @@ describe('image decoding within the declared size (unit)', () => {
   });
 });
 
-describe('image uploads over a real socket, through the openai SDK', () => {
-  let cli: Spawned;
-  let client: OpenAI;
+/** The CLI spawned before the suite (stopped after) and an openai client of it, read inside tests. */
+function cliWithClient(): { readonly cli: Spawned; readonly client: OpenAI } {
+  const state = {} as { cli: Spawned; client: OpenAI };
   beforeAll(async () => {
-    cli = await spawnCli();
-    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    state.cli = await spawnCli();
+    state.client = new OpenAI({ apiKey: 'sk-test', baseURL: `${state.cli.url}/v1`, maxRetries: 0 });
   });
-  afterAll(() => cli?.stop());
+  afterAll(() => state.cli?.stop());
+  return state;
+}
+
+describe('image uploads over a real socket, through the openai SDK', () => {
+  const live = cliWithClient();
 
   it('refuses a PNG bomb with the 400 that names the upload and the declared limit', async () => {
-    const error = await client.images.edit({ model: 'gpt-image-1', image: await toFile(bomb(), 'bomb.png', { type: 'image/png' }), prompt: 'a hat' }).catch((e) => e);
+    const error = await live.client.images.edit({ model: 'gpt-image-1', image: await toFile(bomb(), 'bomb.png', { type: 'image/png' }), prompt: 'a hat' }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.param).toBe('image');
     expect(error.message).toMatch(`more than the ${DECLARED_64} bytes its header's dimensions allow`);
     // The server is still there and answers.
-    expect((await client.models.list()).data.length).toBeGreaterThan(0);
+    expect((await live.client.models.list()).data.length).toBeGreaterThan(0);
   });
 
   it('answers sixteen 4096×4096 PNGs while another client keeps being served between slices', async () => {
     const big = pngWith(4096, 4096, zeroRows(4096, 4096));
     const images = await Promise.all(Array.from({ length: 16 }, (_, i) => toFile(big, `big${i}.png`, { type: 'image/png' })));
     let finished = false;
-    const edit = client.images.edit({ model: 'gpt-image-1', image: images, prompt: 'a mosaic', size: '1024x1024', quality: 'low' }).finally(() => (finished = true));
+    const edit = live.client.images.edit({ model: 'gpt-image-1', image: images, prompt: 'a mosaic', size: '1024x1024', quality: 'low' }).finally(() => (finished = true));
     // The other client's small requests, one after another, until the big one is answered.
     let servedDuring = 0;
     while (!finished) {
-      const res = await fetch(`${cli.url}/v1/models`, { headers: { authorization: 'Bearer sk-test' } });
+      const res = await fetch(`${live.cli.url}/v1/models`, { headers: { authorization: 'Bearer sk-test' } });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
       if (!finished) servedDuring++;
@@ -144,7 +150,7 @@ describe('image uploads over a real socket, through the openai SDK', () => {
 
   it(`keeps a request within ${IMAGE_WORK_LIMITS.pixels} pixels: a seventeenth picture is refused before anything is decoded`, async () => {
     const tiny = await toFile(pngWith(8, 8, zeroRows(8, 8)), 'tiny.png', { type: 'image/png' });
-    const error = await client.images.edit({ model: 'gpt-image-1', image: Array.from({ length: 17 }, () => tiny), prompt: 'x' }).catch((e) => e);
+    const error = await live.client.images.edit({ model: 'gpt-image-1', image: Array.from({ length: 17 }, () => tiny), prompt: 'x' }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.code).toBe('array_above_max_length');
   });
@@ -325,4 +331,95 @@ describe(`realtime: at most ${REALTIME_LIMITS.waitingEvents} events held while a
     expect(session.outcome).toBe('aborted');
     expect(session.speechSamples ?? 0).toBeLessThan(LONG_STORY_SAMPLES / 2);
   }, 60_000);
+});
+
+/** A JPEG (jpeg-js, baseline: one scan) of a width × height gradient. */
+function jpegOf(width: number, height: number): Buffer {
+  const data = new Uint8Array(width * height * 4);
+  for (let i = 0; i < data.length; i += 4) data.set([(i >> 4) & 255, 90, (i >> 12) & 255, 255], i);
+  return Buffer.from(jpegJs.encode({ width, height, data }, 50).data);
+}
+
+/** The JPEG with its one scan (SOS segment and data) repeated `times`: the declared size stays, the decoding work multiplies. */
+function repeatScan(jpeg: Buffer, times: number): Buffer {
+  const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
+  const eoi = jpeg.length - 2;
+  return Buffer.concat([jpeg.subarray(0, sos), ...Array.from({ length: times }, () => jpeg.subarray(sos, eoi)), jpeg.subarray(eoi)]);
+}
+
+/** The JPEG with a second frame header (SOF0) declaring width × height before its scan. */
+function secondFrame(jpeg: Buffer, width: number, height: number): Buffer {
+  const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+  const frame = Buffer.from(jpeg.subarray(sof, sof + 2 + jpeg.readUInt16BE(sof + 2)));
+  frame.writeUInt16BE(height, 5);
+  frame.writeUInt16BE(width, 7);
+  const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
+  return Buffer.concat([jpeg.subarray(0, sos), frame, jpeg.subarray(sos)]);
+}
+
+/** A WebP whose VP8X header declares a canvas of width × height around `file`'s own (other-sized) bitstream. */
+function webpDeclaring(file: Uint8Array, width: number, height: number): Buffer {
+  const vp8x = Buffer.alloc(18);
+  vp8x.write('VP8X', 0, 'latin1');
+  vp8x.writeUInt32LE(10, 4);
+  vp8x.writeUIntLE(width - 1, 12, 3);
+  vp8x.writeUIntLE(height - 1, 15, 3);
+  const body = Buffer.concat([Buffer.from('WEBP', 'latin1'), vp8x, Buffer.from(file.subarray(12))]);
+  const riff = Buffer.alloc(8);
+  riff.write('RIFF', 0, 'latin1');
+  riff.writeUInt32LE(body.length, 4);
+  return Buffer.concat([riff, body]);
+}
+
+describe('JPEG and WebP uploads: decoded in one step each, their work counted before it is done', () => {
+  it('counts a JPEG\'s scans', () => {
+    const jpeg = jpegOf(64, 64);
+    expect(jpegScans(jpeg)).toBe(1);
+    expect(jpegScans(repeatScan(jpeg, 40))).toBe(40);
+  });
+
+  it('counts a JPEG\'s pixels once per scan, and refuses past the request\'s ceiling before decoding', async () => {
+    const work = new ImageWork();
+    await decodeImage(repeatScan(jpegOf(256, 256), 3), { work });
+    expect(work.done.pixels).toBe(3 * 256 * 256);
+    const bomb = new ImageWork({ pixels: 999 * 64 * 64, bytes: Infinity });
+    const error = await decodeImage(repeatScan(jpegOf(64, 64), 1000), { work: bomb }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(ImageWorkExceeded);
+    expect(String(error)).toContain('this one has 1000 scans of 64x64');
+    expect(bomb.done.pixels).toBe(0);
+  });
+
+  describe('over a real socket, through the openai SDK', () => {
+    const live = cliWithClient();
+    const edit = async (bytes: Buffer, name: string, type: string) =>
+      live.client.images.edit({ model: 'gpt-image-1', image: await toFile(bytes, name, { type }), prompt: 'a hat', size: '1024x1024', quality: 'low' }).catch((e) => e);
+
+    it(`refuses a JPEG of 1024x1024 whose scan repeats 300 times (300 decodes' work) with the 400 naming the ceiling`, async () => {
+      const error = await edit(repeatScan(jpegOf(1024, 1024), 300), 'scans.jpg', 'image/jpeg');
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe('image');
+      expect(error.code).toBe('image_too_large');
+      expect(error.message).toContain(`more than ${IMAGE_WORK_LIMITS.pixels} pixels`);
+      expect(error.message).toContain('300 scans of 1024x1024');
+    }, 60_000);
+
+    it('refuses a JPEG declaring 64x64 whose second frame header says 4096x4096', async () => {
+      const error = await edit(secondFrame(jpegOf(64, 64), 4096, 4096), 'frames.jpg', 'image/jpeg');
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe('image');
+      expect(error.message).toContain('maxResolutionInMP');
+    });
+
+    it('refuses a WebP whose header declares 64x64 around a 4096x4096 bitstream', async () => {
+      const big = await encodeImage({ width: 4096, height: 4096, data: new Uint8ClampedArray(4096 * 4096 * 4).fill(200) }, 'webp', 100);
+      const error = await edit(webpDeclaring(big, 64, 64), 'lie.webp', 'image/webp');
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe('image');
+    }, 60_000);
+
+    it('edits a legal 4096x4096 JPEG (its memory ceiling follows its declared size)', async () => {
+      const reply = await edit(jpegOf(4096, 4096), 'big.jpg', 'image/jpeg');
+      expect(reply.data?.[0].b64_json).toBeTruthy();
+    }, 60_000);
+  });
 });

@@ -20,8 +20,8 @@ export type WorkKind = 'pixels' | 'bytes';
 export class ImageWorkExceeded extends RangeError {
   readonly kind: WorkKind;
   readonly limit: number;
-  constructor(kind: WorkKind, limit: number) {
-    super(kind === 'pixels' ? `the uploads decode to more than ${limit} pixels in all, the limit of one request` : `the uploads inflate to more than ${limit} bytes in all, the limit of one request`);
+  constructor(kind: WorkKind, limit: number, detail = '') {
+    super((kind === 'pixels' ? `the uploads decode to more than ${limit} pixels in all, the limit of one request` : `the uploads inflate to more than ${limit} bytes in all, the limit of one request`) + detail);
     this.kind = kind;
     this.limit = limit;
   }
@@ -36,8 +36,8 @@ export class ImageWork {
   }
 
   /** Counts `amount` of work; throws ImageWorkExceeded, before it is done, when that passes the ceiling. */
-  spend(kind: WorkKind, amount: number): void {
-    if (this.done[kind] + amount > this.limits[kind]) throw new ImageWorkExceeded(kind, this.limits[kind]);
+  spend(kind: WorkKind, amount: number, detail?: string): void {
+    if (this.done[kind] + amount > this.limits[kind]) throw new ImageWorkExceeded(kind, this.limits[kind], detail);
     this.done[kind] += amount;
   }
 }

@@ -300,6 +300,41 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
   return undefined;
 }
 
+/**
+ * Bytes jpeg-js may hold per declared pixel: its coefficient blocks (4 bytes a pixel per component) and
+ * lines (1) for up to four components at full sampling, plus the RGBA output (4). A file whose
+ * components or sampling ask more than a four-component picture of its declared size is refused.
+ */
+const JPEG_BYTES_PER_PIXEL = 4 + 4 * (4 + 1);
+/** Huffman and quantization tables and the copy of the scan data jpeg-js keeps, beyond the per-pixel part. */
+const JPEG_FIXED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The scans (SOS markers) of a JPEG: jpeg-js decodes each one over the whole frame, so a file that
+ * repeats its scans costs that many decodes of its declared size. Linear in the file's bytes.
+ */
+export function jpegScans(bytes: Uint8Array): number {
+  let scans = 0;
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) {
+      at++;
+      continue;
+    }
+    const marker = bytes[at + 1];
+    // Fill bytes, restart markers and stuffed zeros carry no length.
+    if (marker === 0xff || marker === 0x00 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += marker === 0xff ? 1 : 2;
+      continue;
+    }
+    if (marker === 0xd9) break;
+    const length = (bytes[at + 2] << 8) | bytes[at + 3];
+    at += 2 + length;
+    if (marker === 0xda) scans++; // its entropy-coded data follows: skipped byte by byte above
+  }
+  return scans;
+}
+
 export interface DecodeOptions {
   /** The size to scale the picture to (nearest neighbour, as edits place it); default its own. */
   into?: { width: number; height: number };
@@ -323,11 +358,18 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}
   let decoded: RgbaImage;
   try {
     if (format === 'png') return await readPng(bytes, work, options.into);
-    work.spend('pixels', size.width * size.height);
+    const pixels = size.width * size.height;
     if (format === 'jpeg') {
-      const image = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: (size.width * size.height) / 1e6 + 0.001, maxMemoryUsageInMB: 256 });
+      // Decoded in one step: its work (each scan over the whole frame) is counted before it is done,
+      // and jpeg-js held to the declared size in pixels and in memory.
+      const scans = Math.max(1, jpegScans(bytes));
+      work.spend('pixels', pixels * scans, scans > 1 ? ` (a JPEG's pixels count once per scan, and this one has ${scans} scans of ${size.width}x${size.height})` : '');
+      const maxMemoryUsageInMB = Math.ceil((pixels * JPEG_BYTES_PER_PIXEL + JPEG_FIXED_BYTES + bytes.length) / (1024 * 1024));
+      const image = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: pixels / 1e6 + 0.001, maxMemoryUsageInMB });
       decoded = { width: image.width, height: image.height, data: new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
     } else {
+      // libwebp decodes the one frame its header declares (it refuses a bitstream of another size).
+      work.spend('pixels', pixels);
       const image = await (await loadWebp()).decode(bytes.slice().buffer);
       decoded = { width: image.width, height: image.height, data: image.data };
     }
