@@ -423,3 +423,40 @@ describe('JPEG and WebP uploads: decoded in one step each, their work counted be
     }, 60_000);
   });
 });
+
+/** 4096 characters (OpenAI's cap on speech input) of ordinary words. */
+const LONGEST_INPUT = 'the quick brown fox jumps over a lazy dog while seven wizards quietly hum. '.repeat(60).slice(0, 4096);
+
+describe('speech: the longest legal request is made in slices, other clients served between them', () => {
+  const live = cliWithClient();
+
+  /** Small requests from another client, one after another, until `big` settles; how many were answered meanwhile. */
+  async function servedDuring(big: Promise<unknown>): Promise<number> {
+    let finished = false;
+    void big.finally(() => (finished = true));
+    let served = 0;
+    while (!finished) {
+      // The health probe: not journaled, so the speech's entry stays among the journal's last 1000.
+      const res = await fetch(`${live.cli.url}/__admin/health`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      if (!finished) served++;
+    }
+    return served;
+  }
+
+  it.each(['flac', 'wav', 'pcm'] as const)('%s: 4096 characters at speed 0.25 (21 minutes of audio)', async (format) => {
+    // Counted until the reply's headers arrive: the audio is made and encoded by then, not yet sent.
+    const speech = live.client.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: LONGEST_INPUT, speed: 0.25, response_format: format });
+    const served = await servedDuring(speech);
+    const bytes = (await (await speech).arrayBuffer()).byteLength;
+    // 21 minutes of 24 kHz 16-bit audio.
+    expect(bytes).toBeGreaterThan(60_000_000);
+    // Synthesis (a second of audio a slice) and encoding (two seconds a slice) take over a thousand
+    // turns; a server that did either in one go would serve the other client only before and after.
+    expect(served).toBeGreaterThan(10);
+    const listed = (await (await fetch(`${live.cli.url}/__admin/requests?path=/v1/audio/speech`)).json()) as { requests: { speechSamples?: number }[] };
+    // Every sample counted where it was made: 21 minutes at 24 kHz.
+    expect(listed.requests.at(-1)?.speechSamples).toBe(30426792);
+  }, 120_000);
+});
