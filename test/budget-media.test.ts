@@ -3,6 +3,7 @@
 // counted work and by ordering, never by time.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import OpenAI, { toFile } from 'openai';
+import { GoogleGenAI, Modality } from '@google/genai';
 import WebSocket from 'ws';
 import { deflateSync } from 'node:zlib';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
@@ -12,6 +13,7 @@ import { REALTIME_LIMITS } from '../src/formats/openai/realtime.ts';
 import { setupServer } from 'msw/node';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { SPEECH_SLICE_SAMPLES } from '../src/core/synthesize/audio.ts';
+import { SPEECH_MAX_OUTPUT_TOKENS } from '../src/core/respond.ts';
 import { decodeImage, encodeImage, jpegScans } from '../src/core/synthesize/image.ts';
 import jpegJs from 'jpeg-js';
 import { pngWith } from './helpers/png.ts';
@@ -433,4 +435,22 @@ describe('speech: the longest legal request is made in slices, other clients ser
     // Every sample counted where it was made: 21 minutes at 24 kHz.
     expect(listed.requests.at(-1)?.speechSamples).toBe(30426792);
   }, 120_000);
+});
+
+describe('Gemini speech: a prompt longer than the output limit is spoken up to it', () => {
+  const live = cliWithClient();
+  it(`stops at ${SPEECH_MAX_OUTPUT_TOKENS} output tokens of audio with MAX_TOKENS when the request sets no limit`, async () => {
+    const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: live.cli.url } });
+    // Within the model's 8192-token context, yet over half an hour of speech were it all spoken.
+    const r = await google.models.generateContent({
+      model: 'gemini-2.5-flash-preview-tts',
+      contents: 'Read this. '.repeat(2700),
+      config: { responseModalities: [Modality.AUDIO] },
+    });
+    const candidate = r.candidates![0];
+    expect(candidate.finishReason).toBe('MAX_TOKENS');
+    const seconds = Buffer.from(candidate.content!.parts![0].inlineData!.data!, 'base64').length / 2 / 24000;
+    expect(seconds).toBeLessThanOrEqual(SPEECH_MAX_OUTPUT_TOKENS / 25);
+    expect(seconds).toBeGreaterThan(SPEECH_MAX_OUTPUT_TOKENS / 25 - 5);
+  }, 60_000);
 });
