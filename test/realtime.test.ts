@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { setupServer } from 'msw/node';
 import { execFile } from 'node:child_process';
 import { spawnCli } from './helpers/cli.ts';
+import { realtimeServer } from './helpers/realtime-server.ts';
 import { transcribe } from '../src/core/transcribe.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { createGateway } from '../src/index.ts';
@@ -232,16 +233,10 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
 });
 
 describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
-  let server: RunningServer;
-  let wsUrl: string;
-  beforeAll(async () => {
-    server = await startServer({ port: 0, seed: 3 });
-    wsUrl = `${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`;
-  });
-  afterAll(() => server.close());
+  const live = realtimeServer();
 
   it('speaks the beta protocol with OpenAI-Beta: realtime=v1', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'OpenAI-Beta': 'realtime=v1' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'OpenAI-Beta': 'realtime=v1' } });
     await c.opened;
     c.send({ type: 'session.update', session: { modalities: ['text'], voice: 'verse' } });
     c.send(userText('Hi'));
@@ -258,7 +253,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('takes a browser handshake (subprotocols) with an ephemeral key minted over REST', async () => {
-    const minted = await fetch(`${server.url}/v1/realtime/client_secrets`, {
+    const minted = await fetch(`${live.server.url}/v1/realtime/client_secrets`, {
       method: 'POST',
       headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
       body: JSON.stringify({ expires_after: { anchor: 'created_at', seconds: 60 }, session: { type: 'realtime', model: 'gpt-realtime', instructions: 'You are a pirate.' } }),
@@ -267,21 +262,21 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     expect(minted.expires_at).toBe(1767225600 + 60); // the gateway's fixed clock
     assertSchema('RealtimeCreateClientSecretResponse', minted);
     expect(minted.session).toMatchObject({ type: 'realtime', instructions: 'You are a pirate.' });
-    const c = rawClient(`${server.url.replace('http', 'ws')}/v1/realtime`, { protocols: ['realtime', `openai-insecure-api-key.${minted.value}`] });
+    const c = rawClient(`${live.server.url.replace('http', 'ws')}/v1/realtime`, { protocols: ['realtime', `openai-insecure-api-key.${minted.value}`] });
     await c.opened;
     expect(c.socket.protocol).toBe('realtime');
     const [created] = await c.until('session.created');
     expect(created.session).toMatchObject({ model: 'gpt-realtime', instructions: 'You are a pirate.' });
     c.socket.close();
     // The key works on the socket only.
-    const chat = await fetch(`${server.url}/v1/chat/completions`, {
+    const chat = await fetch(`${live.server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${minted.value}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(chat.status).toBe(401);
     // The beta route mints one too.
-    const beta = await fetch(`${server.url}/v1/realtime/sessions`, {
+    const beta = await fetch(`${live.server.url}/v1/realtime/sessions`, {
       method: 'POST',
       headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o-realtime-preview', voice: 'verse' }),
@@ -290,7 +285,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('speaks beta to a browser offering openai-beta.realtime-v1, and its handshake carries x-request-id', async () => {
-    const c = rawClient(wsUrl, { protocols: ['realtime', 'openai-insecure-api-key.sk-test', 'openai-beta.realtime-v1'] });
+    const c = rawClient(live.wsUrl, { protocols: ['realtime', 'openai-insecure-api-key.sk-test', 'openai-beta.realtime-v1'] });
     const upgrade = new Promise<string | undefined>((resolve) => c.socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string)));
     await c.opened;
     expect(await upgrade).toMatch(/^req_/);
@@ -318,16 +313,16 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
         });
         socket.on('error', () => {});
       });
-    const bad = await status(wsUrl, { Authorization: 'Bearer sk-wrong' });
+    const bad = await status(live.wsUrl, { Authorization: 'Bearer sk-wrong' });
     expect(bad.status).toBe(401);
     expect(JSON.parse(bad.body).error.code).toBe('invalid_api_key');
-    const notRealtime = await status(wsUrl.replace('gpt-realtime', 'gpt-4o-mini'), { Authorization: 'Bearer sk-test' });
+    const notRealtime = await status(live.wsUrl.replace('gpt-realtime', 'gpt-4o-mini'), { Authorization: 'Bearer sk-test' });
     expect(notRealtime.status).toBe(404);
     expect(JSON.parse(notRealtime.body).error.message).toMatch(/does not support realtime/);
   });
 
   it('answers bad frames with error events naming them, and stays open', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;
     c.socket.send('{not json');
     c.send({ type: 'conversation.item.explode', event_id: 'evt_1' });
@@ -355,7 +350,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
 
   it('gives identical event streams for identical session scripts', async () => {
     const run = async () => {
-      const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+      const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
       await c.opened;
       c.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 300 } } } } });
       // Server VAD: speech, then silence ends the turn and starts a response by itself.
@@ -372,7 +367,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('retrieves, truncates and deletes conversation items', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;
     c.send({ type: 'conversation.item.create', item: { id: 'item_mine', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] } });
     c.send({ type: 'response.create' });
@@ -396,7 +391,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('drops the connection for a connection fault sent on the upgrade', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } });
     await c.opened;
     const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
     c.send({ type: 'response.create' });
@@ -405,7 +400,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('cuts the connection after the given events for STREAM_CUT', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'STREAM_CUT,after=3' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'STREAM_CUT,after=3' } });
     await c.opened;
     const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
     c.send({ type: 'response.create' });
@@ -414,7 +409,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('cancels a response when the user starts speaking (server VAD, interrupt_response)', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
     await c.opened;
     c.send(userText('Tell me everything'));
     c.send({ type: 'response.create' });
@@ -430,24 +425,24 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 
   it('stops producing when the client leaves mid-response', async () => {
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=50,tps=5' } });
     await c.opened;
     c.send(userText('A long story please'));
     c.send({ type: 'response.create' });
     await c.until('response.created');
-    expect(server.gateway.activeStreams).toBe(1);
+    expect(live.server.gateway.activeStreams).toBe(1);
     c.socket.terminate();
     // The reply would take ~10 s at this pace; production stops as soon as the server sees the close.
-    await vi.waitFor(() => expect(server.gateway.activeStreams).toBe(0), { timeout: 60_000, interval: 20 });
-    const entry = server.gateway.requests({ path: '/v1/realtime' }).at(-1)!;
+    await vi.waitFor(() => expect(live.server.gateway.activeStreams).toBe(0), { timeout: 60_000, interval: 20 });
+    const entry = live.server.gateway.requests({ path: '/v1/realtime' }).at(-1)!;
     expect(entry.outcome).toBe('aborted');
     expect(entry.events!.slice(0, 3).map((e) => e.type)).toEqual(['session.created', 'conversation.item.create', 'conversation.item.added']);
   });
 
   it('applies fixtures to realtime turns and injects a mid-response error', async () => {
-    server.gateway.use({ match: { userMessage: { contains: 'weather' } }, reply: { text: 'Sunny, 21 °C.' } });
-    server.gateway.use({ match: { userMessage: { contains: 'flaky' } }, fault: { type: 'STREAM_ERROR', after: 3, status: 503 } });
-    const c = rawClient(wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    live.server.gateway.use({ match: { userMessage: { contains: 'weather' } }, reply: { text: 'Sunny, 21 °C.' } });
+    live.server.gateway.use({ match: { userMessage: { contains: 'flaky' } }, fault: { type: 'STREAM_ERROR', after: 3, status: 503 } });
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;
     c.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } });
     c.send(userText('How is the weather?'));
@@ -461,7 +456,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
     expect(error.error.type).toBe('server_error');
     expect(events.filter((e) => e.type === 'response.done').at(-1)!.response.status).toBe('failed');
     c.socket.close();
-    server.gateway.reset();
+    live.server.gateway.reset();
   });
 });
 

@@ -33,6 +33,8 @@ export interface JournalEntry {
   outcome: 'completed' | 'streaming' | 'aborted';
   /** Stream events written so far (for a WebSocket session: server events sent). */
   eventsSent: number;
+  /** Samples of speech synthesized for this request (a realtime session: all its responses' speech, counted as it is made, so it stops where a client that left stopped it). */
+  speechSamples?: number;
   /** For a WebSocket session: the event types exchanged, oldest first (bounded). */
   events?: { from: 'client' | 'server'; type: string }[];
   /** When the request arrived (Unix milliseconds, the real clock: for people reading the journal, not for replies). */

@@ -128,6 +128,9 @@ function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string):
   return { type: 'thinking', text, signature };
 }
 
+/** Output tokens of speech a reply may hold when the request sets no limit: the speech models' output limit (16 384 tokens, about 11 minutes). */
+export const SPEECH_MAX_OUTPUT_TOKENS = 16384;
+
 /** The prompt's text spoken: lines `Name: …` by that speaker's voice when speakers are named. */
 function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: string): { block: Block; cut: boolean } {
   const output = request.output as Extract<CanonicalRequest['output'], { type: 'audio' }>;
@@ -138,9 +141,10 @@ function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: strin
     const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
     return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
   });
-  // An output limit ends speech early, after the last word that fits (what the samples carry says so).
-  const fitted = request.maxTokens === undefined ? undefined : speechWithin(segments, request.maxTokens / AUDIO_TOKENS_PER_SECOND);
-  if (fitted?.cut) {
+  // An output limit ends speech early, after the last word that fits (what the samples carry says so);
+  // without one, the speech models' own output limit does, so no prompt makes more than that of speech.
+  const fitted = speechWithin(segments, (request.maxTokens ?? SPEECH_MAX_OUTPUT_TOKENS) / AUDIO_TOKENS_PER_SECOND);
+  if (fitted.cut) {
     const text = fitted.segments.map((s) => s.text).join('\n');
     return spoken(synthesizeSpeech(fitted.segments, key, { text }), text, true);
   }

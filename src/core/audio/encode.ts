@@ -4,7 +4,7 @@
 // the lossy ones carry a tag (ID3 TXXX, Vorbis/Opus comment) named TRANSCRIPT_TAG.
 // The encoders load on first use, so start-up does not pay for them.
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
-import { pcmBytes, wavBytes } from '../synthesize/audio.ts';
+
 import { flacBytes } from './flac.ts';
 import { oggOpusBytes } from './ogg.ts';
 import { concat } from './bytes.ts';
@@ -38,6 +38,46 @@ export function id3Tag(description: string, value: string): Uint8Array {
 /** Encoding runs in slices of this many seconds, letting other requests through between them. */
 const SLICE_SECONDS = 2;
 const breathe = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** wav-encoder's 16-bit mapping (via floats, positive values scaled by 32767/32768), kept so WAV bytes stay as they were. */
+const asWavEncoder = (v: number) => (v < 0 ? v : Math.round((v / 32768) * 32767));
+
+/**
+ * Little-endian 16-bit PCM after `header`, written a slice at a time with turns between: what pcmBytes
+ * gives (and, with WAV's 44-byte header and `map`, what wav-encoder gives), without blocking.
+ */
+async function pcmAfter(header: Uint8Array, samples: Int16Array, sampleRate: number, map = (v: number) => v): Promise<Uint8Array> {
+  const bytes = new Uint8Array(header.length + samples.length * 2);
+  bytes.set(header);
+  const view = new DataView(bytes.buffer, header.length);
+  const slice = SLICE_SECONDS * sampleRate;
+  for (let start = 0; start < samples.length; start += slice) {
+    if (start) await breathe();
+    const end = Math.min(samples.length, start + slice);
+    for (let i = start; i < end; i++) view.setInt16(i * 2, map(samples[i]), true);
+  }
+  return bytes;
+}
+
+/** The canonical 44-byte header of a 16-bit mono PCM WAV file of `count` samples. */
+function wavHeader(count: number, sampleRate: number): Uint8Array {
+  const header = new Uint8Array(44);
+  const v = new DataView(header.buffer);
+  const text = (at: number, s: string) => [...s].forEach((c, i) => (header[at + i] = c.charCodeAt(0)));
+  text(0, 'RIFF');
+  v.setUint32(4, 36 + count * 2, true);
+  text(8, 'WAVEfmt ');
+  v.setUint32(16, 16, true);
+  v.setUint16(20, 1, true); // PCM
+  v.setUint16(22, 1, true); // mono
+  v.setUint32(24, sampleRate, true);
+  v.setUint32(28, sampleRate * 2, true);
+  v.setUint16(32, 2, true);
+  v.setUint16(34, 16, true);
+  text(36, 'data');
+  v.setUint32(40, count * 2, true);
+  return header;
+}
 
 async function mp3Bytes(samples: Int16Array, sampleRate: number, text: string | undefined): Promise<Uint8Array> {
   const { Mp3Encoder } = await import('@breezystack/lamejs');
@@ -98,9 +138,9 @@ async function opusBytes(samples: Int16Array, sampleRate: number, text: string |
 export async function encodeAudio(samples: Int16Array, sampleRate: number, format: AudioFormat, text: string | undefined, key: number): Promise<Uint8Array> {
   switch (format) {
     case 'pcm':
-      return pcmBytes(samples);
+      return pcmAfter(new Uint8Array(0), samples, sampleRate);
     case 'wav':
-      return wavBytes(samples, sampleRate);
+      return pcmAfter(wavHeader(samples.length, sampleRate), samples, sampleRate, asWavEncoder);
     case 'flac':
       return flacBytes(samples, sampleRate, text === undefined ? [] : [`${TRANSCRIPT_TAG}=${text}`]);
     case 'mp3':

@@ -58,7 +58,11 @@ function metadataBlock(type: number, body: Uint8Array, last: boolean): Uint8Arra
 }
 
 /** A FLAC file of 16-bit mono `samples`, with `comments` (`KEY=value`) in its Vorbis comment block. */
-export function flacBytes(samples: Int16Array, sampleRate: number, comments: string[]): Uint8Array {
+/** Frames written between turns for other requests (about two seconds of audio at 24 kHz). */
+const SLICE_FRAMES = 12;
+
+/** The FLAC file, written a slice of frames at a time with a turn for other requests between slices. */
+export async function flacBytes(samples: Int16Array, sampleRate: number, comments: string[]): Promise<Uint8Array> {
   const info = new Uint8Array(34);
   const v = new DataView(info.buffer);
   const blocks = Math.ceil(samples.length / BLOCK);
@@ -76,6 +80,7 @@ export function flacBytes(samples: Int16Array, sampleRate: number, comments: str
     metadataBlock(4, vorbisComment('model-gateway-mock', comments), true),
   ];
   for (let f = 0; f < blocks; f++) {
+    if (f && f % SLICE_FRAMES === 0) await new Promise((resolve) => setTimeout(resolve, 0));
     const chunk = samples.subarray(f * BLOCK, (f + 1) * BLOCK);
     const partial = chunk.length !== BLOCK;
     const header = [0xff, 0xf8, ((partial ? 7 : 12) << 4) | (RATE_CODES[sampleRate] ?? 0), 0x08, ...codedNumber(f)];

@@ -75,13 +75,20 @@ export function speechWithin(segments: readonly SpeechSegment[], seconds: number
   return { segments: kept, cut: false };
 }
 
-/** PCM samples speaking `segments` in turn, the same for the same key. */
-export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number, options: SpeechOptions = {}): Int16Array {
+/** Samples made between turns for other clients (about a second of speech): bounds one slice's work. */
+export const SPEECH_SLICE_SAMPLES = SPEECH_SAMPLE_RATE;
+
+/**
+ * Synthesis as steps: yields the samples made so far after each word once a slice's worth is made, and
+ * returns the finished samples. Sync and sliced callers run the same steps, so they give the same bytes.
+ */
+function* speechSteps(segments: readonly SpeechSegment[], key: number, options: SpeechOptions): Generator<number, Int16Array> {
   const rng = new Rng(key);
   const speed = options.speed ?? 1;
   // Two bytes a sample, grown by doubling: a long slow clip must not hold a JS number per sample.
   let out = new Int16Array(SPEECH_SAMPLE_RATE);
   let size = 0;
+  let sliceStart = 0;
   const room = (n: number) => {
     if (size + n <= out.length) return;
     const grown = new Int16Array(Math.max(out.length * 2, size + n));
@@ -113,10 +120,50 @@ export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number
         }
       }
       silence(/[.!?]$/.test(word) ? 0.3 : 0.06);
+      if (size - sliceStart >= SPEECH_SLICE_SAMPLES) {
+        sliceStart = size;
+        yield size;
+      }
     }
   }
   silence(0.1);
   return embedText(out.subarray(0, size), options.text ?? segments.map((s) => s.text).join('\n'));
+}
+
+/** PCM samples speaking `segments` in turn, the same for the same key. */
+export function synthesizeSpeech(segments: readonly SpeechSegment[], key: number, options: SpeechOptions = {}): Int16Array {
+  const steps = speechSteps(segments, key, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Where sliced synthesis reports its work, and how it learns that nobody wants the rest. */
+export interface SpeechWork {
+  /** Told of the samples made by each slice, as they are made. */
+  count(samples: number): void;
+  /** Asked at every turn: true stops the synthesis there (the result is then undefined). */
+  stopped?: () => boolean;
+}
+
+/**
+ * synthesizeSpeech a slice (about a second of speech) at a time, with a turn for other clients between
+ * slices; counts the samples made on `work` and stops at the first turn where `work.stopped()` holds.
+ * The samples are those synthesizeSpeech gives.
+ */
+export async function synthesizeSpeechSliced(segments: readonly SpeechSegment[], key: number, options: SpeechOptions, work: SpeechWork): Promise<Int16Array | undefined> {
+  const steps = speechSteps(segments, key, options);
+  let counted = 0;
+  for (;;) {
+    const step = steps.next();
+    const made = step.done ? step.value.length : step.value;
+    work.count(made - counted);
+    counted = made;
+    if (step.done) return step.value;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (work.stopped?.()) return undefined;
+  }
 }
 
 /** Little-endian bytes of the samples, whatever the platform's byte order. */

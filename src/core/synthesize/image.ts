@@ -5,6 +5,8 @@
 // Encoding and decoding go through pure-JS/WASM codecs, each loaded on first use.
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { hashString, Rng } from '../seed.ts';
+import { ImageWork, ImageWorkExceeded } from './image-work.ts';
+import { InflateOverrun, readPng } from './png.ts';
 
 /** 8-bit RGBA pixels, row by row. */
 export interface RgbaImage {
@@ -170,6 +172,17 @@ function place(target: RgbaImage, source: RgbaImage, x: number, y: number, w: nu
   }
 }
 
+/** Where an edit puts each of `count` sources in a width × height picture: a grid, row by row. Uploads are decoded straight to these sizes. */
+export function editLayout(count: number, width: number, height: number): { x: number; y: number; w: number; h: number }[] {
+  const columns = Math.ceil(Math.sqrt(count));
+  const rows = Math.ceil(count / columns);
+  return Array.from({ length: count }, (_, i) => {
+    const x = Math.floor(((i % columns) * width) / columns);
+    const y = Math.floor((Math.floor(i / columns) * height) / rows);
+    return { x, y, w: Math.floor((((i % columns) + 1) * width) / columns) - x, h: Math.floor(((Math.floor(i / columns) + 1) * height) / rows) - y };
+  });
+}
+
 /**
  * An edit of `sources` by `prompt`, width × height: the sources side by side in a grid, tinted toward
  * the prompt's colours, with its shapes drawn over them. With a mask (scaled to the output), only
@@ -178,15 +191,7 @@ function place(target: RgbaImage, source: RgbaImage, x: number, y: number, w: nu
 export function editPicture(sources: readonly RgbaImage[], prompt: string, width: number, height: number, key: number, mask?: RgbaImage, options: PictureOptions = {}): RgbaImage {
   requireSize(width, height);
   const image: RgbaImage = { width, height, data: new Uint8ClampedArray(width * height * 4) };
-  const columns = Math.ceil(Math.sqrt(sources.length));
-  const rows = Math.ceil(sources.length / columns);
-  sources.forEach((source, i) => {
-    const x = Math.floor(((i % columns) * width) / columns);
-    const y = Math.floor((Math.floor(i / columns) * height) / rows);
-    const w = Math.floor((((i % columns) + 1) * width) / columns) - x;
-    const h = Math.floor(((Math.floor(i / columns) + 1) * height) / rows) - y;
-    place(image, source, x, y, w, h);
-  });
+  editLayout(sources.length, width, height).forEach(({ x, y, w, h }, i) => place(image, sources[i], x, y, w, h));
   let where: ((p: number) => boolean) | undefined;
   if (mask) {
     const scaled: RgbaImage = { width, height, data: new Uint8ClampedArray(width * height * 4) };
@@ -295,65 +300,86 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
   return undefined;
 }
 
-/** The pixels of a PNG, JPEG or WebP file; throws a RangeError for anything else, a broken file or one over MAX_PIXELS. */
-export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage> {
-  const format = sniffImage(bytes);
-  const size = imageSize(bytes);
-  if (!format || !size) throw new RangeError('not a PNG, JPEG or WebP image');
-  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS) throw new RangeError(`image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}`);
-  try {
-    if (format === 'png') {
-      const decoded = (await loadPng()).decode(bytes);
-      return toRgba(decoded.width, decoded.height, decoded.data, decoded.channels, decoded.depth, decoded.palette);
-    }
-    if (format === 'jpeg') {
-      const decoded = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_PIXELS / 1e6, maxMemoryUsageInMB: 256 });
-      return { width: decoded.width, height: decoded.height, data: new Uint8ClampedArray(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength) };
-    }
-    const decoded = await (await loadWebp()).decode(bytes.slice().buffer);
-    return { width: decoded.width, height: decoded.height, data: decoded.data };
-  } catch (error) {
-    throw new RangeError(`the ${format.toUpperCase()} file could not be decoded (${(error as Error).message})`);
-  }
-}
+/**
+ * Bytes jpeg-js may hold per declared pixel: its coefficient blocks (4 bytes a pixel per component) and
+ * lines (1) for up to four components at full sampling, plus the RGBA output (4). A file whose
+ * components or sampling ask more than a four-component picture of its declared size is refused.
+ */
+const JPEG_BYTES_PER_PIXEL = 4 + 4 * (4 + 1);
+/** Huffman and quantization tables and the copy of the scan data jpeg-js keeps, beyond the per-pixel part. */
+const JPEG_FIXED_BYTES = 16 * 1024 * 1024;
 
-/** Samples of 1, 2 or 4 bits, packed in rows padded to a byte (as the PNG decoder returns them), one per element. */
-function unpack(width: number, height: number, packed: ArrayLike<number>, channels: number, depth: number): Uint8Array {
-  const perRow = width * channels;
-  const stride = Math.ceil((perRow * depth) / 8);
-  const out = new Uint8Array(perRow * height);
-  const mask = (1 << depth) - 1;
-  for (let y = 0; y < height; y++) {
-    for (let i = 0; i < perRow; i++) {
-      const bit = i * depth;
-      out[y * perRow + i] = (packed[y * stride + (bit >> 3)] >> (8 - depth - (bit & 7))) & mask;
-    }
-  }
-  return out;
-}
-
-/** Any PNG colour type and depth as 8-bit RGBA. */
-function toRgba(width: number, height: number, samples: ArrayLike<number>, channels: number, depth: number, palette?: number[][]): RgbaImage {
-  const data = depth < 8 ? unpack(width, height, samples, channels, depth) : samples;
-  const out = new Uint8ClampedArray(width * height * 4);
-  const scale = depth === 16 ? 1 / 257 : depth < 8 && !palette ? 255 / ((1 << depth) - 1) : 1;
-  for (let p = 0; p < width * height; p++) {
-    const o = p * 4;
-    if (palette) {
-      const c = palette[data[p]] ?? [0, 0, 0, 255];
-      out[o] = c[0];
-      out[o + 1] = c[1];
-      out[o + 2] = c[2];
-      out[o + 3] = c[3] ?? 255;
+/**
+ * The scans (SOS markers) of a JPEG: jpeg-js decodes each one over the whole frame, so a file that
+ * repeats its scans costs that many decodes of its declared size. Linear in the file's bytes.
+ */
+export function jpegScans(bytes: Uint8Array): number {
+  let scans = 0;
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) {
+      at++;
       continue;
     }
-    const s = p * channels;
-    const v = (k: number) => data[s + k] * scale;
-    const grey = channels < 3;
-    out[o] = v(0);
-    out[o + 1] = grey ? v(0) : v(1);
-    out[o + 2] = grey ? v(0) : v(2);
-    out[o + 3] = channels === 2 ? v(1) : channels === 4 ? v(3) : 255;
+    const marker = bytes[at + 1];
+    // Fill bytes, restart markers and stuffed zeros carry no length.
+    if (marker === 0xff || marker === 0x00 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += marker === 0xff ? 1 : 2;
+      continue;
+    }
+    if (marker === 0xd9) break;
+    const length = (bytes[at + 2] << 8) | bytes[at + 3];
+    at += 2 + length;
+    if (marker === 0xda) scans++; // its entropy-coded data follows: skipped byte by byte above
   }
-  return { width, height, data: out };
+  return scans;
+}
+
+export interface DecodeOptions {
+  /** The size to scale the picture to (nearest neighbour, as edits place it); default its own. */
+  into?: { width: number; height: number };
+  /** The request's counted work; default a fresh count for this file alone. */
+  work?: ImageWork;
+}
+
+/**
+ * The pixels of a PNG, JPEG or WebP file; throws a RangeError for anything else, a broken file, one
+ * over MAX_PIXELS, one whose data outgrows its declared size, or work past the request's ceilings.
+ * A PNG is read row by row with turns for the event loop between slices; JPEG and WebP are decoded
+ * whole, within the size their headers declare.
+ */
+export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}): Promise<RgbaImage> {
+  const format = sniffImage(bytes);
+  const size = imageSize(bytes);
+  const work = options.work ?? new ImageWork();
+  if (!format || !size) throw new RangeError('not a PNG, JPEG or WebP image');
+  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS) throw new RangeError(`image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}`);
+  if (options.into) requireSize(options.into.width, options.into.height);
+  let decoded: RgbaImage;
+  try {
+    if (format === 'png') return await readPng(bytes, work, options.into);
+    const pixels = size.width * size.height;
+    if (format === 'jpeg') {
+      // Decoded in one step: its work (each scan over the whole frame) is counted before it is done,
+      // and jpeg-js held to the declared size in pixels and in memory.
+      const scans = Math.max(1, jpegScans(bytes));
+      work.spend('pixels', pixels * scans, scans > 1 ? ` (a JPEG's pixels count once per scan, and this one has ${scans} scans of ${size.width}x${size.height})` : '');
+      const maxMemoryUsageInMB = Math.ceil((pixels * JPEG_BYTES_PER_PIXEL + JPEG_FIXED_BYTES + bytes.length) / (1024 * 1024));
+      const image = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: pixels / 1e6 + 0.001, maxMemoryUsageInMB });
+      decoded = { width: image.width, height: image.height, data: new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
+    } else {
+      // libwebp decodes the one frame its header declares (it refuses a bitstream of another size).
+      work.spend('pixels', pixels);
+      const image = await (await loadWebp()).decode(bytes.slice().buffer);
+      decoded = { width: image.width, height: image.height, data: image.data };
+    }
+  } catch (error) {
+    if (error instanceof ImageWorkExceeded) throw error;
+    const why = error instanceof InflateOverrun ? error.message : `could not be decoded (${(error as Error).message})`;
+    throw new RangeError(`the ${format.toUpperCase()} file ${why}`);
+  }
+  if (!options.into || (options.into.width === decoded.width && options.into.height === decoded.height)) return decoded;
+  const scaled: RgbaImage = { width: options.into.width, height: options.into.height, data: new Uint8ClampedArray(options.into.width * options.into.height * 4) };
+  place(scaled, decoded, 0, 0, scaled.width, scaled.height);
+  return scaled;
 }

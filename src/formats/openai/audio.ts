@@ -7,7 +7,7 @@ import { operationRequest } from '../../core/request.ts';
 import { hashString, stableStringify } from '../../core/seed.ts';
 import { countTokens, splitTokens } from '../../core/tokens.ts';
 import { pieceTimes } from '../../core/timing.ts';
-import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeech, toBase64 } from '../../core/synthesize/audio.ts';
+import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeechSliced, toBase64 } from '../../core/synthesize/audio.ts';
 import { synthesizeTranscript, type Transcript } from '../../core/synthesize/transcript.ts';
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { CONTENT_TYPES, encodeAudio, type AudioFormat } from '../../core/audio/encode.ts';
@@ -74,7 +74,9 @@ async function speech(call: Call) {
   const key = hashString(stableStringify({ model, input, voice, instructions: body.instructions, speed }), decision.seed);
   const pinned = decision.pinned?.audio;
   // A pinned clip is sent as given (it carries no transcript); synthesized speech carries its input.
-  const samples = pinned !== undefined ? pcmFromBase64(pinned) : synthesizeSpeech([{ text: input, voice }], key, { speed, text: input });
+  // Made a slice at a time with turns for other clients, its samples counted on the journal entry.
+  const count = (made: number) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + made);
+  const samples = pinned !== undefined ? pcmFromBase64(pinned) : (await synthesizeSpeechSliced([{ text: input, voice }], key, { speed, text: input }, { count }))!;
   const text = pinned !== undefined ? undefined : input;
   const encode = () => encodeAudio(samples, SPEECH_SAMPLE_RATE, format as AudioFormat, text, key);
   const contentType = CONTENT_TYPES[format as AudioFormat];

@@ -4,7 +4,8 @@
 import { GatewayError } from '../../core/errors.ts';
 import { operationRequest } from '../../core/request.ts';
 import { deriveKey, hashString, hashValue } from '../../core/seed.ts';
-import { decodeImage, editPicture, sniffImage, type RgbaImage } from '../../core/synthesize/image.ts';
+import { IMAGE_WORK_LIMITS, ImageQueueFull, ImageWork, ImageWorkExceeded, imageDecodeGate } from '../../core/synthesize/image-work.ts';
+import { decodeImage, editLayout, editPicture, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../transport/exchange.ts';
 import { openaiFormat } from './errors.ts';
@@ -40,26 +41,49 @@ function coerce(form: FormBody): Raw {
 
 const badFile = (param: string, why: string) => new GatewayError('invalid_request', `Invalid file '${param}': ${why}`, { param, code: 'invalid_image_format' });
 
-/** The uploaded file at `param`, decoded, or the 400 that names it. */
-async function decodeUpload(param: string, value: unknown): Promise<{ upload: Upload; pixels: RgbaImage }> {
+interface Checked {
+  param: string;
+  upload: Upload;
+  format: ImageFormat;
+  size: { width: number; height: number };
+}
+
+/** The uploaded file at `param`, checked by its header (nothing decoded yet), or the 400 that names it. */
+function checkUpload(param: string, value: unknown): Checked {
   if (!isUpload(value)) throw badFile(param, 'expected an image file upload (multipart/form-data), but got a text field.');
   if (!value.bytes.length) throw badFile(param, 'the file is empty.');
-  if (!sniffImage(value.bytes)) throw badFile(param, "unsupported file format. Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.");
+  const format = sniffImage(value.bytes);
+  if (!format) throw badFile(param, "unsupported file format. Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.");
+  const size = imageSize(value.bytes);
+  if (!size) throw badFile(param, `the ${format.toUpperCase()} file could not be decoded (no readable header).`);
+  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS) throw badFile(param, `image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}.`);
+  return { param, upload: value, format, size };
+}
+
+/**
+ * The upload decoded straight to the size it is drawn at, its work counted on the request's `work`,
+ * when the process-wide gate gives it a turn; or the 400 (429 when too many wait) that says why.
+ */
+async function decodeUpload(file: Checked, into: { width: number; height: number }, work: ImageWork): Promise<RgbaImage> {
   try {
-    return { upload: value, pixels: await decodeImage(value.bytes) };
+    return await imageDecodeGate.run(() => decodeImage(file.upload.bytes, { into, work }));
   } catch (error) {
-    throw badFile(param, `${(error as Error).message}.`);
+    if (error instanceof ImageQueueFull) {
+      throw new GatewayError('rate_limit', `Too many image uploads are being decoded: ${IMAGE_WORK_LIMITS.concurrent} at a time, with ${IMAGE_WORK_LIMITS.waiting} requests waiting, is this gateway's limit. Retry shortly.`);
+    }
+    if (error instanceof ImageWorkExceeded) throw invalid(file.param, `Invalid '${file.param}': ${error.message}.`, 'image_too_large');
+    throw badFile(file.param, `${(error as Error).message}.`);
   }
 }
 
 /** The standard size closest in shape to the first image, for `size: auto`. */
-function autoSize(first: RgbaImage): string {
+function autoSize(first: { width: number; height: number }): string {
   const ratio = first.width / first.height;
   return ratio > 1.2 ? '1536x1024' : ratio < 1 / 1.2 ? '1024x1536' : '1024x1024';
 }
 
 /** Input image tokens of one picture: 65 plus 129 per 512-pixel tile once scaled to fit 2048 and then to a 512-pixel short side. */
-function inputImageTokens(image: RgbaImage): number {
+function inputImageTokens(image: { width: number; height: number }): number {
   let { width, height } = image;
   const fit = Math.min(1, 2048 / Math.max(width, height));
   width *= fit;
@@ -85,23 +109,28 @@ async function edits(call: Call): Promise<Outbound> {
   if (uploads.length > (family === 'dall-e-2' ? 1 : MAX_IMAGES)) {
     throw invalid('image', `Invalid 'image': too many images. ${model} takes at most ${family === 'dall-e-2' ? 1 : MAX_IMAGES}, but got ${uploads.length}.`, 'array_above_max_length');
   }
-  const images = [];
-  for (const [i, upload] of uploads.entries()) images.push(await decodeUpload(uploads.length > 1 ? `image[${i}]` : 'image', upload));
+  const images = uploads.map((upload, i) => checkUpload(uploads.length > 1 ? `image[${i}]` : 'image', upload));
   if (family === 'dall-e-2') {
-    const { upload, pixels } = images[0];
-    if (sniffImage(upload.bytes) !== 'png' || pixels.width !== pixels.height) throw badFile('image', `${model} edits a square PNG image; this one is a ${sniffImage(upload.bytes)?.toUpperCase()} of ${pixels.width}x${pixels.height}.`);
+    const { format, size } = images[0];
+    if (format !== 'png' || size.width !== size.height) throw badFile('image', `${model} edits a square PNG image; this one is a ${format.toUpperCase()} of ${size.width}x${size.height}.`);
   }
-  const mask = body.mask === undefined ? undefined : await decodeUpload('mask', body.mask);
+  const mask = body.mask === undefined ? undefined : checkUpload('mask', body.mask);
   if (mask) {
-    if (sniffImage(mask.upload.bytes) !== 'png') throw badFile('mask', 'the mask must be a PNG file (its fully transparent pixels mark where to edit).');
-    const first = images[0].pixels;
-    if (mask.pixels.width !== first.width || mask.pixels.height !== first.height) {
-      throw invalid('mask', `Invalid mask: the mask must have the same dimensions as the image (the mask is ${mask.pixels.width}x${mask.pixels.height}, the image ${first.width}x${first.height}).`, 'invalid_image_dimensions');
+    if (mask.format !== 'png') throw badFile('mask', 'the mask must be a PNG file (its fully transparent pixels mark where to edit).');
+    const first = images[0].size;
+    if (mask.size.width !== first.width || mask.size.height !== first.height) {
+      throw invalid('mask', `Invalid mask: the mask must have the same dimensions as the image (the mask is ${mask.size.width}x${mask.size.height}, the image ${first.width}x${first.height}).`, 'invalid_image_dimensions');
     }
   }
   if (model === 'gpt-image-1-mini' && body.input_fidelity === 'high') throw invalidValue('input_fidelity', 'high', ['low']);
-  const ask = resolveAsk(body, model, autoSize(images[0].pixels));
-  const sources = images.map((i) => i.pixels);
+  const ask = resolveAsk(body, model, autoSize(images[0].size));
+  // Each upload is decoded to the cell it is drawn in (the mask to the whole picture), one at a time:
+  // memory stays that of the output, and the request's work is counted against one ceiling.
+  const work = new ImageWork();
+  const cells = editLayout(images.length, ask.width, ask.height);
+  const sources: RgbaImage[] = [];
+  for (const [i, file] of images.entries()) sources.push(await decodeUpload(file, { width: cells[i].w, height: cells[i].h }, work));
+  const maskPixels = mask && (await decodeUpload(mask, { width: ask.width, height: ask.height }, work));
   const request = operationRequest('openai', 'image', model, ask.prompt);
   request.messages[0].parts.push(...sources.map(() => ({ type: 'image' as const })));
   const decision = call.runtime.decide(call, { ...request, n: ask.n, stream: ask.stream });
@@ -109,8 +138,8 @@ async function edits(call: Call): Promise<Outbound> {
   const digest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
   const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.background, images.map((i) => digest(i.upload.bytes)), mask ? digest(mask.upload.bytes) : null], decision.seed);
   const transparent = ask.background === 'transparent';
-  const produced = await produce(ask, decision, (i, shapes) => editPicture(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), mask?.pixels, { transparent, shapes }));
-  const imageTokens = ask.family === 'gpt-image' ? sources.reduce((n, s) => n + inputImageTokens(s), 0) : 0;
+  const produced = await produce(ask, decision, (i, shapes) => editPicture(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), maskPixels, { transparent, shapes }));
+  const imageTokens = ask.family === 'gpt-image' ? images.reduce((n, s) => n + inputImageTokens(s.size), 0) : 0;
   return answerImages(call, ask, decision, key, produced, 'image_edit', imageTokens);
 }
 

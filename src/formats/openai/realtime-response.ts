@@ -5,7 +5,7 @@ import type { CanonicalReply } from '../../core/reply.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { deriveKey } from '../../core/seed.ts';
-import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, toBase64 } from '../../core/synthesize/audio.ts';
+import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, synthesizeSpeechSliced, toBase64, type SpeechWork } from '../../core/synthesize/audio.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -120,7 +120,28 @@ function audioRuns(samples: Int16Array, parts: number): Int16Array[] {
   return Array.from({ length: parts }, (_, i) => samples.subarray(Math.floor((i * samples.length) / parts), Math.floor(((i + 1) * samples.length) / parts)));
 }
 
-export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx: ResponseContext): ResponsePlan {
+/**
+ * The speech of each text block of an audio response, synthesized a slice (about a second of speech)
+ * at a time with a turn for other clients between slices, its samples counted on `work`; a session
+ * that ends meanwhile (`work.stopped()`) gets nothing more made (undefined).
+ */
+export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, work: SpeechWork): Promise<Map<number, Int16Array> | undefined> {
+  const speech = new Map<number, Int16Array>();
+  const blocks = reply.choices[0].blocks;
+  for (let b = 0; b < blocks.length; b++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (work.stopped?.()) return undefined;
+    const block = blocks[b];
+    if (!ctx.audio || block.type !== 'text') continue;
+    const samples = await synthesizeSpeechSliced([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${b}`), {}, work);
+    if (!samples) return undefined;
+    speech.set(b, samples);
+  }
+  return speech;
+}
+
+/** The response's events; `speech` holds each text block's samples for an audio response (from speakBlocks). */
+export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx: ResponseContext, speech: ReadonlyMap<number, Int16Array> = new Map()): ResponsePlan {
   const { beta } = ctx;
   const choice = reply.choices[0];
   const events: PlannedEvent[] = [];
@@ -148,7 +169,7 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
           : { id, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
       const state: { item: Raw; text: string; audio?: Int16Array[]; piece: number; pieces: number } = { item, text: '', piece: 0, pieces: piecesOf.get(step.block) ?? 1 };
       if (block.type === 'text' && ctx.audio) {
-        const samples = synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
+        const samples = speech.get(step.block) ?? synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
         audioTokens += Math.ceil(durationOf(samples, SPEECH_SAMPLE_RATE) * AUDIO_TOKENS_PER_SECOND);
         state.audio = audioRuns(samples, state.pieces);
       }

@@ -6,16 +6,17 @@ import { GatewayError } from '../../core/errors.ts';
 import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
-import { pcmFromBase64, SPEECH_SAMPLE_RATE } from '../../core/synthesize/audio.ts';
+import { pcmFromBase64, SPEECH_SAMPLE_RATE, type SpeechWork } from '../../core/synthesize/audio.ts';
 import { transcribe } from '../../core/transcribe.ts';
 import { frameLength, loudness } from '../../core/voice.ts';
+import type { Runtime } from '../../runtime.ts';
 import type { Call } from '../../transport/endpoint.ts';
 import type { SocketPeer, SocketSink } from '../../transport/exchange.ts';
 import { faultedEvents } from '../../transport/respond.ts';
 import { playEvents } from '../../transport/sse.ts';
 import { openaiErrorBody } from './errors.ts';
 import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, type SessionConfig } from './realtime-config.ts';
-import { contentType, eventName, planResponse, responseObject, stoppedResponse, type ResponseContext, type ResponsePlan } from './realtime-response.ts';
+import { contentType, eventName, planResponse, responseObject, speakBlocks, stoppedResponse, type ResponseContext, type ResponsePlan } from './realtime-response.ts';
 import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
 
 type Raw = Record<string, unknown>;
@@ -34,6 +35,9 @@ export const REALTIME_LIMITS = {
   items: 1000,
   /** Event types kept in the journal entry. */
   journalEvents: 1000,
+  /** Client events held, in order, while a response's speech is made (and their bytes); past either, the session is closed. */
+  waitingEvents: 1000,
+  waitingBytes: 16 * 1024 * 1024,
 };
 
 const CLIENT_EVENTS = [
@@ -93,6 +97,11 @@ export class RealtimeSession implements SocketPeer {
   private events = 0;
   private bytes = 0;
   private gone = false;
+  /** The response whose speech is being made (between response.create and its first event). */
+  private preparing?: ResponseContext;
+  /** Client events that arrived meanwhile, handled in order once its events are stamped. */
+  private waiting: string[] = [];
+  private waitingBytes = 0;
   private readonly timer: ReturnType<typeof setTimeout>;
   private responses = 0;
   private tokensUsed = 0;
@@ -167,8 +176,9 @@ export class RealtimeSession implements SocketPeer {
     this.gone = true;
     clearTimeout(this.timer);
     const { entry } = this.call;
-    if (this.active) {
-      this.active.stop();
+    this.waiting = [];
+    if (this.active || this.preparing) {
+      this.active?.stop();
       entry.outcome = 'aborted';
     } else if (entry.outcome === 'streaming') entry.outcome = 'completed';
   }
@@ -179,6 +189,20 @@ export class RealtimeSession implements SocketPeer {
     this.bytes += text.length;
     if (this.events > REALTIME_LIMITS.events) return this.refuse('session_event_limit', `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`);
     if (this.bytes > REALTIME_LIMITS.bytes) return this.refuse('session_byte_limit', `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`);
+    this.handle(text);
+  }
+
+  /** One client event: parsed and dispatched, or held while a response is prepared (all but response.create, which is refused then). */
+  private handle(text: string): void {
+    if (this.gone) return;
+    if (this.preparing && !this.isCreate(text)) {
+      this.waiting.push(text);
+      this.waitingBytes += text.length;
+      if (this.waiting.length > REALTIME_LIMITS.waitingEvents || this.waitingBytes > REALTIME_LIMITS.waitingBytes) {
+        return this.refuse('event_queue_full', `This session sent more than ${REALTIME_LIMITS.waitingEvents} events (or ${REALTIME_LIMITS.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`);
+      }
+      return;
+    }
     let event: Raw;
     try {
       event = JSON.parse(text);
@@ -196,6 +220,16 @@ export class RealtimeSession implements SocketPeer {
     } catch (error) {
       const e = error instanceof GatewayError ? error : new GatewayError('server', `The server had an error while processing your event (model-gateway-mock: ${(error as Error).message}).`);
       this.fail(e, clientId);
+    }
+  }
+
+  /** Whether a held-back frame is a response.create (refused at once while a response is active, as the service does). */
+  private isCreate(text: string): boolean {
+    if (!text.includes('response.create')) return false;
+    try {
+      return (JSON.parse(text) as Raw | null)?.type === 'response.create';
+    } catch {
+      return false;
     }
   }
 
@@ -385,7 +419,7 @@ export class RealtimeSession implements SocketPeer {
           this.vad.speaking = false;
           this.emit('input_audio_buffer.speech_stopped', { audio_end_ms: Math.round(ms), item_id: this.vad.itemId });
           this.commit(this.vad.itemId);
-          if (d.createResponse && !this.active) this.respond({});
+          if (d.createResponse && !this.active && !this.preparing) this.respond({});
           if (this.gone) return;
         }
       }
@@ -458,7 +492,8 @@ export class RealtimeSession implements SocketPeer {
   }
 
   private respond(params: Raw): void {
-    if (this.active) throw invalid('response', `Conversation already has an active response in progress: ${this.active.ctx.responseId}. Wait until the response is finished before creating a new one.`, 'conversation_already_has_active_response');
+    const current = this.active?.ctx ?? this.preparing;
+    if (current) throw invalid('response', `Conversation already has an active response in progress: ${current.responseId}. Wait until the response is finished before creating a new one.`, 'conversation_already_has_active_response');
     const modalities = (params.output_modalities ?? params.modalities ?? this.config.modalities) as string[];
     const audioParams = (params.audio as Raw | undefined)?.output as Raw | undefined;
     const ctx: ResponseContext = {
@@ -490,7 +525,28 @@ export class RealtimeSession implements SocketPeer {
       this.sink.terminate();
       return this.closed();
     }
-    const plan = planResponse(reply, latency, ctx);
+    // The speech is made a block at a time with turns in between, so other clients are served and a
+    // second response.create meanwhile is refused; a session that ends meanwhile stops it there.
+    this.preparing = ctx;
+    call.runtime.activeStreams++;
+    // Counted on the session's journal entry as it is made, so the work a closed socket left undone shows.
+    const work: SpeechWork = { count: (samples) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + samples), stopped: () => this.gone };
+    void speakBlocks(reply, ctx, work).then((speech) => {
+      this.preparing = undefined;
+      call.runtime.activeStreams--;
+      if (!speech) return;
+      this.play(planResponse(reply, latency, ctx, speech), ctx, fault);
+      // Events held meanwhile, in order; one may start another response, which holds the rest again.
+      while (!this.preparing && !this.gone && this.waiting.length) {
+        const text = this.waiting.shift()!;
+        this.waitingBytes -= text.length;
+        this.handle(text);
+      }
+    });
+  }
+
+  private play(plan: ResponsePlan, ctx: ResponseContext, fault: ReturnType<Runtime['answer']>['fault']): void {
+    const { call } = this;
     this.responses++;
     this.tokensUsed += (plan.done.usage as Raw).total_tokens as number;
     // Frames are stamped now, in order, so event ids follow the script, not the timers.
