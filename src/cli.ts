@@ -7,7 +7,7 @@ import { fixtureFolderProblem } from './cli-checks.ts';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { parseLatency } from './core/timing.ts';
-import { DEFAULT_MAX_BODY_BYTES } from './runtime.ts';
+import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -30,7 +30,11 @@ Usage: model-gateway-mock [options]
                       self-signed certificate generated at start; its path is printed
   --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
   --tls-key <file>    the PEM private key of --tls-cert
+  --model <name=base> serve your own model name (a gateway alias or deployment) as a model id or a
+                      family (e.g. my-gpt=gpt-4o, team-fast=claude-haiku); repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
+  --strict-params     refuse request parameters the gateway does not know with the vendor's 400
+                      (by default they are accepted, journaled and named in x-mock-warning)
   --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
   --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
                       --upstream-anthropic, --upstream-gemini <url>
@@ -64,7 +68,9 @@ const OPTIONS = {
   latency: { type: 'string' },
   clock: { type: 'string' },
   'max-body': { type: 'string' },
+  model: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
+  'strict-params': { type: 'boolean' },
   record: { type: 'string' },
   upstream: { type: 'string' },
   'upstream-openai': { type: 'string' },
@@ -164,6 +170,12 @@ async function main(): Promise<void> {
     fail(`${source('fixtures')}: ${(error as Error).message}`);
   }
 
+  try {
+    shippedCatalogue(values.model);
+  } catch (error) {
+    fail(`${source('model')}: ${(error as Error).message}`);
+  }
+
   const upstreams = { default: values.upstream, openai: values['upstream-openai'], anthropic: values['upstream-anthropic'], gemini: values['upstream-gemini'] };
   for (const [name, url] of Object.entries(upstreams)) {
     if (url !== undefined && !URL.canParse(url)) fail(`${source(name === 'default' ? 'upstream' : `upstream-${name}`)}: not a URL: "${url}"`);
@@ -192,7 +204,9 @@ async function main(): Promise<void> {
     latency,
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
+    models: values.model,
     strict: values.strict,
+    strictParams: values['strict-params'],
     record,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 

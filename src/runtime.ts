@@ -1,5 +1,5 @@
 // The gateway's live state, shared by every endpoint: settings, tokens, fixtures, catalogue, journal.
-import { Catalogue, type ModelInfo } from './core/models.ts';
+import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
 import { Journal } from './core/journal.ts';
 import { clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, parseLatency, toLatency, type LatencyProfile } from './core/timing.ts';
@@ -37,8 +37,11 @@ export interface GatewayOptions {
   latency?: string | Partial<LatencyProfile>;
   /** Timestamps in replies: 'fixed' (default, 2026-01-01T00:00:00Z), 'real', or Unix seconds. */
   clock?: ClockOption;
-  /** Models added to (or replacing, by id) the shipped catalogue. */
-  models?: ModelInfo[];
+  /**
+   * Models added to (or replacing, by id) the shipped catalogue: whole models, or your own names for
+   * one (`{ id, base }` or `'name=base'`, base a model id or a family such as `claude-sonnet`).
+   */
+  models?: ModelEntry[];
   /** Largest accepted request body in bytes. Default 32 MiB. */
   maxBodyBytes?: number;
   /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
@@ -47,6 +50,11 @@ export interface GatewayOptions {
   storeBytes?: number;
   /** Answer only from fixtures: an unmatched request gets a 404 with the near-miss report. */
   strict?: boolean;
+  /**
+   * Refuse request parameters the gateway does not know with the vendor's 400. Default false: they are
+   * accepted, named in the journal entry (`warnings`) and in an `x-mock-warning` header.
+   */
+  strictParams?: boolean;
   /** Record mode: forward what no fixture matches to an upstream and save its answers as fixtures. */
   record?: RecordOptions;
 }
@@ -64,6 +72,7 @@ export class Runtime {
   readonly catalogue: Catalogue;
   readonly journal: Journal;
   readonly strict: boolean;
+  readonly strictParams: boolean;
   /** Record mode's settings; the recorder itself loads on the first forwarded request. */
   readonly record?: RecordOptions;
   recorder?: Recorder;
@@ -85,9 +94,14 @@ export class Runtime {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.tokens = new TokenStore(options.tokens?.length ? options.tokens : [DEFAULT_TOKEN]);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
-    this.catalogue = new Catalogue([...(shipped.models as ModelInfo[]), ...(options.models ?? [])]);
+    try {
+      this.catalogue = shippedCatalogue(options.models);
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, models: ${(error as Error).message}`);
+    }
     this.journal = new Journal(options.journalSize ?? 1000);
     this.strict = options.strict ?? false;
+    this.strictParams = options.strictParams ?? false;
     this.record = options.record;
     this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
   }
@@ -169,6 +183,11 @@ export class Runtime {
     const reply = respond(request, { seed, created: this.now() }, pinned);
     return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
   }
+}
+
+/** The shipped catalogue and families, with `models` added. */
+export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
+  return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
 }
 
 /** A file the gateway serves by URL (a generated image). */

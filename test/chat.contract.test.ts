@@ -72,6 +72,25 @@ describe.each(modes)('chat completions ($name)', (mode) => {
     expect(last.usage!.completion_tokens).toBe(countTokens(text));
   });
 
+  it('splits usage by modality as the gateway does, the parts summing to each side (JSON and stream)', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] },
+    ];
+    const r = await ctx.client.chat.completions.create({ model: MODEL, messages });
+    const u = r.usage!;
+    const p = u.prompt_tokens_details as Record<string, number>;
+    const c = u.completion_tokens_details as Record<string, number>;
+    expect(p.image_tokens).toBeGreaterThan(0);
+    expect(p.text_tokens + p.audio_tokens + p.image_tokens).toBe(u.prompt_tokens);
+    expect(p.cached_tokens).toBe(0);
+    expect(c.text_tokens + c.audio_tokens + c.reasoning_tokens).toBe(u.completion_tokens);
+    expect(c.text_tokens).toBe(countTokens(r.choices[0].message.content!));
+    const stream = await ctx.client.chat.completions.create({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.at(-1)!.usage).toEqual(u);
+  });
+
   it('interleaves n = 2 choices in a stream, each opened and finished once', async () => {
     const stream = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Two please'), n: 2, stream: true });
     const seen: { index: number; role?: string; content?: string | null; finish: string | null }[] = [];

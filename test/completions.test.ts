@@ -56,6 +56,17 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
     });
   });
 
+  it('reports usage in the gateway shape: each side split by modality, the parts summing to its total (JSON and stream)', async () => {
+    const r = await ctx.client.completions.create({ model: MODEL, prompt: 'Split my usage', max_tokens: 12 });
+    const u = r.usage!;
+    expect(u.prompt_tokens_details).toEqual({ cached_tokens: 0, text_tokens: u.prompt_tokens, audio_tokens: 0, image_tokens: 0 });
+    expect(u.completion_tokens_details).toMatchObject({ text_tokens: u.completion_tokens, audio_tokens: 0, reasoning_tokens: 0 });
+    const stream = await ctx.client.completions.create({ model: MODEL, prompt: 'Split my usage', max_tokens: 12, stream: true, stream_options: { include_usage: true } });
+    let last: OpenAI.Completions.Completion | undefined;
+    for await (const chunk of stream) last = chunk;
+    expect(last!.usage).toEqual(u);
+  });
+
   it('streams text_completion chunks with the same text, include_usage and [DONE]', async () => {
     const plain = await ctx.client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2 });
     const stream = await ctx.client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2, stream: true, stream_options: { include_usage: true } });

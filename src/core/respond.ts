@@ -2,7 +2,7 @@
 import { textOf, type CanonicalRequest } from './request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
 import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts';
-import { countPromptTokens, countTokens, truncateTokens } from './tokens.ts';
+import { countPromptTokens, countTokens, PART_TOKENS, truncateTokens } from './tokens.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { Budget, synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
@@ -210,7 +210,16 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     outputTokens: choices.reduce((sum, c) => sum + c.outputTokens, 0),
     cachedInputTokens: 0,
     reasoningTokens,
+    imageInputTokens: partTokens(request.messages, 'image'),
+    audioInputTokens: partTokens(request.messages, 'audio'),
     ...pinned?.usage,
   };
   return { key, created: ctx.created, choices, usage, fixture: pinned?.name };
+}
+
+/** What the prompt's parts of one kind cost (their share of countPromptTokens). */
+function partTokens(messages: CanonicalRequest['messages'], kind: 'image' | 'audio'): number {
+  let n = 0;
+  for (const m of messages) for (const part of m.parts) if (part.type === kind) n += PART_TOKENS[kind];
+  return n;
 }

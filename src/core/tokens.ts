@@ -39,7 +39,7 @@ const bpe = tables.get;
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
 /** Fixed costs of non-text parts (OpenAI's low-detail image cost, roughly). */
-const PART_TOKENS = { image: 85, audio: 100, file: 100 } as const;
+export const PART_TOKENS = { image: 85, audio: 100, file: 100 } as const;
 
 /** Longest run of whitespace or of non-whitespace that goes to BPE whole. */
 export const MAX_RUN = 256;

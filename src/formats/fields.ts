@@ -91,6 +91,7 @@ export function fieldChecker(w: Wording): FieldChecker {
   }
 
   function checkFields(body: Record<string, unknown>, rules: Record<string, FieldRule>, path = ''): void {
+    if (!path) refuseUnrecognized(Object.keys(body).filter((name) => !Object.hasOwn(rules, name)), w.unknownField);
     for (const [name, rule] of requiredOf(rules)) checkField(path + name, body[name], rule);
     for (const name in body) {
       const rule = rules[name];
@@ -100,4 +101,15 @@ export function fieldChecker(w: Wording): FieldChecker {
   }
 
   return { checkField, checkFields };
+}
+
+/**
+ * Refuses top-level parameters a format does not know, naming the first in the vendor's words and
+ * carrying all of them: the gateway then accepts the request without them and warns (see strictParams).
+ */
+export function refuseUnrecognized(names: string[], refusal: (param: string) => GatewayError): void {
+  if (!names.length) return;
+  const error = refusal(names[0]);
+  error.unrecognized = names;
+  throw error;
 }

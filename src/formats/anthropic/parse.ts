@@ -32,6 +32,8 @@ const MESSAGE_FIELDS: Record<string, FieldRule> = {
   inference_geo: optional('string'),
   mcp_servers: { types: ['array'] },
   speed: { types: ['string'], nullable: true, values: ['standard', 'fast'] },
+  user_profile_id: { types: ['string'] },
+  workspace_id: { types: ['string'] },
 };
 
 const COUNT_FIELDS = Object.fromEntries(

@@ -17,7 +17,8 @@ import { isUpload, json, type FormBody, type Upload } from '../../transport/exch
 import { decidedOutbound, decidedStream } from '../../transport/respond.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
 import { openaiFormat } from './errors.ts';
-import { checkFields, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
+import { refuseUnrecognized } from '../fields.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -110,7 +111,7 @@ const LANGUAGES: Record<string, string> = {
 };
 
 /** Text fields of a multipart form, as OpenAI reads them (all values arrive as strings). */
-const TRANSCRIPTION_FIELDS = ['file', 'model', 'language', 'prompt', 'response_format', 'temperature', 'timestamp_granularities', 'include', 'stream', 'chunking_strategy', 'known_speaker_names', 'known_speaker_references'];
+const TRANSCRIPTION_FIELDS = ['file', 'model', 'language', 'prompt', 'response_format', 'temperature', 'timestamp_granularities', 'include', 'stream', 'chunking_strategy', 'known_speaker_names', 'known_speaker_references', 'keywords', 'languages'];
 const TRANSLATION_FIELDS = ['file', 'model', 'prompt', 'response_format', 'temperature'];
 
 function field(form: FormBody, name: string): string | undefined {
@@ -150,7 +151,7 @@ function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
   }
   const form = call.body as FormBody;
   const known = translate ? TRANSLATION_FIELDS : TRANSCRIPTION_FIELDS;
-  for (const name of Object.keys(form)) if (!known.includes(name)) throw new GatewayError('invalid_request', `Unrecognized request argument supplied: ${name}`, { param: name });
+  refuseUnrecognized(Object.keys(form).filter((name) => !known.includes(name)), unknownField);
   const model = field(form, 'model');
   if (!model) throw missing('model');
   call.entry.model = model;

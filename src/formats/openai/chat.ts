@@ -26,12 +26,18 @@ function toolCallsOf(choice: Choice): ToolCallBlock[] {
 }
 
 export function usageBody(usage: Usage) {
+  // A fixture's usage may pin a smaller prompt: the parts never sum past it.
+  const image = Math.min(usage.imageInputTokens ?? 0, usage.inputTokens);
+  const audio = Math.min(usage.audioInputTokens ?? 0, usage.inputTokens - image);
   return {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens, audio_tokens: 0 },
+    // The gateway's shape: each side split by modality, the parts summing to the side's total
+    // (prompts are text here; reasoning is part of the completion but not of its text).
+    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens, text_tokens: usage.inputTokens - image - audio, audio_tokens: audio, image_tokens: image },
     completion_tokens_details: {
+      text_tokens: Math.max(0, usage.outputTokens - usage.reasoningTokens),
       reasoning_tokens: usage.reasoningTokens,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,

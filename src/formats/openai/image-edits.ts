@@ -22,6 +22,7 @@ const EDIT_FIELDS: Record<string, FieldRule> = {
   image: { types: ['object', 'array', 'string'], required: true },
   mask: { types: ['object', 'string'] },
   input_fidelity: { types: ['string'], nullable: true, values: ['high', 'low'] },
+  markup: { types: ['object', 'string'] },
 };
 
 /** At most this many input images (the GPT image models' limit). */
@@ -32,7 +33,7 @@ function coerce(form: FormBody): Raw {
   const out: Raw = {};
   for (const [name, value] of Object.entries(form)) {
     if (typeof value !== 'string') out[name] = value;
-    else if (['n', 'output_compression', 'partial_images'].includes(name) && /^-?\d+$/.test(value)) out[name] = Number(value);
+    else if (['n', 'output_compression', 'partial_images', 'frame_count', 'frame_duration_ms'].includes(name) && /^-?\d+$/.test(value)) out[name] = Number(value);
     else if (name === 'stream' && (value === 'true' || value === 'false')) out[name] = value === 'true';
     else out[name] = value;
   }

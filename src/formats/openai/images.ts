@@ -61,6 +61,11 @@ export const GENERATION_FIELDS: Record<string, FieldRule> = {
   user: { types: ['string'] },
   // The SDK's newer name for `user`.
   safety_identifier: optional('string'),
+  // Accepted, not emulated: animation frames, SVG output and its complexity.
+  complexity: { types: ['string'], nullable: true, values: ['low', 'medium', 'high'] },
+  frame_count: { types: ['integer'], nullable: true, min: 1 },
+  frame_duration_ms: { types: ['integer'], nullable: true, min: 1 },
+  svg: optional('object'),
 };
 
 /** What an image request asks for, with every default resolved. */

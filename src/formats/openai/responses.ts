@@ -44,6 +44,12 @@ const FIELDS: Record<string, FieldRule> = {
   background: optional('boolean'),
   prompt: optional('object'),
   conversation: optional('string', 'object'),
+  // Accepted, not emulated: access programs, compaction, image context compression, moderation, cache options.
+  access_programs: optional('object'),
+  context_management: optional('array'),
+  image: optional('object'),
+  moderation: optional('object'),
+  prompt_cache_options: optional('object'),
 };
 
 /** What the store keeps of a response: the object, its input items, and the conversation after it. */

@@ -24,7 +24,9 @@ const BEARER = ['bearer'] as const;
 const BEARER_OR_KEY = ['bearer', 'x-api-key'] as const;
 
 function modelObject(m: ModelInfo) {
-  return { id: m.id, object: 'model', created: m.created, owned_by: m.owned_by };
+  // A name served by alias or by the vendor's naming says so, and what it stands for.
+  const resolved = m.resolved_by ? { resolved_by: m.resolved_by, resolved_to: m.resolved_to } : {};
+  return { id: m.id, object: 'model', created: m.created, owned_by: m.owned_by, ...resolved };
 }
 
 export const openaiEndpoints: EndpointSpec[] = [

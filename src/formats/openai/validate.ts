@@ -56,6 +56,10 @@ export function tokenIdsText(param: string, ids: unknown[]): string {
   return text;
 }
 
+export function unknownField(param: string): GatewayError {
+  return new GatewayError('invalid_request', `Unrecognized request argument supplied: ${param}`, { param });
+}
+
 export const { checkField, checkFields } = fieldChecker({
   missing,
   invalidType,
@@ -75,7 +79,7 @@ export const { checkField, checkFields } = fieldChecker({
     }
     return invalid(param, `Invalid '${param}': array too short. Expected an array with minimum length ${bound}, but got an array with length ${length} instead.`, 'array_below_min_length');
   },
-  unknownField: (param) => new GatewayError('invalid_request', `Unrecognized request argument supplied: ${param}`, { param }),
+  unknownField,
 });
 
 /** OpenAI's metadata: at most 16 string values, keys up to 64 and values up to 512 characters. */
