@@ -18,6 +18,7 @@ import { handleUpgrade } from './transport/websocket-node.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './transport/guard.ts';
 import { CORS_HEADERS, preflightHeaders } from './transport/cors.ts';
+import { stopImageThreads } from './core/synthesize/image-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
@@ -191,6 +192,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
         for (const socket of upgraded) socket.destroy();
+        stopImageThreads();
       }),
   };
 }

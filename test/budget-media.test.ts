@@ -17,6 +17,8 @@ import { SPEECH_MAX_OUTPUT_TOKENS } from '../src/core/respond.ts';
 import { decodeImage, encodeImage, jpegScans } from '../src/core/synthesize/image.ts';
 import jpegJs from 'jpeg-js';
 import { pngWith } from './helpers/png.ts';
+import { inProcess } from './helpers/modes.ts';
+import { DecodeAbandoned, imagePoolCounts, useImageThreads } from '../src/core/synthesize/image-pool.ts';
 import { Gate, ImageQueueFull, ImageWork, ImageWorkExceeded, IMAGE_WORK_LIMITS } from '../src/core/synthesize/image-work.ts';
 
 
@@ -80,6 +82,24 @@ describe('image decoding within the declared size (unit)', () => {
     expect(gate.busy).toEqual({ running: 0, waiting: 0 });
   });
 });
+
+/**
+ * Small requests from another client (its own connections), one after another, until `big` settles
+ * (for a reply, when its headers arrive); how many were answered meanwhile.
+ */
+async function servedDuring(url: string, big: Promise<unknown>): Promise<number> {
+  let finished = false;
+  void big.finally(() => (finished = true)).catch(() => {});
+  let served = 0;
+  while (!finished) {
+    // The health probe: not journaled, so the big request's entry stays among the journal's last 1000.
+    const res = await fetch(`${url}/__admin/health`);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    if (!finished) served++;
+  }
+  return served;
+}
 
 /** The CLI spawned before the suite (stopped after) and an openai client of it, read inside tests. */
 function cliWithClient(): { readonly cli: Spawned; readonly client: OpenAI } {
@@ -400,31 +420,79 @@ describe('JPEG and WebP uploads: decoded in one step each, their work counted be
   });
 });
 
+describe('large JPEG and WebP uploads are decoded on worker threads (at most two at once)', () => {
+  it('never runs more than two decodes at once, and gives the pixels the main thread gives', async () => {
+    const jpeg = jpegOf(1024, 1024);
+    useImageThreads(false);
+    const here = await decodeImage(jpeg, { into: { width: 300, height: 200 } });
+    useImageThreads(true);
+    const started = imagePoolCounts.started;
+    imagePoolCounts.peak = 0;
+    // Five at once, past any gate: the pool itself holds them to two threads.
+    const decoded = await Promise.all(Array.from({ length: 5 }, () => decodeImage(jpeg, { into: { width: 300, height: 200 } })));
+    expect(imagePoolCounts.peak).toBe(2);
+    expect(imagePoolCounts.running).toBe(0);
+    expect(imagePoolCounts.started - started).toBeLessThanOrEqual(2);
+    for (const image of decoded) expect(Buffer.from(image.data).equals(Buffer.from(here.data))).toBe(true);
+  }, 60_000);
+
+  it('ends the thread of a decode whose client left, and starts none for one that left before its turn', async () => {
+    const jpeg = jpegOf(2048, 2048);
+    const controller = new AbortController();
+    const ended = imagePoolCounts.ended;
+    const decode = decodeImage(jpeg, { signal: controller.signal });
+    await vi.waitFor(() => expect(imagePoolCounts.running).toBe(1), { timeout: 30_000, interval: 1 });
+    controller.abort();
+    await expect(decode).rejects.toBeInstanceOf(DecodeAbandoned);
+    // The thread was terminated mid-decode, not left to finish.
+    await vi.waitFor(() => expect(imagePoolCounts.ended).toBe(ended + 1), { timeout: 30_000, interval: 5 });
+    const work = new ImageWork();
+    await expect(decodeImage(jpeg, { signal: controller.signal, work })).rejects.toBeInstanceOf(DecodeAbandoned);
+    expect(imagePoolCounts.running).toBe(0);
+  }, 60_000);
+
+  describe('over a real socket, through the openai SDK', () => {
+    const live = cliWithClient();
+
+    it('edits three 4096x4096 JPEGs while another client is answered in between, with the bytes of a main-thread run', async () => {
+      const jpeg = jpegOf(4096, 4096);
+      const edit = async (client: OpenAI) =>
+        client.images.edit({ model: 'gpt-image-1', image: await Promise.all([0, 1, 2].map((i) => toFile(jpeg, `big${i}.jpg`, { type: 'image/jpeg' }))), prompt: 'a mosaic', size: '1024x1024', quality: 'low' }).asResponse();
+      // Counted until the big reply's headers arrive (asResponse): the uploads are all decoded by then.
+      const big = edit(live.client);
+      const served = await servedDuring(live.cli.url, big);
+      const overSocket = await (await big).text();
+      expect(JSON.parse(overSocket).data[0].b64_json).toBeTruthy();
+      // Three one-step decodes of 16.7 Mpx on the main thread would serve the other client only
+      // between them (a few requests); on a thread it is served all along.
+      expect(served).toBeGreaterThan(10);
+
+      // The same request in-process with threads off (the main-thread path): the same bytes.
+      useImageThreads(false);
+      const started = imagePoolCounts.started;
+      const gw = await inProcess.start();
+      try {
+        const here = await (await edit(new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 }))).text();
+        expect(imagePoolCounts.started).toBe(started);
+        expect(here).toBe(overSocket);
+      } finally {
+        useImageThreads(true);
+        await gw.stop();
+      }
+    }, 240_000);
+  });
+});
+
 /** 4096 characters (OpenAI's cap on speech input) of ordinary words. */
 const LONGEST_INPUT = 'the quick brown fox jumps over a lazy dog while seven wizards quietly hum. '.repeat(60).slice(0, 4096);
 
 describe('speech: the longest legal request is made in slices, other clients served between them', () => {
   const live = cliWithClient();
 
-  /** Small requests from another client, one after another, until `big` settles; how many were answered meanwhile. */
-  async function servedDuring(big: Promise<unknown>): Promise<number> {
-    let finished = false;
-    void big.finally(() => (finished = true));
-    let served = 0;
-    while (!finished) {
-      // The health probe: not journaled, so the speech's entry stays among the journal's last 1000.
-      const res = await fetch(`${live.cli.url}/__admin/health`);
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-      if (!finished) served++;
-    }
-    return served;
-  }
-
   it.each(['flac', 'wav', 'pcm'] as const)('%s: 4096 characters at speed 0.25 (21 minutes of audio)', async (format) => {
     // Counted until the reply's headers arrive: the audio is made and encoded by then, not yet sent.
     const speech = live.client.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: LONGEST_INPUT, speed: 0.25, response_format: format });
-    const served = await servedDuring(speech);
+    const served = await servedDuring(live.cli.url, speech);
     const bytes = (await (await speech).arrayBuffer()).byteLength;
     // 21 minutes of 24 kHz 16-bit audio.
     expect(bytes).toBeGreaterThan(60_000_000);

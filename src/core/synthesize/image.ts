@@ -6,6 +6,7 @@
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { hashString, Rng } from '../seed.ts';
 import { ImageWork, ImageWorkExceeded } from './image-work.ts';
+import { DecodeAbandoned, decodeOnThread } from './image-pool.ts';
 import { InflateOverrun, readPng } from './png.ts';
 
 /** 8-bit RGBA pixels, row by row. */
@@ -340,13 +341,46 @@ export interface DecodeOptions {
   into?: { width: number; height: number };
   /** The request's counted work; default a fresh count for this file alone. */
   work?: ImageWork;
+  /** The client went away: a decode on a thread is ended (DecodeAbandoned), one not begun is not begun. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Decodes of at least this many pixels' work (a JPEG's pixels times its scans) go to a worker thread
+ * where there is one: 512×512, about a tenth of a second of jpeg-js here. Smaller ones are not worth
+ * the thread's start and the copies.
+ */
+export const THREAD_PIXELS = 512 * 512;
+
+/**
+ * A JPEG or WebP file decoded in one step and scaled to `into`: what a worker thread runs, or this
+ * thread where there is none. Throws the codec's own error for a file it refuses.
+ */
+export async function decodeWhole(format: 'jpeg' | 'webp', bytes: Uint8Array, into?: { width: number; height: number }): Promise<RgbaImage> {
+  let decoded: RgbaImage;
+  if (format === 'jpeg') {
+    // jpeg-js held to the declared size in pixels and in memory.
+    const { width, height } = imageSize(bytes)!;
+    const pixels = width * height;
+    const maxMemoryUsageInMB = Math.ceil((pixels * JPEG_BYTES_PER_PIXEL + JPEG_FIXED_BYTES + bytes.length) / (1024 * 1024));
+    const image = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: pixels / 1e6 + 0.001, maxMemoryUsageInMB });
+    decoded = { width: image.width, height: image.height, data: new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
+  } else {
+    // libwebp decodes the one frame its header declares (it refuses a bitstream of another size).
+    const image = await (await loadWebp()).decode(bytes.slice().buffer);
+    decoded = { width: image.width, height: image.height, data: image.data };
+  }
+  if (!into || (into.width === decoded.width && into.height === decoded.height)) return decoded;
+  const scaled: RgbaImage = { width: into.width, height: into.height, data: new Uint8ClampedArray(into.width * into.height * 4) };
+  place(scaled, decoded, 0, 0, scaled.width, scaled.height);
+  return scaled;
 }
 
 /**
  * The pixels of a PNG, JPEG or WebP file; throws a RangeError for anything else, a broken file, one
  * over MAX_PIXELS, one whose data outgrows its declared size, or work past the request's ceilings.
  * A PNG is read row by row with turns for the event loop between slices; JPEG and WebP are decoded
- * whole, within the size their headers declare.
+ * whole, within the size their headers declare, on a worker thread when large and threads exist.
  */
 export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}): Promise<RgbaImage> {
   const format = sniffImage(bytes);
@@ -355,31 +389,24 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}
   if (!format || !size) throw new RangeError('not a PNG, JPEG or WebP image');
   if (!size.width || !size.height || size.width * size.height > MAX_PIXELS) throw new RangeError(`image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}`);
   if (options.into) requireSize(options.into.width, options.into.height);
-  let decoded: RgbaImage;
   try {
+    if (options.signal?.aborted) throw new DecodeAbandoned();
     if (format === 'png') return await readPng(bytes, work, options.into);
     const pixels = size.width * size.height;
+    let cost = pixels;
     if (format === 'jpeg') {
-      // Decoded in one step: its work (each scan over the whole frame) is counted before it is done,
-      // and jpeg-js held to the declared size in pixels and in memory.
+      // Its work (each scan over the whole frame) is counted before it is done.
       const scans = Math.max(1, jpegScans(bytes));
-      work.spend('pixels', pixels * scans, scans > 1 ? ` (a JPEG's pixels count once per scan, and this one has ${scans} scans of ${size.width}x${size.height})` : '');
-      const maxMemoryUsageInMB = Math.ceil((pixels * JPEG_BYTES_PER_PIXEL + JPEG_FIXED_BYTES + bytes.length) / (1024 * 1024));
-      const image = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: pixels / 1e6 + 0.001, maxMemoryUsageInMB });
-      decoded = { width: image.width, height: image.height, data: new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
-    } else {
-      // libwebp decodes the one frame its header declares (it refuses a bitstream of another size).
-      work.spend('pixels', pixels);
-      const image = await (await loadWebp()).decode(bytes.slice().buffer);
-      decoded = { width: image.width, height: image.height, data: image.data };
-    }
+      cost = pixels * scans;
+      work.spend('pixels', cost, scans > 1 ? ` (a JPEG's pixels count once per scan, and this one has ${scans} scans of ${size.width}x${size.height})` : '');
+    } else work.spend('pixels', pixels);
+    const answer = cost >= THREAD_PIXELS ? await decodeOnThread({ format, bytes, into: options.into }, options.signal) : undefined;
+    if (!answer) return await decodeWhole(format, bytes, options.into);
+    if ('error' in answer) throw new Error(answer.error);
+    return { width: answer.width, height: answer.height, data: new Uint8ClampedArray(answer.data) };
   } catch (error) {
-    if (error instanceof ImageWorkExceeded) throw error;
+    if (error instanceof ImageWorkExceeded || error instanceof DecodeAbandoned) throw error;
     const why = error instanceof InflateOverrun ? error.message : `could not be decoded (${(error as Error).message})`;
     throw new RangeError(`the ${format.toUpperCase()} file ${why}`);
   }
-  if (!options.into || (options.into.width === decoded.width && options.into.height === decoded.height)) return decoded;
-  const scaled: RgbaImage = { width: options.into.width, height: options.into.height, data: new Uint8ClampedArray(options.into.width * options.into.height * 4) };
-  place(scaled, decoded, 0, 0, scaled.width, scaled.height);
-  return scaled;
 }

@@ -5,6 +5,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { operationRequest } from '../../core/request.ts';
 import { deriveKey, hashString, hashValue } from '../../core/seed.ts';
 import { IMAGE_WORK_LIMITS, ImageQueueFull, ImageWork, ImageWorkExceeded, imageDecodeGate } from '../../core/synthesize/image-work.ts';
+import { DecodeAbandoned } from '../../core/synthesize/image-pool.ts';
 import { decodeImage, editLayout, editPicture, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../transport/exchange.ts';
@@ -65,13 +66,15 @@ function checkUpload(param: string, value: unknown): Checked {
  * The upload decoded straight to the size it is drawn at, its work counted on the request's `work`,
  * when the process-wide gate gives it a turn; or the 400 (429 when too many wait) that says why.
  */
-async function decodeUpload(file: Checked, into: { width: number; height: number }, work: ImageWork): Promise<RgbaImage> {
+async function decodeUpload(file: Checked, into: { width: number; height: number }, work: ImageWork, signal: AbortSignal): Promise<RgbaImage> {
   try {
-    return await imageDecodeGate.run(() => decodeImage(file.upload.bytes, { into, work }));
+    // A client that left ends its decode on a thread, and starts no other.
+    return await imageDecodeGate.run(() => decodeImage(file.upload.bytes, { into, work, signal }));
   } catch (error) {
     if (error instanceof ImageQueueFull) {
       throw new GatewayError('rate_limit', `Too many image uploads are being decoded: ${IMAGE_WORK_LIMITS.concurrent} at a time, with ${IMAGE_WORK_LIMITS.waiting} requests waiting, is this gateway's limit. Retry shortly.`);
     }
+    if (error instanceof DecodeAbandoned) throw error;
     if (error instanceof ImageWorkExceeded) throw invalid(file.param, `Invalid '${file.param}': ${error.message}.`, 'image_too_large');
     throw badFile(file.param, `${(error as Error).message}.`);
   }
@@ -130,8 +133,9 @@ async function edits(call: Call): Promise<Outbound> {
   const work = new ImageWork();
   const cells = editLayout(images.length, ask.width, ask.height);
   const sources: RgbaImage[] = [];
-  for (const [i, file] of images.entries()) sources.push(await decodeUpload(file, { width: cells[i].w, height: cells[i].h }, work));
-  const maskPixels = mask && (await decodeUpload(mask, { width: ask.width, height: ask.height }, work));
+  const signal = call.inbound.signal;
+  for (const [i, file] of images.entries()) sources.push(await decodeUpload(file, { width: cells[i].w, height: cells[i].h }, work, signal));
+  const maskPixels = mask && (await decodeUpload(mask, { width: ask.width, height: ask.height }, work, signal));
   const request = operationRequest('openai', 'image', model, ask.prompt);
   request.messages[0].parts.push(...sources.map(() => ({ type: 'image' as const })));
   const decision = call.runtime.decide(call, { ...request, n: ask.n, stream: ask.stream });
