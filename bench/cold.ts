@@ -1,10 +1,14 @@
 // Cold start (issue 26), as medians of fresh processes: importing the package, its first and second
-// in-process chat reply (bench/cold-probe.ts), and the standalone server's first and hundredth API
+// in-process chat reply (bench/cold-probe.ts), the same first reply from a trivial msw handler (msw's
+// and fetch's own first use, the floor), and the standalone server's first and hundredth API
 // request over a socket after its health route answers. Prints one JSON line.
 // Usage: node bench/cold.ts [--runs 7]
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { start } from './spawn.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
@@ -16,8 +20,8 @@ const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-function probe(): Promise<{ importMs: number; firstMs: number; secondMs: number }> {
-  const child = spawn(process.execPath, [here('./cold-probe.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+function probe(args: string[] = []): Promise<{ importMs: number; firstMs: number; secondMs: number; body: string }> {
+  const child = spawn(process.execPath, [here('./cold-probe.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => child.once('exit', (code) => (code ? reject(new Error(`cold-probe exited ${code}`)) : resolve(JSON.parse(out)))));
@@ -42,9 +46,14 @@ async function socket(): Promise<{ healthyMs: number; firstMs: number; hundredth
 }
 
 const inProcess = [];
+const trivial = [];
 const sockets = [];
+const replyFile = join(mkdtempSync(join(tmpdir(), 'mgm-cold-')), 'reply.json');
 for (let i = 0; i < RUNS; i++) {
-  inProcess.push(await probe());
+  const p = await probe();
+  inProcess.push(p);
+  writeFileSync(replyFile, p.body);
+  trivial.push(await probe(['--trivial', replyFile]));
   sockets.push(await socket());
 }
 const m = <T>(rows: T[], key: keyof T) => Math.round(median(rows.map((r) => r[key] as number)));
@@ -54,6 +63,7 @@ console.log(
     importMs: m(inProcess, 'importMs'),
     firstReplyMs: m(inProcess, 'firstMs'),
     secondReplyMs: m(inProcess, 'secondMs'),
+    trivialFirstReplyMs: m(trivial, 'firstMs'),
     healthyMs: m(sockets, 'healthyMs'),
     firstRequestMs: m(sockets, 'firstMs'),
     hundredthRequestMs: m(sockets, 'hundredthMs'),

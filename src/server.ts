@@ -159,8 +159,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
     if (req.method === 'OPTIONS') return preflight(req, res);
-    // A client of the API soon asks the control plane (the journal): express loads after its first request.
-    if (!app) setImmediate(() => void loadPages().catch(() => {}));
     void router.handle(req, res, CORS_HEADERS);
   };
   const tls = options.tls === true ? await selfSigned(bindHost) : options.tls || undefined;
@@ -176,10 +174,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server.once('error', reject);
     server.listen(options.port ?? 4010, bindHost, () => resolve());
   });
-  // The first API request is then as quick as the hundredth: the tokenizer, faker and the pages (express,
-  // ~100 ms) load now, in the background, instead of with it.
+  // The first API request is then as quick as the hundredth: the tokenizer and faker load now, in the
+  // background. express (~100-150 ms, all on the event loop) loads with the first request for the pages or
+  // the control plane: loaded with the first API request, or right after listening, it held up that
+  // request or the health route that long.
   preloadLazy();
-  setImmediate(() => void loadPages().catch(() => {}));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;

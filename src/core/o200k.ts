@@ -6,10 +6,9 @@
 // results on varied text), including the package's own rules: a whole pre-token is looked up as a string;
 // byte sequences met while merging are looked up as text when they are valid UTF-8, after the text
 // decoder drops a leading byte-order mark; tokens that start with one are byte tokens, never strings.
-import { O200KBase } from 'gpt-tokenizer/encodingParams/o200k_base';
 
 type NodeFs = { readFileSync(path: string): Uint8Array };
-type NodeModule = { createRequire(from: string): { resolve(id: string): string } };
+type NodeModule = { createRequire(from: string): ((id: string) => unknown) & { resolve(id: string): string } };
 
 /** The immutable tables, shared by every copy of this module in the process (see load()). */
 export interface Tables {
@@ -180,8 +179,16 @@ export function loadTables(): Tables {
   return (g[CACHE] = (existsSync(path) ? tablesOf(readFileSync(path)) : undefined) ?? parsePackageData());
 }
 
-const { tokenSplitRegex: SPLIT, specialTokensEncoder: SPECIALS } = O200KBase([]);
-const SPECIAL_TEXT = new Map([...SPECIALS].map(([text, id]) => [id, text]));
+/**
+ * The package's pre-token pattern and special tokens, loaded with the tables (its module compiles every
+ * encoding's pattern: a few ms kept off the package's import).
+ */
+function encodingParams(): { split: RegExp; specials: Map<number, string> } {
+  const { createRequire } = host().getBuiltinModule('node:module') as NodeModule;
+  const { O200KBase } = createRequire(import.meta.url)('gpt-tokenizer/encodingParams/o200k_base') as typeof import('gpt-tokenizer/encodingParams/o200k_base');
+  const { tokenSplitRegex, specialTokensEncoder } = O200KBase([]);
+  return { split: tokenSplitRegex, specials: new Map([...specialTokensEncoder].map(([text, id]) => [id, text])) };
+}
 
 /** The subset of gpt-tokenizer's encoding API the gateway uses, with the same results. */
 export interface Encoding {
@@ -205,11 +212,14 @@ export class O200k implements Encoding {
   private readonly stream = new TextDecoder('utf-8');
 
   private readonly cacheEntries: number;
+  private readonly split: RegExp;
+  private readonly specials: Map<number, string>;
 
   constructor(cacheEntries = 10_000, tables: Tables = loadTables()) {
     this.cacheEntries = cacheEntries;
     this.t = tables;
-    this.vocabularySize = tables.isText.length + SPECIALS.size;
+    ({ split: this.split, specials: this.specials } = encodingParams());
+    this.vocabularySize = tables.isText.length + this.specials.size;
   }
 
   /** The rank of buf[from..to) looked up as the package does when the bytes are valid UTF-8 or not. */
@@ -300,7 +310,7 @@ export class O200k implements Encoding {
 
   encode(text: string): number[] {
     const ids: number[] = [];
-    for (const [piece] of text.matchAll(SPLIT)) {
+    for (const [piece] of text.matchAll(this.split)) {
       const n = this.utf8(piece);
       // A pre-token with a lone surrogate is never a whole token: the package's string lookup misses it.
       const whole = (piece as unknown as { isWellFormed(): boolean }).isWellFormed() ? this.find(this.buf, 0, n, 1) : -1;
@@ -324,7 +334,7 @@ export class O200k implements Encoding {
   /** A token as the package holds it: its text, its bytes, a special token's text, or undefined. */
   private token(id: number): string | Uint8Array | undefined {
     const { bytes, offsets, isText } = this.t;
-    if (!(id >= 0 && id < isText.length)) return SPECIAL_TEXT.get(id);
+    if (!(id >= 0 && id < isText.length)) return this.specials.get(id);
     if (!isText[id]) return bytes.subarray(offsets[id], offsets[id + 1]);
     return (this.texts[id] ??= this.textDecoder.decode(bytes.subarray(offsets[id], offsets[id + 1])));
   }
