@@ -14,7 +14,7 @@ import { detached } from './strings.ts';
 import { textOf, type Message } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
-import { lazy } from './lazy.ts';
+import { inNode, lazy } from './lazy.ts';
 import { O200k, type Encoding } from './o200k.ts';
 
 /**
@@ -28,7 +28,7 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 
 const tables = lazy<Encoding>(
   'gpt-tokenizer/encoding/o200k_base',
-  () => new O200k(MERGE_CACHE_ENTRIES),
+  inNode ? () => new O200k(MERGE_CACHE_ENTRIES) : undefined,
   () =>
     import('gpt-tokenizer/encoding/o200k_base').then((t) => {
       t.setMergeCacheSize(MERGE_CACHE_ENTRIES);
