@@ -155,8 +155,10 @@ const host = () => (globalThis as unknown as { process: Host }).process;
  * there is none, and the tables are parsed from the package's rank file instead).
  */
 export function tablePath(): string {
-  const { fileURLToPath } = host().getBuiltinModule('node:url') as { fileURLToPath(url: URL): string };
-  return fileURLToPath(new URL('o200k_base.bin', import.meta.url));
+  const { fileURLToPath } = host().getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
+  const { dirname, join } = host().getBuiltinModule('node:path') as { dirname(p: string): string; join(...p: string[]): string };
+  // A string, not a URL: under jsdom the global URL is jsdom's, which node:url does not take.
+  return join(dirname(fileURLToPath(import.meta.url)), 'o200k_base.bin');
 }
 
 /** The package's rank file, parsed (the build's input, and the fallback where no table was built). */
