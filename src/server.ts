@@ -174,11 +174,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server.once('error', reject);
     server.listen(options.port ?? 4010, bindHost, () => resolve());
   });
-  // The first API request is then as quick as the hundredth: the tokenizer and faker load now, in the
-  // background. express (~100-150 ms, all on the event loop) loads with the first request for the pages or
-  // the control plane: loaded with the first API request, or right after listening, it held up that
-  // request or the health route that long.
+  // The first API request is then as quick as the hundredth: the tokenizer, faker and the pages (express,
+  // ~100-150 ms, all on the event loop) load now, in the background, instead of with it (loaded with the
+  // first API request, express held that request up as long; a client asks the journal soon after).
   preloadLazy();
+  setImmediate(() => void loadPages().catch(() => {}));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
