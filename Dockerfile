@@ -13,7 +13,9 @@ COPY tsconfig.json tsconfig.build.json README.md LICENSE CHANGELOG.md ./
 COPY bin bin
 COPY fixtures fixtures
 COPY src src
+COPY scripts scripts
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json \
+ && node scripts/o200k-table.ts \
  && npm pack --ignore-scripts --pack-destination /tmp
 
 FROM node:24-slim

@@ -1,8 +1,9 @@
 // Throughput and latency of the emulator and of the leading peer emulator (@copilotkit/aimock), each
 // against a bare node:http server sending that emulator's own bytes, all in the same run; then the
 // time from starting each CLI to its first healthy 200 and its resident memory then; then the
-// in-process benchmark (bench/inprocess.ts).
-// Usage: npm run bench [-- --seconds 8 --connections 32 --no-inprocess]
+// in-process benchmark (bench/inprocess.ts); then the cold figures (bench/cold.ts) and a test run of
+// many files against msw's floor (bench/many-files.ts).
+// Usage: npm run bench [-- --seconds 8 --connections 32 --no-inprocess --no-cold]
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import autocannon from 'autocannon';
 import { cpuMs, rssMiB, start, type Running } from './spawn.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' }, 'no-inprocess': { type: 'boolean' } },
+  options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' }, 'no-inprocess': { type: 'boolean' }, 'no-cold': { type: 'boolean' } },
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
@@ -22,6 +23,8 @@ const CLI = here('../bin/model-gateway-mock.js');
 const PEER_CLI = here('../node_modules/@copilotkit/aimock/dist/cli.js');
 const BARE = here('./bare-server.ts');
 const INPROCESS = here('./inprocess.ts');
+const COLD = here('./cold.ts');
+const MANY_FILES = here('./many-files.ts');
 
 const body = (stream: boolean) =>
   JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Benchmark me, please.' }], stream, max_tokens: 40 });
@@ -126,14 +129,29 @@ console.log(`node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model
 for (const line of lines) console.log(line);
 console.log(`start-up to healthy, 5 starts: emulator ${summary(starts.ours)} | aimock ${summary(starts.theirs)}`);
 
-if (!values['no-inprocess']) {
-  const child = spawn(process.execPath, [INPROCESS, '--seconds', '3'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs a bench script in its own process; its last line of output, parsed. */
+async function lastJsonLine<T>(script: string, args: string[]): Promise<T> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   await new Promise((r) => child.once('exit', r));
-  const r = JSON.parse(out.trim().split('\n').pop()!) as { standalone: number; floor: number; inProcess: number; concurrency: number };
+  return JSON.parse(out.trim().split('\n').pop()!) as T;
+}
+
+if (!values['no-inprocess']) {
+  const r = await lastJsonLine<{ standalone: number; floor: number; inProcess: number; concurrency: number }>(INPROCESS, ['--seconds', '3']);
   console.log(
     `in-process, openai SDK (${r.concurrency} at a time): setupServer(...gateway.handlers) ${r.inProcess.toFixed(0)} req/s | trivial msw handler, same bytes ${r.floor.toFixed(0)} req/s | ` +
       `standalone over a socket ${r.standalone.toFixed(0)} req/s; gateway's time per request ${x(r.floor, r.inProcess)} msw's own`,
   );
+}
+
+if (!values['no-cold']) {
+  const c = await lastJsonLine<{ runs: number; importMs: number; firstReplyMs: number; secondReplyMs: number; trivialFirstReplyMs: number; healthyMs: number; firstRequestMs: number; hundredthRequestMs: number }>(COLD, ['--runs', '7']);
+  console.log(
+    `cold, medians of ${c.runs} fresh processes: import ${c.importMs} ms, first in-process reply ${c.firstReplyMs} ms (second ${c.secondReplyMs} ms; a trivial msw handler's first ${c.trivialFirstReplyMs} ms) | ` +
+      `standalone: healthy ${c.healthyMs} ms after spawn, first API request ${c.firstRequestMs} ms (100th ${c.hundredthRequestMs} ms)`,
+  );
+  const m = await lastJsonLine<{ files: number; runs: number; gatewayMs: number; trivialMs: number }>(MANY_FILES, ['--runs', '3']);
+  console.log(`vitest, ${m.files} files of one in-process chat call each (median of ${m.runs}): gateway ${m.gatewayMs} ms | trivial msw handler ${m.trivialMs} ms; ${x(m.gatewayMs, m.trivialMs)} msw's`);
 }

@@ -8,4 +8,6 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  // The tokenizer's table (npm run build writes it too).
+  execFileSync(process.execPath, [fileURLToPath(new URL('../scripts/o200k-table.ts', import.meta.url))], { cwd: root, stdio: 'inherit' });
 }

@@ -21,12 +21,21 @@ export interface Lazy<T> {
  * literal, for bundlers); `init` runs once on the loaded module.
  */
 export function lazyModule<T>(specifier: string, from: string, load: () => Promise<T>, init: (module: T) => void = () => {}): Lazy<T> {
+  const require = nodeModule && (() => nodeModule.createRequire(from)(specifier) as T);
+  return lazy(specifier, require, load, init);
+}
+
+/**
+ * A value built on first use: in Node by `node` (synchronous), in a browser by `browser`; `init` runs
+ * once on it.
+ */
+export function lazy<T>(name: string, node: (() => T) | undefined, browser: () => Promise<T>, init: (value: T) => void = () => {}): Lazy<T> {
   let value: T | undefined;
   let loading: Promise<void> | undefined;
   const get = (): T => {
     if (value !== undefined) return value;
-    if (!nodeModule) throw new Error(`model-gateway-mock: ${specifier} is still loading; await the gateway's first request.`);
-    const loaded = nodeModule.createRequire(from)(specifier) as T;
+    if (!node) throw new Error(`model-gateway-mock: ${name} is still loading; await the gateway's first request.`);
+    const loaded = node();
     init(loaded);
     return (value = loaded);
   };
@@ -34,7 +43,7 @@ export function lazyModule<T>(specifier: string, from: string, load: () => Promi
     get,
     ready() {
       if (value !== undefined) return undefined;
-      return (loading ??= nodeModule
+      return (loading ??= node
         ? new Promise<void>((resolve, reject) =>
             setTimeout(() => {
               try {
@@ -45,10 +54,13 @@ export function lazyModule<T>(specifier: string, from: string, load: () => Promi
               }
             }, 0),
           )
-        : load().then((m) => {
+        : browser().then((m) => {
             init(m);
             value = m;
           }));
     },
   };
 }
+
+/** True in Node (where `lazy` builds values synchronously). */
+export const inNode = nodeModule !== undefined;

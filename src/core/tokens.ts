@@ -8,14 +8,14 @@
 // - At most EXACT_CHARS characters of one request's text go through BPE. Longer texts are counted from
 //   evenly spaced samples scaled to their length (deterministic; within a few percent on ordinary text).
 //
-// The o200k tables cost ~250 ms and ~60 MB to load, so they load on first use (see lazy.ts).
+// The tables load on first use (see lazy.ts): in Node from the package's rank file into typed arrays, in
+// a few milliseconds (o200k.ts); in a browser from gpt-tokenizer's module (~250 ms and ~60 MB).
 import { detached } from './strings.ts';
 import { textOf, type Message } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
-import { lazyModule } from './lazy.ts';
-
-type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base');
+import { inNode, lazy } from './lazy.ts';
+import { O200k, type Encoding } from './o200k.ts';
 
 /**
  * The tokenizer's own cache of merged pre-tokens holds 100k entries by default, of any length: tens of
@@ -23,20 +23,23 @@ type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base');
  */
 const MERGE_CACHE_ENTRIES = 10_000;
 
-const tables = lazyModule<Tokenizer>(
+// Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
+const PLAIN = { disallowedSpecial: new Set<string>() };
+
+const tables = lazy<Encoding>(
   'gpt-tokenizer/encoding/o200k_base',
-  import.meta.url,
-  () => import('gpt-tokenizer/encoding/o200k_base'),
-  (t) => t.setMergeCacheSize(MERGE_CACHE_ENTRIES),
+  inNode ? () => new O200k(MERGE_CACHE_ENTRIES) : undefined,
+  () =>
+    import('gpt-tokenizer/encoding/o200k_base').then((t) => {
+      t.setMergeCacheSize(MERGE_CACHE_ENTRIES);
+      return { encode: (text) => t.encode(text, PLAIN), decode: t.decode, decodeGenerator: t.decodeGenerator, vocabularySize: t.vocabularySize };
+    }),
 );
 
 /** Loads the tokenizer once; undefined when it is loaded already. */
 export const tokenizerReady = tables.ready;
 
 const bpe = tables.get;
-
-// Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
-const PLAIN = { disallowedSpecial: new Set<string>() };
 
 /** Fixed costs of non-text parts (OpenAI's low-detail image cost, roughly). */
 export const PART_TOKENS = { image: 85, audio: 100, file: 100 } as const;
@@ -106,7 +109,7 @@ function bpeSegments(text: string): string[] {
 
 function encodeAll(text: string): number[] {
   if (!text) return [];
-  return bpeSegments(text).flatMap((s) => (s ? bpe().encode(s, PLAIN) : []));
+  return bpeSegments(text).flatMap((s) => (s ? bpe().encode(s) : []));
 }
 
 /** The token ids of `text` (of its first EXACT_CHARS characters when longer, so the cost stays bounded). */

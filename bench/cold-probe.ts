@@ -1,0 +1,30 @@
+// One fresh process's cold figures, printed as one JSON line: importing the package, the first and the
+// second in-process chat reply (msw's setupServer with the gateway's handlers; msw is loaded before the
+// clock starts: a test file loads it anyway). With `--trivial <file>`, the same with a trivial msw handler
+// sending that file's bytes instead of the gateway (the floor: msw's and fetch's own first use). Run by bench/cold.ts.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+
+const { values } = parseArgs({ options: { trivial: { type: 'string' } } });
+const t0 = performance.now();
+const handlers = values.trivial
+  ? [http.post('*/v1/chat/completions', () => new HttpResponse(readFileSync(values.trivial!, 'utf8'), { headers: { 'content-type': 'application/json' } }))]
+  : (await import('../dist/src/index.js')).createGateway().handlers;
+const imported = performance.now();
+const server = setupServer(...handlers);
+server.listen();
+const chat = () =>
+  fetch('https://cold.test/v1/chat/completions', {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 40 }),
+  }).then((r) => r.text());
+const t1 = performance.now();
+const body = await chat();
+const t2 = performance.now();
+await chat();
+const t3 = performance.now();
+server.close();
+console.log(JSON.stringify({ importMs: imported - t0, firstMs: t2 - t1, secondMs: t3 - t2, body }));
