@@ -8,7 +8,8 @@ import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedTo
 import type { Runtime } from '../runtime.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
-import { MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson, yieldToLoop } from './pieces.ts';
+import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
+import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { ForwardToUpstream } from '../record/forward.ts';
 
 /** What a wire format tells the pipeline about itself. */
@@ -82,25 +83,20 @@ async function parseJson(text: string): Promise<unknown> {
   return body;
 }
 
-/** UTF-8 size of a string, without encoding it; a long one in slices, with the event loop served between. */
+/** UTF-8 size of a string, without encoding it, a slice at a time with the event loop served between. */
 async function utf8Length(text: string): Promise<number> {
   let bytes = text.length;
-  // Most bodies are ASCII: one native scan says so.
-  if (!/[^\x00-\x7f]/.test(text)) return bytes;
-  for (let i = 0, sliceEnd = SLICE_CHARS; i < text.length; i++) {
-    if (i >= sliceEnd) {
-      await yieldToLoop();
-      sliceEnd = i + SLICE_CHARS;
+  await inSlices(text.length, (from, to) => {
+    // Most bodies are ASCII: one native scan of the slice says so.
+    if (!/[^\x00-\x7f]/.test(text.slice(from, to))) return;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      // Lone surrogates encode as 3 bytes (U+FFFD), pairs as 4: 2 + 2 extra over their 2 code units.
+      if (c >= 0x80) bytes += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? (i++, 2) : 2;
     }
-    const c = text.charCodeAt(i);
-    // Lone surrogates encode as 3 bytes (U+FFFD), pairs as 4: 2 + 2 extra over their 2 code units.
-    if (c >= 0x80) bytes += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? (i++, 2) : 2;
-  }
+  });
   return bytes;
 }
-
-/** Characters of a body hashed or measured in one step. */
-const SLICE_CHARS = 1024 * 1024;
 
 /** The boundary of a multipart/form-data content type, or undefined for any other body. */
 function multipartBoundary(contentType: string | undefined): string | undefined {
@@ -169,10 +165,7 @@ async function bodyRequestId(format: FormatEdge, inbound: Inbound, seed: number,
   if (body.length <= SLICE_CHARS) return requestIdFor(format, inbound, seed, body);
   const hasher = new StringHasher(seed);
   for (const part of [inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n']) hasher.update(part);
-  for (let at = 0; at < body.length; at += SLICE_CHARS) {
-    await yieldToLoop();
-    hasher.update(body, at, Math.min(body.length, at + SLICE_CHARS));
-  }
+  await inSlices(body.length, (from, to) => hasher.update(body, from, to));
   return makeId(format.requestIdPrefix, 32, hasher.digest());
 }
 
@@ -239,7 +232,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       const bytes = await inbound.bytes(runtime.maxBodyBytes);
       received = bytes;
       // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
-      const text = new TextDecoder('latin1').decode(bytes);
+      const text = await decodeInSlices(bytes, new TextDecoder('latin1'));
       entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
       token = authenticate(inbound, runtime, spec.auth);
       const form = await parseMultipart(bytes, inbound.header('content-type')!);
