@@ -109,7 +109,7 @@ function bpeSegments(text: string): string[] {
  * Characters put through BPE between two turns of the event loop on the sliced count path. Smaller than
  * other slices: a 256-character run of CJK costs BPE far more per character than hashing does.
  */
-const BPE_SLICE_CHARS = 4 * 1024;
+const BPE_SLICE_CHARS = 1024;
 
 /** The token ids of `text`, yielding the characters of each piece put through BPE. */
 function* encodeSteps(text: string): Steps<number[]> {

@@ -91,8 +91,10 @@ async function utf8Length(text: string): Promise<number> {
     if (!/[^\x00-\x7f]/.test(text.slice(from, to))) return;
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
-      // Lone surrogates encode as 3 bytes (U+FFFD), pairs as 4: 2 + 2 extra over their 2 code units.
-      if (c >= 0x80) bytes += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? (i++, 2) : 2;
+      if (c < 0x80) continue;
+      // A pair encodes as 4 bytes (1 extra per unit, so a pair cut by a slice counts alike), a lone surrogate as 3 (U+FFFD).
+      const paired = (c & 0xfc00) === 0xd800 ? (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : (c & 0xfc00) === 0xdc00 && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+      bytes += c < 0x800 || paired ? 1 : 2;
     }
   });
   return bytes;
@@ -231,23 +233,25 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     if (boundary !== undefined) {
       const bytes = await inbound.bytes(runtime.maxBodyBytes);
       received = bytes;
+      // Set as soon as the body is in: the journal then shows a request being worked on (tests read it).
+      entry.bodyBytes = bytes.byteLength;
       // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
       const text = await decodeInSlices(bytes, new TextDecoder('latin1'));
       entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
       token = authenticate(inbound, runtime, spec.auth);
       const form = await parseMultipart(bytes, inbound.header('content-type')!);
       // Uploads by name, type and size; a long text field shortened like a big JSON body's.
-      entry.bodyBytes = bytes.byteLength;
       entry.body = shortenedBody(journalForm(form));
       body = form;
     } else if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
       received = text;
+      // Measured as soon as the body is in: the journal then shows a request being worked on (tests read it).
+      entry.bodyBytes = await utf8Length(text);
       entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);
       body = await parseJson(text);
       // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
-      entry.bodyBytes = await utf8Length(text);
       if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
       else {
         entry.body = shortenedBody(body);
