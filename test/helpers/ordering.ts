@@ -1,6 +1,7 @@
 // "Other clients are served while a big request is processed", proved by order, never by time. The
-// big body is sent with node:http; a second client, on its own connection, then asks the journal for
-// the big request's entry, and sends a small request, one after another, until the big answer is in.
+// big body is sent with node:http; another client then reads the journal's entry for the big request
+// (one read after another, on its own connection) and sends small requests (likewise, on another)
+// until the big answer is in.
 // An entry whose body is in (its size measured: `bodyBytes`) and whose reply is not (`status` 0),
 // read by another client, is the server's own word that it answered someone else between reading
 // the big body and answering it. Order on the client alone would not do: the big body is still being
@@ -71,8 +72,8 @@ const getJson = async <T>(url: string, agent: Agent): Promise<T> => {
 /**
  * Sends the big request (`path`, `headers`, `body`) to the server at `url` (nothing else may use it
  * meanwhile) and, from the moment its whole body is on its way, has another client read the big
- * request's journal entry and send a small chat request, one after another, until the big answer is
- * in; then two more small ones.
+ * request's journal entry, and send small chat requests, each one after another on its own
+ * connection, until the big answer is in; then two more small ones.
  */
 export async function servedMeanwhile(url: string, path: string, headers: Record<string, string>, body: string | Buffer): Promise<Meanwhile> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -90,24 +91,29 @@ export async function servedMeanwhile(url: string, path: string, headers: Record
     );
     await sent.flushed;
     const out = { witnessed: 0, reads: 0, before: 0, statuses: [] as number[] };
-    let after = 0;
-    while (!bigAnswered || after < 2) {
-      if (!bigAnswered) {
+    // Two loops on two connections, so a read is always on its way while the big request is pending.
+    const readAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const reads = (async () => {
+      while (!bigAnswered) {
         // The big request's entry: newer than the warm-up, with the big body's length (a small request
         // may reach the server before the big one's headers do, so it is not simply the next). Newer
-        // entries are the big one and at most one small one per read so far.
-        const entry = (await getJson<{ requests: Entry[] }>(`${url}/__admin/requests?limit=${out.reads + 3}`, agent)).requests.find(
+        // entries are the big one and the small ones sent so far.
+        const entry = (await getJson<{ requests: Entry[] }>(`${url}/__admin/requests?limit=${out.statuses.length + 3}`, readAgent)).requests.find(
           (e) => e.seq > last.seq && e.path === path.split('?')[0] && e.headers['content-length'] === length,
         );
         out.reads++;
         if (entry && entry.bodyBytes !== undefined && entry.status === 0) out.witnessed++;
       }
+    })().finally(() => readAgent.destroy());
+    let after = 0;
+    while (!bigAnswered || after < 2) {
       const pending = !bigAnswered;
       const answer = await post(`${url}/v1/chat/completions`, AUTH, SMALL, agent).answer;
       out.statuses.push(answer.status);
       if (!bigAnswered) out.before++;
       else if (!pending) after++;
     }
+    await reads;
     return { big: await big, ...out };
   } finally {
     agent.destroy();
