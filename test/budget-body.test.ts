@@ -1,12 +1,12 @@
 // Big bodies and big replies (issue 28): a body is checked for depth, keys and values before it is
 // parsed, a big one is parsed in pieces, and a big reply is written in pieces, so one client's huge
 // request never stops the others being served. Proved by counts and by ordering, never by time.
-import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
+import { servedMeanwhile } from './helpers/ordering.ts';
 import { MAX_DEPTH, MAX_KEYS, MAX_VALUES, parseInPieces, scanJson, stringifyInPieces, type JsonPieces } from '../src/transport/pieces.ts';
 import { GatewayError } from '../src/core/errors.ts';
 
@@ -97,45 +97,18 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
   });
   afterAll(() => cli.stop());
 
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const health = () =>
-    new Promise<number>((resolve, reject) => {
-      http.get(`${cli.url}/__admin/health`, { agent }, (res) => res.resume().once('end', () => resolve(res.statusCode!))).once('error', reject);
-    });
-
-  /**
-   * Runs `big` (which reports when its upload is done) while another client asks for health, one
-   * request after another: how many of those were answered after the big body was sent and before
-   * the big reply had arrived in full.
-   */
-  async function alongside<T>(big: (uploaded: () => void) => Promise<T>): Promise<{ result: T; answeredMeanwhile: number }> {
-    let uploaded = false;
-    let finished = false;
-    let answeredMeanwhile = 0;
-    const probes = (async () => {
-      while (!finished) {
-        expect(await health()).toBe(200);
-        if (uploaded && !finished) answeredMeanwhile++;
-      }
-    })();
-    const result = await big(() => (uploaded = true));
-    finished = true;
-    await probes;
-    return { result, answeredMeanwhile };
-  }
-
-  const postRaw = (path: string, body: string, uploaded: () => void) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const bytes = Buffer.from(body);
-      const req = http.request(`${cli.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'content-length': bytes.byteLength } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c)).once('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }));
-      });
-      req.once('error', reject).once('finish', uploaded);
-      req.end(bytes);
-    });
-
+  const auth = { authorization: 'Bearer sk-test' };
   const chatWith = (metadata: string) => `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"metadata":${metadata}}`;
+
+  /** The big request's answer, once another client was answered between the server reading its body and answering it. */
+  async function answeredAfterOthers(path: string, body: string): Promise<{ status: number; text: string }> {
+    const { big, witnessed, statuses } = await servedMeanwhile(cli.url, path, auth, body);
+    expect(big, 'the big request got no answer').not.toBeInstanceOf(Error);
+    expect([...new Set(statuses)]).toEqual([200]);
+    // A server busy with the big request from the end of its body to its answer answers no one in between.
+    expect(witnessed).toBeGreaterThan(0);
+    return big as { status: number; text: string };
+  }
 
   it.each([
     ['20 MB of nested arrays', () => chatWith(`${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}`), `deeper than ${MAX_DEPTH} levels`],
@@ -145,12 +118,11 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
   ])('refuses %s with the vendor 400 naming the limit, serving others meanwhile', async (_, make, limit) => {
     const body = make();
     expect(Buffer.byteLength(body)).toBeLessThan(32 * 1024 * 1024);
-    const { result, answeredMeanwhile } = await alongside((uploaded) => postRaw('/v1/chat/completions', body, uploaded));
+    const result = await answeredAfterOthers('/v1/chat/completions', body);
     expect(result.status).toBe(400);
-    const error = JSON.parse(result.body).error;
+    const error = JSON.parse(result.text).error;
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toContain(limit);
-    expect(answeredMeanwhile).toBeGreaterThan(0);
   });
 
   it('answers a 32 MiB chat body over the context window with its 400, serving others meanwhile', async () => {
@@ -158,32 +130,30 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
     const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
     expect(Buffer.byteLength(body)).toBeGreaterThan(31 * 1024 * 1024);
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(32 * 1024 * 1024);
-    const { result, answeredMeanwhile } = await alongside((uploaded) => postRaw('/v1/chat/completions', body, uploaded));
+    const result = await answeredAfterOthers('/v1/chat/completions', body);
     expect(result.status).toBe(400);
-    expect(JSON.parse(result.body).error.code).toBe('context_length_exceeded');
-    expect(answeredMeanwhile).toBeGreaterThan(0);
+    expect(JSON.parse(result.text).error.code).toBe('context_length_exceeded');
     // The journal keeps the body's size and a short copy of it.
-    const journal = await (await fetch(`${cli.url}/__admin/requests?limit=1`)).json();
-    expect(journal.requests[0].bodyBytes).toBe(Buffer.byteLength(body));
-    expect(journal.requests[0].truncated).toBe(true);
+    const journal = await (await fetch(`${cli.url}/__admin/requests?path=/v1/chat/completions`)).json();
+    const entry = journal.requests.findLast((r: { bodyBytes?: number }) => (r.bodyBytes ?? 0) > 1e6);
+    expect(entry.bodyBytes).toBe(Buffer.byteLength(body));
+    expect(entry.truncated).toBe(true);
   });
 
-  it('answers 2048 inputs to text-embedding-3-large (134 MB of JSON) through the SDK, serving others meanwhile', async () => {
+  it('answers 2048 inputs to text-embedding-3-large (134 MB of JSON), serving others meanwhile', async () => {
     const texts = Array.from({ length: 2048 }, (_, i) => `input ${i} about cats, dogs and the weather`);
-    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    const { result, answeredMeanwhile } = await alongside(async (uploaded) => {
-      uploaded(); // the SDK's body is small: sent at once
-      return client.embeddings.create({ model: 'text-embedding-3-large', input: texts, encoding_format: 'float' });
-    });
-    expect(answeredMeanwhile).toBeGreaterThan(0);
-    expect(result.data).toHaveLength(2048);
-    expect(result.data.map((d) => d.index)).toEqual(texts.map((_, i) => i));
-    for (const d of result.data) expect(d.embedding).toHaveLength(3072);
-    const norm = Math.hypot(...result.data[2047].embedding);
+    const result = await answeredAfterOthers('/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-large', input: texts, encoding_format: 'float' }));
+    expect(result.status).toBe(200);
+    const data = (JSON.parse(result.text) as { data: { index: number; embedding: number[] }[] }).data;
+    expect(data).toHaveLength(2048);
+    expect(data.map((d) => d.index)).toEqual(texts.map((_, i) => i));
+    for (const d of data) expect(d.embedding).toHaveLength(3072);
+    const norm = Math.hypot(...data[2047].embedding);
     expect(norm).toBeCloseTo(1, 5);
-    // The same vectors as asked one at a time.
+    // The same vectors as asked one at a time, through the SDK.
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
     const one = await client.embeddings.create({ model: 'text-embedding-3-large', input: texts[2047], encoding_format: 'float' });
-    expect(result.data[2047].embedding).toEqual(one.data[0].embedding);
+    expect(data[2047].embedding).toEqual(one.data[0].embedding);
   });
 
   it('writes a big reply as many HTTP chunks, a small one whole with its length', async () => {

@@ -16,6 +16,7 @@ import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
 import { inNode, lazy } from './lazy.ts';
 import { O200k, type Encoding } from './o200k.ts';
+import { runAtOnce, runInSlices, type Steps } from './slices.ts';
 
 /**
  * The tokenizer's own cache of merged pre-tokens holds 100k entries by default, of any length: tens of
@@ -107,9 +108,26 @@ function bpeSegments(text: string): string[] {
   return out;
 }
 
+/**
+ * Characters put through BPE between two turns of the event loop on the sliced count path. Smaller than
+ * other slices: a 256-character run of CJK costs BPE far more per character than hashing does.
+ */
+const BPE_SLICE_CHARS = 1024;
+
+/** The token ids of `text`, yielding the characters of each piece put through BPE. */
+function* encodeSteps(text: string): Steps<number[]> {
+  const ids: number[] = [];
+  if (!text) return ids;
+  for (const s of bpeSegments(text)) {
+    if (!s) continue;
+    for (const id of bpe().encode(s)) ids.push(id);
+    yield s.length;
+  }
+  return ids;
+}
+
 function encodeAll(text: string): number[] {
-  if (!text) return [];
-  return bpeSegments(text).flatMap((s) => (s ? bpe().encode(s) : []));
+  return runAtOnce(encodeSteps(text));
 }
 
 /** The token ids of `text` (of its first EXACT_CHARS characters when longer, so the cost stays bounded). */
@@ -131,16 +149,17 @@ const ENTRY_BYTES = 256;
  */
 const memoIds = memoize(encodeAll, { entries: 4000, sizeOf: (text, ids) => text.length * CHAR_BYTES + ids.length * SLOT_BYTES + ENTRY_BYTES });
 
-function exactIds(text: string): readonly number[] {
-  return text.length <= MEMO_TEXT_CHARS ? memoIds(text) : encodeAll(text);
+function* exactIdsSteps(text: string): Steps<readonly number[]> {
+  if (text.length > MEMO_TEXT_CHARS) return yield* encodeSteps(text);
+  return memoIds.peek(text) ?? memoIds.keep(text, yield* encodeSteps(text));
 }
 
-function countExact(text: string): number {
-  return exactIds(text).length;
+function exactIds(text: string): readonly number[] {
+  return runAtOnce(exactIdsSteps(text));
 }
 
 /** Tokens and characters of `windows` evenly spaced slices of `text`, `width` characters each. */
-function sample(text: string, windows: number, width: number): { tokens: number; chars: number } {
+function* sample(text: string, windows: number, width: number): Steps<{ tokens: number; chars: number }> {
   let tokens = 0;
   let chars = 0;
   const span = text.length - width;
@@ -148,16 +167,16 @@ function sample(text: string, windows: number, width: number): { tokens: number;
     const start = safeCut(text, windows === 1 ? 0 : Math.floor((i * span) / (windows - 1)));
     const slice = text.slice(start, safeCut(text, start + width));
     // A copy as the memo key: the slice itself would keep the whole text alive.
-    tokens += countExact(detached(slice));
+    tokens += (yield* exactIdsSteps(detached(slice))).length;
     chars += slice.length;
   }
   return { tokens, chars };
 }
 
 /** A text's count from samples of about `budget` characters in all, scaled to its length. */
-function estimate(text: string, budget: number): { count: number; tokens: number; chars: number } {
+function* estimate(text: string, budget: number): Steps<{ count: number; tokens: number; chars: number }> {
   const windows = Math.max(1, Math.min(WINDOWS, Math.floor(budget / MIN_WINDOW)));
-  const s = sample(text, windows, Math.floor(budget / windows));
+  const s = yield* sample(text, windows, Math.floor(budget / windows));
   return { count: Math.max(1, Math.round((s.tokens * text.length) / s.chars)), ...s };
 }
 
@@ -166,19 +185,26 @@ function estimate(text: string, budget: number): { count: number; tokens: number
  * each long text is estimated from its own samples, and texts too short for a share of the budget are
  * scaled by the tokens-per-character of what was sampled (a few of them are counted whole for that).
  */
-export function countEach(texts: readonly string[]): number[] {
+function* countEachSteps(texts: readonly string[]): Steps<number[]> {
   const total = texts.reduce((n, t) => n + t.length, 0);
-  if (total <= EXACT_CHARS) return texts.map(countExact);
+  const counts: (number | undefined)[] = [];
+  if (total <= EXACT_CHARS) {
+    for (const text of texts) counts.push((yield* exactIdsSteps(text)).length);
+    return counts as number[];
+  }
   let tokens = 0;
   let chars = 0;
-  const counts = texts.map((text) => {
+  for (const text of texts) {
     const share = Math.floor((EXACT_CHARS * text.length) / total);
-    if (share < MIN_WINDOW) return undefined;
-    const e = estimate(text, share);
+    if (share < MIN_WINDOW) {
+      counts.push(undefined);
+      continue;
+    }
+    const e = yield* estimate(text, share);
     tokens += e.tokens;
     chars += e.chars;
-    return e.count;
-  });
+    counts.push(e.count);
+  }
   const rest = counts.flatMap((c, i) => (c === undefined ? [i] : []));
   if (rest.length) {
     // Count a few of the short texts whole, evenly spaced, until the budget is spent.
@@ -186,7 +212,7 @@ export function countEach(texts: readonly string[]): number[] {
     const step = Math.max(1, Math.ceil(restChars / EXACT_CHARS));
     for (let k = 0; k < rest.length; k += step) {
       const i = rest[k];
-      counts[i] = countExact(texts[i]);
+      counts[i] = (yield* exactIdsSteps(texts[i])).length;
       tokens += counts[i]!;
       chars += texts[i].length;
     }
@@ -194,6 +220,18 @@ export function countEach(texts: readonly string[]): number[] {
     for (const i of rest) counts[i] ??= texts[i] ? Math.max(1, Math.round(texts[i].length * ratio)) : 0;
   }
   return counts as number[];
+}
+
+export function countEach(texts: readonly string[]): number[] {
+  return runAtOnce(countEachSteps(texts));
+}
+
+/**
+ * countEach with the event loop served every BPE_SLICE_CHARS characters put through BPE: for the
+ * pipeline's big texts, whose up to EXACT_CHARS of BPE would otherwise be one long step.
+ */
+export function countEachInSlices(texts: readonly string[]): Promise<number[]> {
+  return runInSlices(countEachSteps(texts), BPE_SLICE_CHARS);
 }
 
 export function countTokens(text: string): number {
@@ -274,11 +312,24 @@ const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[]
  * as their JSON.
  */
 export function countPromptTokens(messages: readonly Message[], tools: readonly ToolSpec[] = []): number {
+  return runAtOnce(promptTokenSteps(messages, tools));
+}
+
+/**
+ * countPromptTokens with the event loop served between slices of BPE (see countEachInSlices). The
+ * count is kept for the conversation, so the synchronous calls that follow (the context check, the
+ * reply's usage) find it.
+ */
+export function countPromptTokensInSlices(messages: readonly Message[], tools: readonly ToolSpec[] = []): Promise<number> {
+  return runInSlices(promptTokenSteps(messages, tools), BPE_SLICE_CHARS);
+}
+
+function* promptTokenSteps(messages: readonly Message[], tools: readonly ToolSpec[]): Steps<number> {
   const known = promptCounts.get(messages)?.get(tools);
   if (known !== undefined) return known;
   const texts = promptTexts(messages);
   if (tools.length) texts.push(JSON.stringify(tools));
-  let total = 3 + countEach(texts).reduce((a, b) => a + b, 0);
+  let total = 3 + (yield* countEachSteps(texts)).reduce((a, b) => a + b, 0);
   for (const m of messages) {
     total += 3;
     for (const part of m.parts) if (part.type !== 'text') total += PART_TOKENS[part.type];

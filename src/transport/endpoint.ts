@@ -8,7 +8,8 @@ import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedTo
 import type { Runtime } from '../runtime.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
-import { MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson, yieldToLoop } from './pieces.ts';
+import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
+import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { ForwardToUpstream } from '../record/forward.ts';
 
 /** What a wire format tells the pipeline about itself. */
@@ -82,25 +83,22 @@ async function parseJson(text: string): Promise<unknown> {
   return body;
 }
 
-/** UTF-8 size of a string, without encoding it; a long one in slices, with the event loop served between. */
+/** UTF-8 size of a string, without encoding it, a slice at a time with the event loop served between. */
 async function utf8Length(text: string): Promise<number> {
   let bytes = text.length;
-  // Most bodies are ASCII: one native scan says so.
-  if (!/[^\x00-\x7f]/.test(text)) return bytes;
-  for (let i = 0, sliceEnd = SLICE_CHARS; i < text.length; i++) {
-    if (i >= sliceEnd) {
-      await yieldToLoop();
-      sliceEnd = i + SLICE_CHARS;
+  await inSlices(text.length, (from, to) => {
+    // Most bodies are ASCII: one native scan of the slice says so.
+    if (!/[^\x00-\x7f]/.test(text.slice(from, to))) return;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) continue;
+      // A pair encodes as 4 bytes (1 extra per unit, so a pair cut by a slice counts alike), a lone surrogate as 3 (U+FFFD).
+      const paired = (c & 0xfc00) === 0xd800 ? (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : (c & 0xfc00) === 0xdc00 && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+      bytes += c < 0x800 || paired ? 1 : 2;
     }
-    const c = text.charCodeAt(i);
-    // Lone surrogates encode as 3 bytes (U+FFFD), pairs as 4: 2 + 2 extra over their 2 code units.
-    if (c >= 0x80) bytes += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? (i++, 2) : 2;
-  }
+  });
   return bytes;
 }
-
-/** Characters of a body hashed or measured in one step. */
-const SLICE_CHARS = 1024 * 1024;
 
 /** The boundary of a multipart/form-data content type, or undefined for any other body. */
 function multipartBoundary(contentType: string | undefined): string | undefined {
@@ -169,10 +167,7 @@ async function bodyRequestId(format: FormatEdge, inbound: Inbound, seed: number,
   if (body.length <= SLICE_CHARS) return requestIdFor(format, inbound, seed, body);
   const hasher = new StringHasher(seed);
   for (const part of [inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n']) hasher.update(part);
-  for (let at = 0; at < body.length; at += SLICE_CHARS) {
-    await yieldToLoop();
-    hasher.update(body, at, Math.min(body.length, at + SLICE_CHARS));
-  }
+  await inSlices(body.length, (from, to) => hasher.update(body, from, to));
   return makeId(format.requestIdPrefix, 32, hasher.digest());
 }
 
@@ -238,23 +233,25 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     if (boundary !== undefined) {
       const bytes = await inbound.bytes(runtime.maxBodyBytes);
       received = bytes;
+      // Set as soon as the body is in: the journal then shows a request being worked on (tests read it).
+      entry.bodyBytes = bytes.byteLength;
       // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
-      const text = new TextDecoder('latin1').decode(bytes);
+      const text = await decodeInSlices(bytes, new TextDecoder('latin1'));
       entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
       token = authenticate(inbound, runtime, spec.auth);
       const form = await parseMultipart(bytes, inbound.header('content-type')!);
       // Uploads by name, type and size; a long text field shortened like a big JSON body's.
-      entry.bodyBytes = bytes.byteLength;
       entry.body = shortenedBody(journalForm(form));
       body = form;
     } else if (spec.method === 'POST') {
       const text = await inbound.text(runtime.maxBodyBytes);
       received = text;
+      // Measured as soon as the body is in: the journal then shows a request being worked on (tests read it).
+      entry.bodyBytes = await utf8Length(text);
       entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, text);
       token = authenticate(inbound, runtime, spec.auth);
       body = await parseJson(text);
       // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
-      entry.bodyBytes = await utf8Length(text);
       if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
       else {
         entry.body = shortenedBody(body);

@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
 import { collect, isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
 import { playbackStream } from './sse.ts';
+import { decodeInSlices } from './pieces.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
 /** The body's bytes, refusing more than `limit`: by the declared length, else while it streams in. */
@@ -31,7 +32,7 @@ function inboundOf(request: Request): Inbound {
     url: new URL(request.url),
     header: (name) => request.headers.get(name) ?? undefined,
     headers: () => Object.fromEntries(request.headers),
-    text: async (limit) => new TextDecoder().decode(await bodyBytes(request, limit)),
+    text: async (limit) => decodeInSlices(await bodyBytes(request, limit), new TextDecoder()),
     bytes: (limit) => bodyBytes(request, limit),
     signal: request.signal,
   };

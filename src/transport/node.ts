@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
 import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
-import type { JsonPieces } from './pieces.ts';
+import { decodeInSlices, type JsonPieces } from './pieces.ts';
 import { playEvents, utf8 } from './sse.ts';
 
 // msw's matcher is loaded by the first request whose path is not an exact one (a parameter or an
@@ -75,7 +75,8 @@ class NodeInbound implements Inbound {
   }
 
   async text(limit: number): Promise<string> {
-    return (await readBody(this.req, limit)).toString('utf8');
+    // As Buffer's toString('utf8') decodes (a BOM kept), in slices.
+    return decodeInSlices(await readBody(this.req, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
   }
 
   bytes(limit: number): Promise<Uint8Array> {

@@ -38,6 +38,17 @@ const wordVector = memoize(
 /** Distinct words that shape one text's direction (its most frequent), so a text's cost is bounded. */
 export const MAX_WORDS = 512;
 
+/**
+ * The work embed() does for `text`, counted (vector components touched, characters read; at most one
+ * distinct word per two characters), so a batch can be sliced by work done, not by time.
+ */
+export function embedWork(text: string, dims: number): number {
+  return text.length + dims * (2 + Math.min(MAX_WORDS, Math.ceil(text.length / 2)));
+}
+
+/** embedWork between two turns of the event loop when a batch is embedded in slices: a few ms of work. */
+export const EMBED_SLICE_WORK = 1024 * 1024;
+
 function normalize(v: Float32Array): Float32Array {
   let norm = 0;
   for (const x of v) norm += x * x;

@@ -1,7 +1,7 @@
 // The Anthropic-format endpoints: messages, count_tokens, and the models list in Anthropic's shape.
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
-import { countPromptTokens } from '../../core/tokens.ts';
+import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import type { Inbound } from '../../transport/exchange.ts';
 import { json } from '../../transport/exchange.ts';
@@ -44,9 +44,11 @@ export const anthropicEndpoints: EndpointSpec[] = [
     path: '/v1/messages',
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
-    handle(call) {
+    async handle(call) {
       const request = parseMessagesRequest(call.body as Record<string, unknown>, version(call));
       requireModel(call, request.model);
+      // Counted with the event loop served between slices; answer() then finds the count.
+      await countPromptTokensInSlices(request.messages, request.tools);
       const answered = call.runtime.answer(call, request);
       const { reply, latency } = answered;
       return deliver(call, answered, request.stream, {
@@ -60,10 +62,10 @@ export const anthropicEndpoints: EndpointSpec[] = [
     path: '/v1/messages/count_tokens',
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
-    handle(call) {
+    async handle(call) {
       const request = parseMessagesRequest(call.body as Record<string, unknown>, version(call), true);
       requireModel(call, request.model);
-      return json({ input_tokens: countPromptTokens(request.messages, request.tools) });
+      return json({ input_tokens: await countPromptTokensInSlices(request.messages, request.tools) });
     },
   },
   {

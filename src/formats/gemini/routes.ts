@@ -1,7 +1,7 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
-import { countPromptTokens } from '../../core/tokens.ts';
+import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { json, mayBeBig, type Inbound } from '../../transport/exchange.ts';
 import { decidedReply, deliver } from '../../transport/respond.ts';
@@ -60,6 +60,8 @@ async function generate(call: Call, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
   const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
   requireModel(call, model, action, request.output.type);
+  // Counted with the event loop served between slices; answer() then finds the count.
+  await countPromptTokensInSlices(request.messages, request.tools);
   const answered = call.runtime.answer(call, request);
   const { reply, latency } = answered;
   if (request.output.type === 'image') options.files = await imageFiles(reply);
@@ -101,13 +103,14 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   return { embedding: { values }, decision, key: hashString(text, decision.seed) };
 }
 
-function countTokens(call: Call, model: string) {
+async function countTokens(call: Call, model: string) {
   const body = call.body as Record<string, unknown>;
   // countTokens takes the contents directly, or a whole generateContentRequest.
   const inner = (body.generateContentRequest as Record<string, unknown> | undefined) ?? { contents: body.contents };
   const { request } = parseGenerateRequest(inner, model, false);
   if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
-  return json({ totalTokens: countPromptTokens(request.messages, request.tools), promptTokensDetails: [{ modality: 'TEXT', tokenCount: countPromptTokens(request.messages, request.tools) }] });
+  const tokens = await countPromptTokensInSlices(request.messages, request.tools);
+  return json({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }
 
 function action(call: Call) {

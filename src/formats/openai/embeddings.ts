@@ -2,9 +2,9 @@
 // gateway's OpenAI-compatible shapes. Vectors and scores come from the core's vector synthesizer.
 import { mapInSlices } from '../../core/slices.ts';
 import { hashString, makeId } from '../../core/seed.ts';
-import { countEach, countTokens, truncateTokens } from '../../core/tokens.ts';
+import { countEachInSlices, countTokens, truncateTokens } from '../../core/tokens.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
-import { embed, embeddingSpace, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
+import { EMBED_SLICE_WORK, embed, embeddingSpace, embedWork, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
 import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { decidedReply } from '../../transport/respond.ts';
 import { mayBeBig } from '../../transport/exchange.ts';
@@ -63,7 +63,8 @@ async function embeddings(call: Call) {
     if (dimensions > dims) throw invalid('dimensions', `Invalid 'dimensions': integer above maximum value. Expected a value <= ${dims}, but got ${dimensions} instead.`, 'integer_above_max_value');
   }
   const limit = info.context_window ?? 8191;
-  const counts = countEach(texts);
+  // Counted with the event loop served between slices of BPE: a batch's texts can be megabytes.
+  const counts = await countEachInSlices(texts);
   counts.forEach((n, i) => {
     if (n > limit) {
       throw invalid(texts.length > 1 ? `input[${i}]` : 'input', `This model's maximum context length is ${limit} tokens, however you requested ${n} tokens (${n} in your prompt; 0 for the completion). Please reduce your prompt.`, 'context_length_exceeded');
@@ -76,12 +77,17 @@ async function embeddings(call: Call) {
   }
   // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
   const decisions = texts.map((text) => call.runtime.decide(call, operationRequest('openai', 'embedding', model, text)));
-  // Encoded here, in slices, so a big batch never holds the event loop for long.
-  const encoded = await mapInSlices(texts, (text, i) => {
-    const pinned = decisions[i].pinned?.embedding;
-    const v = pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
-    return base64 ? toBase64(float32Bytes(v)) : Array.from(v);
-  });
+  // Encoded here, in slices of counted work, so a big batch never holds the event loop for long.
+  const encoded = await mapInSlices(
+    texts,
+    (text, i) => {
+      const pinned = decisions[i].pinned?.embedding;
+      const v = pinned ? Float32Array.from(pinned) : embed(text, embeddingSpace(model, decisions[i].seed), dims, dimensions);
+      return base64 ? toBase64(float32Bytes(v)) : Array.from(v);
+    },
+    (text) => embedWork(text, dims),
+    EMBED_SLICE_WORK,
+  );
   return decidedReply(call, decisions, hashString(texts.join('\u0000'), call.runtime.seed), () =>
     mayBeBig({
       object: 'list',

@@ -4,6 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { EndpointSpec } from '../../transport/endpoint.ts';
 import { json } from '../../transport/exchange.ts';
 import { deliver } from '../../transport/respond.ts';
+import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './errors.ts';
 import { parseChatRequest } from './parse.ts';
@@ -35,9 +36,11 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/chat/completions',
     format: openaiFormat,
     auth: BEARER,
-    handle(call) {
+    async handle(call) {
       const { request, options } = parseChatRequest(call.body as Record<string, unknown>);
       call.runtime.requireModel(request.model, 'chat');
+      // Counted here with the event loop served between slices; answer() then finds the count.
+      await countPromptTokensInSlices(request.messages, request.tools);
       const answered = call.runtime.answer(call, request);
       const { reply, latency } = answered;
       return deliver(call, answered, request.stream, {
@@ -72,7 +75,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/completions',
     format: openaiFormat,
     auth: BEARER,
-    handle(call) {
+    async handle(call) {
       const parsed = parseCompletionRequest(call.body as Record<string, unknown>);
       const model = parsed.requests[0].model;
       if (call.runtime.catalogue.get(model)?.capabilities.includes('chat')) {
@@ -80,6 +83,7 @@ export const openaiEndpoints: EndpointSpec[] = [
         throw new GatewayError('not_found', 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?', { param: 'model' });
       }
       call.runtime.requireModel(model, 'completion');
+      for (const r of parsed.requests) await countPromptTokensInSlices(r.messages, r.tools);
       const answers = parsed.requests.map((r) => call.runtime.answer(call, r));
       const reply = combine(answers.map((a) => a.reply), parsed);
       const { latency, fault } = answers[0];
@@ -94,12 +98,13 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/responses',
     format: openaiFormat,
     auth: BEARER,
-    handle(call) {
+    async handle(call) {
       const body = call.body as Record<string, unknown>;
       const previous = typeof body.previous_response_id === 'string' ? stored(call, body.previous_response_id) : undefined;
       const parsed = parseResponsesRequest(body, previous);
       const { request } = parsed;
       call.runtime.requireModel(request.model, 'chat');
+      await countPromptTokensInSlices(request.messages, request.tools);
       const answered = call.runtime.answer(call, request);
       const { reply, latency } = answered;
       if (body.store !== false) {
