@@ -133,6 +133,7 @@ export function decidedStream(call: Call, decision: Decision, key: number, event
 /** `events` with a stream fault applied, the error in the format's own in-stream frame (or array element). */
 function formatFaultedEvents(call: Call, events: TimedEvent[], fault: FaultSpec | undefined, array: boolean): TimedEvent[] {
   if (!fault) return events;
+  call.entry.fault = fault.type; // the stream is answered 200: without this the journal shows no fault
   return faultedEvents(events, fault, (error, after) =>
     array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId),
   );
