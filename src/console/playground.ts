@@ -4,6 +4,8 @@ import { html, page } from './html.ts';
 import type { Capability, ModelInfo } from '../core/models.ts';
 import type { IssuedToken } from '../auth/tokens.ts';
 import { snippetToken } from './home.ts';
+import { familyOf, RULES } from '../formats/openai/images.ts';
+import { ASPECT_RATIOS, GENERATION_FIELDS } from '../formats/gemini/parse.ts';
 
 /** The kinds the playground can call, in picker order, with their group labels. */
 export const PLAYGROUND_KINDS: readonly [Capability, string][] = [
@@ -18,14 +20,34 @@ export const PLAYGROUND_KINDS: readonly [Capability, string][] = [
 export interface PlaygroundData {
   token: string;
   tokens: string[];
-  models: { id: string; vendor: string; kind: Capability; dimensions?: number }[];
+  models: PlaygroundModel[];
+}
+
+export interface PlaygroundModel {
+  id: string;
+  vendor: string;
+  kind: Capability;
+  dimensions?: number;
+  /** Image models: what the gateway accepts for size (OpenAI) or aspect ratio (Gemini), and for the number of images. */
+  sizes?: string[];
+  defaultSize?: string;
+  maxImages?: number;
+}
+
+/** The size and count choices of an image model, as the gateway validates them. */
+function imageChoices(m: ModelInfo): Pick<PlaygroundModel, 'sizes' | 'defaultSize' | 'maxImages'> {
+  if (m.owned_by === 'google') return { sizes: Object.keys(ASPECT_RATIOS), defaultSize: '1:1', maxImages: GENERATION_FIELDS.candidateCount.max };
+  const rules = RULES[familyOf(m.id)];
+  return { sizes: rules.sizes, defaultSize: rules.defaultSize, maxImages: rules.maxN };
 }
 
 export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readonly ModelInfo[]): string {
-  const kindOf = (m: ModelInfo) => PLAYGROUND_KINDS.find(([k]) => m.capabilities.includes(k))?.[0];
-  const models = catalogue.flatMap((m) => {
+  // A model that draws is offered as an image model, even when it can chat too (Gemini's image models).
+  const kindOf = (m: ModelInfo) => (m.capabilities.includes('image') ? 'image' : PLAYGROUND_KINDS.find(([k]) => m.capabilities.includes(k))?.[0]);
+  const models = catalogue.flatMap((m): PlaygroundModel[] => {
     const kind = kindOf(m);
-    return kind ? [{ id: m.id, vendor: m.owned_by, kind, dimensions: m.dimensions }] : [];
+    if (!kind) return [];
+    return [{ id: m.id, vendor: m.owned_by, kind, dimensions: m.dimensions, ...(kind === 'image' ? imageChoices(m) : {}) }];
   });
   const data: PlaygroundData = { token: snippetToken(tokens), tokens: tokens.map((t) => t.token), models };
   const groups = PLAYGROUND_KINDS.map(([kind, label]) => {
@@ -48,6 +70,10 @@ export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readon
   <label for="message" id="message-label">Message</label>
   <textarea id="message" name="message" rows="4" required placeholder="Say hello"></textarea>
   <div id="documents-field" hidden><label for="documents">Documents, one per line</label><textarea id="documents" name="documents" rows="4"></textarea></div>
+  <div class="row" id="image-options" hidden>
+    <div class="narrow"><label for="size" id="size-label">Size</label><select id="size" name="size"></select></div>
+    <div class="narrow"><label for="n">Images</label><input id="n" name="n" type="number" min="1" step="1" value="1" inputmode="numeric"></div>
+  </div>
   <div id="voice-field" hidden><label for="voice">Voice</label><input id="voice" name="voice" list="voices" autocomplete="off"><datalist id="voices"></datalist></div>
   <div class="row" id="sampling">
     <div class="narrow"><label for="temperature">Temperature</label><input id="temperature" name="temperature" type="number" min="0" max="2" step="0.1" value="1" inputmode="decimal"></div>

@@ -1,12 +1,17 @@
 // The playground's script: builds the request the chosen model's API expects, sends it with fetch
 // like any client, and shows the reply as it arrives (text streamed, audio played, images shown).
 import { $, announce, el, errorMessage, pageData, readEvents, wireCopyButtons } from './common.ts';
+import { readGemini, readStreamEvent, type StreamSink, type TextApi, type Usage } from './stream.ts';
 
 interface Model {
   id: string;
   vendor: string;
   kind: 'chat' | 'completion' | 'embedding' | 'rerank' | 'speech' | 'image';
   dimensions?: number;
+  /** Image models: the sizes (OpenAI) or aspect ratios (Gemini) they draw, the default, and the most images a request may ask. */
+  sizes?: string[];
+  defaultSize?: string;
+  maxImages?: number;
 }
 interface Data {
   token: string;
@@ -15,7 +20,7 @@ interface Data {
 }
 
 /** One way to call a model: its label and how to build the request. */
-type Format = 'chat' | 'responses' | 'messages' | 'gemini' | 'completions' | 'embeddings' | 'rerank' | 'speech' | 'gemini-speech' | 'images';
+type Format = 'chat' | 'responses' | 'messages' | 'gemini' | 'completions' | 'embeddings' | 'rerank' | 'speech' | 'gemini-speech' | 'images' | 'gemini-image';
 const FORMAT_LABELS: Record<Format, string> = {
   chat: 'Chat completions',
   responses: 'Responses',
@@ -27,6 +32,7 @@ const FORMAT_LABELS: Record<Format, string> = {
   speech: 'Speech',
   'gemini-speech': 'Generate content (audio)',
   images: 'Image generation',
+  'gemini-image': 'Generate content (image)',
 };
 const OPENAI_VOICES = ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
 const GEMINI_VOICES = ['Kore', 'Puck', 'Charon', 'Fenrir', 'Aoede', 'Leda', 'Orus', 'Zephyr'];
@@ -49,7 +55,8 @@ function formatsFor(model: Model): Format[] {
     case 'speech':
       return [google ? 'gemini-speech' : 'speech'];
     case 'image':
-      return ['images'];
+      // Gemini's image models answer generate-content, asked for image output; they can also just talk.
+      return google ? ['gemini-image', 'gemini'] : ['images'];
   }
 }
 
@@ -81,14 +88,30 @@ function refreshFields(resetFormat: boolean): void {
   field('sampling').hidden = !(text || format === 'completions');
   field('documents-field').hidden = format !== 'rerank';
   field('voice-field').hidden = !format.includes('speech');
+  const image = format === 'images' || format === 'gemini-image';
+  field('image-options').hidden = !image;
+  if (image && resetFormat) {
+    const size = field<HTMLSelectElement>('size');
+    size.replaceChildren(...(model.sizes ?? []).map((s) => el('option', { value: s, selected: s === model.defaultSize }, s)));
+    field('size-label').textContent = format === 'gemini-image' ? 'Aspect ratio' : 'Size';
+    const n = field<HTMLInputElement>('n');
+    n.max = String(model.maxImages ?? 1);
+    n.value = '1';
+  }
   const voices = format === 'speech' ? OPENAI_VOICES : GEMINI_VOICES;
   field('voices').replaceChildren(...voices.map((v) => el('option', { value: v })));
   const voice = field<HTMLInputElement>('voice');
   if (!voices.includes(voice.value)) voice.value = voices[0];
-  field('message-label').textContent = { embeddings: 'Input', rerank: 'Query', speech: 'Text to speak', 'gemini-speech': 'Text to speak', images: 'Prompt', completions: 'Prompt' }[format as string] ?? 'Message';
+  field('message-label').textContent = { embeddings: 'Input', rerank: 'Query', speech: 'Text to speak', 'gemini-speech': 'Text to speak', images: 'Prompt', 'gemini-image': 'Prompt', completions: 'Prompt' }[format as string] ?? 'Message';
   formatSelect.disabled = formatSelect.options.length < 2;
+  showRequest();
+}
+
+/** The endpoint line, and the curl command when it is shown: both always the request Send would make now. */
+function showRequest(): void {
   const b = build();
   field('endpoint').textContent = `POST ${new URL(b.url).pathname}${b.format === 'gemini' && b.stream ? '?alt=sse' : ''}`;
+  if (!field('curl-box').hidden) field('curl').textContent = asCurl(b);
 }
 
 interface Built {
@@ -169,8 +192,22 @@ function build(): Built {
       };
     case 'images': {
       // dall-e models choose between url and b64_json; gpt-image models always answer b64_json.
-      const body = { model: model.id, prompt: text, n: 1, size: '1024x1024', response_format: model.id.startsWith('dall-e') ? 'b64_json' : undefined };
+      const body = { model: model.id, prompt: text, n: numberOf('n') ?? 1, size: field<HTMLSelectElement>('size').value || undefined, response_format: model.id.startsWith('dall-e') ? 'b64_json' : undefined };
       return { url: `${origin}/v1/images/generations`, headers: bearer, body, format, stream: false };
+    }
+    case 'gemini-image': {
+      const n = numberOf('n') ?? 1;
+      const aspectRatio = field<HTMLSelectElement>('size').value || undefined;
+      return {
+        url: `${origin}/v1beta/models/${encodeURIComponent(model.id)}:generateContent`,
+        headers: { 'x-goog-api-key': token, 'content-type': 'application/json' },
+        body: {
+          contents: [{ role: 'user', parts: [{ text }] }],
+          generationConfig: { responseModalities: ['IMAGE', 'TEXT'], candidateCount: n > 1 ? n : undefined, imageConfig: aspectRatio ? { aspectRatio } : undefined },
+        },
+        format,
+        stream: false,
+      };
     }
   }
 }
@@ -183,49 +220,7 @@ function asCurl(b: Built): string {
   return lines.join(' \\\n  ');
 }
 
-interface Usage {
-  input?: number;
-  output?: number;
-}
-interface Progress {
-  text(piece: string): void;
-  usage(u: Usage): void;
-}
-
-/** Text and usage out of one stream event, in whichever format it came. */
-function readStreamEvent(format: Format, event: string, data: string, p: Progress): void {
-  if (data === '[DONE]') return;
-  const d = JSON.parse(data);
-  if (d.error || event === 'error') throw new Error(`stream error: ${d.error?.message ?? data}`);
-  switch (format) {
-    case 'chat':
-    case 'completions': {
-      const choice = d.choices?.[0];
-      const piece = choice?.delta?.content ?? choice?.text;
-      if (piece) p.text(piece);
-      if (d.usage) p.usage({ input: d.usage.prompt_tokens, output: d.usage.completion_tokens });
-      break;
-    }
-    case 'responses':
-      if (d.type === 'response.output_text.delta') p.text(d.delta);
-      if (d.type === 'response.completed' || d.type === 'response.incomplete') p.usage({ input: d.response.usage?.input_tokens, output: d.response.usage?.output_tokens });
-      if (d.type === 'response.failed') throw new Error(`stream error: ${d.response?.error?.message ?? 'failed'}`);
-      break;
-    case 'messages':
-      if (d.type === 'message_start') p.usage({ input: d.message.usage?.input_tokens });
-      if (d.type === 'content_block_delta' && d.delta?.type === 'text_delta') p.text(d.delta.text);
-      if (d.type === 'message_delta') p.usage({ output: d.usage?.output_tokens });
-      break;
-    case 'gemini':
-      readGemini(d, p);
-      break;
-  }
-}
-
-function readGemini(d: any, p: Progress): void {
-  for (const part of d.candidates?.[0]?.content?.parts ?? []) if (part.text && !part.thought) p.text(part.text);
-  if (d.usageMetadata) p.usage({ input: d.usageMetadata.promptTokenCount, output: d.usageMetadata.candidatesTokenCount });
-}
+type Progress = StreamSink;
 
 /** Text and usage out of a whole (not streamed) reply. */
 function readWhole(format: Format, d: any, p: Progress): void {
@@ -285,6 +280,20 @@ function playAudio(blob: Blob): void {
   });
 }
 
+/**
+ * Why the gateway refused the token, in words: a scoped token used on another model is a good token
+ * (the 403's message names the models it may use), not a bad one.
+ */
+function refusal(status: number, text: string): string {
+  const scoped = /scoped to: (.+?)\.?$/.exec(text);
+  if (status === 403 && scoped) return `This token is scoped to other models: ${scoped[1]}. Choose one of them, or use another token.`;
+  return `This token is refused (${status}).`;
+}
+
+function showImages(sources: string[]): void {
+  media.replaceChildren(...sources.map((src, i) => el('img', { src, alt: `Image ${i + 1} for: ${message.value}` })));
+}
+
 /** Says next to the token field whether the last request's token was accepted. */
 function tokenSays(text: string, ok: boolean): void {
   const status = field('token-status');
@@ -325,6 +334,10 @@ async function submit(): Promise<void> {
       if (u.input !== undefined) used.input = u.input;
       if (u.output !== undefined) used.output = u.output;
     },
+    // An error inside a stream ends the request, shown as its error.
+    error(text) {
+      throw new Error(`stream error: ${text}`);
+    },
   };
   const facts: string[] = [];
   try {
@@ -333,7 +346,7 @@ async function submit(): Promise<void> {
     if (!res.ok) {
       const body = await res.json().catch(() => ({}));
       showError(errorMessage(body, res));
-      if (res.status === 401 || res.status === 403 || res.status === 429) tokenSays(`This token is refused (${res.status}).`, false);
+      if (res.status === 401 || res.status === 403 || res.status === 429) tokenSays(refusal(res.status, errorMessage(body, res)), false);
       return;
     }
     tokenSays('This token works.', true);
@@ -342,7 +355,7 @@ async function submit(): Promise<void> {
       playAudio(blob.type ? blob : new Blob([blob], { type: 'audio/wav' }));
       facts.push(`${blob.size} bytes of ${res.headers.get('content-type') ?? 'audio'}`);
     } else if (b.stream && res.body) {
-      await readEvents(res.body, (e) => readStreamEvent(b.format, e.event, e.data, progress), controller.signal);
+      await readEvents(res.body, (e) => readStreamEvent(b.format as TextApi, e.event, e.data, progress), controller.signal);
       facts.push(`${pieces} streamed pieces`);
     } else {
       const d = await res.json();
@@ -354,10 +367,15 @@ async function submit(): Promise<void> {
         reply.textContent = (d.results ?? []).map((r: any) => `${r.relevance_score.toFixed(4)}  ${r.document?.text ?? `#${r.index}`}`).join('\n');
         used.input = d.usage?.total_tokens;
       } else if (b.format === 'images') {
-        const image = d.data?.[0] ?? {};
-        const src = image.b64_json ? `data:image/${d.output_format ?? 'png'};base64,${image.b64_json}` : image.url;
-        media.replaceChildren(el('img', { src, alt: `Image for: ${message.value}` }));
-        if (image.revised_prompt) reply.textContent = image.revised_prompt;
+        const images: any[] = d.data ?? [];
+        showImages(images.map((image) => (image.b64_json ? `data:image/${d.output_format ?? 'png'};base64,${image.b64_json}` : image.url)));
+        if (images[0]?.revised_prompt) reply.textContent = images[0].revised_prompt;
+      } else if (b.format === 'gemini-image') {
+        // Each candidate is one image (with a line of text when TEXT was asked for too).
+        const parts: any[] = (d.candidates ?? []).flatMap((c: any) => c.content?.parts ?? []);
+        showImages(parts.filter((p) => p.inlineData?.mimeType?.startsWith('image/')).map((p) => `data:${p.inlineData.mimeType};base64,${p.inlineData.data}`));
+        reply.textContent = parts.filter((p) => p.text && !p.thought).map((p) => p.text).join('\n');
+        readGemini(d, { text: () => {}, usage: progress.usage });
       } else if (b.format === 'gemini-speech') {
         const part = d.candidates?.[0]?.content?.parts?.find((p: any) => p.inlineData);
         const rate = Number(/rate=(\d+)/.exec(part?.inlineData?.mimeType ?? '')?.[1] ?? 24000);
@@ -391,11 +409,13 @@ form.addEventListener('submit', (event) => {
 });
 stop.addEventListener('click', () => controller?.abort());
 field('show-curl').addEventListener('click', () => {
-  const box = field('curl-box');
-  field('curl').textContent = asCurl(build());
-  box.hidden = false;
+  field('curl-box').hidden = false;
   field('show-curl').setAttribute('aria-expanded', 'true');
+  showRequest();
 });
+// Whatever changes (model, message, options, token), the curl shown is the request Send would make.
+form.addEventListener('input', showRequest);
+form.addEventListener('change', showRequest);
 modelSelect.addEventListener('change', () => refreshFields(true));
 formatSelect.addEventListener('change', () => refreshFields(false));
 streamBox.addEventListener('change', () => refreshFields(false));

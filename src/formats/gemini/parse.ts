@@ -26,7 +26,7 @@ const REQUEST_FIELDS: Record<string, FieldRule> = {
   model: { types: ['string'] },
 };
 
-const GENERATION_FIELDS: Record<string, FieldRule> = {
+export const GENERATION_FIELDS: Record<string, FieldRule> = {
   temperature: { types: ['number'], min: 0, max: 2 },
   topP: { types: ['number'], min: 0, max: 1 },
   topK: { types: ['integer'], min: 1 },
@@ -205,7 +205,7 @@ function parseSpeech(raw: unknown): Extract<OutputFormat, { type: 'audio' }> {
 }
 
 /** Output sizes of Gemini's image models by aspect ratio (1K). */
-const ASPECT_RATIOS: Record<string, [number, number]> = {
+export const ASPECT_RATIOS: Record<string, [number, number]> = {
   '1:1': [1024, 1024], '2:3': [832, 1248], '3:2': [1248, 832], '3:4': [864, 1184], '4:3': [1184, 864],
   '4:5': [896, 1152], '5:4': [1152, 896], '9:16': [768, 1344], '16:9': [1344, 768], '21:9': [1536, 672],
 };

@@ -30,7 +30,7 @@ interface FamilyRules {
   maxPrompt: number;
 }
 
-const RULES: Record<Family, FamilyRules> = {
+export const RULES: Record<Family, FamilyRules> = {
   'dall-e-2': { sizes: ['256x256', '512x512', '1024x1024'], defaultSize: '1024x1024', maxN: 10, qualities: ['standard', 'auto'], maxPrompt: 1000 },
   'dall-e-3': { sizes: ['1024x1024', '1792x1024', '1024x1792'], defaultSize: '1024x1024', maxN: 1, qualities: ['standard', 'hd', 'auto'], maxPrompt: 4000 },
   'gpt-image': { sizes: ['1024x1024', '1536x1024', '1024x1536', 'auto'], defaultSize: 'auto', maxN: 10, qualities: ['low', 'medium', 'high', 'auto'], maxPrompt: 32000 },
