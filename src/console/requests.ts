@@ -32,7 +32,9 @@ export function requestsPage(): string {
 <div id="near-miss"></div>
 <div class="grid2">
   <div><h3>Request</h3><details><summary>Headers</summary><pre id="req-headers"></pre></details><pre id="req-body" class="wrap" tabindex="0"></pre></div>
-  <div><h3>Response</h3><details><summary>Headers</summary><pre id="res-headers"></pre></details><p id="res-note" class="meta"></p><pre id="res-body" class="wrap" tabindex="0"></pre></div>
+  <div><h3>Response</h3><details><summary>Headers</summary><pre id="res-headers"></pre></details><p id="res-note" class="meta"></p>
+    <div id="assembled" hidden><h4 id="assembled-heading">Assembled reply</h4><pre id="res-text" class="wrap" tabindex="0"></pre><ol id="res-tools" class="tools"></ol></div>
+    <details id="res-raw" open><summary id="res-raw-summary">Body</summary><pre id="res-body" class="wrap" tabindex="0"></pre></details></div>
 </div>
 </section>`;
   return page({ path: '/console/requests', lead: 'Every request the gateway received, newest first, as it happens. Open one to see its bodies.', body, script: 'requests' });

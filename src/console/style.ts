@@ -70,6 +70,10 @@ td .linkish { background: none; border: 0; color: var(--accent); padding: 0; tex
 #token-status:empty, #endpoint:empty { display: none; }
 .media img { max-width: 100%; height: auto; border-radius: 6px; border: 1px solid var(--line); }
 .media audio { width: 100%; margin-top: .5rem; }
+.media img + img { margin-top: .5rem; }
+#assembled h4 { margin: .5rem 0 .25rem; }
+ol.tools { margin: .25rem 0; padding-left: 1.5rem; } ol.tools:empty { display: none; }
+ol.tools .mono { white-space: pre-wrap; word-break: break-word; }
 .vector { font: 13px ui-monospace, monospace; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 details > summary { cursor: pointer; font-weight: 600; margin: .25rem 0; }

@@ -1,6 +1,7 @@
 // The inspector's script: follows the journal's live feed (fetch-read SSE, reconnecting), renders the
 // rows that pass the filters, and loads one entry's bodies when it is opened.
 import { $, admin, adminFetch, el, formatJson, readEvents } from './common.ts';
+import { readStreamEvent, textApiOf, type TextApi } from './stream.ts';
 
 interface Summary {
   seq: number;
@@ -42,6 +43,9 @@ const SHOWN_CHARS = 200_000;
 const clip = (text: string, seq: number) =>
   text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\n… ${text.length - SHOWN_CHARS} more characters: GET /__admin/requests/${seq} has them all.` : text;
 
+/** A stream's progress: its events and how it ended (a stream fault ends it, though the status was 200). */
+const streamState = (e: Summary) => `${e.eventsSent} events, ${e.fault && e.outcome === 'completed' ? `then ${e.fault}` : e.outcome}`;
+
 function statusClass(e: Summary): string {
   if (pending(e)) return 'warn';
   if (e.status === 0 || e.fault || e.outcome === 'aborted') return 'bad';
@@ -70,7 +74,7 @@ function row(e: Summary): HTMLTableRowElement {
   const status = pending(e) ? 'pending' : e.status === 0 ? 'no response' : String(e.status);
   const fixture = e.fixture ?? (e.nearMiss ? `near miss: ${e.nearMiss.name ?? e.nearMiss.id}` : '');
   // A request refused before its stream began has no stream to describe.
-  const stream = e.stream && e.status > 0 && e.status < 400 ? `${e.eventsSent} events, ${e.outcome}` : '';
+  const stream = e.stream && e.status > 0 && e.status < 400 ? streamState(e) : '';
   return el(
     'tr',
     { class: e.seq === selected ? 'selected' : undefined, 'data-seq': String(e.seq) },
@@ -135,7 +139,7 @@ async function open(seq: number): Promise<void> {
       ['Status', pending(e) ? 'pending' : String(e.status)],
       ['Fixture', e.fixture],
       ['Fault', e.fault],
-      ['Stream', e.stream ? `${e.eventsSent} events, ${e.outcome}` : undefined],
+      ['Stream', e.stream ? streamState(e) : undefined],
       ['Received', e.startedAt === undefined ? undefined : new Date(e.startedAt).toLocaleString()],
       ['Duration', e.durationMs === undefined ? undefined : `${e.durationMs} ms`],
     ]),
@@ -154,12 +158,87 @@ async function open(seq: number): Promise<void> {
   $('#res-headers').textContent = r ? JSON.stringify(r.headers, null, 2) : '';
   const notes: string[] = [];
   if (!r) notes.push(e.fault ? `No response: the connection was broken (${e.fault}).` : 'No response yet.');
+  if (r && e.fault) notes.push(`Fault inflicted: ${e.fault}${e.stream ? `, after ${e.eventsSent} events` : ''}.`);
   if (r?.binaryBytes !== undefined) notes.push(`Binary body, ${r.binaryBytes} bytes (${r.headers['content-type'] ?? 'unknown type'}); not kept.`);
   if (r?.truncated) notes.push('Cut at 64 KiB: the journal keeps that much of each response.');
   if (e.stream && e.outcome === 'streaming') notes.push('Still streaming: the events below grow as they are written.');
   $('#res-note').textContent = notes.join(' ');
   $('#res-body').textContent = r?.body === undefined ? '' : clip(e.stream ? r.body : formatJson(r.body), e.seq);
+  await showAssembled(e);
   detail.hidden = false;
+}
+
+interface Assembled {
+  text: string;
+  tools: { name: string; args: string }[];
+  errors: string[];
+  events: number;
+}
+
+/** A journaled stream put back together: its text, its tool calls (name and arguments), and any error sent inside it. */
+async function assemble(api: TextApi, body: string): Promise<Assembled> {
+  const out: Assembled = { text: '', tools: [], errors: [], events: 0 };
+  const calls = new Map<number, { name: string; args: string }>();
+  const sink = {
+    text: (piece: string) => void (out.text += piece),
+    usage: () => {},
+    tool(index: number, name: string | undefined, args: string) {
+      // A name starts a call; pieces of arguments go to the call at that position.
+      if (name !== undefined) calls.set(index, out.tools[out.tools.push({ name, args: '' }) - 1]);
+      const call = calls.get(index);
+      if (call) call.args += args;
+    },
+    error: (message: string) => void out.errors.push(message),
+  };
+  const read = (event: string, data: string) => {
+    out.events++;
+    try {
+      readStreamEvent(api, event, data, sink);
+    } catch {
+      // An event cut by the journal's limit, or not JSON: the raw events below still show it.
+    }
+  };
+  const trimmed = body.trimStart();
+  if (trimmed.startsWith('[')) {
+    // Gemini without alt=sse: one JSON array, its elements the chunks (cut short when the stream was).
+    let chunks: unknown[] = [];
+    try {
+      chunks = JSON.parse(trimmed);
+    } catch {
+      try {
+        chunks = JSON.parse(`${trimmed.replace(/,\s*$/, '')}]`);
+      } catch {
+        // Cut mid-element: nothing to assemble.
+      }
+    }
+    for (const chunk of chunks) read('message', JSON.stringify(chunk));
+  } else await readEvents(new Response(body).body!, (ev) => read(ev.event, ev.data));
+  return out;
+}
+
+/** Above a stream's raw events: what it said, assembled, and the events themselves folded away. */
+async function showAssembled(e: Entry): Promise<void> {
+  const api = e.stream ? textApiOf(e.path, e.format) : undefined;
+  const body = e.response?.body;
+  const box = $('#assembled');
+  const raw = $<HTMLDetailsElement>('#res-raw');
+  if (!api || body === undefined) {
+    box.hidden = true;
+    raw.open = true;
+    $('#res-raw-summary').textContent = e.stream ? 'Events' : 'Body';
+    return;
+  }
+  const a = await assemble(api, body);
+  const cut = e.response?.truncated ? ' (cut with the journal’s copy at 64 KiB)' : '';
+  $('#assembled-heading').textContent = a.tools.length && !a.text ? `Tool calls${cut}` : `Assembled text${cut}`;
+  $('#res-text').textContent = [a.text || (a.tools.length ? '' : '(no text)'), ...a.errors.map((m) => `Error in the stream: ${m}`)].filter(Boolean).join('\n\n');
+  $('#res-text').hidden = !$('#res-text').textContent;
+  $('#res-tools').replaceChildren(...a.tools.map((t) => el('li', {}, el('code', {}, t.name), ' ', el('span', { class: 'mono' }, formatJson(t.args)))));
+  box.hidden = false;
+  // Folded only when first shown: a reader who opened the raw events keeps them open as the stream grows.
+  if ($('#res-raw-summary').dataset.seq !== String(e.seq)) raw.open = false;
+  $('#res-raw-summary').dataset.seq = String(e.seq);
+  $('#res-raw-summary').textContent = `Raw events (${a.events})`;
 }
 
 rows.addEventListener('click', (event) => {
@@ -173,6 +252,7 @@ rows.addEventListener('click', (event) => {
 
 for (const id of ['f-status', 'f-format', 'f-fixture', 'f-text']) $(`#${id}`).addEventListener('input', render);
 $('#clear').addEventListener('click', async () => {
+  if (!confirm('Clear the journal? Every request it holds is deleted, for every client.')) return;
   await admin('/requests', { method: 'DELETE' });
   entries.clear();
   $('#detail').hidden = true;

@@ -72,6 +72,7 @@ $<HTMLFormElement>('#issue').addEventListener('submit', async (event) => {
 tbody.addEventListener('click', async (event) => {
   const button = (event.target as Element).closest<HTMLButtonElement>('button[data-revoke]');
   if (!button) return;
+  if (!confirm(`Revoke ${button.dataset.revoke}? Requests with it will be refused (401).`)) return;
   errorBox.hidden = true;
   try {
     await admin(`/tokens/${encodeURIComponent(button.dataset.revoke!)}`, { method: 'DELETE' });
