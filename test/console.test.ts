@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Dialog, type Page } from 'playwright-core';
 import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
@@ -50,15 +50,32 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
   /** Whether the public endpoint exists on this build (other branches add images and speech). */
   const exists = async (path: string) => (await fetch(`${cli.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-console', 'content-type': 'application/json' }, body: '{}' })).status !== 404;
 
+  /** How a page answers the next dialog it opens (see `answering`); a dialog nobody expects is an error. */
+  const nextAnswer = new WeakMap<Page, (dialog: Dialog) => void>();
   async function open(path: string): Promise<Page> {
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(`${path}: ${error.message}`));
     page.on('dialog', (dialog) => {
+      const answer = nextAnswer.get(page);
+      nextAnswer.delete(page);
+      if (answer) return answer(dialog);
       pageErrors.push(`${path}: a dialog opened: ${dialog.message()}`);
       void dialog.dismiss();
     });
     await page.goto(`${cli.url}${path}`);
     return page;
+  }
+
+  /** Does `action`, accepting or dismissing the one dialog it must open; returns the dialog's message. */
+  async function answering(page: Page, accept: boolean, action: () => Promise<unknown>): Promise<string> {
+    let message: string | undefined;
+    nextAnswer.set(page, (dialog) => {
+      message = dialog.message();
+      void (accept ? dialog.accept() : dialog.dismiss());
+    });
+    await action();
+    await expect.poll(() => message, { message: 'a confirmation dialog opened' }).toBeDefined();
+    return message!;
   }
 
   beforeAll(async () => {
@@ -322,7 +339,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await playground.waitForSelector('#reply.error');
     expect(await playground.textContent('#reply')).toMatch(/^403: This token may not use model `gpt-4o`/);
 
-    await tokens.click('button[data-revoke="sk-from-the-page"]');
+    await answering(tokens, true, () => tokens.click('button[data-revoke="sk-from-the-page"]'));
     await expect.poll(() => tokens.locator('#tokens').textContent()).not.toContain('sk-from-the-page');
     await playground.selectOption('#model', 'gpt-4o-mini');
     await playground.click('#send');
@@ -419,6 +436,177 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     expect(await page.locator('tr', { hasText: 'order-paid' }).first().locator('td').last().textContent()).toBe('0');
     const scenario = page.locator('tr', { has: page.locator('td', { hasText: /^order$/ }) });
     expect(await scenario.locator('td').nth(1).textContent()).toBe('paid');
+    await page.close();
+  });
+
+  /** Waits for the playground to show `count` images, decoded, and returns their [width, height]s. */
+  async function decodedImages(page: Page, count: number): Promise<number[][]> {
+    await page.waitForFunction((n) => {
+      const images = [...document.querySelectorAll('#media img')] as HTMLImageElement[];
+      return images.length === n && images.every((img) => img.complete && img.naturalWidth > 0);
+    }, count);
+    return page.$$eval('#media img', (images) => images.map((i) => [(i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight]));
+  }
+
+  it('keeps the curl command the request Send would make, as the model, message and options change', async () => {
+    const page = await open('/console/playground');
+    await page.selectOption('#model', 'gpt-4o-mini');
+    await page.setChecked('#stream', false);
+    await page.fill('#message', 'The first message');
+    await page.click('#show-curl');
+    expect(await page.textContent('#curl')).toContain('The first message');
+    await page.fill('#message', 'The second message');
+    await page.selectOption('#model', 'gpt-4o');
+    await page.setChecked('#stream', true);
+    const curl = (await page.textContent('#curl'))!;
+    expect(curl).not.toContain('The first message');
+    expect(curl).toContain('"model":"gpt-4o"');
+    expect(curl).toMatch(/^curl -N /);
+    const { stdout } = await run('sh', ['-c', curl]);
+    expect(stdout).toContain('data: [DONE]');
+    // The journal got the request the curl described: the new message.
+    const journal = (await admin('/requests')) as { requests: { model?: string; body?: { messages?: { content: string }[] } }[] };
+    expect(journal.requests.some((r) => r.model === 'gpt-4o' && r.body?.messages?.[0].content === 'The second message')).toBe(true);
+    await page.close();
+  });
+
+  it('shows a fault inflicted inside a stream on the requests page, though the status was 200', async () => {
+    const page = await open('/console/requests');
+    await page.waitForSelector('#live.ok');
+    const res = await fetch(`${cli.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-console', 'content-type': 'application/json', 'x-mock-fault': 'STREAM_CUT,after=2' },
+      body: JSON.stringify({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'Cut me short' }], stream: true }),
+    });
+    expect(res.status).toBe(200);
+    await res.text().catch(() => 'cut');
+    const row = page.locator('#rows tr', { hasText: 'Cut me short' }).first();
+    await expect.poll(() => row.textContent()).toContain('2 events, then STREAM_CUT');
+    expect(await row.locator('.pill').getAttribute('class')).toContain('bad');
+    expect(await row.locator('td').last().textContent()).toBe('STREAM_CUT');
+    await page.selectOption('#f-status', 'failed');
+    await expect.poll(() => page.locator('#rows tr', { hasText: 'Cut me short' }).count()).toBe(1);
+    await row.locator('button[data-open]').click();
+    await page.waitForFunction(() => /STREAM_CUT/.test(document.querySelector('#res-note')!.textContent!));
+    expect(await page.textContent('#res-note')).toBe('Fault inflicted: STREAM_CUT, after 2 events.');
+    expect(await page.textContent('#detail-facts')).toContain('FaultSTREAM_CUT');
+    await page.close();
+  });
+
+  it('asks Gemini image models for an image, at the aspect ratio and count chosen, and shows them', async () => {
+    const page = await open('/console/playground');
+    await page.selectOption('#model', 'gemini-2.5-flash-image');
+    expect(await page.inputValue('#format')).toBe('gemini-image');
+    expect(await page.isVisible('#image-options')).toBe(true);
+    expect(await page.$$eval('#size option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(expect.arrayContaining(['1:1', '16:9', '9:16']));
+    await page.selectOption('#size', '16:9');
+    await page.fill('#n', '2');
+    await page.fill('#message', 'A lighthouse at dusk');
+    await page.click('#send');
+    expect(await decodedImages(page, 2)).toEqual([
+      [1344, 768],
+      [1344, 768],
+    ]);
+    expect(await page.textContent('#usage')).toMatch(/^HTTP 200/);
+    await page.screenshot({ path: join(SHOTS, 'playground-gemini-image.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('lets the size and number of images be chosen for an OpenAI image model, as its API allows', async ({ skip }) => {
+    if (!imagesExist) return skip('POST /v1/images/generations answers 404 on this build');
+    const page = await open('/console/playground');
+    await page.selectOption('#model', 'dall-e-3');
+    expect(await page.$$eval('#size option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(['1024x1024', '1792x1024', '1024x1792']);
+    expect(await page.getAttribute('#n', 'max')).toBe('1');
+    await page.selectOption('#model', 'gpt-image-1');
+    await page.selectOption('#size', '1536x1024');
+    await page.fill('#n', '2');
+    await page.fill('#message', 'Two boats');
+    await page.click('#send');
+    expect(await decodedImages(page, 2)).toEqual([
+      [1536, 1024],
+      [1536, 1024],
+    ]);
+    await page.close();
+  });
+
+  it('shows a stream’s assembled text and tool calls above its raw events, which stay folded', async () => {
+    await admin('/fixtures', 'POST', [
+      { name: 'assembled-text', match: { userMessage: { contains: 'assemble my text' } }, reply: { text: 'Alpha beta gamma, delta epsilon.' } },
+      { name: 'assembled-tool', match: { userMessage: { contains: 'assemble my call' } }, reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] } },
+    ]);
+    const page = await open('/console/requests');
+    await page.waitForSelector('#live.ok');
+    const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    for await (const _ of await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Please assemble my text' }], stream: true })) void _;
+    const tools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+    const res = await fetch(`${cli.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-console', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 200, stream: true, tools, messages: [{ role: 'user', content: 'Please assemble my call' }] }),
+    });
+    await res.text();
+
+    const text = page.locator('#rows tr', { hasText: 'assemble my text' }).first();
+    await expect.poll(() => text.textContent()).toMatch(/events, completed/);
+    await text.locator('button[data-open]').click();
+    await page.waitForFunction(() => /data: \[DONE\]/.test(document.querySelector('#res-body')!.textContent!));
+    expect(await page.textContent('#assembled-heading')).toBe('Assembled text');
+    expect(await page.textContent('#res-text')).toBe('Alpha beta gamma, delta epsilon.');
+    expect(await page.isVisible('#res-text')).toBe(true);
+    // The raw events are there, folded: one click opens them.
+    expect(await page.getAttribute('#res-raw', 'open')).toBeNull();
+    expect(await page.isVisible('#res-body')).toBe(false);
+    expect(await page.textContent('#res-raw-summary')).toMatch(/^Raw events \(\d+\)$/);
+    await page.screenshot({ path: join(SHOTS, 'requests-stream-detail.png'), fullPage: true });
+    await page.click('#res-raw-summary');
+    expect(await page.isVisible('#res-body')).toBe(true);
+
+    const call = page.locator('#rows tr', { hasText: 'assemble my call' }).first();
+    await expect.poll(() => call.textContent()).toMatch(/events, completed/);
+    await call.locator('button[data-open]').click();
+    await page.waitForFunction(() => /get_weather/.test(document.querySelector('#res-tools')!.textContent!));
+    expect(await page.textContent('#assembled-heading')).toBe('Tool calls');
+    expect(await page.$$eval('#res-tools li', (items) => items.map((li) => li.textContent))).toEqual([`get_weather ${JSON.stringify({ city: 'Oslo' }, null, 2)}`]);
+    await page.close();
+  });
+
+  it('asks before revoking a token or clearing the journal: dismissed, nothing happens; accepted, it is done', async () => {
+    await admin('/tokens', 'POST', { token: 'sk-to-confirm' });
+    const tokens = await open('/console/tokens');
+    const revoke = () => tokens.click('button[data-revoke="sk-to-confirm"]');
+    const listed = async () => ((await admin('/tokens')) as { tokens: { token: string }[] }).tokens.some((t) => t.token === 'sk-to-confirm');
+    expect(await answering(tokens, false, revoke)).toContain('Revoke sk-to-confirm?');
+    expect(await listed()).toBe(true);
+    expect(await tokens.locator('#tokens').textContent()).toContain('sk-to-confirm');
+    await answering(tokens, true, revoke);
+    await expect.poll(listed).toBe(false);
+    await expect.poll(() => tokens.locator('#tokens').textContent()).not.toContain('sk-to-confirm');
+    await tokens.close();
+
+    const requests = await open('/console/requests');
+    await requests.waitForSelector('#live.ok');
+    await requests.locator('#rows button[data-open]').first().waitFor();
+    const held = async () => ((await admin('/requests')) as { requests: unknown[] }).requests.length;
+    const before = await held();
+    expect(before).toBeGreaterThan(0);
+    expect(await answering(requests, false, () => requests.click('#clear'))).toContain('Clear the journal?');
+    expect(await held()).toBeGreaterThanOrEqual(before);
+    expect(await requests.locator('#rows button[data-open]').count()).toBeGreaterThan(0);
+    await answering(requests, true, () => requests.click('#clear'));
+    await expect.poll(held).toBe(0);
+    await expect.poll(() => requests.textContent('#rows')).toBe('No requests yet.');
+    await requests.close();
+  });
+
+  it('says a scoped token is scoped to other models, naming them, when used on another model', async () => {
+    await admin('/tokens', 'POST', { token: 'sk-scoped', models: ['gpt-4o-mini', 'claude-haiku-4-5'] });
+    const page = await open('/console/playground?token=sk-scoped');
+    await page.selectOption('#model', 'gpt-4o');
+    await page.fill('#message', 'Am I allowed?');
+    await page.click('#send');
+    await page.waitForSelector('#reply.error');
+    expect(await page.textContent('#token-status')).toBe('This token is scoped to other models: gpt-4o-mini, claude-haiku-4-5. Choose one of them, or use another token.');
     await page.close();
   });
 
