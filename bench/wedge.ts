@@ -252,10 +252,10 @@ const cases = (await buildCases()).filter((c) => !only || only.some((o) => c.nam
 for (const c of cases) {
   c.prepare?.();
   const emulator = await startEmulator();
+  let timedOut = false;
   try {
     await warm(emulator);
     const started = performance.now();
-    let timedOut = false;
     let rss = 0;
     const { result, worst } = await probed(emulator.url, () =>
       within(c.run(emulator.url, () => {}), LIMIT_MS, `no answer within ${LIMIT_MS / 1000} s`, () => {
@@ -274,7 +274,8 @@ for (const c of cases) {
     rows.push(row);
     console.error(`${c.name}: ${row.status}, worst wait ${ms(worst)}, loop max ${ms(stats?.max)}, total ${ms(total)}, peak RSS ${row.rss.toFixed(0)} MiB`);
   } finally {
-    await emulator.stop();
+    // A killed emulator has exited already (stop() would wait for an exit that came and went).
+    if (!timedOut) await emulator.stop();
   }
 }
 
