@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Runtime } from '../runtime.ts';
 import { runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge } from './endpoint.ts';
 import type { Inbound, Outbound, SocketSink } from './exchange.ts';
-import { inboundOf } from './websocket.ts';
+import { inboundOf } from './upgrade.ts';
 
 type WsModule = typeof import('ws');
 let wsModule: Promise<WsModule> | undefined;
