@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { matchRequestUrl } from 'msw';
-import { matchPath } from '../src/transport/paths.ts';
+import { matchPath } from '../src/pipeline/paths.ts';
 import { endpoints } from '../src/gateway.ts';
 
 const CHILD = fileURLToPath(new URL('./helpers/module-graph.ts', import.meta.url));

@@ -5,8 +5,9 @@
 // the standalone server never loads msw: what both share is in upgrade.ts).
 import { ws, type WebSocketHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { runEndpoint, type EndpointSpec } from './endpoint.ts';
-import type { Outbound, SocketPeer, SocketSession, SocketSink } from './exchange.ts';
+import { runEndpoint } from '../pipeline/endpoint.ts';
+import type { EndpointSpec } from '../pipeline/call.ts';
+import type { Outbound, SocketPeer, SocketSession, SocketSink } from '../pipeline/exchange.ts';
 import { inboundOf, Pending } from './upgrade.ts';
 
 /** In-process: msw WebSocket handlers for the upgrade endpoints, on `origin` ('*' for any). */

@@ -1,15 +1,16 @@
 // Standalone transport: node:http straight into the endpoint pipeline. No express router and no
 // fetch Request/Response objects on this path: both cost more than the emulator's own work.
-// Routing matches paths as msw's own URL matcher does (paths.ts), so a path means the same thing in
+// Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
 // both modes, without loading msw.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
-import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
-import { decodeInSlices, type JsonPieces } from './pieces.ts';
-import { playEvents, utf8 } from './sse.ts';
-import { matchPath } from './paths.ts';
+import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
+import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
+import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
+import { playEvents, utf8 } from '../pipeline/sse.ts';
+import { matchPath } from '../pipeline/paths.ts';
 
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

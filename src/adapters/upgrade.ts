@@ -1,6 +1,6 @@
 // What both WebSocket adapters share (msw's ws.link in-process, `ws` standalone), kept apart from
 // either so that neither drags in the other's library: the standalone server never loads msw.
-import type { Inbound, SocketPeer } from './exchange.ts';
+import type { Inbound, SocketPeer } from '../pipeline/exchange.ts';
 
 /** An upgrade request as an Inbound; an upgrade has no body. */
 export function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {

@@ -1,7 +1,7 @@
 // Path patterns (`/v1/models/:model`) matched as msw's own matcher matches `*${pattern}`, without
 // loading msw: the standalone server keeps msw off its module graph (test/layering.test.ts checks it,
 // and compares this matcher with msw's on the same paths).
-import type { Params } from './endpoint.ts';
+import type { Params } from './call.ts';
 
 /**
  * The pattern's parameters when `pathname` ends with it (any prefix, as msw's leading `*`; one
