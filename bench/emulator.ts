@@ -1,5 +1,5 @@
 // The emulator under benchmark: the built CLI on a free loopback port, with its resident memory
-// (Linux /proc) and its own event-loop delay (src/transport/loop-stats.ts, read on SIGUSR2).
+// (Linux /proc) and its own event-loop delay (src/cli/loop-stats.ts, read on SIGUSR2).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 

@@ -1,6 +1,6 @@
 // The standalone entry point: `npx model-gateway-mock [options]`.
-import { startLoopStats } from './transport/loop-stats.ts';
-import { limitHeapGrowth } from './transport/heap-size.ts';
+import { startLoopStats } from './cli/loop-stats.ts';
+import { limitHeapGrowth } from './cli/heap-size.ts';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { fixtureFolderProblem } from './cli-checks.ts';

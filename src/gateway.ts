@@ -10,8 +10,9 @@ import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
-import type { Call, EndpointSpec } from './transport/endpoint.ts';
-import type { Outbound } from './transport/exchange.ts';
+import type { Call, EndpointSpec } from './pipeline/call.ts';
+import type { Outbound } from './pipeline/exchange.ts';
+import { isForward, type Forward } from './pipeline/decide.ts';
 import { GatewayError } from './core/errors.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
@@ -23,11 +24,11 @@ export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...gem
  * `x-mock-warning`. With strictParams they get the vendor's own 400, as the format refused them.
  */
 function acceptingUnrecognized(spec: EndpointSpec): EndpointSpec {
-  const warned = (call: Call, out: Outbound): Outbound => {
-    if (call.entry.warnings) out.headers['x-mock-warning'] = call.entry.warnings.join(', ');
+  const warned = (call: Call, out: Outbound | Forward): Outbound | Forward => {
+    if (call.entry.warnings && !isForward(out)) out.headers['x-mock-warning'] = call.entry.warnings.join(', ');
     return out;
   };
-  const handle = async (call: Call): Promise<Outbound> => {
+  const handle = async (call: Call): Promise<Outbound | Forward> => {
     try {
       return warned(call, await spec.handle(call));
     } catch (error) {
@@ -110,7 +111,7 @@ export function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEn
 
 /** What a gateway is built with: both weigh on start-up, and the standalone server needs neither until used. */
 export interface GatewayParts {
-  /** Builds the msw handlers for a runtime and origin (transport/msw.ts); called on first use. */
+  /** Builds the msw handlers for a runtime and origin (adapters/msw.ts); called on first use. */
   handlers: (runtime: Runtime, origin: string) => (HttpHandler | WebSocketHandler)[];
   /** Checks fixtures against the schema (fixtures/validate.ts, with ajv). */
   validate: typeof validateFixtures;

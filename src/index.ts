@@ -1,8 +1,8 @@
 // model-gateway-mock: public API.
 import { buildGateway, endpoints, type Gateway } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
-import { mswHandlers } from './transport/msw.ts';
-import { mswWebSocketHandlers } from './transport/websocket.ts';
+import { mswHandlers } from './adapters/msw.ts';
+import { mswWebSocketHandlers } from './adapters/websocket-msw.ts';
 import { validateFixtures } from './fixtures/validate.ts';
 
 export type { Gateway, RequestFilter } from './gateway.ts';

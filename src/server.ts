@@ -1,5 +1,5 @@
 // Standalone mode: the gateway on a real socket. API paths go from node:http straight into the
-// endpoint pipeline (see transport/node.ts); express serves the pages and the control plane, loaded
+// endpoint pipeline (see adapters/node.ts); express serves the pages and the control plane, loaded
 // when first needed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -13,11 +13,11 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { buildGateway, endpoints, type Gateway, type GatewayParts } from './gateway.ts';
 import type { GatewayOptions } from './runtime.ts';
-import { NodeRouter } from './transport/node.ts';
-import { handleUpgrade } from './transport/websocket-node.ts';
+import { NodeRouter } from './adapters/node.ts';
+import { handleUpgrade } from './adapters/websocket-node.ts';
 import { openaiFormat } from './formats/openai/errors.ts';
-import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './transport/guard.ts';
-import { CORS_HEADERS, preflightHeaders } from './transport/cors.ts';
+import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
+import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { preloadLazy } from './core/preload.ts';
@@ -78,8 +78,8 @@ function sibling<T>(path: string): T {
 // loads with the first fixture to check.
 const standaloneParts: GatewayParts = {
   handlers: (runtime, origin) => [
-    ...sibling<typeof import('./transport/msw.ts')>('./transport/msw').mswHandlers(runtime, origin, endpoints),
-    ...sibling<typeof import('./transport/websocket.ts')>('./transport/websocket').mswWebSocketHandlers(runtime, origin, endpoints),
+    ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints),
+    ...sibling<typeof import('./adapters/websocket-msw.ts')>('./adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
   ],
   validate: (fixtures, source) => sibling<typeof import('./fixtures/validate.ts')>('./fixtures/validate').validateFixtures(fixtures, source),
 };
@@ -99,7 +99,7 @@ interface PagesContext {
 async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesContext): Promise<Express> {
   const [{ default: express }, { adminRouter }, { consoleRouter }] = await Promise.all([
     import('express'),
-    import('./transport/admin.ts'),
+    import('./control/admin.ts'),
     import('./console/routes.ts'),
   ]);
   const app = express();

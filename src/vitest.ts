@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { createGateway, type Gateway } from './index.ts';
-import { nearMissReport, type GatewayOptions } from './runtime.ts';
+import type { GatewayOptions } from './runtime.ts';
+import { nearMissReport } from './pipeline/decide.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { NearMiss } from './fixtures/match.ts';
 

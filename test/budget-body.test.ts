@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { servedMeanwhile } from './helpers/ordering.ts';
-import { MAX_DEPTH, MAX_KEYS, MAX_VALUES, parseInPieces, scanJson, stringifyInPieces, type JsonPieces } from '../src/transport/pieces.ts';
+import { MAX_DEPTH, MAX_KEYS, MAX_VALUES, parseInPieces, scanJson, stringifyInPieces, type JsonPieces } from '../src/pipeline/pieces.ts';
 import { GatewayError } from '../src/core/errors.ts';
 
 const refusal = (text: string) =>

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { SHUTDOWN_GRACE_MS, stopOnSignal } from '../src/shutdown.ts';
-import { heapLimits } from '../src/transport/heap-size.ts';
+import { heapLimits } from '../src/cli/heap-size.ts';
 
 // A file that is no PEM at all, for the TLS flags.
 const NOT_PEM = join(mkdtempSync(join(tmpdir(), 'mgm-pem-')), 'not.pem');

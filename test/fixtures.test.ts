@@ -9,6 +9,7 @@ import { GoogleGenAI, ApiError } from '@google/genai';
 import { createGateway, type Fixture } from '../src/index.ts';
 import { modes, retriesWork, socketSuites, type Running } from './helpers/modes.ts';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
+import { answer } from '../src/pipeline/decide.ts';
 
 const pinned: Fixture[] = [
   {
@@ -182,11 +183,11 @@ describe('probabilistic faults replay', () => {
       const gateway = createGateway({ fixtures: [{ fault: { type: 'CONNECTION_RESET_BY_PEER', probability: 0.5 } }] });
       const outcomes: string[] = [];
       for (let i = 0; i < 12; i++) {
-        const out = await gateway.runtime.answer(
-          { inbound: { method: 'POST', url: new URL('http://x/v1/chat/completions'), header: () => undefined, headers: () => ({}), text: async () => '', signal: new AbortController().signal }, entry: { seq: 0, requestId: '', method: 'POST', path: '', headers: {}, status: 0, stream: false, outcome: 'completed', eventsSent: 0 }, token: 'sk-test' } as never,
+        const out = answer(
+          {runtime: gateway.runtime,  inbound: { method: 'POST', url: new URL('http://x/v1/chat/completions'), header: () => undefined, headers: () => ({}), text: async () => '', signal: new AbortController().signal }, entry: { seq: 0, requestId: '', method: 'POST', path: '', headers: {}, status: 0, stream: false, outcome: 'completed', eventsSent: 0 }, token: 'sk-test' } as never,
           { format: 'openai', operation: 'chat', model: 'gpt-4o', messages: [{ role: 'user', parts: [{ type: 'text', text: `message ${i}` }] }], stop: [], n: 1, stream: false, tools: [], toolChoice: 'auto', parallelToolCalls: true, output: { type: 'text' } },
         );
-        outcomes.push(out.fault ? 'fault' : 'ok');
+        outcomes.push('fault' in out && out.fault ? 'fault' : 'ok');
       }
       return outcomes;
     };

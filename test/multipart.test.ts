@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { Runtime } from '../src/runtime.ts';
 import { openaiFormat } from '../src/formats/openai/errors.ts';
-import type { EndpointSpec } from '../src/transport/endpoint.ts';
-import { isUpload, json, type FormBody, type Upload } from '../src/transport/exchange.ts';
-import { mswHandlers } from '../src/transport/msw.ts';
-import { NodeRouter } from '../src/transport/node.ts';
+import type { EndpointSpec } from '../src/pipeline/call.ts';
+import { isUpload, json, type FormBody, type Upload } from '../src/pipeline/exchange.ts';
+import { mswHandlers } from '../src/adapters/msw.ts';
+import { NodeRouter } from '../src/adapters/node.ts';
 import { strictListen } from './helpers/modes.ts';
 
 const echo: EndpointSpec = {

@@ -10,7 +10,7 @@ import { GoogleGenAI } from '@google/genai';
 import Anthropic from '@anthropic-ai/sdk';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
-import { guardControlPlane } from '../src/transport/guard.ts';
+import { guardControlPlane } from '../src/control/guard.ts';
 import { startServer } from '../src/server.ts';
 import { setupServer } from 'msw/node';
 import { createGateway, type JournalEntry } from '../src/index.ts';

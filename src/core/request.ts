@@ -1,5 +1,4 @@
 // The canonical request: what every wire format's request means, with the vendor's spelling removed.
-import type { ToolChoice, ToolSpec } from './tools.ts';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -93,3 +92,13 @@ export function operationRequest(format: string, operation: Exclude<CanonicalReq
     output: { type: 'text' },
   };
 }
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>;
+}
+
+/** `auto`, `none`, `required` (any tool), or one named tool. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };

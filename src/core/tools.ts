@@ -8,18 +8,11 @@
 //   word of the tool's name (split at `_`, `-` and camelCase; words of 4+ letters, not generic verbs
 //   such as get/set/fetch), singular or plural. Several matching tools are called in parallel when
 //   parallel calls are allowed, else only the best.
-import type { CanonicalRequest } from './request.ts';
-import { textOf } from './request.ts';
+// The tool types are the canonical request's (request.ts), so the two modules import one way only.
+import { textOf, type CanonicalRequest, type ToolSpec } from './request.ts';
 
-export interface ToolSpec {
-  name: string;
-  description?: string;
-  /** JSON Schema of the arguments (an object schema). */
-  parameters: Record<string, unknown>;
-}
+export type { ToolChoice, ToolSpec } from './request.ts';
 
-/** `auto`, `none`, `required` (any tool), or one named tool. */
-export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 const GENERIC = new Set(['get', 'set', 'fetch', 'make', 'call', 'tool', 'function', 'data', 'info', 'list', 'find', 'with', 'from', 'into', 'this', 'that', 'current']);
 

@@ -1,13 +1,5 @@
-// The seam between deciding and recording: Runtime.decide throws this when recording and no fixture
-// matches, and the pipeline forwards the request upstream (record/recorder.ts, loaded on first use).
-import type { CanonicalRequest } from '../core/request.ts';
-
-export class ForwardToUpstream {
-  readonly request: CanonicalRequest;
-  constructor(request: CanonicalRequest) {
-    this.request = request;
-  }
-}
+// Record mode's options: the pipeline forwards what no fixture answers (pipeline/decide.ts returns a
+// Forward) to record/recorder.ts, loaded on first use.
 
 export interface RecordOptions {
   /** Directory the fixtures are written to. */

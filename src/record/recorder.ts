@@ -4,10 +4,11 @@ import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
 import { rewrittenSearch } from '../auth/tokens.ts';
-import type { Call } from '../transport/endpoint.ts';
-import type { Outbound } from '../transport/exchange.ts';
+import type { Call } from '../pipeline/call.ts';
+import type { Outbound } from '../pipeline/exchange.ts';
 import type { Fixture } from '../fixtures/types.ts';
-import type { ForwardToUpstream, RecordOptions } from './forward.ts';
+import type { RecordOptions } from './forward.ts';
+import type { Forward } from '../pipeline/decide.ts';
 
 // Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
@@ -105,7 +106,7 @@ export class Recorder {
   }
 
   /** Forwards the call's request (its body as received) and returns the upstream's answer, recording it as it passes. */
-  async forward(call: Call, forward: ForwardToUpstream, rawBody: string | Uint8Array | undefined): Promise<Outbound> {
+  async forward(call: Call, forward: Forward, rawBody: string | Uint8Array | undefined): Promise<Outbound> {
     const { inbound, format } = call;
     const base = this.upstreamFor(format.name);
     if (!base) throw new Error(`record mode has no upstream for the ${format.name} format (--upstream or --upstream-${format.name})`);
@@ -144,8 +145,8 @@ export class Recorder {
     return { status: response.status, headers: outHeaders, body: { chunks: chunks(), abort: () => controller.abort() } };
   }
 
-  private async save(call: Call, forward: ForwardToUpstream, rawBody: string | Uint8Array | undefined, status: number, headers: Record<string, string>, body: Uint8Array | undefined): Promise<void> {
-    const { request } = forward;
+  private async save(call: Call, forward: Forward, rawBody: string | Uint8Array | undefined, status: number, headers: Record<string, string>, body: Uint8Array | undefined): Promise<void> {
+    const { forward: request } = forward;
     if (!body) {
       return console.warn(`model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes`);
     }

@@ -1,8 +1,8 @@
 // GatewayError → Anthropic's status, headers and `{type:"error", error:{type, message}, request_id}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
-import type { FormatEdge } from '../../transport/endpoint.ts';
-import { json } from '../../transport/exchange.ts';
-import { sseFrame } from '../../transport/sse.ts';
+import type { FormatEdge } from '../../pipeline/call.ts';
+import { json } from '../../pipeline/exchange.ts';
+import { sseFrame } from '../../pipeline/sse.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -37,6 +37,7 @@ export const anthropicFormat: FormatEdge = {
   name: 'anthropic',
   requestIdHeader: 'request-id',
   requestIdPrefix: 'req_011',
+  namedEvents: true,
   errorResponse(error, requestId) {
     const headers = error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers;
     return json(anthropicErrorBody(error, requestId), error.status, headers);

@@ -4,7 +4,7 @@ import type { Block, CanonicalReply, FinishReason, Usage } from '../../core/repl
 import { makeId } from '../../core/seed.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 
 const STOP: Record<FinishReason, string> = {
   stop: 'end_turn',

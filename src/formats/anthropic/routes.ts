@@ -2,14 +2,15 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import type { Inbound } from '../../transport/exchange.ts';
-import { json } from '../../transport/exchange.ts';
-import { deliver } from '../../transport/respond.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import type { Inbound } from '../../pipeline/exchange.ts';
+import { json } from '../../pipeline/exchange.ts';
+import { deliver } from '../../pipeline/delivery.ts';
 import { anthropicFormat } from './errors.ts';
 import { parseMessagesRequest } from './parse.ts';
 import { messageStreamEvents, renderMessage } from './render.ts';
 import { checkField } from './validate.ts';
+import { answer, isForward } from '../../pipeline/decide.ts';
 
 const KEY_OR_BEARER = ['x-api-key', 'bearer'] as const;
 
@@ -49,7 +50,8 @@ export const anthropicEndpoints: EndpointSpec[] = [
       requireModel(call, request.model);
       // Counted with the event loop served between slices; answer() then finds the count.
       await countPromptTokensInSlices(request.messages, request.tools);
-      const answered = call.runtime.answer(call, request);
+      const answered = answer(call, request);
+      if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       return deliver(call, answered, request.stream, {
         json: () => renderMessage(reply, request),

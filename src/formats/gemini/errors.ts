@@ -1,8 +1,8 @@
 // GatewayError → Google's status and `{error:{code, message, status, details?}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
-import type { FormatEdge } from '../../transport/endpoint.ts';
-import { json } from '../../transport/exchange.ts';
-import { sseFrame } from '../../transport/sse.ts';
+import type { FormatEdge } from '../../pipeline/call.ts';
+import { json } from '../../pipeline/exchange.ts';
+import { sseFrame } from '../../pipeline/sse.ts';
 
 /** Google's canonical status names. */
 const STATUS: Record<ErrorKind, string> = {

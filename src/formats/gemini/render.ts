@@ -6,7 +6,7 @@ import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
 import { IMAGE_TOKENS } from '../../core/respond.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import type { GeminiOptions } from './parse.ts';
 
 const FINISH: Record<FinishReason, string> = {

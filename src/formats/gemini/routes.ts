@@ -2,9 +2,9 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { json, mayBeBig, type Inbound } from '../../transport/exchange.ts';
-import { decidedReply, deliver } from '../../transport/respond.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
+import { decidedReply, deliver } from '../../pipeline/delivery.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
 import { geminiFormat } from './errors.ts';
@@ -15,6 +15,7 @@ import type { OutputFormat } from '../../core/request.ts';
 import type { Block, CanonicalReply } from '../../core/reply.ts';
 import { encodeImage, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
+import { answer, isForward, decide, type Forward } from '../../pipeline/decide.ts';
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
 const MAX_BATCH = 100;
@@ -62,7 +63,8 @@ async function generate(call: Call, model: string, action: string) {
   requireModel(call, model, action, request.output.type);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools);
-  const answered = call.runtime.answer(call, request);
+  const answered = answer(call, request);
+  if (isForward(answered)) return answered;
   const { reply, latency } = answered;
   if (request.output.type === 'image') options.files = await imageFiles(reply);
   const sse = call.inbound.url.searchParams.get('alt') === 'sse';
@@ -98,7 +100,8 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   const size = body.outputDimensionality as number | undefined;
   checkField(`${at}outputDimensionality`, size, { types: ['integer'], min: 1, max: dims });
   // Each content is its own request to the fixtures: one may pin its vector, fail it, or break it.
-  const decision = call.runtime.decide(call, operationRequest('gemini', 'embedding', model, text));
+  const decision = decide(call, operationRequest('gemini', 'embedding', model, text));
+  if (isForward(decision)) return decision;
   const values = decision.pinned?.embedding ?? Array.from(embed(text, embeddingSpace(model, decision.seed), dims, size));
   return { embedding: { values }, decision, key: hashString(text, decision.seed) };
 }
@@ -125,6 +128,7 @@ function action(call: Call) {
   if (name === 'countTokens') return countTokens(call, model);
   if (name === 'embedContent') {
     const one = embedOne(call, model, call.body as Record<string, unknown>, '');
+    if (isForward(one)) return one;
     return decidedReply(call, one.decision, one.key, () => ({ embedding: one.embedding }));
   }
   if (name === 'batchEmbedContents') {
@@ -132,10 +136,13 @@ function action(call: Call) {
     checkField('requests', requests, { types: ['array'], required: true, min: 1 });
     // Google's cap on one batch (each request is embedded and sent back whole).
     if ((requests as unknown[]).length > MAX_BATCH) throw new GatewayError('invalid_request', `* BatchEmbedContentsRequest.requests: at most ${MAX_BATCH} requests can be in one batch`);
-    const all = (requests as Record<string, unknown>[]).map((r, i) => {
+    const all: Exclude<ReturnType<typeof embedOne>, Forward>[] = [];
+    for (const [i, r] of (requests as Record<string, unknown>[]).entries()) {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
-      return embedOne(call, model, r, `requests[${i}].`);
-    });
+      const one = embedOne(call, model, r, `requests[${i}].`);
+      if (isForward(one)) return one;
+      all.push(one);
+    }
     return decidedReply(call, all.map((e) => e.decision), all[0].key, () => mayBeBig({ embeddings: all.map((e) => e.embedding) }));
   }
   return generate(call, model, name);

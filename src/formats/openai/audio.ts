@@ -12,13 +12,14 @@ import { synthesizeTranscript, type Transcript } from '../../core/synthesize/tra
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { CONTENT_TYPES, encodeAudio, type AudioFormat } from '../../core/audio/encode.ts';
 import { probeAudio, UnknownAudio } from '../../core/audio/decode.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { isUpload, json, type FormBody, type Upload } from '../../transport/exchange.ts';
-import { decidedOutbound, decidedStream } from '../../transport/respond.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { isUpload, json, type FormBody, type Upload } from '../../pipeline/exchange.ts';
+import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { openaiFormat } from './errors.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
 import { refuseUnrecognized } from '../fields.ts';
+import { decide, isForward } from '../../pipeline/decide.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -70,7 +71,8 @@ async function speech(call: Call) {
   }
   const sse = body.stream_format === 'sse';
   if (sse && isTts1(model)) throw invalid('stream_format', `stream_format 'sse' is not supported for model ${model}; use gpt-4o-mini-tts or stream_format 'audio'.`, 'unsupported_value');
-  const decision = call.runtime.decide(call, { ...operationRequest('openai', 'speech', model, input), stream: sse });
+  const decision = decide(call, { ...operationRequest('openai', 'speech', model, input), stream: sse });
+  if (isForward(decision)) return decision;
   const speed = (body.speed as number | undefined) ?? 1;
   const key = hashString(stableStringify({ model, input, voice, instructions: body.instructions, speed }), decision.seed);
   const pinned = decision.pinned?.audio;
@@ -218,7 +220,8 @@ async function transcribe(call: Call, translate: boolean) {
   }
   // Fixtures match what the audio says (when known), else the prompt.
   const heard = probed.text ?? ask.prompt ?? '';
-  const decision = call.runtime.decide(call, { ...operationRequest('openai', 'transcription', ask.model, heard), stream: ask.stream });
+  const decision = decide(call, { ...operationRequest('openai', 'transcription', ask.model, heard), stream: ask.stream });
+  if (isForward(decision)) return decision;
   const fileKey = hashString(new TextDecoder('latin1').decode(ask.upload.bytes));
   const key = hashString(stableStringify({ model: ask.model, file: fileKey, language: ask.language, prompt: ask.prompt, translate, temperature: ask.temperature }), decision.seed);
   const pinned = decision.pinned?.text;

@@ -6,7 +6,7 @@ import { memoize } from '../../core/memo.ts';
 import { planStream, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { LogprobCount, synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import type { ChatOptions } from './parse.ts';
 
 /** OpenAI's finish reasons for the canonical ones. */

@@ -7,7 +7,7 @@ import { countTokens } from '../../core/tokens.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { LogprobCount, synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { FINISH, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';

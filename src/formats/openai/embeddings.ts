@@ -5,13 +5,14 @@ import { hashString, makeId } from '../../core/seed.ts';
 import { countEachInSlices, countTokens, truncateTokens } from '../../core/tokens.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
 import { EMBED_SLICE_WORK, embed, embeddingSpace, embedWork, float32Bytes, relevance } from '../../core/synthesize/vectors.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { decidedReply } from '../../transport/respond.ts';
-import { mayBeBig } from '../../transport/exchange.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { decidedReply } from '../../pipeline/delivery.ts';
+import { mayBeBig } from '../../pipeline/exchange.ts';
 import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './errors.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
+import { decide, isForward, type Decision } from '../../pipeline/decide.ts';
 
 type Raw = Record<string, unknown>;
 const MAX_INPUTS = 2048;
@@ -76,7 +77,12 @@ async function embeddings(call: Call) {
     throw invalid('input', `Requested ${tokens} tokens, max ${MAX_REQUEST_TOKENS} tokens per request`, 'max_tokens_per_request');
   }
   // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
-  const decisions = texts.map((text) => call.runtime.decide(call, operationRequest('openai', 'embedding', model, text)));
+  const decisions: Decision[] = [];
+  for (const text of texts) {
+    const decision = decide(call, operationRequest('openai', 'embedding', model, text));
+    if (isForward(decision)) return decision;
+    decisions.push(decision);
+  }
   // Encoded here, in slices of counted work, so a big batch never holds the event loop for long.
   const encoded = await mapInSlices(
     texts,
@@ -122,7 +128,8 @@ function rank(call: Call, cohere: boolean) {
     throw invalidType(`documents[${i}]`, cohere ? ['string'] : ['string', 'object with text'], d);
   });
   const query = body.query as string;
-  const decision = call.runtime.decide(call, operationRequest('openai', 'rerank', model, query));
+  const decision = decide(call, operationRequest('openai', 'rerank', model, query));
+  if (isForward(decision)) return decision;
   const space = embeddingSpace(model, decision.seed);
   // Cohere reads only the first max_tokens_per_doc tokens of each document (4096 by default).
   const read = (text: string) => (cohere ? truncateTokens(text, (body.max_tokens_per_doc as number | undefined) ?? 4096) : text);
@@ -142,7 +149,9 @@ export const embeddingEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: ['bearer'],
     handle(call) {
-      const { ranked, tokens, model, decision } = rank(call, false);
+      const ranking = rank(call, false);
+      if (isForward(ranking)) return ranking;
+      const { ranked, tokens, model, decision } = ranking;
       const withDocs = (call.body as Raw).return_documents !== false;
       return decidedReply(call, decision, hashString(JSON.stringify(call.body), call.runtime.seed), () => ({
         model,
@@ -157,7 +166,9 @@ export const embeddingEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: ['bearer'],
     handle(call) {
-      const { ranked, decision } = rank(call, true);
+      const ranking = rank(call, true);
+      if (isForward(ranking)) return ranking;
+      const { ranked, decision } = ranking;
       const key = hashString(JSON.stringify(call.body), call.runtime.seed);
       const id = makeId('', 36, key);
       return decidedReply(call, decision, key, () => ({

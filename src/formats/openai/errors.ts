@@ -1,8 +1,8 @@
 // GatewayError → OpenAI's status, headers and `{error:{message, type, param, code}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
-import type { FormatEdge } from '../../transport/endpoint.ts';
-import { json } from '../../transport/exchange.ts';
-import { sseFrame } from '../../transport/sse.ts';
+import type { FormatEdge } from '../../pipeline/call.ts';
+import { json } from '../../pipeline/exchange.ts';
+import { sseFrame } from '../../pipeline/sse.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',

@@ -7,11 +7,12 @@ import { deriveKey, hashString, hashValue } from '../../core/seed.ts';
 import { IMAGE_WORK_LIMITS, ImageQueueFull, ImageWork, ImageWorkExceeded, imageDecodeGate } from '../../core/synthesize/image-work.ts';
 import { DecodeAbandoned } from '../../core/synthesize/image-pool.ts';
 import { decodeImage, editLayout, editPicture, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { isUpload, type FormBody, type Outbound, type Upload } from '../../transport/exchange.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './errors.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
+import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -96,7 +97,7 @@ function inputImageTokens(image: { width: number; height: number }): number {
   return 65 + 129 * Math.ceil((width * shrink) / 512) * Math.ceil((height * shrink) / 512);
 }
 
-async function edits(call: Call): Promise<Outbound> {
+async function edits(call: Call): Promise<Outbound | Forward> {
   if (!/^\s*multipart\/form-data/i.test(call.inbound.header('content-type') ?? '')) {
     throw new GatewayError('invalid_request', "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.", { param: 'image' });
   }
@@ -138,7 +139,8 @@ async function edits(call: Call): Promise<Outbound> {
   const maskPixels = mask && (await decodeUpload(mask, { width: ask.width, height: ask.height }, work, signal));
   const request = operationRequest('openai', 'image', model, ask.prompt);
   request.messages[0].parts.push(...sources.map(() => ({ type: 'image' as const })));
-  const decision = call.runtime.decide(call, { ...request, n: ask.n, stream: ask.stream });
+  const decision = decide(call, { ...request, n: ask.n, stream: ask.stream });
+  if (isForward(decision)) return decision;
   // The uploads' bytes are part of what the picture depends on; latin1 maps each byte to one character.
   const digest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
   const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.background, images.map((i) => digest(i.upload.bytes)), mask ? digest(mask.upload.bytes) : null], decision.seed);

@@ -8,14 +8,15 @@ import { countTokens } from '../../core/tokens.ts';
 import { pieceTimes } from '../../core/timing.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
 import { decodeImage, drawPicture, encodeImage, MIME_TYPES, promptWords, shapeCount, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
-import type { Decision } from '../../runtime.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import type { Outbound } from '../../transport/exchange.ts';
-import { decidedReply, decidedStream } from '../../transport/respond.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import type { Decision } from '../../pipeline/decide.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import type { Outbound } from '../../pipeline/exchange.ts';
+import { decidedReply, decidedStream } from '../../pipeline/delivery.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { openaiFormat } from './errors.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
+import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -259,14 +260,15 @@ export function answerImages(call: Call, ask: ImageAsk, decision: Decision, key:
   return decidedReply(call, decision, key, () => imagesResponse(call, ask, produced, key, created, inputImageTokens));
 }
 
-async function generations(call: Call): Promise<Outbound> {
+async function generations(call: Call): Promise<Outbound | Forward> {
   const body = call.body as Raw;
   checkFields(body, GENERATION_FIELDS);
   const model = requestedModel(body, false);
   call.entry.model = model;
   call.runtime.requireModel(model, 'image');
   const ask = resolveAsk(body, model);
-  const decision = call.runtime.decide(call, { ...operationRequest('openai', 'image', model, ask.prompt), n: ask.n, stream: ask.stream });
+  const decision = decide(call, { ...operationRequest('openai', 'image', model, ask.prompt), n: ask.n, stream: ask.stream });
+  if (isForward(decision)) return decision;
   // What the pictures depend on: not how they are delivered (url or base64, streamed or not).
   const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.style ?? null, ask.background], decision.seed);
   const transparent = ask.background === 'transparent';

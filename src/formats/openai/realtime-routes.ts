@@ -2,8 +2,8 @@
 // ephemeral client secrets (GA /v1/realtime/client_secrets, beta /v1/realtime/sessions).
 import { GatewayError } from '../../core/errors.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
-import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
-import { json, type Outbound } from '../../transport/exchange.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './errors.ts';
 import { RealtimeSession } from './realtime.ts';
 import { applySession, defaultConfig, renderSession } from './realtime-config.ts';

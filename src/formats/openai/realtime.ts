@@ -9,15 +9,15 @@ import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { pcmFromBase64, SPEECH_SAMPLE_RATE, type SpeechWork } from '../../core/synthesize/audio.ts';
 import { transcribe } from '../../core/transcribe.ts';
 import { frameLength, loudness } from '../../core/voice.ts';
-import type { Runtime } from '../../runtime.ts';
-import type { Call } from '../../transport/endpoint.ts';
-import type { SocketPeer, SocketSink } from '../../transport/exchange.ts';
-import { faultedEvents } from '../../transport/respond.ts';
-import { playEvents } from '../../transport/sse.ts';
+import type { Call } from '../../pipeline/call.ts';
+import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
+import { faultedEvents } from '../../pipeline/delivery.ts';
+import { playEvents } from '../../pipeline/sse.ts';
 import { openaiErrorBody } from './errors.ts';
 import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, type SessionConfig } from './realtime-config.ts';
 import { contentType, eventName, planResponse, responseObject, speakBlocks, stoppedResponse, type ResponseContext, type ResponsePlan } from './realtime-response.ts';
 import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
+import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -511,7 +511,9 @@ export class RealtimeSession implements SocketPeer {
     const { call } = this;
     let answered;
     try {
-      answered = call.runtime.answer(call, request);
+      answered = answer(call, request);
+      // Record mode forwards HTTP requests; a turn of a live session has no upstream request to be.
+      if (isForward(answered)) throw new GatewayError('invalid_request', 'Record mode cannot forward a realtime response: add a fixture that answers it.');
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       // A fixture's error, a forced status or strict mode's near miss: the response fails.
@@ -545,7 +547,7 @@ export class RealtimeSession implements SocketPeer {
     });
   }
 
-  private play(plan: ResponsePlan, ctx: ResponseContext, fault: ReturnType<Runtime['answer']>['fault']): void {
+  private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
     const { call } = this;
     this.responses++;
     this.tokensUsed += (plan.done.usage as Raw).total_tokens as number;

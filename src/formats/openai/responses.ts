@@ -7,7 +7,7 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { makeId } from '../../core/seed.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
+import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { callId } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';

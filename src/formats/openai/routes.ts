@@ -1,9 +1,9 @@
 // The OpenAI-format endpoints under /v1.
 import type { ModelInfo } from '../../core/models.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { EndpointSpec } from '../../transport/endpoint.ts';
-import { json } from '../../transport/exchange.ts';
-import { deliver } from '../../transport/respond.ts';
+import type { EndpointSpec } from '../../pipeline/call.ts';
+import { json } from '../../pipeline/exchange.ts';
+import { deliver } from '../../pipeline/delivery.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './errors.ts';
@@ -16,9 +16,10 @@ import { realtimeEndpoints } from './realtime-routes.ts';
 import { audioEndpoints } from './audio.ts';
 import { imageEndpoints } from './images.ts';
 import { imageEditEndpoints } from './image-edits.ts';
-import type { Call } from '../../transport/endpoint.ts';
+import type { Call } from '../../pipeline/call.ts';
 import type { Message } from '../../core/request.ts';
 import { choiceText } from '../../core/reply.ts';
+import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
 
 const BEARER = ['bearer'] as const;
 // The gateway also takes `x-api-key` on the models list, for messages-style clients.
@@ -41,7 +42,8 @@ export const openaiEndpoints: EndpointSpec[] = [
       call.runtime.requireModel(request.model, 'chat');
       // Counted here with the event loop served between slices; answer() then finds the count.
       await countPromptTokensInSlices(request.messages, request.tools);
-      const answered = call.runtime.answer(call, request);
+      const answered = answer(call, request);
+      if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       return deliver(call, answered, request.stream, {
         json: () => renderChat(reply, request, options),
@@ -84,7 +86,12 @@ export const openaiEndpoints: EndpointSpec[] = [
       }
       call.runtime.requireModel(model, 'completion');
       for (const r of parsed.requests) await countPromptTokensInSlices(r.messages, r.tools);
-      const answers = parsed.requests.map((r) => call.runtime.answer(call, r));
+      const answers: Answered[] = [];
+      for (const r of parsed.requests) {
+        const answered = answer(call, r);
+        if (isForward(answered)) return answered;
+        answers.push(answered);
+      }
       const reply = combine(answers.map((a) => a.reply), parsed);
       const { latency, fault } = answers[0];
       return deliver(call, { reply, latency, fault }, parsed.requests[0].stream, {
@@ -105,7 +112,8 @@ export const openaiEndpoints: EndpointSpec[] = [
       const { request } = parsed;
       call.runtime.requireModel(request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
-      const answered = call.runtime.answer(call, request);
+      const answered = answer(call, request);
+      if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       if (body.store !== false) {
         const said: Message = {

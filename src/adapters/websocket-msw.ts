@@ -1,40 +1,14 @@
 // The WebSocket adapter: upgrades on the endpoints marked `upgrade` run the endpoint pipeline (auth,
 // model, journal) like any request; an accepted one carries a session that talks through the socket.
 // In-process, msw's `ws.link` intercepts the global WebSocket (here); standalone, node:http's
-// 'upgrade' goes to the `ws` library (websocket-node.ts, kept apart so browsers never load it).
+// 'upgrade' goes to the `ws` library (websocket-node.ts, kept apart so browsers never load it, and
+// the standalone server never loads msw: what both share is in upgrade.ts).
 import { ws, type WebSocketHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { runEndpoint, type EndpointSpec } from './endpoint.ts';
-import type { Inbound, Outbound, SocketPeer, SocketSession, SocketSink } from './exchange.ts';
-
-export function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {
-  // An upgrade has no body; `bytes` is there for pipelines that read raw bodies.
-  const inbound = { method, url, header, headers, text: async () => '', bytes: async () => new Uint8Array(0), signal };
-  return inbound;
-}
-
-/** Feeds a peer the frames that arrive before it exists, then hands over. */
-export class Pending {
-  private queue: string[] = [];
-  private peer?: SocketPeer;
-  private closed = false;
-
-  receive(text: string): void {
-    if (this.peer) this.peer.receive(text);
-    else this.queue.push(text);
-  }
-
-  close(): void {
-    this.closed = true;
-    this.peer?.closed();
-  }
-
-  attach(peer: SocketPeer): void {
-    this.peer = peer;
-    for (const text of this.queue.splice(0)) peer.receive(text);
-    if (this.closed) peer.closed();
-  }
-}
+import { runEndpoint } from '../pipeline/endpoint.ts';
+import type { EndpointSpec } from '../pipeline/call.ts';
+import type { Outbound, SocketPeer, SocketSession, SocketSink } from '../pipeline/exchange.ts';
+import { inboundOf, Pending } from './upgrade.ts';
 
 /** In-process: msw WebSocket handlers for the upgrade endpoints, on `origin` ('*' for any). */
 export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): WebSocketHandler[] {

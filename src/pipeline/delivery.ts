@@ -4,9 +4,9 @@ import { GatewayError, kindForStatus } from '../core/errors.ts';
 import { faultStrikes, garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
 import { replyDelay } from '../core/plan.ts';
 import { deriveKey } from '../core/seed.ts';
-import type { Answered, Decision } from '../runtime.ts';
+import type { Answered, Decision } from './decide.ts';
 import { sseFrame, type TimedEvent } from './sse.ts';
-import type { Call } from './endpoint.ts';
+import type { Call } from './call.ts';
 import { json, type Outbound } from './exchange.ts';
 
 /** Waits `ms`, or less if the client leaves; the signal is asked for only when there is a wait (making one costs). */
@@ -21,12 +21,6 @@ function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
       resolve();
     }, { once: true });
   });
-}
-
-/** A JSON reply, sent when a non-streamed reply of this latency would be ready. */
-export async function jsonReply(call: Call, body: unknown, delayMs = 0): Promise<Outbound> {
-  await sleep(delayMs, call.inbound);
-  return json(body);
 }
 
 /** A streamed reply writing `events` when due (SSE unless told otherwise); progress and outcome go to the journal. */
@@ -73,7 +67,7 @@ function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
   }
   const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
   if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
-  const named = call.format.name === 'anthropic';
+  const named = call.format.namedEvents ?? false;
   return payloads.map((p, i) => ({ due: 0, frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined) }));
 }
 

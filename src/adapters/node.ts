@@ -1,17 +1,17 @@
 // Standalone transport: node:http straight into the endpoint pipeline. No express router and no
 // fetch Request/Response objects on this path: both cost more than the emulator's own work.
-// Routing uses msw's own URL matcher, so a path means the same thing in both modes.
+// Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
+// both modes, without loading msw.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge, type Params } from './endpoint.ts';
-import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
-import { decodeInSlices, type JsonPieces } from './pieces.ts';
-import { playEvents, utf8 } from './sse.ts';
+import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
+import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
+import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
+import { playEvents, utf8 } from '../pipeline/sse.ts';
+import { matchPath } from '../pipeline/paths.ts';
 
-// msw's matcher is loaded by the first request whose path is not an exact one (a parameter or an
-// unknown path): msw weighs ~100 ms of start-up, and the common paths never need it.
-let matchRequestUrl: typeof import('msw').matchRequestUrl | undefined;
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -200,7 +200,7 @@ function takes(spec: EndpointSpec, inbound: Inbound): boolean {
 
 interface Route {
   spec: EndpointSpec;
-  /** msw path pattern, any origin. */
+  /** Path pattern, msw syntax (`:param`), matched at the end of the path. */
   pattern: string;
 }
 
@@ -215,7 +215,7 @@ export class NodeRouter {
     this.runtime = runtime;
     this.fallback = fallback;
     for (const spec of endpoints) {
-      if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: `*${spec.path}` });
+      if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: spec.path });
       else {
         const key = `${spec.method} ${spec.path}`;
         this.exact.set(key, [...(this.exact.get(key) ?? []), spec]);
@@ -228,16 +228,16 @@ export class NodeRouter {
   }
 
   /** Routes a request no exact path takes: parameterized paths, else what its path allows. */
-  private async route(inbound: Inbound): Promise<{ spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] }> {
-    matchRequestUrl ??= (await import('msw')).matchRequestUrl;
+  private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
     const { method, url } = inbound;
     const path = tablePath(url.pathname);
     const allowed: EndpointSpec[] = [];
     for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
     for (const route of this.patterned) {
-      const match = matchRequestUrl(url, route.pattern);
-      if (!match.matches) continue;
-      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params: match.params ?? {}, allowed };
+      // With the host in front, as msw matches the whole URL (`//v1/models/x` parses as host `v1`).
+      const params = matchPath(route.pattern, `/${url.host}${url.pathname}`);
+      if (!params) continue;
+      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params, allowed };
       allowed.push(route.spec);
     }
     return { params: {}, allowed };
@@ -251,7 +251,7 @@ export class NodeRouter {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const inbound = new NodeInbound(req, res, url);
       const exact = this.exactRoute(inbound);
-      const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : await this.route(inbound);
+      const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
       if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
       else if (allowed.length) out = methodNotAllowed(defaultFormat(allowed), inbound, [...new Set(allowed.map((s) => s.method))]);
       else out = unknownRoute(this.fallback, inbound);

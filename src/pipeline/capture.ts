@@ -30,7 +30,7 @@ export function captureResponse(entry: JournalEntry, out: Outbound, started: num
   }
   // A stream's chunks are kept as the bytes written (see captureBytes), joined into one at the end. A
   // plain data property, never a getter: a per-request accessor made V8 keep whole requests alive
-  // (see transport/node.ts).
+  // (see adapters/node.ts).
   const { onProgress, onEnd } = body.hooks;
   body.hooks = {
     onProgress(sent, chunk) {

@@ -69,7 +69,7 @@ export interface SocketSession {
   open(sink: SocketSink): SocketPeer;
 }
 
-/** An upstream's answer passed through as it arrives (record mode); `end` is called once either way. */
+/** An upstream's answer passed through as it arrives (record mode): the adapter reads `chunks` to the end, or calls `abort`. */
 export interface ProxiedBody {
   chunks: AsyncIterable<Uint8Array>;
   /** Stops the upstream fetch (the client left). */

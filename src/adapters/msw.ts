@@ -1,10 +1,11 @@
 // In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
 import { bypass, http, type HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, type EndpointSpec } from './endpoint.ts';
-import { collect, isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from './exchange.ts';
-import { playbackStream } from './sse.ts';
-import { decodeInSlices } from './pieces.ts';
+import { defaultFormat, methodNotAllowed, runEndpoint } from '../pipeline/endpoint.ts';
+import type { EndpointSpec } from '../pipeline/call.ts';
+import { collect, isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import { playbackStream } from '../pipeline/sse.ts';
+import { decodeInSlices } from '../pipeline/pieces.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
 /** The body's bytes, refusing more than `limit`: by the declared length, else while it streams in. */

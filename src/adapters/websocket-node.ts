@@ -4,9 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import type { Runtime } from '../runtime.ts';
-import { runEndpoint, unknownRoute, type EndpointSpec, type FormatEdge } from './endpoint.ts';
-import type { Inbound, Outbound, SocketSink } from './exchange.ts';
-import { inboundOf } from './websocket.ts';
+import { runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
+import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
+import type { Inbound, Outbound, SocketSink } from '../pipeline/exchange.ts';
+import { inboundOf } from './upgrade.ts';
 
 type WsModule = typeof import('ws');
 let wsModule: Promise<WsModule> | undefined;

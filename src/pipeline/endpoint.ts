@@ -6,60 +6,26 @@ import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
 import type { Runtime } from '../runtime.ts';
+import type { EndpointSpec, FormatEdge, Params } from './call.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
-import { ForwardToUpstream } from '../record/forward.ts';
+import { isForward } from './decide.ts';
+import type { Recorder } from '../record/recorder.ts';
 
-/** What a wire format tells the pipeline about itself. */
-export interface FormatEdge {
-  name: string;
-  /** The response header that carries the request id, in the vendor's name. */
-  requestIdHeader: string;
-  /** The vendor's id style for request ids, e.g. `req_` + 32 characters. */
-  requestIdPrefix: string;
-  /** Renders a failure in the vendor's status, headers and body (some bodies carry the request id). */
-  errorResponse(error: GatewayError, requestId: string): Outbound;
-  /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
-  streamError(error: GatewayError, requestId: string): string;
-}
+/** Each runtime's recorder, loaded with record mode's first forwarded request. */
+const recorders = new WeakMap<Runtime, Recorder>();
 
-export type Params = Record<string, string | readonly string[] | undefined>;
-
-export interface Call {
-  inbound: Inbound;
-  params: Params;
-  /** The parsed JSON body, or a multipart body as a FormBody (undefined for bodiless methods). */
-  body: unknown;
-  requestId: string;
-  runtime: Runtime;
-  /** This request's journal entry: handlers fill in model, fixture and stream progress. */
-  entry: JournalEntry;
-  /** The token the request presented. */
-  token: string;
-  format: FormatEdge;
-}
-
-export type Method = 'GET' | 'POST' | 'DELETE';
-
-export interface EndpointSpec {
-  method: Method;
-  /** Path from the host root, msw syntax (`/v1/models/:model`). */
-  path: string;
-  format: FormatEdge;
-  /** How the token may be presented on this route; none means the route is public (image file URLs). */
-  auth: readonly TokenWay[];
-  /**
-   * For paths two formats share (`GET /v1/models`): whether this format takes the request.
-   * The first endpoint in the list that accepts it serves it.
-   */
-  accepts?(inbound: Inbound): boolean;
-  /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
-  upgrade?: boolean;
-  /** Also takes the ephemeral client secrets the realtime routes mint (those work nowhere else). */
-  ephemeral?: boolean;
-  handle(call: Call): Outbound | Promise<Outbound>;
+async function recorderOf(runtime: Runtime): Promise<Recorder> {
+  let recorder = recorders.get(runtime);
+  if (!recorder) {
+    const { Recorder } = await import('../record/recorder.ts');
+    // Another request may have loaded it meanwhile: keep the first.
+    recorder = recorders.get(runtime) ?? new Recorder(runtime.record!);
+    recorders.set(runtime, recorder);
+  }
+  return recorder;
 }
 
 /**
@@ -263,15 +229,12 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
     }
     const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
-    try {
-      out = await spec.handle(call);
-    } catch (error) {
+    const handled = await spec.handle(call);
+    if (isForward(handled)) {
       // Record mode, and no fixture answers: the upstream's answer, passed through and recorded.
-      if (!(error instanceof ForwardToUpstream) || !runtime.record) throw error;
-      runtime.recorder ??= new (await import('../record/recorder.ts')).Recorder(runtime.record);
-      out = await runtime.recorder.forward(call, error, received);
+      out = await (await recorderOf(runtime)).forward(call, handled, received);
       trackProxied(runtime, entry, out);
-    }
+    } else out = handled;
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);

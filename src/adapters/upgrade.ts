@@ -1,0 +1,31 @@
+// What both WebSocket adapters share (msw's ws.link in-process, `ws` standalone), kept apart from
+// either so that neither drags in the other's library: the standalone server never loads msw.
+import type { Inbound, SocketPeer } from '../pipeline/exchange.ts';
+
+/** An upgrade request as an Inbound; an upgrade has no body. */
+export function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {
+  return { method, url, header, headers, text: async () => '', bytes: async () => new Uint8Array(0), signal };
+}
+
+/** Feeds a peer the frames that arrive before it exists, then hands over. */
+export class Pending {
+  private queue: string[] = [];
+  private peer?: SocketPeer;
+  private closed = false;
+
+  receive(text: string): void {
+    if (this.peer) this.peer.receive(text);
+    else this.queue.push(text);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.peer?.closed();
+  }
+
+  attach(peer: SocketPeer): void {
+    this.peer = peer;
+    for (const text of this.queue.splice(0)) peer.receive(text);
+    if (this.closed) peer.closed();
+  }
+}

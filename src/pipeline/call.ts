@@ -1,0 +1,63 @@
+// What the pipeline hands an endpoint's handler, and what a handler is: the contract between the
+// pipeline (endpoint.ts runs it) and the formats. Types only, so record mode and the decisions can
+// name a Call without importing the pipeline that runs them.
+import type { GatewayError } from '../core/errors.ts';
+import type { JournalEntry } from '../core/journal.ts';
+import type { TokenWay } from '../auth/tokens.ts';
+import type { Runtime } from '../runtime.ts';
+import type { Inbound, Outbound } from './exchange.ts';
+import type { Forward } from './decide.ts';
+
+/** What a wire format tells the pipeline about itself. */
+export interface FormatEdge {
+  name: string;
+  /** The response header that carries the request id, in the vendor's name. */
+  requestIdHeader: string;
+  /** The vendor's id style for request ids, e.g. `req_` + 32 characters. */
+  requestIdPrefix: string;
+  /** Renders a failure in the vendor's status, headers and body (some bodies carry the request id). */
+  errorResponse(error: GatewayError, requestId: string): Outbound;
+  /** Whether its stream events carry an SSE `event:` name, the payload's `type` (a fixture's raw payloads are framed so). */
+  namedEvents?: boolean;
+  /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
+  streamError(error: GatewayError, requestId: string): string;
+}
+
+export type Params = Record<string, string | readonly string[] | undefined>;
+
+export interface Call {
+  inbound: Inbound;
+  params: Params;
+  /** The parsed JSON body, or a multipart body as a FormBody (undefined for bodiless methods). */
+  body: unknown;
+  requestId: string;
+  runtime: Runtime;
+  /** This request's journal entry: handlers fill in model, fixture and stream progress. */
+  entry: JournalEntry;
+  /** The token the request presented. */
+  token: string;
+  format: FormatEdge;
+}
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface EndpointSpec {
+  method: Method;
+  /** Path from the host root, msw syntax (`/v1/models/:model`). */
+  path: string;
+  format: FormatEdge;
+  /** How the token may be presented on this route; none means the route is public (image file URLs). */
+  auth: readonly TokenWay[];
+  /**
+   * For paths two formats share (`GET /v1/models`): whether this format takes the request.
+   * The first endpoint in the list that accepts it serves it.
+   */
+  accepts?(inbound: Inbound): boolean;
+  /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
+  upgrade?: boolean;
+  /** Also takes the ephemeral client secrets the realtime routes mint (those work nowhere else). */
+  ephemeral?: boolean;
+  /** The answer, or (record mode, no fixture matched) the request to forward upstream. */
+  handle(call: Call): Outbound | Forward | Promise<Outbound | Forward>;
+}
+

@@ -1,0 +1,161 @@
+// The per-request decisions: what the fixtures, the request's `x-mock-*` overrides and the token's
+// scope make of one canonical request, before anything is synthesized; in record mode, that it goes
+// upstream instead. Reads and updates the live state (Runtime) through a narrow context.
+import { GatewayError, kindForStatus } from '../core/errors.ts';
+import { faultStrikes, parseFault, type FaultSpec } from '../core/faults.ts';
+import type { JournalEntry } from '../core/journal.ts';
+import type { CanonicalReply } from '../core/reply.ts';
+import type { CanonicalRequest } from '../core/request.ts';
+import { respond, type PinnedReply } from '../core/respond.ts';
+import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts';
+import { countPromptTokens } from '../core/tokens.ts';
+import type { NearMiss } from '../fixtures/match.ts';
+import type { Runtime } from '../runtime.ts';
+import type { Inbound } from './exchange.ts';
+
+/** What a decision reads: the live state, the request's URL and headers, its journal entry and token (a Call has them all). */
+export interface DecisionContext {
+  readonly runtime: Runtime;
+  readonly inbound: Pick<Inbound, 'url' | 'header'>;
+  readonly entry: JournalEntry;
+  readonly token: string;
+}
+
+/** What fixtures and overrides decide for one request (the fault not yet drawn against its probability). */
+export interface Decision {
+  pinned?: PinnedReply;
+  seed: number;
+  latency: LatencyProfile;
+  fault?: FaultSpec;
+  raw?: unknown;
+}
+
+/** What a request's answer is made of: the reply, its timing, and a fault to inflict, if any. */
+export interface Answered {
+  reply: CanonicalReply;
+  latency: LatencyProfile;
+  fault?: FaultSpec;
+  /** A fixture's verbatim body for this format, if it has one. */
+  raw?: unknown;
+}
+
+/** Record mode, and no fixture answers: the request goes to the real service (record/recorder.ts). */
+export interface Forward {
+  readonly forward: CanonicalRequest;
+}
+
+export function isForward(value: object): value is Forward {
+  return 'forward' in value;
+}
+
+/** Fails when the conversation is longer than the model's context window, as the real services do. */
+export function requireContext(runtime: Runtime, request: CanonicalRequest): void {
+  const limit = runtime.catalogue.get(request.model)?.context_window;
+  if (limit === undefined) return;
+  const tokens = countPromptTokens(request.messages, request.tools);
+  if (tokens > limit) {
+    throw new GatewayError('invalid_request', `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, {
+      param: 'messages',
+      code: 'context_length_exceeded',
+    });
+  }
+}
+
+/**
+ * What the fixtures, the request's `x-mock-*` overrides and the token's scope decide for a request,
+ * before anything is synthesized, or, recording with no fixture to answer, that it is forwarded.
+ * Records model and fixture in the journal. Errors (a fixture's, a forced status, strict mode's near
+ * miss) are thrown as GatewayErrors.
+ */
+export function decide(ctx: DecisionContext, request: CanonicalRequest): Decision | Forward {
+  const { entry, inbound, runtime } = ctx;
+  entry.model = request.model;
+  entry.stream = request.stream;
+  runtime.tokens.allow(ctx.token, request.model);
+  const match = { request, path: inbound.url.pathname, header: (name: string) => inbound.header(name) };
+  // Recording: what no fixture answers goes to the real service, x-mock-* headers and all.
+  if (runtime.record && !runtime.fixtures.find(match)) return { forward: request };
+  const overrides = parseOverrides(inbound);
+  if (overrides.status !== undefined) {
+    throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, { status: overrides.status });
+  }
+  const taken = runtime.fixtures.take(match);
+  if (!taken && runtime.strict) {
+    const near = runtime.fixtures.nearest(match);
+    entry.nearMiss = near;
+    throw new GatewayError('not_found', nearMissReport(near), { code: 'no_fixture_matched' });
+  }
+  const answer = taken?.answer;
+  const name = taken ? (taken.entry.fixture.name ?? taken.entry.id) : undefined;
+  entry.fixture ??= name;
+  if (answer?.error) {
+    const e = answer.error;
+    throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, { status: e.status, code: e.code, headers: e.headers });
+  }
+  return {
+    pinned: answer?.reply ? { name, ...answer.reply } : name ? { name } : undefined,
+    seed: overrides.seed ?? runtime.seed,
+    latency: overrides.latency ?? (answer?.latency === undefined ? runtime.latency : toLatency(answer.latency)),
+    fault: overrides.fault ?? answer?.fault,
+    raw: answer?.raw?.[request.format as keyof NonNullable<typeof answer.raw>],
+  };
+}
+
+/** The answer to a chat-like request: the decision, and the reply it pins or synthesizes. */
+export function answer(ctx: DecisionContext, request: CanonicalRequest): Answered | Forward {
+  requireContext(ctx.runtime, request);
+  const decision = decide(ctx, request);
+  if (isForward(decision)) return decision;
+  const { pinned, seed, latency, fault, raw } = decision;
+  const reply = respond(request, { seed, created: ctx.runtime.now() }, pinned);
+  return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
+}
+
+interface Overrides {
+  status?: number;
+  seed?: number;
+  latency?: LatencyProfile;
+  fault?: FaultSpec;
+}
+
+/**
+ * Per-request overrides for clients that cannot load fixtures:
+ * `x-mock-status: <400-599>`, `x-mock-seed: <integer>`, `x-mock-latency: ttft=…,tps=…,jitter=…`,
+ * `x-mock-fault: <NAME>[,after=N][,ms=N][,status=N][,probability=P]`.
+ */
+function parseOverrides(inbound: Pick<Inbound, 'header'>): Overrides {
+  const out: Overrides = {};
+  const bad = (header: string, why: string) => new GatewayError('invalid_request', `Invalid ${header} header: ${why}`, { param: header });
+  const status = inbound.header('x-mock-status');
+  if (status !== undefined) {
+    const n = Number(status);
+    if (!/^\d{3}$/.test(status.trim()) || n < 400 || n > 599) throw bad('x-mock-status', `expected an HTTP error status from 400 to 599, got "${status}"`);
+    out.status = n;
+  }
+  const seed = inbound.header('x-mock-seed');
+  if (seed !== undefined) {
+    const n = Number(seed);
+    if (!/^\d+$/.test(seed.trim()) || !Number.isSafeInteger(n)) throw bad('x-mock-seed', `expected a non-negative integer, got "${seed}"`);
+    out.seed = n;
+  }
+  const latency = inbound.header('x-mock-latency');
+  const fault = inbound.header('x-mock-fault');
+  try {
+    if (latency !== undefined) out.latency = parseLatency(latency);
+  } catch (error) {
+    throw bad('x-mock-latency', (error as Error).message);
+  }
+  try {
+    if (fault !== undefined) out.fault = parseFault(fault);
+  } catch (error) {
+    throw bad('x-mock-fault', (error as Error).message);
+  }
+  return out;
+}
+
+/** WireMock-style: the nearest fixture and, for each of its conditions, whether and why it missed. */
+export function nearMissReport(near: NearMiss | undefined): string {
+  if (!near) return 'No fixture matched this request (strict mode), and there are no fixtures at all. Add one with --fixtures, createGateway({fixtures}), use() or POST /__admin/fixtures.';
+  const lines = near.conditions.map((c) => `  ${c.ok ? '✓' : '✗'} ${c.field}: expected ${c.expected}, got ${c.actual}`);
+  return [`No fixture matched this request (strict mode). Nearest fixture: ${near.name ? `"${near.name}" (${near.id})` : near.id}`, ...lines].join('\n');
+}

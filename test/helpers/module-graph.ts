@@ -1,0 +1,57 @@
+// Run by test/layering.test.ts in a child process: loads one way of using the package, uses it, and
+// prints (as JSON) every module URL resolved on the way, by import or require, and how many servers
+// node:http / node:https created. `standalone` starts the server and exercises routes, a WebSocket
+// and the pages; `inprocess` runs createGateway's handlers under msw/node.
+import http from 'node:http';
+import https from 'node:https';
+import { registerHooks, syncBuiltinESMExports } from 'node:module';
+
+const resolved = new Set<string>();
+registerHooks({
+  resolve(specifier, context, next) {
+    const result = next(specifier, context);
+    resolved.add(result.url);
+    return result;
+  },
+});
+let servers = 0;
+for (const mod of [http, https] as { createServer: (...args: unknown[]) => unknown }[]) {
+  const original = mod.createServer;
+  mod.createServer = (...args: unknown[]) => {
+    servers++;
+    return original(...args);
+  };
+}
+syncBuiltinESMExports();
+
+const auth = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
+const chat = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+
+async function standalone(): Promise<void> {
+  const { startServer } = await import('model-gateway-mock/server');
+  const server = await startServer({ port: 0 });
+  const paths = ['/v1/models', '/v1/models/gpt-4o', '/v1/responses/resp_x/input_items', '/v1/nowhere', '/__admin/health', '/__admin/requests', '/'];
+  for (const path of paths) await (await fetch(server.url + path, { headers: auth })).arrayBuffer();
+  await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: chat })).arrayBuffer();
+  await new Promise<void>((resolve) => {
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, ['realtime', 'openai-insecure-api-key.sk-test']);
+    socket.onmessage = () => socket.close();
+    socket.onclose = () => resolve();
+  });
+  await server.close();
+}
+
+async function inprocess(): Promise<void> {
+  const { createGateway } = await import('model-gateway-mock');
+  const { setupServer } = await import('msw/node');
+  const gateway = createGateway();
+  const msw = setupServer(...gateway.handlers);
+  msw.listen();
+  for (const path of ['/v1/models', '/v1/models/gpt-4o']) await (await fetch(`https://api.openai.com${path}`, { headers: auth })).arrayBuffer();
+  await (await fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: auth, body: chat })).arrayBuffer();
+  gateway.requests();
+  msw.close();
+}
+
+await (process.argv[2] === 'standalone' ? standalone() : inprocess());
+process.stdout.write(JSON.stringify({ modules: [...resolved], servers }));
