@@ -29,6 +29,8 @@ async function traffic(root: string, replaying = false) {
   const chunks = [];
   for await (const c of await openai.chat.completions.create({ ...CHAT, stream: true })) chunks.push(c);
   const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'record me', user: 'alice-private-user' });
+  // Several inputs are one recording: the whole batch is its key (issue 25).
+  const batch = await openai.embeddings.create({ model: 'text-embedding-3-small', input: ['record one', 'record two'], encoding_format: 'float' });
   const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: root, maxRetries: 0 });
   const events = [];
   const stream = anthropic.messages.stream({
@@ -48,7 +50,7 @@ async function traffic(root: string, replaying = false) {
     .catch((e: unknown) => e);
   const plainText = await raw(root, false);
   const streamText = await raw(root, true);
-  return { chat, chunks, embedding, events, parts, limited, plainText, streamText };
+  return { chat, chunks, embedding, batch, events, parts, limited, plainText, streamText };
 }
 
 /** The chat body as bytes, plain or streamed. */
@@ -111,6 +113,8 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
       expect(again.chat).toEqual(direct.chat);
       expect(again.chunks).toEqual(direct.chunks);
       expect(again.embedding).toEqual(direct.embedding);
+      expect(again.batch.data.map((d) => d.embedding)).toEqual(recorded.batch.data.map((d) => d.embedding));
+      expect(again.batch).toEqual(direct.batch);
       expect(again.events).toEqual(direct.events);
       expect(again.events.some((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use')).toBe(true);
       expect(again.parts).toEqual(direct.parts);

@@ -75,8 +75,10 @@ async function embeddings(call: Call) {
   if (tokens > MAX_REQUEST_TOKENS) {
     throw invalid('input', `Requested ${tokens} tokens, max ${MAX_REQUEST_TOKENS} tokens per request`, 'max_tokens_per_request');
   }
-  // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
-  const decisions = texts.map((text) => call.runtime.decide(call, operationRequest('openai', 'embedding', model, text)));
+  // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it. Each
+  // also names the whole batch, which a recording of the batch matches on (see matchKey).
+  const batch = texts.length > 1 ? texts : undefined;
+  const decisions = texts.map((text) => call.runtime.decide(call, { ...operationRequest('openai', 'embedding', model, text), batch }));
   // Encoded here, in slices of counted work, so a big batch never holds the event loop for long.
   const encoded = await mapInSlices(
     texts,
