@@ -257,3 +257,60 @@ describe('record in-process (msw) against a standalone upstream', () => {
     }
   }, 30_000);
 });
+
+describe('verify against an upstream that refuses the key', () => {
+  /** A spy upstream answering every request 401 the OpenAI way; the authorization headers it saw. */
+  async function refusingUpstream() {
+    const seen: (string | undefined)[] = [];
+    const spy = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    });
+    await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(spy.address() as AddressInfo).port}`, seen, close: () => spy.close() };
+  }
+  const recorded = (name: string) => ({
+    name,
+    match: { format: 'openai', endpoint: '/v1/chat/completions', model: 'gpt-4o-mini', requestKey: name },
+    raw: { openai: { id: 'x', object: 'chat.completion' } },
+    recorded: { method: 'POST', path: '/v1/chat/completions', status: 200, request: CHAT },
+  });
+
+  it('says the upstream refused the credentials, names the variable, exits 3 (not drift)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-refused-'));
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(recorded('first')));
+    writeFileSync(join(dir, 'b.json'), JSON.stringify(recorded('second')));
+    const spy = await refusingUpstream();
+    try {
+      const none = await runCli(['verify', '--fixtures', dir, '--upstream', spy.url], { MGM_UPSTREAM_API_KEY: undefined });
+      expect(none.code).toBe(3);
+      expect(none.output).toContain('the upstream refused the credentials (401)');
+      expect(none.output).toContain('MGM_UPSTREAM_API_KEY');
+      expect(none.output).toContain('no key');
+      expect(none.output).toContain('Incorrect API key provided.');
+      expect(none.output).not.toContain('drifted');
+      // Stopped at the first refusal: the second fixture was never sent.
+      expect(spy.seen).toEqual([undefined]);
+      const wrong = await runCli(['verify', '--fixtures', dir, '--upstream', spy.url], { MGM_UPSTREAM_API_KEY: 'sk-wrong' });
+      expect(wrong.code).toBe(3);
+      expect(wrong.output).toContain('the key in MGM_UPSTREAM_API_KEY');
+      expect(spy.seen.at(-1)).toBe('Bearer sk-wrong');
+    } finally {
+      spy.close();
+    }
+  }, 30_000);
+
+  it('a recorded 401 answered 401 again is no refusal: it still holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-refused-'));
+    const { raw: _raw, ...rest } = recorded('recorded 401');
+    writeFileSync(join(dir, 'a.json'), JSON.stringify({ ...rest, error: { status: 401, message: 'Incorrect API key provided.' } }));
+    const spy = await refusingUpstream();
+    try {
+      const run = await runCli(['verify', '--fixtures', dir, '--upstream', spy.url], { MGM_UPSTREAM_API_KEY: undefined });
+      expect(run.output).toContain('1 recorded fixture(s) checked, 0 drifted');
+      expect(run.code).toBe(0);
+    } finally {
+      spy.close();
+    }
+  }, 30_000);
+});
