@@ -8,6 +8,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { recordingName } from '../src/record/recorder.ts';
+import { operationRequest } from '../src/core/request.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
@@ -102,6 +104,13 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
       expect(text).not.toContain('alice-private-user');
     }
     expect(Object.values(files).some((text) => text.includes('"user": "[redacted]"'))).toBe(true);
+    // Named so a person finds them, ending in the fixture's own requestKey.
+    for (const [name, text] of json) expect(name).toMatch(new RegExp(`^/${JSON.parse(text).match.format}-[a-z0-9.-]+-${JSON.parse(text).match.requestKey}\\.json$`));
+    const names = json.map(([name]) => name.replace(/-[0-9a-f]+\.json$/, ''));
+    expect(names).toContain('/openai-chat-completions-gpt-4o-mini-say-something-recorded');
+    expect(names).toContain('/openai-embeddings-text-embedding-3-small-record-one');
+    expect(names).toContain('/anthropic-messages-claude-sonnet-5-5-weather-in-paris');
+    expect(names).toContain('/gemini-stream-generate-content-gemini-2.5-flash-stream-me-a-recording');
   });
 
   it('replays with no upstream: byte-identical bodies, the same stream events, the recorded 429', async () => {
@@ -127,6 +136,20 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
       }));
       expect(miss.status).toBe(404);
       expect(await miss.text()).toContain('requestKey');
+    } finally {
+      await replay.stop();
+    }
+  }, 30_000);
+
+  it('still replays a recording written under the old name, <requestKey>.json', async () => {
+    const [, text] = Object.entries(readDir(dir)).find(([name]) => name.startsWith('/openai-chat-completions-'))!;
+    const fixture = JSON.parse(text);
+    const old = mkdtempSync(join(tmpdir(), 'mgm-old-names-'));
+    writeFileSync(join(old, `${fixture.match.requestKey}.json`), JSON.stringify({ ...fixture, name: `recorded openai /v1/chat/completions ${fixture.match.requestKey}` }));
+    const replay = await spawnCli(['--token', TOKEN, '--fixtures', old, '--strict']);
+    try {
+      const openai = new OpenAI({ apiKey: TOKEN, baseURL: `${replay.url}/v1`, maxRetries: 0 });
+      expect(await openai.chat.completions.create(CHAT)).toEqual(direct.chat);
     } finally {
       await replay.stop();
     }
@@ -313,4 +336,23 @@ describe('verify against an upstream that refuses the key', () => {
       spy.close();
     }
   }, 30_000);
+});
+
+describe('recording names', () => {
+  const chat = (text: string, model = 'gpt-4o-mini') => operationRequest('openai', 'embedding', model, text);
+
+  it('say format, endpoint, model and the first words of the prompt, then the request key', () => {
+    expect(recordingName(chat('What is the weather in Paris?'), '/v1/chat/completions', '3f9a1c')).toBe('openai-chat-completions-gpt-4o-mini-what-is-the-weather-in-paris-3f9a1c.json');
+    expect(recordingName(operationRequest('gemini', 'embedding', 'gemini-2.5-flash', 'Hi'), '/v1beta/models/gemini-2.5-flash:streamGenerateContent', 'ab12')).toBe('gemini-stream-generate-content-gemini-2.5-flash-hi-ab12.json');
+  });
+
+  it('keep the slug to whole lowercase ASCII words within 40 characters, whatever the prompt', () => {
+    const long = recordingName(chat('Résumé: ÉCRIS un poème sur les crêpes, la mer et le vent du nord, s’il te plaît '.repeat(10_000)), '/v1/chat/completions', 'k');
+    const words = long.slice('openai-chat-completions-gpt-4o-mini-'.length, -'-k.json'.length);
+    expect(words).toBe('resume-ecris-un-poeme-sur-les-crepes-la');
+    expect(words.length).toBeLessThanOrEqual(40);
+    // No words to show (another script, punctuation, a path): the name still holds, and never a slash.
+    expect(recordingName(chat('你好'), '/v1/embeddings', 'k')).toBe('openai-embeddings-gpt-4o-mini-k.json');
+    expect(recordingName(chat('../../etc/passwd', '../x'), '/v1/embeddings', 'k')).toBe('openai-embeddings-x-etc-passwd-k.json');
+  });
 });
