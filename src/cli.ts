@@ -138,6 +138,36 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
   return text;
 }
 
+/**
+ * What the started server prints: where it listens, its tokens, and every mode that changes its
+ * answers (fixtures loaded, strict, strict params, record, TLS), so a run's log says how it was set up.
+ */
+function banner(
+  server: Awaited<ReturnType<typeof startServer>>,
+  on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean },
+): string {
+  const { runtime } = server.gateway;
+  const count = runtime.fixtures.list().length;
+  const scenarios = runtime.fixtures.scenarios().length;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const upstreams = on.record ? Object.entries(on.record.upstreams).filter((e): e is [string, string] => e[1] !== undefined) : [];
+  return (
+    `model-gateway-mock listening on ${server.url}\n` +
+    `  OpenAI-compatible base URL: ${server.url}/v1\n` +
+    `  token: ${server.gateway.tokens.list().map((t) => t.token).join(', ')}\n` +
+    `  health: ${server.url}/__admin/health\n` +
+    `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}`}\n` +
+    (on.strict ? '  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)\n' : '') +
+    (on.strictParams ? "  strict params: on (unknown request parameters get the vendor's 400)\n" : '') +
+    (on.record
+      ? `  record: on (what no fixture answers goes to ${upstreams.map(([format, url]) => (format === 'default' ? url : `${url} for ${format}`)).join(', ')}; answers written to ${on.record.dir})\n`
+      : '') +
+    (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
+    (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
+    (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : '')
+  );
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'verify') return process.exit(await (await import('./record/verify.ts')).verifyMain(process.argv.slice(3)));
   // MGM_EVENT_LOOP_STATS=1: the event-loop delay, printed on SIGUSR2 and at exit (for the benches).
@@ -210,14 +240,7 @@ async function main(): Promise<void> {
     record,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 
-  process.stdout.write(
-    `model-gateway-mock listening on ${server.url}\n` +
-      `  OpenAI-compatible base URL: ${server.url}/v1\n` +
-      `  token: ${server.gateway.tokens.list().map((t) => t.token).join(', ')}\n` +
-      `  health: ${server.url}/__admin/health\n` +
-      (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
-      (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : ''),
-  );
+  process.stdout.write(banner(server, { fixtures: values.fixtures, strict: values.strict, strictParams: values['strict-params'], record, tls: !!tls }));
   // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
   // signal exits at once.
   const stop = stopOnSignal(() => server.close());

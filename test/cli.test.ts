@@ -60,6 +60,29 @@ describe('model-gateway-mock CLI', () => {
     }
   });
 
+  it('says in its banner which modes are on and how many fixtures and scenarios it loaded', async () => {
+    const plain = await spawnCli();
+    await plain.stop();
+    const lines = plain.output().split('\n');
+    expect(lines).toContain('  fixtures: none loaded');
+    for (const mode of ['strict:', 'strict params:', 'record:', 'TLS']) expect(plain.output()).not.toContain(mode);
+
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-banner-'));
+    const said = (text: string) => ({ match: { userMessage: text }, reply: { text } });
+    writeFileSync(join(dir, 'a.json'), JSON.stringify([said('one'), { ...said('two'), scenario: 'checkout', requiredScenarioState: 'Started', newScenarioState: 'paid' }]));
+    writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...said('three'), scenario: 'login' }));
+    const recordings = mkdtempSync(join(tmpdir(), 'mgm-banner-rec-'));
+    const all = await spawnCli(['--fixtures', dir, '--strict', '--strict-params', '--tls', '--record', recordings, '--upstream', 'http://127.0.0.1:9', '--upstream-gemini', 'http://127.0.0.1:8']);
+    await all.stop();
+    const shown = all.output().split('\n');
+    expect(shown).toContain(`  fixtures: 3 fixtures and 2 scenarios loaded from ${dir}`);
+    expect(shown).toContain('  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)');
+    expect(shown).toContain("  strict params: on (unknown request parameters get the vendor's 400)");
+    expect(shown).toContain(`  record: on (what no fixture answers goes to http://127.0.0.1:9, http://127.0.0.1:8 for gemini; answers written to ${recordings})`);
+    expect(shown).toContain('  TLS: on (https and wss, a generated certificate)');
+    expect(all.output()).toMatch(/^ {2}TLS certificate: \S+\.pem/m);
+  }, 30_000);
+
   it('issues exactly the --token set, replacing sk-test', async () => {
     const cli = await spawnCli(['--token', 'sk-alpha', '--token', 'sk-beta']);
     try {

@@ -8,6 +8,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { recordingName } from '../src/record/recorder.ts';
+import { operationRequest } from '../src/core/request.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
@@ -29,6 +31,8 @@ async function traffic(root: string, replaying = false) {
   const chunks = [];
   for await (const c of await openai.chat.completions.create({ ...CHAT, stream: true })) chunks.push(c);
   const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'record me', user: 'alice-private-user' });
+  // Several inputs are one recording: the whole batch is its key (issue 25).
+  const batch = await openai.embeddings.create({ model: 'text-embedding-3-small', input: ['record one', 'record two'], encoding_format: 'float' });
   const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: root, maxRetries: 0 });
   const events = [];
   const stream = anthropic.messages.stream({
@@ -48,7 +52,7 @@ async function traffic(root: string, replaying = false) {
     .catch((e: unknown) => e);
   const plainText = await raw(root, false);
   const streamText = await raw(root, true);
-  return { chat, chunks, embedding, events, parts, limited, plainText, streamText };
+  return { chat, chunks, embedding, batch, events, parts, limited, plainText, streamText };
 }
 
 /** The chat body as bytes, plain or streamed. */
@@ -100,6 +104,13 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
       expect(text).not.toContain('alice-private-user');
     }
     expect(Object.values(files).some((text) => text.includes('"user": "[redacted]"'))).toBe(true);
+    // Named so a person finds them, ending in the fixture's own requestKey.
+    for (const [name, text] of json) expect(name).toMatch(new RegExp(`^/${JSON.parse(text).match.format}-[a-z0-9.-]+-${JSON.parse(text).match.requestKey}\\.json$`));
+    const names = json.map(([name]) => name.replace(/-[0-9a-f]+\.json$/, ''));
+    expect(names).toContain('/openai-chat-completions-gpt-4o-mini-say-something-recorded');
+    expect(names).toContain('/openai-embeddings-text-embedding-3-small-record-one');
+    expect(names).toContain('/anthropic-messages-claude-sonnet-5-5-weather-in-paris');
+    expect(names).toContain('/gemini-stream-generate-content-gemini-2.5-flash-stream-me-a-recording');
   });
 
   it('replays with no upstream: byte-identical bodies, the same stream events, the recorded 429', async () => {
@@ -111,6 +122,8 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
       expect(again.chat).toEqual(direct.chat);
       expect(again.chunks).toEqual(direct.chunks);
       expect(again.embedding).toEqual(direct.embedding);
+      expect(again.batch.data.map((d) => d.embedding)).toEqual(recorded.batch.data.map((d) => d.embedding));
+      expect(again.batch).toEqual(direct.batch);
       expect(again.events).toEqual(direct.events);
       expect(again.events.some((e) => e.type === 'content_block_start' && e.content_block.type === 'tool_use')).toBe(true);
       expect(again.parts).toEqual(direct.parts);
@@ -123,6 +136,20 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
       }));
       expect(miss.status).toBe(404);
       expect(await miss.text()).toContain('requestKey');
+    } finally {
+      await replay.stop();
+    }
+  }, 30_000);
+
+  it('still replays a recording written under the old name, <requestKey>.json', async () => {
+    const [, text] = Object.entries(readDir(dir)).find(([name]) => name.startsWith('/openai-chat-completions-'))!;
+    const fixture = JSON.parse(text);
+    const old = mkdtempSync(join(tmpdir(), 'mgm-old-names-'));
+    writeFileSync(join(old, `${fixture.match.requestKey}.json`), JSON.stringify({ ...fixture, name: `recorded openai /v1/chat/completions ${fixture.match.requestKey}` }));
+    const replay = await spawnCli(['--token', TOKEN, '--fixtures', old, '--strict']);
+    try {
+      const openai = new OpenAI({ apiKey: TOKEN, baseURL: `${replay.url}/v1`, maxRetries: 0 });
+      expect(await openai.chat.completions.create(CHAT)).toEqual(direct.chat);
     } finally {
       await replay.stop();
     }
@@ -252,4 +279,80 @@ describe('record in-process (msw) against a standalone upstream', () => {
       await upstream.stop();
     }
   }, 30_000);
+});
+
+describe('verify against an upstream that refuses the key', () => {
+  /** A spy upstream answering every request 401 the OpenAI way; the authorization headers it saw. */
+  async function refusingUpstream() {
+    const seen: (string | undefined)[] = [];
+    const spy = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    });
+    await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(spy.address() as AddressInfo).port}`, seen, close: () => spy.close() };
+  }
+  const recorded = (name: string) => ({
+    name,
+    match: { format: 'openai', endpoint: '/v1/chat/completions', model: 'gpt-4o-mini', requestKey: name },
+    raw: { openai: { id: 'x', object: 'chat.completion' } },
+    recorded: { method: 'POST', path: '/v1/chat/completions', status: 200, request: CHAT },
+  });
+
+  it('says the upstream refused the credentials, names the variable, exits 3 (not drift)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-refused-'));
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(recorded('first')));
+    writeFileSync(join(dir, 'b.json'), JSON.stringify(recorded('second')));
+    const spy = await refusingUpstream();
+    try {
+      const none = await runCli(['verify', '--fixtures', dir, '--upstream', spy.url], { MGM_UPSTREAM_API_KEY: undefined });
+      expect(none.code).toBe(3);
+      expect(none.output).toContain('the upstream refused the credentials (401)');
+      expect(none.output).toContain('MGM_UPSTREAM_API_KEY');
+      expect(none.output).toContain('no key');
+      expect(none.output).toContain('Incorrect API key provided.');
+      expect(none.output).not.toContain('drifted');
+      // Stopped at the first refusal: the second fixture was never sent.
+      expect(spy.seen).toEqual([undefined]);
+      const wrong = await runCli(['verify', '--fixtures', dir, '--upstream', spy.url], { MGM_UPSTREAM_API_KEY: 'sk-wrong' });
+      expect(wrong.code).toBe(3);
+      expect(wrong.output).toContain('the key in MGM_UPSTREAM_API_KEY');
+      expect(spy.seen.at(-1)).toBe('Bearer sk-wrong');
+    } finally {
+      spy.close();
+    }
+  }, 30_000);
+
+  it('a recorded 401 answered 401 again is no refusal: it still holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-refused-'));
+    const { raw: _raw, ...rest } = recorded('recorded 401');
+    writeFileSync(join(dir, 'a.json'), JSON.stringify({ ...rest, error: { status: 401, message: 'Incorrect API key provided.' } }));
+    const spy = await refusingUpstream();
+    try {
+      const run = await runCli(['verify', '--fixtures', dir, '--upstream', spy.url], { MGM_UPSTREAM_API_KEY: undefined });
+      expect(run.output).toContain('1 recorded fixture(s) checked, 0 drifted');
+      expect(run.code).toBe(0);
+    } finally {
+      spy.close();
+    }
+  }, 30_000);
+});
+
+describe('recording names', () => {
+  const chat = (text: string, model = 'gpt-4o-mini') => operationRequest('openai', 'embedding', model, text);
+
+  it('say format, endpoint, model and the first words of the prompt, then the request key', () => {
+    expect(recordingName(chat('What is the weather in Paris?'), '/v1/chat/completions', '3f9a1c')).toBe('openai-chat-completions-gpt-4o-mini-what-is-the-weather-in-paris-3f9a1c.json');
+    expect(recordingName(operationRequest('gemini', 'embedding', 'gemini-2.5-flash', 'Hi'), '/v1beta/models/gemini-2.5-flash:streamGenerateContent', 'ab12')).toBe('gemini-stream-generate-content-gemini-2.5-flash-hi-ab12.json');
+  });
+
+  it('keep the slug to whole lowercase ASCII words within 40 characters, whatever the prompt', () => {
+    const long = recordingName(chat('Résumé: ÉCRIS un poème sur les crêpes, la mer et le vent du nord, s’il te plaît '.repeat(10_000)), '/v1/chat/completions', 'k');
+    const words = long.slice('openai-chat-completions-gpt-4o-mini-'.length, -'-k.json'.length);
+    expect(words).toBe('resume-ecris-un-poeme-sur-les-crepes-la');
+    expect(words.length).toBeLessThanOrEqual(40);
+    // No words to show (another script, punctuation, a path): the name still holds, and never a slash.
+    expect(recordingName(chat('你好'), '/v1/embeddings', 'k')).toBe('openai-embeddings-gpt-4o-mini-k.json');
+    expect(recordingName(chat('../../etc/passwd', '../x'), '/v1/embeddings', 'k')).toBe('openai-embeddings-x-etc-passwd-k.json');
+  });
 });

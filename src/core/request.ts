@@ -62,6 +62,11 @@ export interface CanonicalRequest {
   output: OutputFormat;
   /** Visible reasoning (Anthropic thinking): its token budget when asked for. */
   reasoning?: { budgetTokens: number };
+  /**
+   * Every input of the call this request is one input of (an embeddings batch), when there are several:
+   * a recording holds the answer to the whole batch, so the match key covers the whole batch.
+   */
+  batch?: readonly string[];
 }
 
 export function textOf(message: Message): string {

@@ -3,6 +3,7 @@
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
+import { lastUserText, type CanonicalRequest } from '../core/request.ts';
 import { rewrittenSearch } from '../auth/tokens.ts';
 import type { Call } from '../pipeline/call.ts';
 import type { Outbound } from '../pipeline/exchange.ts';
@@ -75,6 +76,34 @@ function mockHeaders(headers: Record<string, string>): Record<string, string> | 
 async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
   return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** How much of a prompt the file name's slug is made from: a few words, never a whole body. */
+const SLUG_SOURCE_CHARS = 400;
+const SLUG_MAX = 40;
+
+/** Lowercase ASCII words of `text` joined by dashes, whole words up to `max` characters. */
+function slug(text: string, max = SLUG_MAX): string {
+  const words = text.slice(0, SLUG_SOURCE_CHARS).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^a-z0-9.]+/).map((w) => w.replace(/^\.+|\.+$/g, '')).filter(Boolean);
+  let out = '';
+  for (const word of words) {
+    const next = out ? `${out}-${word}` : word;
+    if (next.length > max) break;
+    out = next;
+  }
+  return out || (words[0]?.slice(0, max) ?? '');
+}
+
+/**
+ * The file name of a recording, so a person finds the one for a test: format, endpoint, model, the
+ * prompt's first words, then the request's matchKey (the fixture's `match.requestKey`, also in a
+ * near-miss report), which makes it unique: two requests with the same key are the same fixture.
+ * `openai-chat-completions-gpt-4o-mini-what-is-the-weather-in-paris-5409864d1a580.json`
+ */
+export function recordingName(request: CanonicalRequest, path: string, key: string): string {
+  // The version and a path's model (Gemini's `/v1beta/models/{m}:generateContent`) say nothing the rest doesn't.
+  const endpoint = path.replace(/^\/v\d+[a-z]*\d*(?=\/|$)/, '').replace(/\/models\/[^/:]+/, '').replace(/([a-z0-9])([A-Z])/g, '$1-$2');
+  return `${[request.format, slug(endpoint), slug(request.model), slug(lastUserText(request)), key].filter(Boolean).join('-')}.json`;
 }
 
 type Fs = typeof import('node:fs');
@@ -151,8 +180,9 @@ export class Recorder {
       return console.warn(`model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes`);
     }
     const key = matchKey(request);
+    const file = recordingName(request, call.inbound.url.pathname, key);
     const fixture: Fixture = {
-      name: `recorded ${request.format} ${call.inbound.url.pathname} ${key}`,
+      name: `recorded ${file.slice(0, -'.json'.length)}`,
       match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
       recorded: {
         method: call.inbound.method,
@@ -192,7 +222,7 @@ export class Recorder {
       await this.sideFile(body);
       return console.warn(`model-gateway-mock: ${call.inbound.url.pathname} answered binary (${type}): kept as a side file only, no fixture (binary answers do not replay yet)`);
     }
-    await this.write(`${key}.json`, sortedJson(fixture));
+    await this.write(file, sortedJson(fixture));
   }
 
   /** The query as recorded: every credential parameter (the one list in auth/tokens.ts) redacted. */

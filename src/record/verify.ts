@@ -57,7 +57,19 @@ const CREDENTIALS: Record<string, (key: string) => Record<string, string>> = {
   gemini: (key) => ({ 'x-goog-api-key': key }),
 };
 
-/** The drift of one recorded fixture against the live service; [] when its shape still holds. */
+/** The upstream answered 401 or 403 where the recording has another status: the key, not the fixture, is at fault. */
+export class UpstreamRefused extends Error {
+  readonly status: number;
+  constructor(status: number, detail: string) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+/** How much of a refusal's body is quoted: enough for the vendor's message, never a whole page. */
+const REFUSAL_QUOTE = 300;
+
+/** The drift of one recorded fixture against the live service; [] when its shape still holds. Throws UpstreamRefused. */
 export async function verifyFixture(fixture: Fixture, upstream: string, key: string | undefined): Promise<string[]> {
   const rec = fixture.recorded as { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> } | undefined;
   const format = fixture.match?.format ?? 'openai';
@@ -69,6 +81,10 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
   const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? CREDENTIALS[format]?.(key) : {}) };
   const response = await fetch(url, { method: rec.method ?? 'POST', headers, body: rec.request === undefined ? undefined : JSON.stringify(rec.request) });
   const text = await response.text();
+  const expected = fixture.error?.status ?? rec.status ?? 200;
+  if ((response.status === 401 || response.status === 403) && response.status !== expected) {
+    throw new UpstreamRefused(response.status, `${rec.method ?? 'POST'} ${rec.path} answered ${response.status}: ${text.slice(0, REFUSAL_QUOTE).trim()}`);
+  }
   if (fixture.error) return response.status === fixture.error.status ? [] : [`status ${fixture.error.status} → ${response.status}`];
   if (response.status !== (rec.status ?? 200)) return [`status ${rec.status ?? 200} → ${response.status}`];
   const raw = (fixture.raw as Record<string, unknown> | undefined)?.[format];
@@ -92,8 +108,12 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
 
 const USAGE = `Usage: model-gateway-mock verify --fixtures <dir> --upstream <url> [--api-key <key>]
   Re-sends each recorded request and reports where the live answer's shape differs.
-  The key may also come from MGM_UPSTREAM_API_KEY. Exit: 0 clean, 1 drift, 2 usage error.
+  The key may also come from MGM_UPSTREAM_API_KEY.
+  Exit: 0 clean, 1 drift, 2 usage error, 3 the upstream refused the credentials (401/403).
 `;
+
+/** Exit code when the upstream answers 401/403 where the recording has another status: a key problem, not drift. */
+export const REFUSED_EXIT = 3;
 
 /** The verify command; resolves to the process exit code. */
 export async function verifyMain(args: string[]): Promise<number> {
@@ -126,7 +146,22 @@ export async function verifyMain(args: string[]): Promise<number> {
   let checked = 0;
   for (const fixture of fixtures.filter((f) => f.recorded)) {
     checked++;
-    const drift = await verifyFixture(fixture, values.upstream!, key).catch((error: Error) => [`request failed: ${error.message}`]);
+    let drift: string[];
+    try {
+      drift = await verifyFixture(fixture, values.upstream!, key);
+    } catch (error) {
+      if (!(error instanceof UpstreamRefused)) drift = [`request failed: ${(error as Error).message}`];
+      else {
+        // Every other fixture would be refused the same way: stop at the first, say what to set.
+        const given = values['api-key'] !== undefined ? 'the key given with --api-key' : key ? 'the key in MGM_UPSTREAM_API_KEY' : 'no key (neither --api-key nor MGM_UPSTREAM_API_KEY is set)';
+        process.stderr.write(
+          `model-gateway-mock verify: the upstream refused the credentials (${error.status}) for "${fixture.name}"; verification stopped, no drift reported.\n` +
+            `  Sent ${given}. Set MGM_UPSTREAM_API_KEY (or pass --api-key <key>) to a key ${values.upstream} accepts.\n` +
+            `  ${error.message}\n`,
+        );
+        return REFUSED_EXIT;
+      }
+    }
     if (!drift.length) continue;
     drifted++;
     process.stdout.write(`${fixture.name}: drifted\n${drift.map((d) => `  ${d}\n`).join('')}`);

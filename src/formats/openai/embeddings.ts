@@ -76,10 +76,12 @@ async function embeddings(call: Call) {
   if (tokens > MAX_REQUEST_TOKENS) {
     throw invalid('input', `Requested ${tokens} tokens, max ${MAX_REQUEST_TOKENS} tokens per request`, 'max_tokens_per_request');
   }
-  // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it.
+  // Each input is its own request to the fixtures: one may pin its vector, fail it, or break it. Each
+  // also names the whole batch, which a recording of the batch matches on (see matchKey).
+  const batch = texts.length > 1 ? texts : undefined;
   const decisions: Decision[] = [];
   for (const text of texts) {
-    const decision = decide(call, operationRequest('openai', 'embedding', model, text));
+    const decision = decide(call, { ...operationRequest('openai', 'embedding', model, text), batch });
     if (isForward(decision)) return decision;
     decisions.push(decision);
   }
