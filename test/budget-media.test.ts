@@ -217,6 +217,33 @@ describe('realtime: one response at a time, other events held in order', () => {
   });
 });
 
+describe(`realtime: a burst read at once is handled ${REALTIME_LIMITS.eventsPerTurn} events a turn, in order`, () => {
+  const live = realtimeServer();
+
+  it('answers 2,000 response.create in order, another client reading its journal entry mid-burst', async () => {
+    const burst = await realtimeClient(live.wsUrl);
+    const journal = `${live.server.url}/__admin/requests?path=/v1/realtime`;
+    const sentSoFar = async () => ((await (await fetch(journal)).json()) as { requests: { eventsSent: number }[] }).requests[0].eventsSent;
+    const before = await sentSoFar();
+    // Sent in one go: the server reads them in one read (or a few), thousands of events at once.
+    for (let i = 0; i < 2000; i++) burst.send({ type: 'response.create', event_id: `b${i}`, response: { output_modalities: ['text'] } });
+    const answered = (e: Ev[]) => ofType(e, 'response.done').length + ofType(e, 'error').length >= 2000;
+    const done = burst.until(answered);
+    // Another client reads the session's entry until the burst is answered: a count strictly between
+    // the start and the end is the server's word that it served someone else in the middle of it.
+    const seen: number[] = [];
+    while (!answered(burst.events)) seen.push(await sentSoFar());
+    const events = await done;
+    const after = await sentSoFar();
+    expect(seen.some((n) => n > before + REALTIME_LIMITS.eventsPerTurn && n < after - REALTIME_LIMITS.eventsPerTurn)).toBe(true);
+    // Every create answered, in the order sent: the refusals name their events in ascending order.
+    const refused = ofType(events, 'error').map((e) => Number(e.error.event_id.slice(1)));
+    expect(refused.length + ofType(events, 'response.created').length).toBe(2000);
+    expect(refused).toEqual([...refused].sort((x, y) => x - y));
+    burst.socket.close();
+  }, 60_000);
+});
+
 /** A reply of 400 words: about two minutes of speech, a hundred-odd slices of synthesis. */
 const LONG_STORY = Array.from({ length: 400 }, (_, i) => `word${i % 7 ? '' : '.'}`).join(' ');
 /** The samples of LONG_STORY's speech (voice alloy): what a whole response makes. */
@@ -480,6 +507,33 @@ describe('large JPEG and WebP uploads are decoded on worker threads (at most two
         await gw.stop();
       }
     }, 240_000);
+
+    it('draws and encodes a 1024x1024 edit on a thread, to the bytes of a main-thread run and of a socket', async () => {
+      const small = pngWith(256, 256, zeroRows(256, 256));
+      const edit = async (client: OpenAI) =>
+        (await client.images.edit({ model: 'gpt-image-1', image: await Promise.all([0, 1].map((i) => toFile(small, `s${i}.png`, { type: 'image/png' }))), prompt: 'a red kite', size: '1024x1024', quality: 'low' }).asResponse()).text();
+      const overSocket = await edit(live.client);
+      const run = async (threads: boolean) => {
+        useImageThreads(threads);
+        const gw = await inProcess.start();
+        try {
+          const before = { ...imagePoolCounts };
+          const text = await edit(new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 }));
+          return { text, drawn: imagePoolCounts.edit - before.edit, encoded: imagePoolCounts.encode - before.encode };
+        } finally {
+          useImageThreads(true);
+          await gw.stop();
+        }
+      };
+      const threaded = await run(true);
+      // The picture was drawn and encoded on a thread, not here.
+      expect(threaded).toMatchObject({ drawn: 1, encoded: 1 });
+      const here = await run(false);
+      expect(here).toMatchObject({ drawn: 0, encoded: 0 });
+      expect(JSON.parse(overSocket).data[0].b64_json).toBeTruthy();
+      expect(here.text).toBe(overSocket);
+      expect(threaded.text).toBe(overSocket);
+    }, 120_000);
   });
 });
 

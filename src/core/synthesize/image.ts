@@ -6,7 +6,7 @@
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { hashString, Rng } from '../seed.ts';
 import { ImageWork, ImageWorkExceeded } from './image-work.ts';
-import { DecodeAbandoned, decodeOnThread } from './image-pool.ts';
+import { DecodeAbandoned, decodeOnThread, editOnThread, encodeOnThread } from './image-pool.ts';
 import { InflateOverrun, readPng } from './png.ts';
 
 /** 8-bit RGBA pixels, row by row. */
@@ -254,8 +254,34 @@ function loadWebp(): Promise<WebpCodec> {
   })());
 }
 
-/** The image as a file of `format`; `quality` 0..100 for the lossy formats (100 is WebP's lossless). */
-export async function encodeImage(image: RgbaImage, format: ImageFormat, quality = 100): Promise<Uint8Array> {
+/**
+ * Pictures of at least this many pixels are drawn (edits) and encoded on a worker thread where there is
+ * one: a 1024×1024 PNG takes a third of a second here in one step. Smaller ones are not worth the copies.
+ */
+export const THREAD_DRAW_PIXELS = 512 * 512;
+
+/**
+ * An edit (see editPicture) drawn on a worker thread when large and threads exist, else here: the same
+ * code either way, so the same pixels.
+ */
+export async function editPictureOffThread(sources: readonly RgbaImage[], prompt: string, width: number, height: number, key: number, mask?: RgbaImage, options: PictureOptions = {}): Promise<RgbaImage> {
+  requireSize(width, height);
+  const drawn = width * height >= THREAD_DRAW_PIXELS ? await editOnThread({ sources: [...sources], prompt, width, height, key, mask, options }) : undefined;
+  return drawn ?? editPicture(sources, prompt, width, height, key, mask, options);
+}
+
+/**
+ * The image as a file of `format`; `quality` 0..100 for the lossy formats (100 is WebP's lossless).
+ * A large one is encoded on a worker thread where there is one (its pixels moved there when
+ * `handOver`, the caller giving them up; else copied), the same bytes as here.
+ */
+export async function encodeImage(image: RgbaImage, format: ImageFormat, quality = 100, handOver = false): Promise<Uint8Array> {
+  const file = image.width * image.height >= THREAD_DRAW_PIXELS ? await encodeOnThread(image, format, quality, handOver) : undefined;
+  return file ?? encodeWhole(image, format, quality);
+}
+
+/** The image as a file of `format`, in one step on this thread: what a worker thread runs. */
+export async function encodeWhole(image: RgbaImage, format: ImageFormat, quality = 100): Promise<Uint8Array> {
   if (format === 'png') {
     const { encode } = await loadPng();
     // Level 1: a fraction of the time of the default for little more size on flat pictures.

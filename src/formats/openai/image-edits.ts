@@ -6,7 +6,7 @@ import { operationRequest } from '../../core/request.ts';
 import { deriveKey, hashString, hashValue } from '../../core/seed.ts';
 import { IMAGE_WORK_LIMITS, ImageQueueFull, ImageWork, ImageWorkExceeded, imageDecodeGate } from '../../core/synthesize/image-work.ts';
 import { DecodeAbandoned } from '../../core/synthesize/image-pool.ts';
-import { decodeImage, editLayout, editPicture, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
+import { decodeImage, editLayout, editPictureOffThread, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './errors.ts';
@@ -145,7 +145,7 @@ async function edits(call: Call): Promise<Outbound | Forward> {
   const digest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
   const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.background, images.map((i) => digest(i.upload.bytes)), mask ? digest(mask.upload.bytes) : null], decision.seed);
   const transparent = ask.background === 'transparent';
-  const produced = await produce(ask, decision, (i, shapes) => editPicture(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), maskPixels, { transparent, shapes }));
+  const produced = await produce(ask, decision, (i, shapes) => editPictureOffThread(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), maskPixels, { transparent, shapes }));
   const imageTokens = ask.family === 'gpt-image' ? images.reduce((n, s) => n + inputImageTokens(s.size), 0) : 0;
   return answerImages(call, ask, decision, key, produced, 'image_edit', imageTokens);
 }

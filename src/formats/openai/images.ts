@@ -188,7 +188,7 @@ export interface Produced {
 }
 
 /** Pictures drawn by `draw` (or the fixture's pinned file), encoded as the request asks. */
-export async function produce(ask: ImageAsk, decision: Decision, draw: (index: number, shapes?: number) => RgbaImage): Promise<Produced> {
+export async function produce(ask: ImageAsk, decision: Decision, draw: (index: number, shapes?: number) => RgbaImage | Promise<RgbaImage>): Promise<Produced> {
   const pinned = decision.pinned?.image;
   let pinnedPicture: RgbaImage | undefined;
   let pinnedFile: Uint8Array | undefined;
@@ -200,19 +200,23 @@ export async function produce(ask: ImageAsk, decision: Decision, draw: (index: n
       });
     }
   }
-  const encode = async (picture: RgbaImage) => {
-    // Each file takes a while (about 0.4 s for 1536x1024 PNG): let other requests run in between.
+  const encode = async (picture: RgbaImage | Promise<RgbaImage>, handOver: boolean) => {
+    // Each file takes a while (about 0.4 s for 1536x1024 PNG, on a worker thread where there is one):
+    // let other requests run in between.
+    const pixels = await picture;
     await new Promise((resolve) => setTimeout(resolve, 0));
-    return encodeImage(picture, ask.format, ask.compression);
+    return encodeImage(pixels, ask.format, ask.compression, handOver);
   };
+  // A drawn picture is the encoder's to keep (its pixels move to the thread); a pinned one is reused.
+  const picture = (i: number, shapes?: number) => encode(pinnedPicture ?? draw(i, shapes), !pinnedPicture);
   const files: Uint8Array[] = [];
   const partials: Uint8Array[][] = [];
   const total = shapeCount(ask.prompt);
   for (let i = 0; i < ask.n; i++) {
-    files.push(pinnedFile && !pinnedPicture ? pinnedFile : await encode(pinnedPicture ?? draw(i)));
+    files.push(pinnedFile && !pinnedPicture ? pinnedFile : await picture(i));
     const steps: Uint8Array[] = [];
     // Each partial image shows more of the final picture's shapes.
-    for (let p = 0; ask.stream && p < ask.partialImages; p++) steps.push(await encode(pinnedPicture ?? draw(i, Math.floor((total * (p + 1)) / (ask.partialImages + 1)))));
+    for (let p = 0; ask.stream && p < ask.partialImages; p++) steps.push(await picture(i, Math.floor((total * (p + 1)) / (ask.partialImages + 1))));
     partials.push(steps);
   }
   return { files, partials };

@@ -7,6 +7,7 @@ import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { pcmFromBase64, SPEECH_SAMPLE_RATE, type SpeechWork } from '../../core/synthesize/audio.ts';
+import { yieldToLoop } from '../../core/slices.ts';
 import { transcribe } from '../../core/transcribe.ts';
 import { frameLength, loudness } from '../../core/voice.ts';
 import type { Call } from '../../pipeline/call.ts';
@@ -38,6 +39,8 @@ export const REALTIME_LIMITS = {
   /** Client events held, in order, while a response's speech is made (and their bytes); past either, the session is closed. */
   waitingEvents: 1000,
   waitingBytes: 16 * 1024 * 1024,
+  /** Client events handled in one turn of the event loop; a burst that arrived in one read is handled this many at a time, other clients served in between. */
+  eventsPerTurn: 64,
 };
 
 const CLIENT_EVENTS = [
@@ -102,6 +105,11 @@ export class RealtimeSession implements SocketPeer {
   /** Client events that arrived meanwhile, handled in order once its events are stamped. */
   private waiting: string[] = [];
   private waitingBytes = 0;
+  /** Client events received but not handled yet (a burst read at once), in order. */
+  private inbox: string[] = [];
+  /** Events this turn may still handle; the rest wait for the next turn. */
+  private turnBudget = REALTIME_LIMITS.eventsPerTurn;
+  private nextTurnBooked = false;
   private readonly timer: ReturnType<typeof setTimeout>;
   private responses = 0;
   private tokensUsed = 0;
@@ -177,6 +185,7 @@ export class RealtimeSession implements SocketPeer {
     clearTimeout(this.timer);
     const { entry } = this.call;
     this.waiting = [];
+    this.inbox = [];
     if (this.active || this.preparing) {
       this.active?.stop();
       entry.outcome = 'aborted';
@@ -189,7 +198,28 @@ export class RealtimeSession implements SocketPeer {
     this.bytes += text.length;
     if (this.events > REALTIME_LIMITS.events) return this.refuse('session_event_limit', `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`);
     if (this.bytes > REALTIME_LIMITS.bytes) return this.refuse('session_byte_limit', `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`);
-    this.handle(text);
+    this.inbox.push(text);
+    this.pump();
+  }
+
+  /**
+   * Handles the inbox in order, at most eventsPerTurn events a turn: thousands of events read at once
+   * are handled a counted slice at a time with the event loop served in between, so other clients'
+   * requests and sockets are answered meanwhile. A steady trickle is handled as it comes.
+   */
+  private pump(): void {
+    if (this.nextTurnBooked) return;
+    while (this.inbox.length && this.turnBudget > 0 && !this.gone) {
+      this.turnBudget--;
+      this.handle(this.inbox.shift()!);
+    }
+    if (!this.inbox.length || this.gone) return;
+    this.nextTurnBooked = true;
+    void yieldToLoop().then(() => {
+      this.nextTurnBooked = false;
+      this.turnBudget = REALTIME_LIMITS.eventsPerTurn;
+      this.pump();
+    });
   }
 
   /** One client event: parsed and dispatched, or held while a response is prepared (all but response.create, which is refused then). */
@@ -538,12 +568,12 @@ export class RealtimeSession implements SocketPeer {
       call.runtime.activeStreams--;
       if (!speech) return;
       this.play(planResponse(reply, latency, ctx, speech), ctx, fault);
-      // Events held meanwhile, in order; one may start another response, which holds the rest again.
-      while (!this.preparing && !this.gone && this.waiting.length) {
-        const text = this.waiting.shift()!;
-        this.waitingBytes -= text.length;
-        this.handle(text);
-      }
+      // Events held meanwhile go first, in order, then those not handled yet; one may start another
+      // response, which holds the rest again.
+      this.inbox.unshift(...this.waiting);
+      this.waiting = [];
+      this.waitingBytes = 0;
+      this.pump();
     });
   }
 
