@@ -217,25 +217,15 @@ describe('realtime: one response at a time, other events held in order', () => {
   });
 });
 
-describe(`realtime: a burst read at once is handled ${REALTIME_LIMITS.eventsPerTurn} events a turn, in order`, () => {
+describe('realtime: a burst of events is handled in order', () => {
   const live = realtimeServer();
 
-  it('answers 2,000 response.create in order, another client reading its journal entry mid-burst', async () => {
+  // Whether other clients get turns in the middle of a burst is not asserted here: over TCP the burst
+  // arrives in several reads, which gave turns before the inbox existed too. What can fail is order.
+  it('answers 2,000 response.create sent at once, every one, in the order sent', async () => {
     const burst = await realtimeClient(live.wsUrl);
-    const journal = `${live.server.url}/__admin/requests?path=/v1/realtime`;
-    const sentSoFar = async () => ((await (await fetch(journal)).json()) as { requests: { eventsSent: number }[] }).requests[0].eventsSent;
-    const before = await sentSoFar();
-    // Sent in one go: the server reads them in one read (or a few), thousands of events at once.
     for (let i = 0; i < 2000; i++) burst.send({ type: 'response.create', event_id: `b${i}`, response: { output_modalities: ['text'] } });
-    const answered = (e: Ev[]) => ofType(e, 'response.done').length + ofType(e, 'error').length >= 2000;
-    const done = burst.until(answered);
-    // Another client reads the session's entry until the burst is answered: a count strictly between
-    // the start and the end is the server's word that it served someone else in the middle of it.
-    const seen: number[] = [];
-    while (!answered(burst.events)) seen.push(await sentSoFar());
-    const events = await done;
-    const after = await sentSoFar();
-    expect(seen.some((n) => n > before + REALTIME_LIMITS.eventsPerTurn && n < after - REALTIME_LIMITS.eventsPerTurn)).toBe(true);
+    const events = await burst.until((e: Ev[]) => ofType(e, 'response.done').length + ofType(e, 'error').length >= 2000);
     // Every create answered, in the order sent: the refusals name their events in ascending order.
     const refused = ofType(events, 'error').map((e) => Number(e.error.event_id.slice(1)));
     expect(refused.length + ofType(events, 'response.created').length).toBe(2000);
