@@ -3,7 +3,7 @@ import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
 import { Journal } from './core/journal.ts';
 import { clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, parseLatency, toLatency, type LatencyProfile } from './core/timing.ts';
-import { DEFAULT_TOKEN, TokenStore } from './auth/tokens.ts';
+import { DEFAULT_KEY as DEFAULT_TOKEN, KeyStore as TokenStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { CanonicalRequest } from './core/request.ts';
@@ -19,7 +19,7 @@ import type { Call } from './transport/endpoint.ts';
 import type { Inbound } from './transport/exchange.ts';
 import { ForwardToUpstream, type RecordOptions } from './record/forward.ts';
 import type { Recorder } from './record/recorder.ts';
-import shipped from '../fixtures/models.json' with { type: 'json' };
+import shipped from '../catalog/models.json' with { type: 'json' };
 
 export interface GatewayOptions {
   /**

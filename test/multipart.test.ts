@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { Runtime } from '../src/runtime.ts';
-import { openaiFormat } from '../src/formats/openai/errors.ts';
+import { openaiFormat } from '../src/formats/openai/format.ts';
 import type { EndpointSpec } from '../src/transport/endpoint.ts';
 import { isUpload, json, type FormBody, type Upload } from '../src/transport/exchange.ts';
 import { mswHandlers } from '../src/transport/msw.ts';

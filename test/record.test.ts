@@ -178,7 +178,7 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record mode flags', ()
 });
 
 describe('record mode never writes a credential', () => {
-  // Every way a key travels, in any case: the one list of credential names (src/auth/tokens.ts).
+  // Every way a key travels, in any case: the one list of credential names (src/auth/keys.ts).
   const query = `alt=sse&key=${TOKEN}&api_key=${TOKEN}&KEY=${TOKEN}&access_token=${TOKEN}&Api-Key=${TOKEN}&admin_token=${TOKEN}`;
 
   it('redacts every credential parameter in the recording, and verify sends none of them on', async () => {

@@ -3,7 +3,7 @@
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
-import { rewrittenSearch } from '../auth/tokens.ts';
+import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../transport/endpoint.ts';
 import type { Outbound } from '../transport/exchange.ts';
 import type { Fixture } from '../fixtures/types.ts';

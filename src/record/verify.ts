@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../fixtures/types.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
-import { rewrittenSearch } from '../auth/tokens.ts';
+import { rewrittenSearch } from '../auth/keys.ts';
 import { fixtureFolderProblem } from '../cli-checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */

@@ -3,7 +3,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { heldRequests, type Gateway, type RequestFilter } from '../gateway.ts';
 import { readable, type JournalEntry } from '../core/journal.ts';
-import { FixtureError, fixturesOf } from '../fixtures/error.ts';
+import { FixtureValidationError as FixtureError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;

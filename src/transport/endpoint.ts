@@ -4,7 +4,7 @@ import { GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
-import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
+import { HOW_KEYS_ARE_SET as HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskKey as maskToken, presentedKey as presentedToken, type KeyWay as TokenWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';

@@ -6,7 +6,7 @@ import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import type { Inbound } from '../../transport/exchange.ts';
 import { json } from '../../transport/exchange.ts';
 import { deliver } from '../../transport/respond.ts';
-import { anthropicFormat } from './errors.ts';
+import { anthropicFormat } from './format.ts';
 import { parseMessagesRequest } from './parse.ts';
 import { messageStreamEvents, renderMessage } from './render.ts';
 import { checkField } from './validate.ts';

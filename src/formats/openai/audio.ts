@@ -16,7 +16,7 @@ import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { isUpload, json, type FormBody, type Upload } from '../../transport/exchange.ts';
 import { decidedOutbound, decidedStream } from '../../transport/respond.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
 import { refuseUnrecognized } from '../fields.ts';
 

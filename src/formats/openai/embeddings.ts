@@ -9,7 +9,7 @@ import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import { decidedReply } from '../../transport/respond.ts';
 import { mayBeBig } from '../../transport/exchange.ts';
 import { operationRequest } from '../../core/request.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
 

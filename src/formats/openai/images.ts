@@ -13,7 +13,7 @@ import type { Call, EndpointSpec } from '../../transport/endpoint.ts';
 import type { Outbound } from '../../transport/exchange.ts';
 import { decidedReply, decidedStream } from '../../transport/respond.ts';
 import { sseFrame, type TimedEvent } from '../../transport/sse.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 
