@@ -20,6 +20,7 @@ import type { Inbound } from './transport/exchange.ts';
 import { ForwardToUpstream, type RecordOptions } from './record/forward.ts';
 import type { Recorder } from './record/recorder.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
+import { isFormatName } from './formats/names.ts';
 
 export interface GatewayOptions {
   /**
@@ -172,7 +173,7 @@ export class Runtime {
       seed: overrides.seed ?? this.seed,
       latency: overrides.latency ?? (answer?.latency === undefined ? this.latency : toLatency(answer.latency)),
       fault: overrides.fault ?? answer?.fault,
-      raw: answer?.raw?.[request.format as keyof NonNullable<typeof answer.raw>],
+      raw: isFormatName(request.format) ? answer?.raw?.[request.format] : undefined,
     };
   }
 

@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { verifyFixture } from '../src/record/verify.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
@@ -222,6 +223,28 @@ describe('record mode never writes a credential', () => {
       await upstream.stop();
     }
   }, 30_000);
+});
+
+describe('verify', () => {
+  it("sends the key in each format's own header (the format objects' credentialHeaders)", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const spy = createServer((req, res) => {
+      const h = req.headers;
+      seen.push({ authorization: h.authorization, 'x-api-key': h['x-api-key'], 'anthropic-version': h['anthropic-version'], 'x-goog-api-key': h['x-goog-api-key'] });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
+    try {
+      const upstream = `http://127.0.0.1:${(spy.address() as AddressInfo).port}`;
+      for (const format of ['openai', 'anthropic', 'gemini'] as const) {
+        await verifyFixture({ name: format, match: { format }, recorded: { path: '/p', request: {} }, raw: { [format]: {} } }, upstream, 'live-key');
+      }
+    } finally {
+      spy.close();
+    }
+    const only = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+    expect(seen.map(only)).toEqual([{ authorization: 'Bearer live-key' }, { 'x-api-key': 'live-key', 'anthropic-version': '2023-06-01' }, { 'x-goog-api-key': 'live-key' }]);
+  });
 });
 
 describe('record in-process (msw) against a standalone upstream', () => {

@@ -7,6 +7,7 @@ import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../transport/endpoint.ts';
 import type { Outbound } from '../transport/exchange.ts';
 import type { Fixture } from '../fixtures/types.ts';
+import type { FormatName } from '../formats/names.ts';
 import type { ForwardToUpstream, RecordOptions } from './forward.ts';
 
 // Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
@@ -152,7 +153,7 @@ export class Recorder {
     const key = matchKey(request);
     const fixture: Fixture = {
       name: `recorded ${request.format} ${call.inbound.url.pathname} ${key}`,
-      match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
+      match: { format: request.format as FormatName, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
       recorded: {
         method: call.inbound.method,
         path: call.inbound.url.pathname,

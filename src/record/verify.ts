@@ -5,6 +5,7 @@ import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../fixtures/types.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
+import { FORMATS } from '../formats/all.ts';
 import { fixtureFolderProblem } from '../cli-checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
@@ -51,12 +52,6 @@ function eventsShape(events: RecordedEvent[]): { types: Set<string>; shape: Map<
   return { types: new Set(events.map(eventType)), shape };
 }
 
-const CREDENTIALS: Record<string, (key: string) => Record<string, string>> = {
-  openai: (key) => ({ authorization: `Bearer ${key}` }),
-  anthropic: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
-  gemini: (key) => ({ 'x-goog-api-key': key }),
-};
-
 /** The drift of one recorded fixture against the live service; [] when its shape still holds. */
 export async function verifyFixture(fixture: Fixture, upstream: string, key: string | undefined): Promise<string[]> {
   const rec = fixture.recorded as { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> } | undefined;
@@ -66,7 +61,7 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
   // A recorded credential parameter (redacted, or in clear in a hand-written file) is never sent on:
   // the key goes in the format's header.
   if (rec.query) url.search = rewrittenSearch(new URL(`http://q/?${rec.query}`), () => undefined);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? CREDENTIALS[format]?.(key) : {}) };
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? FORMATS[format].credentialHeaders(key) : {}) };
   const response = await fetch(url, { method: rec.method ?? 'POST', headers, body: rec.request === undefined ? undefined : JSON.stringify(rec.request) });
   const text = await response.text();
   if (fixture.error) return response.status === fixture.error.status ? [] : [`status ${fixture.error.status} → ${response.status}`];

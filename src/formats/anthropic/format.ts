@@ -1,11 +1,12 @@
-// The Anthropic wire format as the pipeline sees it: its request ids and its error renderers.
-import type { FormatEdge } from '../../transport/endpoint.ts';
+// The Anthropic wire format as the pipeline sees it: its request ids, how an API key travels, and its error renderers.
+import type { VendorFormat } from '../format.ts';
 import { anthropicErrorResponse, anthropicStreamError } from './errors.ts';
 
-export const anthropicFormat: FormatEdge = {
+export const anthropicFormat: VendorFormat = {
   name: 'anthropic',
   requestIdHeader: 'request-id',
   requestIdPrefix: 'req_011',
   errorResponse: anthropicErrorResponse,
   streamError: anthropicStreamError,
+  credentialHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
 };

@@ -1,11 +1,12 @@
-// The Gemini wire format as the pipeline sees it: its request ids and its error renderers.
-import type { FormatEdge } from '../../transport/endpoint.ts';
+// The Gemini wire format as the pipeline sees it: its request ids, how an API key travels, and its error renderers.
+import type { VendorFormat } from '../format.ts';
 import { geminiErrorResponse, geminiStreamError } from './errors.ts';
 
-export const geminiFormat: FormatEdge = {
+export const geminiFormat: VendorFormat = {
   name: 'gemini',
   requestIdHeader: 'x-request-id',
   requestIdPrefix: '',
   errorResponse: geminiErrorResponse,
   streamError: geminiStreamError,
+  credentialHeaders: (key) => ({ 'x-goog-api-key': key }),
 };
