@@ -10,7 +10,7 @@ import type { EndpointSpec } from '../src/transport/endpoint.ts';
 import { isUpload, json, type FormBody, type Upload } from '../src/transport/exchange.ts';
 import { mswHandlers } from '../src/transport/msw.ts';
 import { NodeRouter } from '../src/transport/node.ts';
-import { strictListen } from './helpers/modes.ts';
+import { socketSuites, strictListen } from './helpers/modes.ts';
 
 const echo: EndpointSpec = {
   method: 'POST',
@@ -40,7 +40,7 @@ const adapters: Adapter[] = [
       return { root: 'http://127.0.0.1:2', stop: async () => server.close() };
     },
   },
-  ...(process.env.GATEWAY_TEST_INPROCESS_ONLY
+  ...(!socketSuites
     ? []
     : [
         {

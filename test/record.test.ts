@@ -11,7 +11,7 @@ import { validateFixtures } from '../src/fixtures/validate.ts';
 import { verifyFixture } from '../src/record/verify.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
-import { strictListen } from './helpers/modes.ts';
+import { socketSuites, strictListen } from './helpers/modes.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -66,7 +66,7 @@ function readDir(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => [join(d.parentPath, d.name).slice(dir.length), readFileSync(join(d.parentPath, d.name), 'utf8')]));
 }
 
-describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (socket)', () => {
+describe.runIf(socketSuites)('record and replay (socket)', () => {
   let upstream: Spawned;
   const dir = mkdtempSync(join(tmpdir(), 'mgm-record-'));
   let recorded: Awaited<ReturnType<typeof traffic>>;
@@ -167,7 +167,7 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
   }, 30_000);
 });
 
-describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record mode flags', () => {
+describe.runIf(socketSuites)('record mode flags', () => {
   it('stop the CLI with exit code 2 and a message when incomplete', async () => {
     const noUpstream = await runCli(['--record', mkdtempSync(join(tmpdir(), 'mgm-record-'))]);
     expect(noUpstream.code).toBe(2);
