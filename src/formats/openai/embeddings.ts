@@ -10,7 +10,7 @@ import { decidedReply } from '../../transport/respond.ts';
 import { mayBeBig } from '../../transport/exchange.ts';
 import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './format.ts';
-import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
 
 type Raw = Record<string, unknown>;
