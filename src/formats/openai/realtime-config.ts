@@ -1,7 +1,7 @@
 // A realtime session's configuration: parsed from `session.update` (GA and beta shapes, which name the
 // same settings differently), and rendered back in the shape the client speaks.
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
+import { checkField, checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 
 type Raw = Record<string, unknown>;
@@ -204,14 +204,6 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
     }
   }
   return next;
-}
-
-/** The model a session configuration names, if any (checked as a string). */
-export function sessionModel(session: unknown): string | undefined {
-  const model = (session as Raw | undefined)?.model;
-  if (model === undefined) return undefined;
-  if (typeof model !== 'string') throw missing('session.model');
-  return model;
 }
 
 function vadObject(d: TurnDetection | null) {
