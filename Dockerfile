@@ -1,7 +1,7 @@
 # model-gateway-mock as a container, e.g. a CI service container:
 #   docker build -t model-gateway-mock .
 #   docker run --rm -p 4010:4010 -v "$PWD/my-fixtures:/fixtures:ro" model-gateway-mock [--seed 1] [--fixtures /fixtures]
-# (my-fixtures: a folder of your fixture files; this repository's fixtures/ is the model catalogue and schemas)
+# (my-fixtures: a folder of your fixture files)
 # The image runs the packed npm package, exactly what `npx model-gateway-mock` runs.
 
 FROM node:24-slim AS build
@@ -11,7 +11,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json README.md LICENSE CHANGELOG.md ./
 COPY bin bin
-COPY fixtures fixtures
+COPY catalog catalog
+COPY schemas schemas
 COPY src src
 COPY scripts scripts
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json \

@@ -5,7 +5,7 @@ import { readable, type JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { FixtureEntry } from './fixtures/match.ts';
 import type { validateFixtures } from './fixtures/validate.ts';
-import type { IssuedToken, TokenScope } from './auth/tokens.ts';
+import type { IssuedToken, TokenScope } from './auth/keys.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';

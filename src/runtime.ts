@@ -4,14 +4,14 @@ import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
 import { Journal } from './core/journal.ts';
 import { clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
-import { DEFAULT_TOKEN, TokenStore } from './auth/tokens.ts';
+import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { Capability } from './core/models.ts';
 import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
 import type { RecordOptions } from './record/forward.ts';
-import shipped from '../fixtures/models.json' with { type: 'json' };
+import shipped from '../catalog/models.json' with { type: 'json' };
 
 export interface GatewayOptions {
   /**
@@ -59,7 +59,7 @@ export class Runtime {
   readonly clock: ClockOption;
   readonly latency: LatencyProfile;
   readonly maxBodyBytes: number;
-  readonly tokens: TokenStore;
+  readonly tokens: KeyStore;
   readonly fixtures: FixtureSet;
   readonly catalogue: Catalogue;
   readonly journal: Journal;
@@ -83,7 +83,7 @@ export class Runtime {
       throw new Error(`model-gateway-mock options, latency: ${(error as Error).message}`);
     }
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.tokens = new TokenStore(options.tokens?.length ? options.tokens : [DEFAULT_TOKEN]);
+    this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY]);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     try {
       this.catalogue = shippedCatalogue(options.models);

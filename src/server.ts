@@ -15,7 +15,7 @@ import { buildGateway, endpoints, type Gateway, type GatewayParts } from './gate
 import type { GatewayOptions } from './runtime.ts';
 import { NodeRouter } from './adapters/node.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
-import { openaiFormat } from './formats/openai/errors.ts';
+import { openaiFormat } from './formats/openai/format.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
 import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';

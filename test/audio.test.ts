@@ -9,6 +9,7 @@ import { OggOpusDecoder } from 'ogg-opus-decoder';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
+import { parseSse } from '../src/record/recorder.ts';
 
 const SAY = 'The quick brown fox jumps over the lazy dog. Then it naps in the sun!';
 
@@ -98,7 +99,7 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
     const res = await speak('pcm', { stream_format: 'sse' });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     const text = await res.text();
-    const events = text.split('\n\n').filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, '')));
+    const events = parseSse(text).map((f) => JSON.parse(f.data));
     const deltas = events.filter((e) => e.type === 'speech.audio.delta');
     expect(deltas.length).toBeGreaterThan(1);
     const audio = Buffer.concat(deltas.map((e) => Buffer.from(e.audio, 'base64')));
@@ -277,10 +278,10 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
         body: JSON.stringify({ model: 'gpt-4o-mini-tts', input: SAY, voice: 'ash', response_format: 'mp3', stream_format: 'sse' }),
       });
     const failed = await (await post({ 'x-mock-fault': 'STREAM_ERROR,after=1,status=500' })).text();
-    const frames = failed.split('\n\n').filter(Boolean);
+    const frames = parseSse(failed).map((f) => JSON.parse(f.data));
     expect(frames).toHaveLength(2);
-    expect(JSON.parse(frames[0].slice(6)).type).toBe('speech.audio.delta');
-    expect(JSON.parse(frames[1].slice(6)).error.type).toBe('server_error');
+    expect(frames[0].type).toBe('speech.audio.delta');
+    expect(frames[1].error.type).toBe('server_error');
     await expect(post({ 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' }).then((r) => r.arrayBuffer())).rejects.toThrow();
     const reseeded = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }, { headers: { 'x-mock-seed': '9' } }));
     const plain = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }));

@@ -1,6 +1,7 @@
 // Uploads decoded within their declared size, image work counted against ceilings with turns for
 // other clients, and realtime's one-response-at-a-time rule (issue 28, part 3). Bounds are proved by
 // counted work and by ordering, never by time.
+// msw 2: not run again (its socket suites are not gated by socketSuites, and what it counts does not depend on msw's major).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import OpenAI, { toFile } from 'openai';
 import { GoogleGenAI, Modality } from '@google/genai';

@@ -239,7 +239,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.waitForFunction(() => /\n/.test(document.querySelector('#reply')!.textContent!));
     const lines = (await page.textContent('#reply'))!.split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^0\.\d{4}  The weather in Oslo is mild$/);
+    expect(lines[0]).toMatch(/^0\.\d{4} {2}The weather in Oslo is mild$/);
     // A legacy completion model answers on /v1/completions.
     await page.selectOption('#model', 'gpt-3.5-turbo-instruct');
     expect(await page.textContent('#endpoint')).toBe('POST /v1/completions');

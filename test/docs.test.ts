@@ -53,7 +53,7 @@ function blocksOf(file: string): Block[] {
     if (!open) continue;
     const start = i;
     while (++i < lines.length && !/^```\s*$/.test(lines[i]));
-    blocks.push({ file, line: start + 1, lang: open[1], info: open[2], code: lines.slice(start + 1, i).join('\n') + '\n' });
+    blocks.push({ file, line: start + 1, lang: open[1], info: open[2], code: `${lines.slice(start + 1, i).join('\n')}\n` });
   }
   return blocks;
 }

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { createGateway } from '../src/index.ts';
 import { CAPTURE_LIMIT, captureBytes, Journal, readable, type JournalEntry } from '../src/core/journal.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { parseSse } from '../src/record/recorder.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
 
 describe('the journal keeps what was answered (in-process)', () => {
@@ -31,10 +32,10 @@ describe('the journal keeps what was answered (in-process)', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     const [entry] = gateway.requests();
     await expect.poll(() => entry.outcome).toBe('completed');
-    const events = entry.response!.body!.split('\n\n').filter(Boolean);
+    const events = parseSse(entry.response!.body!).map((e) => e.data);
     expect(events).toHaveLength(entry.eventsSent);
-    expect(events.at(-1)).toBe('data: [DONE]');
-    const captured = events.slice(0, -1).map((e) => JSON.parse(e.slice('data: '.length)).choices[0]?.delta.content ?? '').join('');
+    expect(events.at(-1)).toBe('[DONE]');
+    const captured = events.slice(0, -1).map((data) => JSON.parse(data).choices[0]?.delta.content ?? '').join('');
     expect(captured).toBe(text);
     expect(entry.durationMs).toBeGreaterThanOrEqual(0);
   });

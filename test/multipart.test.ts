@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import { Runtime } from '../src/runtime.ts';
-import { openaiFormat } from '../src/formats/openai/errors.ts';
+import { openaiFormat } from '../src/formats/openai/format.ts';
 import type { EndpointSpec } from '../src/pipeline/call.ts';
 import { isUpload, json, type FormBody, type Upload } from '../src/pipeline/exchange.ts';
 import { mswHandlers } from '../src/adapters/msw.ts';
 import { NodeRouter } from '../src/adapters/node.ts';
-import { strictListen } from './helpers/modes.ts';
+import { socketSuites, strictListen } from './helpers/modes.ts';
 
 const echo: EndpointSpec = {
   method: 'POST',
@@ -40,7 +40,7 @@ const adapters: Adapter[] = [
       return { root: 'http://127.0.0.1:2', stop: async () => server.close() };
     },
   },
-  ...(process.env.GATEWAY_TEST_INPROCESS_ONLY
+  ...(!socketSuites
     ? []
     : [
         {

@@ -56,7 +56,7 @@ describe('o200k encoding', () => {
     const samples = [
       'The quick brown fox jumps over the lazy dog. '.repeat(40),
       'function f(x) { return x.map((y) => y * 2).filter(Boolean); }\n'.repeat(20),
-      'a'.repeat(300) + ' ' + '9'.repeat(50) + ' ' + '—'.repeat(70),
+      `${'a'.repeat(300)} ${'9'.repeat(50)} ${'—'.repeat(70)}`,
       'Ünïcödé façade naïve coöperate 日本語のテキスト 한국어 текст عربى हिन्दी 🚀🚀🚀',
       '\uFEFF\uFEFF\uFEFFnamespace x;\n\uFEFF// c\n\uFEFF#',
     ];

@@ -104,9 +104,9 @@ describe.runIf(socketSuites)('the npm package', () => {
   it('holds built code, types, the tokenizer table, the catalogue, the schemas, README, LICENSE and CHANGELOG, and nothing else', async () => {
     const { stdout } = await run('tar', ['tzf', tarball]);
     const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|fixtures\/(models|fixture\.schema|fixture-file\.schema)\.json|dist\/package\.json|dist\/fixtures\/(models|fixture\.schema)\.json|dist\/src\/core\/o200k_base\.bin|dist\/src\/.+\.(js|d\.ts))$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|catalog\/models\.json|schemas\/(fixture|fixture-file)\.schema\.json|dist\/package\.json|dist\/catalog\/models\.json|dist\/schemas\/fixture\.schema\.json|dist\/src\/core\/o200k_base\.bin|dist\/src\/.+\.(js|d\.ts))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
-    for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', 'fixtures/models.json', 'fixtures/fixture.schema.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.d.ts', 'dist/src/vitest.d.ts', 'dist/src/server.d.ts', 'dist/src/core/o200k_base.bin']) {
+    for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', 'catalog/models.json', 'schemas/fixture.schema.json', 'schemas/fixture-file.schema.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.d.ts', 'dist/src/vitest.d.ts', 'dist/src/server.d.ts', 'dist/src/core/o200k_base.bin']) {
       expect(files).toContain(f);
     }
     // Every module ships with its types.
@@ -136,7 +136,7 @@ describe.runIf(socketSuites)('the npm package', () => {
   it('runs `npx model-gateway-mock`, which answers the openai SDK and loads a fixture file that names its schema', async () => {
     const fixtures = join(installed, 'fixtures');
     mkdirSync(fixtures, { recursive: true });
-    const file = { $schema: '../node_modules/model-gateway-mock/fixtures/fixture-file.schema.json', fixtures: [{ name: 'cli', reply: { text: 'From npx.' } }] };
+    const file = { $schema: '../node_modules/model-gateway-mock/schemas/fixture-file.schema.json', fixtures: [{ name: 'cli', reply: { text: 'From npx.' } }] };
     writeFileSync(join(fixtures, 'chat.json'), JSON.stringify(file));
     // Its own process group: npx runs the CLI as a child of its own, which a signal to npx alone leaves running.
     const child = spawn('npx', ['model-gateway-mock', '--port', '0', '--fixtures', 'fixtures'], { cwd: installed, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -169,7 +169,7 @@ describe.runIf(socketSuites)('the npm package', () => {
   });
 
   it('ships fixture schemas an editor can check a file with', () => {
-    const dir = join(installed, 'node_modules/model-gateway-mock/fixtures');
+    const dir = join(installed, 'node_modules/model-gateway-mock/schemas');
     const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
     const fixtureSchema = read('fixture.schema.json');
     // An editor resolves the file schema's relative $ref next to it; here ajv does, by the fixture schema's $id.

@@ -17,6 +17,7 @@ import { createGateway } from '../src/index.ts';
 import { assertSchema } from './helpers/openapi.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { socketSuites } from './helpers/modes.ts';
 
 /** Each GA server event type → its schema in the OpenAPI spec, so a failure names the one schema broken. */
 const EVENT_SCHEMAS = (() => {
@@ -36,7 +37,6 @@ function assertEvents(events: Ev[]): void {
   }
 }
 
-const inprocessOnly = process.env.GATEWAY_TEST_INPROCESS_ONLY === '1';
 type Ev = Record<string, any>;
 
 /** Collects a socket's events; `until(type)` resolves with all events so far once one of that type arrives. */
@@ -86,7 +86,7 @@ function toneBase64(seconds = 1, silenceMs = 0): string {
 
 const userText = (text: string) => ({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
 
-describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
+describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
   let server: RunningServer;
   let client: OpenAI;
   beforeAll(async () => {
@@ -232,7 +232,7 @@ describe.skipIf(inprocessOnly)('realtime over wss with the openai SDK', () => {
   });
 });
 
-describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
+describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
   const live = realtimeServer();
 
   it('speaks the beta protocol with OpenAI-Beta: realtime=v1', async () => {
@@ -460,7 +460,7 @@ describe.skipIf(inprocessOnly)('realtime with raw WebSocket clients', () => {
   });
 });
 
-describe.skipIf(inprocessOnly)('the CLI with --tls', () => {
+describe.runIf(socketSuites)('the CLI with --tls', () => {
   it('prints the generated certificate, which a client trusts with NODE_EXTRA_CA_CERTS', async () => {
     const cli = await spawnCli(['--tls']);
     try {

@@ -9,10 +9,11 @@ import { GoogleGenAI } from '@google/genai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
 import { recordingName } from '../src/record/recorder.ts';
+import { verifyFixture } from '../src/record/verify.ts';
 import { operationRequest } from '../src/core/request.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
-import { strictListen } from './helpers/modes.ts';
+import { socketSuites, strictListen } from './helpers/modes.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -69,7 +70,7 @@ function readDir(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => [join(d.parentPath, d.name).slice(dir.length), readFileSync(join(d.parentPath, d.name), 'utf8')]));
 }
 
-describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (socket)', () => {
+describe.runIf(socketSuites)('record and replay (socket)', () => {
   let upstream: Spawned;
   const dir = mkdtempSync(join(tmpdir(), 'mgm-record-'));
   let recorded: Awaited<ReturnType<typeof traffic>>;
@@ -193,7 +194,7 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record and replay (soc
   }, 30_000);
 });
 
-describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record mode flags', () => {
+describe.runIf(socketSuites)('record mode flags', () => {
   it('stop the CLI with exit code 2 and a message when incomplete', async () => {
     const noUpstream = await runCli(['--record', mkdtempSync(join(tmpdir(), 'mgm-record-'))]);
     expect(noUpstream.code).toBe(2);
@@ -205,7 +206,7 @@ describe.skipIf(process.env.GATEWAY_TEST_INPROCESS_ONLY)('record mode flags', ()
 });
 
 describe('record mode never writes a credential', () => {
-  // Every way a key travels, in any case: the one list of credential names (src/auth/tokens.ts).
+  // Every way a key travels, in any case: the one list of credential names (src/auth/keys.ts).
   const query = `alt=sse&key=${TOKEN}&api_key=${TOKEN}&KEY=${TOKEN}&access_token=${TOKEN}&Api-Key=${TOKEN}&admin_token=${TOKEN}`;
 
   it('redacts every credential parameter in the recording, and verify sends none of them on', async () => {
@@ -249,6 +250,28 @@ describe('record mode never writes a credential', () => {
       await upstream.stop();
     }
   }, 30_000);
+});
+
+describe('verify', () => {
+  it("sends the key in each format's own header (the format objects' credentialHeaders)", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const spy = createServer((req, res) => {
+      const h = req.headers;
+      seen.push({ authorization: h.authorization, 'x-api-key': h['x-api-key'], 'anthropic-version': h['anthropic-version'], 'x-goog-api-key': h['x-goog-api-key'] });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
+    try {
+      const upstream = `http://127.0.0.1:${(spy.address() as AddressInfo).port}`;
+      for (const format of ['openai', 'anthropic', 'gemini'] as const) {
+        await verifyFixture({ name: format, match: { format }, recorded: { path: '/p', request: {} }, raw: { [format]: {} } }, upstream, 'live-key');
+      }
+    } finally {
+      spy.close();
+    }
+    const only = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+    expect(seen.map(only)).toEqual([{ authorization: 'Bearer live-key' }, { 'x-api-key': 'live-key', 'anthropic-version': '2023-06-01' }, { 'x-goog-api-key': 'live-key' }]);
+  });
 });
 
 describe('record in-process (msw) against a standalone upstream', () => {

@@ -16,8 +16,8 @@ import { setupServer } from 'msw/node';
 import { createGateway, type JournalEntry } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
 
-// Every name a credential travels under (the one list in src/auth/tokens.ts), in odd cases too.
-const CREDENTIAL_QUERY = (secret: string) => ['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => `${name}=${secret}`).join('&') + '&alt=json';
+// Every name a credential travels under (the one list in src/auth/keys.ts), in odd cases too.
+const CREDENTIAL_QUERY = (secret: string) => `${['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => `${name}=${secret}`).join('&')}&alt=json`;
 const CREDENTIAL_HEADERS = (secret: string): Record<string, string> => ({
   'x-goog-api-key': secret,
   'X-Api-Key': secret,

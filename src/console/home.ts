@@ -2,7 +2,7 @@
 // pasted, filled in with this server's address and a token.
 import { html, page, type Markup } from './html.ts';
 import type { ModelInfo } from '../core/models.ts';
-import type { IssuedToken } from '../auth/tokens.ts';
+import type { IssuedToken } from '../auth/keys.ts';
 
 /** A word for a POSIX shell, single-quoted. */
 export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

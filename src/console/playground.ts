@@ -2,7 +2,7 @@
 // would (the script builds the request; "Show as curl" prints the same request).
 import { html, page } from './html.ts';
 import type { Capability, ModelInfo } from '../core/models.ts';
-import type { IssuedToken } from '../auth/tokens.ts';
+import type { IssuedToken } from '../auth/keys.ts';
 import { snippetToken } from './home.ts';
 import { familyOf, RULES } from '../formats/openai/images.ts';
 import { ASPECT_RATIOS, GENERATION_FIELDS } from '../formats/gemini/parse.ts';

@@ -3,7 +3,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { heldRequests, type Gateway, type RequestFilter } from '../gateway.ts';
 import { readable, type JournalEntry } from '../core/journal.ts';
-import { FixtureError, fixturesOf } from '../fixtures/error.ts';
+import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -139,7 +139,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
       const ids = gateway.fixtures.add(...(fixturesOf(req.body) as never[]));
       res.status(201).json({ ids });
     } catch (error) {
-      if (error instanceof FixtureError) return fail(res, 400, error.message);
+      if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
       throw error;
     }
   });

@@ -3,7 +3,7 @@
 // name a Call without importing the pipeline that runs them.
 import type { GatewayError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/journal.ts';
-import type { TokenWay } from '../auth/tokens.ts';
+import type { KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Inbound, Outbound } from './exchange.ts';
 import type { Forward } from './decide.ts';
@@ -18,7 +18,7 @@ export interface FormatEdge {
   /** Renders a failure in the vendor's status, headers and body (some bodies carry the request id). */
   errorResponse(error: GatewayError, requestId: string): Outbound;
   /** Whether its stream events carry an SSE `event:` name, the payload's `type` (a fixture's raw payloads are framed so). */
-  namedEvents?: boolean;
+  namedEvents: boolean;
   /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
   streamError(error: GatewayError, requestId: string): string;
 }
@@ -47,7 +47,7 @@ export interface EndpointSpec {
   path: string;
   format: FormatEdge;
   /** How the token may be presented on this route; none means the route is public (image file URLs). */
-  auth: readonly TokenWay[];
+  auth: readonly KeyWay[];
   /**
    * For paths two formats share (`GET /v1/models`): whether this format takes the request.
    * The first endpoint in the list that accepts it serves it.

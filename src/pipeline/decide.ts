@@ -11,6 +11,7 @@ import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts'
 import { countPromptTokens } from '../core/tokens.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
+import { isFormatName } from '../formats/names.ts';
 import type { Inbound } from './exchange.ts';
 
 /** What a decision reads: the live state, the request's URL and headers, its journal entry and token (a Call has them all). */
@@ -97,7 +98,7 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
     seed: overrides.seed ?? runtime.seed,
     latency: overrides.latency ?? (answer?.latency === undefined ? runtime.latency : toLatency(answer.latency)),
     fault: overrides.fault ?? answer?.fault,
-    raw: answer?.raw?.[request.format as keyof NonNullable<typeof answer.raw>],
+    raw: isFormatName(request.format) ? answer?.raw?.[request.format] : undefined,
   };
 }
 

@@ -67,7 +67,7 @@ function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
   }
   const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
   if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
-  const named = call.format.namedEvents ?? false;
+  const named = call.format.namedEvents;
   return payloads.map((p, i) => ({ due: 0, frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined) }));
 }
 

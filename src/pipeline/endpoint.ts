@@ -4,7 +4,7 @@ import { GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
-import { HOW_TOKENS_ARE_SET, maskedHeaders, maskedSearch, maskToken, presentedToken, type TokenWay } from '../auth/tokens.ts';
+import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { EndpointSpec, FormatEdge, Params } from './call.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
@@ -104,14 +104,14 @@ function journalForm(body: FormBody): Record<string, unknown> {
 }
 
 /** The presented token, once it is known to be issued and within its quota. */
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly TokenWay[], ephemeral = false): string {
-  const token = presentedToken(inbound, ways);
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false): string {
+  const token = presentedKey(inbound, ways);
   if (!token) {
-    throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_TOKENS_ARE_SET}`, { code: 'invalid_api_key' });
+    throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
   if (ephemeral && runtime.tokens.ephemeralKey(token, runtime.now())) return token;
   if (!runtime.tokens.has(token)) {
-    throw new GatewayError('authentication', `Incorrect API key provided: ${maskToken(token)}. ${HOW_TOKENS_ARE_SET}`, { code: 'invalid_api_key' });
+    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
   runtime.tokens.spend(token);
   return token;

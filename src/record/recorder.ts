@@ -4,12 +4,13 @@ import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
 import { lastUserText, type CanonicalRequest } from '../core/request.ts';
-import { rewrittenSearch } from '../auth/tokens.ts';
+import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../pipeline/call.ts';
 import type { Outbound } from '../pipeline/exchange.ts';
 import type { Fixture } from '../fixtures/types.ts';
 import type { RecordOptions } from './forward.ts';
 import type { Forward } from '../pipeline/decide.ts';
+import type { FormatName } from '../formats/names.ts';
 
 // Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
@@ -183,7 +184,7 @@ export class Recorder {
     const file = recordingName(request, call.inbound.url.pathname, key);
     const fixture: Fixture = {
       name: `recorded ${file.slice(0, -'.json'.length)}`,
-      match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
+      match: { format: request.format as FormatName, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
       recorded: {
         method: call.inbound.method,
         path: call.inbound.url.pathname,
@@ -225,7 +226,7 @@ export class Recorder {
     await this.write(file, sortedJson(fixture));
   }
 
-  /** The query as recorded: every credential parameter (the one list in auth/tokens.ts) redacted. */
+  /** The query as recorded: every credential parameter (the one list in auth/keys.ts) redacted. */
   private query(url: URL): string | undefined {
     const text = new URLSearchParams(rewrittenSearch(url, () => REDACTED)).toString();
     return text ? text : undefined;

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../fixtures/types.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
-import { rewrittenSearch } from '../auth/tokens.ts';
+import { rewrittenSearch } from '../auth/keys.ts';
+import { FORMATS } from '../formats/all.ts';
 import { fixtureFolderProblem } from '../cli-checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
@@ -51,12 +52,6 @@ function eventsShape(events: RecordedEvent[]): { types: Set<string>; shape: Map<
   return { types: new Set(events.map(eventType)), shape };
 }
 
-const CREDENTIALS: Record<string, (key: string) => Record<string, string>> = {
-  openai: (key) => ({ authorization: `Bearer ${key}` }),
-  anthropic: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
-  gemini: (key) => ({ 'x-goog-api-key': key }),
-};
-
 /** The upstream answered 401 or 403 where the recording has another status: the key, not the fixture, is at fault. */
 export class UpstreamRefused extends Error {
   readonly status: number;
@@ -78,7 +73,7 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
   // A recorded credential parameter (redacted, or in clear in a hand-written file) is never sent on:
   // the key goes in the format's header.
   if (rec.query) url.search = rewrittenSearch(new URL(`http://q/?${rec.query}`), () => undefined);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? CREDENTIALS[format]?.(key) : {}) };
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? FORMATS[format].credentialHeaders(key) : {}) };
   const response = await fetch(url, { method: rec.method ?? 'POST', headers, body: rec.request === undefined ? undefined : JSON.stringify(rec.request) });
   const text = await response.text();
   const expected = fixture.error?.status ?? rec.status ?? 200;

@@ -7,7 +7,7 @@
 // the work on its own thread: the same code either way, so the same pixels and the same bytes.
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { IMAGE_WORK_LIMITS } from './image-work.ts';
-import type { ImageFormat, PictureOptions, RgbaImage } from './image.ts';
+import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 
 type Worker = import('node:worker_threads').Worker;
 

@@ -8,27 +8,15 @@ import { hashString, Rng } from '../seed.ts';
 import { ImageWork, ImageWorkExceeded } from './image-work.ts';
 import { DecodeAbandoned, decodeOnThread, editOnThread, encodeOnThread } from './image-pool.ts';
 import { InflateOverrun, readPng } from './png.ts';
+import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 
-/** 8-bit RGBA pixels, row by row. */
-export interface RgbaImage {
-  width: number;
-  height: number;
-  data: Uint8ClampedArray;
-}
+export type { ImageFormat, PictureOptions, RgbaImage };
 
-export type ImageFormat = 'png' | 'jpeg' | 'webp';
 
 export const MIME_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
 /** The largest picture drawn or decoded (pixels): bounds the cost of every request. */
 export const MAX_PIXELS = 4096 * 4096;
-
-export interface PictureOptions {
-  /** A see-through background (alpha 0), shapes opaque. */
-  transparent?: boolean;
-  /** Draw only the first this-many shapes (a partial image while streaming). */
-  shapes?: number;
-}
 
 const STOP_WORDS = new Set('the and with for from that this into onto over under into its are was were has have a an of on in at to by as is it be or'.split(' '));
 

@@ -107,8 +107,8 @@ function both(a: unknown, b: unknown): Schema {
 function merge(a: Schema, b: Schema, budget: Budget): Schema {
   const out: Schema = { ...a };
   let keys = 0;
-  for (const k in out) keys++;
-  for (const k in b) keys++;
+  for (const _k in out) keys++;
+  for (const _k in b) keys++;
   budget.visit(keys);
   for (const k in b) {
     const v = b[k];

@@ -1,7 +1,6 @@
 // GatewayError → Anthropic's status, headers and `{type:"error", error:{type, message}, request_id}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
-import type { FormatEdge } from '../../pipeline/call.ts';
-import { json } from '../../pipeline/exchange.ts';
+import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { sseFrame } from '../../pipeline/sse.ts';
 
 const TYPE: Record<ErrorKind, string> = {
@@ -33,14 +32,10 @@ export function anthropicErrorBody(error: GatewayError, requestId: string) {
   return { type: 'error', error: { type: TYPE[error.kind], message: error.message }, request_id: requestId };
 }
 
-export const anthropicFormat: FormatEdge = {
-  name: 'anthropic',
-  requestIdHeader: 'request-id',
-  requestIdPrefix: 'req_011',
-  namedEvents: true,
-  errorResponse(error, requestId) {
-    const headers = error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers;
-    return json(anthropicErrorBody(error, requestId), error.status, headers);
-  },
-  streamError: (error, requestId) => sseFrame(JSON.stringify(anthropicErrorBody(error, requestId)), 'error'),
-};
+/** A failure as Anthropic answers it: status, body (with the request id), and its rate-limit headers on a 429. */
+export function anthropicErrorResponse(error: GatewayError, requestId: string): Outbound {
+  const headers = error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers;
+  return json(anthropicErrorBody(error, requestId), error.status, headers);
+}
+
+export const anthropicStreamError = (error: GatewayError, requestId: string): string => sseFrame(JSON.stringify(anthropicErrorBody(error, requestId)), 'error');

@@ -6,7 +6,7 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import type { Inbound } from '../../pipeline/exchange.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { deliver } from '../../pipeline/delivery.ts';
-import { anthropicFormat } from './errors.ts';
+import { anthropicFormat } from './format.ts';
 import { parseMessagesRequest } from './parse.ts';
 import { messageStreamEvents, renderMessage } from './render.ts';
 import { checkField } from './validate.ts';

@@ -1,7 +1,6 @@
 // GatewayError → Google's status and `{error:{code, message, status, details?}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
-import type { FormatEdge } from '../../pipeline/call.ts';
-import { json } from '../../pipeline/exchange.ts';
+import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { sseFrame } from '../../pipeline/sse.ts';
 
 /** Google's canonical status names. */
@@ -37,15 +36,12 @@ export function geminiErrorBody(error: GatewayError) {
   return { http, body: { error: { code: http, message: error.message, status, ...(details ? { details } : {}) } } };
 }
 
-export const geminiFormat: FormatEdge = {
-  name: 'gemini',
-  requestIdHeader: 'x-request-id',
-  requestIdPrefix: '',
-  errorResponse(error) {
-    const { http, body } = geminiErrorBody(error);
-    // Google says when to retry in the body's RetryInfo; HTTP clients (the AI SDK) read retry-after.
-    return json(body, http, http === 429 ? { 'retry-after': '1', ...error.headers } : error.headers);
-  },
-  // @google/genai throws for a chunk that is `{error:{code:4xx|5xx}}`.
-  streamError: (error) => sseFrame(JSON.stringify(geminiErrorBody(error).body)),
-};
+/** A failure as Google answers it: its remapped status and body, retry-after on a 429. */
+export function geminiErrorResponse(error: GatewayError): Outbound {
+  const { http, body } = geminiErrorBody(error);
+  // Google says when to retry in the body's RetryInfo; HTTP clients (the AI SDK) read retry-after.
+  return json(body, http, http === 429 ? { 'retry-after': '1', ...error.headers } : error.headers);
+}
+
+// @google/genai throws for a chunk that is `{error:{code:4xx|5xx}}`.
+export const geminiStreamError = (error: GatewayError): string => sseFrame(JSON.stringify(geminiErrorBody(error).body));

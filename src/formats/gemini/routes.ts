@@ -7,7 +7,7 @@ import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
-import { geminiFormat } from './errors.ts';
+import { geminiFormat } from './format.ts';
 import { checkField } from './validate.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
 import { parseGenerateRequest } from './parse.ts';

@@ -16,7 +16,7 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type FormBody, type Upload } from '../../pipeline/exchange.ts';
 import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
 import { refuseUnrecognized } from '../fields.ts';
 import { decide, isForward } from '../../pipeline/decide.ts';

@@ -10,7 +10,7 @@ import { LogprobCount, synthesizeLogprobs } from '../../core/synthesize/logprobs
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { FINISH, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
-import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
 import { optional } from '../fields.ts';
 

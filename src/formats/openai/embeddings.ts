@@ -9,8 +9,8 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { decidedReply } from '../../pipeline/delivery.ts';
 import { mayBeBig } from '../../pipeline/exchange.ts';
 import { operationRequest } from '../../core/request.ts';
-import { openaiFormat } from './errors.ts';
-import { checkField, checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { openaiFormat } from './format.ts';
+import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
 import { decide, isForward, type Decision } from '../../pipeline/decide.ts';
 

@@ -1,7 +1,6 @@
 // GatewayError → OpenAI's status, headers and `{error:{message, type, param, code}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
-import type { FormatEdge } from '../../pipeline/call.ts';
-import { json } from '../../pipeline/exchange.ts';
+import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { sseFrame } from '../../pipeline/sse.ts';
 
 const TYPE: Record<ErrorKind, string> = {
@@ -45,11 +44,9 @@ const RATE_LIMITED = {
   'x-ratelimit-reset-tokens': '1s',
 };
 
-export const openaiFormat: FormatEdge = {
-  name: 'openai',
-  requestIdHeader: 'x-request-id',
-  requestIdPrefix: 'req_',
-  errorResponse: (error) => json(openaiErrorBody(error), error.status, error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers),
-  // The openai SDK throws an APIError for any event whose data has an `error` field.
-  streamError: (error) => sseFrame(JSON.stringify(openaiErrorBody(error))),
-};
+/** A failure as OpenAI answers it: status, body, and its rate-limit headers on a 429. */
+export const openaiErrorResponse = (error: GatewayError): Outbound =>
+  json(openaiErrorBody(error), error.status, error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers);
+
+// The openai SDK throws an APIError for any event whose data has an `error` field.
+export const openaiStreamError = (error: GatewayError): string => sseFrame(JSON.stringify(openaiErrorBody(error)));

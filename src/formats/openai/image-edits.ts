@@ -9,7 +9,7 @@ import { DecodeAbandoned } from '../../core/synthesize/image-pool.ts';
 import { decodeImage, editLayout, editPictureOffThread, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';

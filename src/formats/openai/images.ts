@@ -13,7 +13,7 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
 import { decidedReply, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';

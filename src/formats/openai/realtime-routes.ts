@@ -4,7 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { RealtimeSession } from './realtime.ts';
 import { applySession, defaultConfig, renderSession } from './realtime-config.ts';
 import { checkField, checkFields, missing } from './validate.ts';

@@ -344,7 +344,7 @@ export class RealtimeSession implements SocketPeer {
       if (type === 'input_image') return { type, image_url: part.image_url, detail: part.detail ?? 'auto' };
       checkField(`${p}.audio`, part.audio, { types: ['string'] });
       checkField(`${p}.transcript`, part.transcript, { types: ['string'], nullable: true });
-      let transcript = part.transcript as string | undefined;
+      const transcript = part.transcript as string | undefined;
       if (transcript === undefined && typeof part.audio === 'string') {
         const samples = this.decodeAudio(part.audio, `${p}.audio`);
         heard += transcribe(samples, SPEECH_SAMPLE_RATE, hashString(part.audio));

@@ -6,7 +6,7 @@ import { json } from '../../pipeline/exchange.ts';
 import { deliver } from '../../pipeline/delivery.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
-import { openaiFormat } from './errors.ts';
+import { openaiFormat } from './format.ts';
 import { parseChatRequest } from './parse.ts';
 import { listedInputItems, parseResponsesRequest, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
 import { callId } from './chat.ts';

@@ -2,6 +2,7 @@
 // format; a stream that ends properly), or the route's vendor error body with a 4xx status. A 5xx
 // only where the request forced that very status (x-mock-status). Throws an Error saying what broke.
 import { assertSchema } from '../openapi.ts';
+import { parseSse } from '../../../src/record/recorder.ts';
 import type { FuzzRequest } from './requests.ts';
 
 export interface Answer {
@@ -87,21 +88,8 @@ function checkError(vendor: Vendor, status: number, body: unknown): void {
   }
 }
 
-/** SSE frames as {event?, data} pairs. */
-function frames(text: string): { event?: string; data: string }[] {
-  return text
-    .split(/\r?\n\r?\n/)
-    .filter((f) => f.trim())
-    .map((f) => {
-      const lines = f.split(/\r?\n/);
-      const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
-      const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
-      return { event, data };
-    });
-}
-
 function checkOpenaiStream(text: string, schema: string | undefined): void {
-  const all = frames(text);
+  const all = parseSse(text);
   if (all.at(-1)?.data !== '[DONE]') fail(`stream does not end with [DONE]: …${text.slice(-200)}`);
   for (const f of all.slice(0, -1)) {
     const chunk = parse(f.data, 'stream chunk');
@@ -136,7 +124,7 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
   if (sse) {
     if (p === '/v1/chat/completions') return checkOpenaiStream(answer.text, 'CreateChatCompletionStreamResponse');
     if (p === '/v1/completions') return checkOpenaiStream(answer.text, undefined);
-    const all = frames(answer.text);
+    const all = parseSse(answer.text);
     if (p === '/v1/responses') {
       const types = all.map((f) => (parse(f.data, 'response event') as { type?: string }).type);
       if (types[0] !== 'response.created' || !['response.completed', 'response.incomplete'].includes(types.at(-1)!)) fail(`responses stream out of order: ${types.join(', ')}`);

@@ -1,4 +1,5 @@
-// Issued tokens, their scopes, and the ways a client may present one.
+// API keys (the gateway's docs and options call them tokens; not the BPE tokens of core/tokens.ts):
+// issued keys, their scopes, and the ways a client may present one.
 import { GatewayError } from '../core/errors.ts';
 import { hashString, makeId } from '../core/seed.ts';
 
@@ -6,22 +7,22 @@ import { hashString, makeId } from '../core/seed.ts';
  * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `?key=`, or (for
  * browsers, which cannot set headers on a WebSocket) the subprotocol `openai-insecure-api-key.<token>`.
  */
-export type TokenWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key' | 'subprotocol';
+export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key' | 'subprotocol';
 
 /** The subprotocol prefix a browser's realtime client carries its key in. */
 export const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
 
 /** The token issued when none is configured. */
-export const DEFAULT_TOKEN = 'sk-test';
+export const DEFAULT_KEY = 'sk-test';
 
 /** What a token reads from: a header by lower-case name, and the URL. */
-export interface TokenSource {
+export interface KeySource {
   url: URL;
   header(name: string): string | undefined;
 }
 
 /** The first token the request presents in one of `ways`, or undefined. */
-export function presentedToken(source: TokenSource, ways: readonly TokenWay[]): string | undefined {
+export function presentedKey(source: KeySource, ways: readonly KeyWay[]): string | undefined {
   for (const way of ways) {
     let token: string | null | undefined;
     if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
@@ -37,7 +38,7 @@ export function presentedToken(source: TokenSource, ways: readonly TokenWay[]): 
 }
 
 /** A token shown in messages without giving it away: `sk-ab***wxyz`. */
-export function maskToken(token: string): string {
+export function maskKey(token: string): string {
   return token.length <= 8 ? `${token.slice(0, 3)}***` : `${token.slice(0, 5)}***${token.slice(-4)}`;
 }
 
@@ -68,7 +69,7 @@ export const isCredentialName = (name: string): boolean => CREDENTIAL_NAMES.has(
 /** A credential value masked like the 401 message masks a token, its scheme kept (`Bearer sk-te***oken`). */
 function maskCredential(value: string): string {
   const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
-  return scheme + maskToken(value.slice(scheme.length));
+  return scheme + maskKey(value.slice(scheme.length));
 }
 
 /** A copy of `headers`, in the same key order, with every credential masked. */
@@ -98,9 +99,9 @@ export function rewrittenSearch(url: URL, replace: (value: string) => string | u
 }
 
 /** The URL's query string with every credential parameter (`?key=`, `?access_token=`, …) masked. */
-export const maskedSearch = (url: URL): string => rewrittenSearch(url, maskToken);
+export const maskedSearch = (url: URL): string => rewrittenSearch(url, maskKey);
 
-export const HOW_TOKENS_ARE_SET =
+export const HOW_KEYS_ARE_SET =
   'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';
 
 /** What a token may do. */
@@ -131,7 +132,7 @@ export interface EphemeralKey {
 /** Ephemeral keys kept at most (oldest dropped first). */
 const MAX_EPHEMERAL = 1000;
 
-export class TokenStore {
+export class KeyStore {
   private readonly tokens = new Map<string, IssuedToken>();
   private readonly ephemeral = new Map<string, EphemeralKey>();
   private issued = 0;
@@ -184,7 +185,7 @@ export class TokenStore {
     const entry = this.tokens.get(token);
     if (!entry) return;
     if (entry.quota !== undefined && entry.used >= entry.quota) {
-      throw new GatewayError('quota', `This token's quota of ${entry.quota} requests is used up (${maskToken(token)}). Issue another with POST /__admin/tokens, or reset its use with POST /__admin/reset.`);
+      throw new GatewayError('quota', `This token's quota of ${entry.quota} requests is used up (${maskKey(token)}). Issue another with POST /__admin/tokens, or reset its use with POST /__admin/reset.`);
     }
     entry.used++;
   }

@@ -1,0 +1,8 @@
+// The format objects by name, for code that holds only a format's name (a fixture's match.format).
+import type { VendorFormat } from './format.ts';
+import type { FormatName } from './names.ts';
+import { anthropicFormat } from './anthropic/format.ts';
+import { geminiFormat } from './gemini/format.ts';
+import { openaiFormat } from './openai/format.ts';
+
+export const FORMATS: Readonly<Record<FormatName, VendorFormat>> = { openai: openaiFormat, anthropic: anthropicFormat, gemini: geminiFormat };

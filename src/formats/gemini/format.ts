@@ -1,0 +1,13 @@
+// The Gemini wire format as the pipeline sees it: its request ids, how an API key travels, and its error renderers.
+import type { VendorFormat } from '../format.ts';
+import { geminiErrorResponse, geminiStreamError } from './errors.ts';
+
+export const geminiFormat: VendorFormat = {
+  name: 'gemini',
+  requestIdHeader: 'x-request-id',
+  requestIdPrefix: '',
+  namedEvents: false,
+  errorResponse: geminiErrorResponse,
+  streamError: geminiStreamError,
+  credentialHeaders: (key) => ({ 'x-goog-api-key': key }),
+};
