@@ -9,43 +9,13 @@ import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
+import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, RequestFilter, RequestSummary } from './api.ts';
 
 export type { Gateway, RequestFilter } from './api.ts';
-import type { Call, EndpointSpec } from './pipeline/call.ts';
-import type { Outbound } from './pipeline/exchange.ts';
-import { isForward, type Forward } from './pipeline/decide.ts';
-import { GatewayError } from './core/errors.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints].map(acceptingUnrecognized);
-
-/**
- * Top-level request parameters a format does not know (a newer SDK's) are accepted, as gateways pass
- * them on: the request is answered without them, and they are named in the journal entry and in
- * `x-mock-warning`. With strictParams they get the vendor's own 400, as the format refused them.
- */
-function acceptingUnrecognized(spec: EndpointSpec): EndpointSpec {
-  const warned = (call: Call, out: Outbound | Forward): Outbound | Forward => {
-    if (call.entry.warnings && !isForward(out)) out.headers['x-mock-warning'] = call.entry.warnings.join(', ');
-    return out;
-  };
-  const handle = async (call: Call): Promise<Outbound | Forward> => {
-    try {
-      return warned(call, await spec.handle(call));
-    } catch (error) {
-      const names = error instanceof GatewayError ? error.unrecognized : undefined;
-      if (!names || call.runtime.strictParams || call.entry.warnings || !isRecord(call.body)) throw error;
-      // Once: the body without them (a copy: the journal keeps what was sent).
-      call.entry.warnings = names.map((name) => `unrecognized request argument "${name}"`);
-      const body = Object.fromEntries(Object.entries(call.body).filter(([name]) => !names.includes(name)));
-      return warned(call, await spec.handle({ ...call, body }));
-    }
-  };
-  return { ...spec, handle };
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (

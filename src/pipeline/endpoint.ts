@@ -12,6 +12,7 @@ import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
+import { acceptUnknownParams, unrecognizedWarning } from './params.ts';
 import type { Recorder } from '../record/recorder.ts';
 
 /** Each runtime's recorder, loaded with record mode's first forwarded request. */
@@ -220,6 +221,18 @@ async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, 
   return { received: text, parse };
 }
 
+/**
+ * The body the handler gets: unless strictParams is on, its own top-level copy, marked so that the
+ * field checker leaves unknown parameters out of it and names them in the journal entry (which keeps
+ * what was sent).
+ */
+function lenientBody(body: unknown, runtime: Runtime, entry: JournalEntry): unknown {
+  if (runtime.strictParams || typeof body !== 'object' || body === null) return body;
+  const own = { ...body };
+  acceptUnknownParams(own, (names) => (entry.warnings ??= []).push(...names.map(unrecognizedWarning)));
+  return own;
+}
+
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
   // The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts).
@@ -251,9 +264,11 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     received = read.received;
     // A route with no ways to present a token is public (generated image files).
     const token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
-    const body = await read.parse();
+    const body = lenientBody(await read.parse(), runtime, entry);
     const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
     const handled = await spec.handle(call);
+    // Unknown parameters the handler went on without (see params.ts).
+    if (entry.warnings && !isForward(handled)) handled.headers['x-mock-warning'] = entry.warnings.join(', ');
     if (isForward(handled)) {
       // Record mode, and no fixture answers: the upstream's answer, passed through and recorded.
       out = await (await recorderOf(runtime)).forward(call, handled, received);
