@@ -1,3 +1,30 @@
 // model-gateway-mock/browser: the in-process gateway for msw's setupWorker. The root entry is the same
 // module graph (no Node built-ins on it); this name promises it, and test/browser-bundle.test.ts keeps it so.
-export * from './index.ts';
+// The same names as the root entry, listed: a new export there is published here only when added here.
+export { createGateway, FIXED_EPOCH_SECONDS } from './index.ts';
+export type {
+  Gateway,
+  GatewayOptions,
+  RequestFilter,
+  RequestSummary,
+  Fixture,
+  FixtureMatch,
+  FixtureReply,
+  FixtureError,
+  FixtureAnswer,
+  FixtureToolCall,
+  TextMatch,
+  FixtureEntry,
+  FaultSpec,
+  IssuedToken,
+  TokenScope,
+  JournalEntry,
+  LatencyProfile,
+  ModelInfo,
+  Capability,
+  CanonicalRequest,
+  Message,
+  Part,
+  FinishReason,
+  Usage,
+} from './index.ts';

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fixtureFolderProblem } from './cli-checks.ts';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
+import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
 import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
@@ -146,7 +147,7 @@ function banner(
   server: Awaited<ReturnType<typeof startServer>>,
   on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean },
 ): string {
-  const { runtime } = server.gateway;
+  const runtime = runtimeOf(server.gateway);
   const count = runtime.fixtures.list().length;
   const scenarios = runtime.fixtures.scenarios().length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

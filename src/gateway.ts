@@ -1,96 +1,21 @@
-// createGateway(): the emulator as msw handlers plus the control plane a test needs, in-process.
-// The standalone server's /__admin routes call exactly these operations.
+// The gateway's wiring: the endpoint list, and the Gateway object over a Runtime (its operations are
+// the ones the standalone server's /__admin routes call). Not a public module: the entry points
+// publish the types of api.ts, and the Runtime behind a gateway is reached through runtimeOf().
 import type { HttpHandler, WebSocketHandler } from 'msw';
 import { readable, type JournalEntry } from './core/journal.ts';
 import type { Fixture } from './fixtures/types.ts';
-import type { FixtureEntry } from './fixtures/match.ts';
 import type { validateFixtures } from './fixtures/validate.ts';
-import type { IssuedToken, TokenScope } from './auth/keys.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
-import type { Call, EndpointSpec } from './pipeline/call.ts';
-import type { Outbound } from './pipeline/exchange.ts';
-import { isForward, type Forward } from './pipeline/decide.ts';
-import { GatewayError } from './core/errors.ts';
+import type { EndpointSpec } from './pipeline/call.ts';
+import type { Gateway, RequestFilter, RequestSummary } from './api.ts';
+
+export type { Gateway, RequestFilter } from './api.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints].map(acceptingUnrecognized);
-
-/**
- * Top-level request parameters a format does not know (a newer SDK's) are accepted, as gateways pass
- * them on: the request is answered without them, and they are named in the journal entry and in
- * `x-mock-warning`. With strictParams they get the vendor's own 400, as the format refused them.
- */
-function acceptingUnrecognized(spec: EndpointSpec): EndpointSpec {
-  const warned = (call: Call, out: Outbound | Forward): Outbound | Forward => {
-    if (call.entry.warnings && !isForward(out)) out.headers['x-mock-warning'] = call.entry.warnings.join(', ');
-    return out;
-  };
-  const handle = async (call: Call): Promise<Outbound | Forward> => {
-    try {
-      return warned(call, await spec.handle(call));
-    } catch (error) {
-      const names = error instanceof GatewayError ? error.unrecognized : undefined;
-      if (!names || call.runtime.strictParams || call.entry.warnings || !isRecord(call.body)) throw error;
-      // Once: the body without them (a copy: the journal keeps what was sent).
-      call.entry.warnings = names.map((name) => `unrecognized request argument "${name}"`);
-      const body = Object.fromEntries(Object.entries(call.body).filter(([name]) => !names.includes(name)));
-      return warned(call, await spec.handle({ ...call, body }));
-    }
-  };
-  return { ...spec, handle };
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Which journal entries to return; every field given must match. */
-export interface RequestFilter {
-  method?: string;
-  path?: string;
-  model?: string;
-  format?: string;
-  status?: number;
-  fixture?: string;
-  /** Only requests no fixture answered (true), or only those one did (false). */
-  unmatched?: boolean;
-}
-
-export interface Gateway {
-  /**
-   * msw handlers: `setupServer(...gateway.handlers)` or `setupWorker(...gateway.handlers)`. The HTTP
-   * endpoints, then the WebSocket ones (`/v1/realtime`, through msw's `ws.link`, for clients that use
-   * the global WebSocket).
-   */
-  readonly handlers: (HttpHandler | WebSocketHandler)[];
-  /** Adds fixtures that take precedence over all earlier ones until `reset()`; returns their ids. */
-  use(...fixtures: Fixture[]): string[];
-  /** The requests received so far, oldest first (bounded by `journalSize`), optionally filtered. */
-  requests(filter?: RequestFilter): JournalEntry[];
-  /** Clears the journal, run-time fixtures, scenarios, token use, stored responses and image files; revives `once` fixtures. */
-  reset(): void;
-  readonly fixtures: {
-    list(): FixtureEntry[];
-    add(...fixtures: Fixture[]): string[];
-    remove(id: string): boolean;
-  };
-  readonly scenarios: {
-    list(): { name: string; state: string; possibleStates: string[] }[];
-    set(name: string, state: string): void;
-    reset(): void;
-  };
-  readonly tokens: {
-    list(): IssuedToken[];
-    /** Issues a token (generated when `token` is not given), optionally scoped to models and a request quota. */
-    issue(scope?: TokenScope & { token?: string }): IssuedToken;
-    revoke(token: string): boolean;
-  };
-  /** Streams still being written (useful to see that aborted streams stop). */
-  readonly activeStreams: number;
-  /** @internal the live state, for the standalone server. */
-  readonly runtime: Runtime;
-}
+export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
@@ -105,8 +30,56 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
 }
 
 /** The journal's entries that pass `filter`, as held (bodies not decoded): readers decode only what they hand out. */
-export function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEntry[] {
+function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEntry[] {
   return runtime.journal.held().filter((e) => matches(e, filter));
+}
+
+const PREVIEW_CHARS = 120;
+
+/** The last text in a value: a string, the last text of an array, or of an object's text/content/parts/input. */
+function lastText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) {
+    for (let i = value.length - 1; i >= 0; i--) {
+      const text = lastText(value[i]);
+      if (text) return text;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return lastText(o.text ?? o.content ?? o.parts ?? o.input);
+  }
+  return undefined;
+}
+
+/** A glimpse of what was asked: the last text of the messages, input, contents, prompt or query. */
+function previewOf(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
+  return text && (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+}
+
+// Each entry's preview, worked out once per body (a live view asks for every entry several times a second).
+const previews = new WeakMap<JournalEntry, { body: unknown; preview: string | undefined }>();
+
+/** An entry without its headers and bodies, with a preview of the prompt. */
+function summaryOf(entry: JournalEntry): RequestSummary {
+  const { headers: _h, body, response: _r, ...summary } = entry;
+  let known = previews.get(entry);
+  if (!known || known.body !== body) previews.set(entry, (known = { body, preview: previewOf(body) }));
+  return { ...summary, preview: known.preview };
+}
+
+// The live state behind each gateway, out of the published types: internal modules reach it with runtimeOf().
+const runtimes = new WeakMap<Gateway, Runtime>();
+
+/** The Runtime behind a gateway this package built (for the standalone server, and tests of internals). */
+export function runtimeOf(gateway: Gateway): Runtime {
+  const runtime = runtimes.get(gateway);
+  if (!runtime) throw new TypeError('model-gateway-mock: not a gateway made by createGateway() or startServer().');
+  return runtime;
 }
 
 /** What a gateway is built with: both weigh on start-up, and the standalone server needs neither until used. */
@@ -117,18 +90,34 @@ export interface GatewayParts {
   validate: typeof validateFixtures;
 }
 
-/** The gateway over a new runtime. */
+/** The gateway over a new runtime (createGateway() and startServer() each give it their parts). */
 export function buildGateway(options: GatewayOptions, { handlers: handlersOf, validate: validateFixtures }: GatewayParts): Gateway {
   const runtime = new Runtime({ ...options, fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})') });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
   const add = (source: string, fixtures: Fixture[]) => runtime.fixtures.use(...validateFixtures(fixtures, source)).map((e) => e.id);
   let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
-  return {
+  const gateway: Gateway = {
     get handlers() {
       return (handlers ??= handlersOf(runtime, origin));
     },
     use: (...fixtures) => add('gateway.use()', fixtures),
-    requests: (filter = {}) => readable(heldRequests(runtime, filter)),
+    requests(filter = {}, limit) {
+      const held = heldRequests(runtime, filter);
+      return readable(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
+    },
+    countRequests: (filter = {}) => heldRequests(runtime, filter).length,
+    request(seq) {
+      const entry = runtime.journal.held().find((e) => e.seq === seq);
+      return entry && readable([entry])[0];
+    },
+    requestSummaries: () => runtime.journal.held().map(summaryOf),
+    clearRequests: () => runtime.journal.clear(),
+    get journalSize() {
+      return runtime.journal.capacity;
+    },
+    get journalGeneration() {
+      return runtime.journal.generation;
+    },
     reset() {
       runtime.journal.clear();
       runtime.fixtures.reset();
@@ -151,9 +140,11 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       issue: (scope) => runtime.tokens.issue(scope),
       revoke: (token) => runtime.tokens.revoke(token),
     },
+    models: () => runtime.catalogue.list(),
     get activeStreams() {
       return runtime.activeStreams;
     },
-    runtime,
   };
+  runtimes.set(gateway, runtime);
+  return gateway;
 }

@@ -1,20 +1,27 @@
-// model-gateway-mock: public API.
-import { buildGateway, endpoints, type Gateway } from './gateway.ts';
-import type { GatewayOptions } from './runtime.ts';
+// model-gateway-mock: public API. Every name is listed (no `export *`): what is published is chosen here,
+// and test/surface.test.ts checks that nothing internal reaches the published types.
+import { buildGateway, endpoints } from './gateway.ts';
+import type { Gateway, GatewayOptions } from './api.ts';
 import { mswHandlers } from './adapters/msw.ts';
 import { mswWebSocketHandlers } from './adapters/websocket-msw.ts';
 import { validateFixtures } from './fixtures/validate.ts';
 
-export type { Gateway, RequestFilter } from './gateway.ts';
-
-/** The emulator in-process: `setupServer(...createGateway(options).handlers)`. */
+/**
+ * The emulator in-process, as msw handlers plus its control plane.
+ * @example
+ * const gateway = createGateway({ fixtures: [{ match: { model: 'gpt-4o' }, reply: { text: 'Hello!' } }] });
+ * const server = setupServer(...gateway.handlers); // msw/node, or setupWorker in a browser
+ * server.listen();
+ * await new OpenAI({ apiKey: 'sk-test' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+ * gateway.requests(); // what was asked
+ */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   return buildGateway(options, {
     handlers: (runtime, origin) => [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
     validate: validateFixtures,
   });
 }
-export type { GatewayOptions } from './runtime.ts';
+export type { Gateway, GatewayOptions, RequestFilter, RequestSummary } from './api.ts';
 export type { Fixture, FixtureMatch, FixtureReply, FixtureError, FixtureAnswer, FixtureToolCall, TextMatch } from './fixtures/types.ts';
 export type { FixtureEntry } from './fixtures/match.ts';
 export type { FaultSpec } from './core/faults.ts';

@@ -6,50 +6,14 @@ import { clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
-import type { Fixture } from './fixtures/types.ts';
 import type { Capability } from './core/models.ts';
 import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
 import type { RecordOptions } from './record/forward.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
+import type { GatewayOptions } from './api.ts';
 
-export interface GatewayOptions {
-  /**
-   * Origin the in-process handlers intercept, e.g. `https://gateway.test`. Default: any origin,
-   * so SDKs keep their default base URLs.
-   */
-  origin?: string;
-  /** Seed of every synthesized value. Default 0. */
-  seed?: number;
-  /** The issued tokens. Default: `['sk-test']`. */
-  tokens?: string[];
-  /** Fixtures in force from the start. */
-  fixtures?: Fixture[];
-  /** Global latency profile, as `ttft=250,tps=40,jitter=0.2` or an object. Default: instant. */
-  latency?: string | Partial<LatencyProfile>;
-  /** Timestamps in replies: 'fixed' (default, 2026-01-01T00:00:00Z), 'real', or Unix seconds. */
-  clock?: ClockOption;
-  /**
-   * Models added to (or replacing, by id) the shipped catalogue: whole models, or your own names for
-   * one (`{ id, base }` or `'name=base'`, base a model id or a family such as `claude-sonnet`).
-   */
-  models?: ModelEntry[];
-  /** Largest accepted request body in bytes. Default 32 MiB. */
-  maxBodyBytes?: number;
-  /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
-  journalSize?: number;
-  /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval). Default 64 MiB. */
-  storeBytes?: number;
-  /** Answer only from fixtures: an unmatched request gets a 404 with the near-miss report. */
-  strict?: boolean;
-  /**
-   * Refuse request parameters the gateway does not know with the vendor's 400. Default false: they are
-   * accepted, named in the journal entry (`warnings`) and in an `x-mock-warning` header.
-   */
-  strictParams?: boolean;
-  /** Record mode: forward what no fixture matches to an upstream and save its answers as fixtures. */
-  record?: RecordOptions;
-}
+export type { GatewayOptions } from './api.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
@@ -93,7 +57,8 @@ export class Runtime {
     this.journal = new Journal(options.journalSize ?? 1000);
     this.strict = options.strict ?? false;
     this.strictParams = options.strictParams ?? false;
-    this.record = options.record;
+    // A copy: the in-process transport fills in its own fetch, and the caller's options stay as given.
+    this.record = options.record && { ...options.record };
     this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
   }
 

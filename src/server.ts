@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { buildGateway, endpoints, type Gateway, type GatewayParts } from './gateway.ts';
-import type { GatewayOptions } from './runtime.ts';
+import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway.ts';
+import type { Gateway, GatewayOptions } from './api.ts';
 import { NodeRouter } from './adapters/node.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
 import { openaiFormat } from './formats/openai/format.ts';
@@ -142,9 +142,19 @@ function healthAnswer(version: string): (req: IncomingMessage, res: ServerRespon
   };
 }
 
+/**
+ * The gateway on a real socket: the API under `/v1`, `/v1beta` and `/v2`, the pages, and `/__admin`.
+ * @example
+ * const server = await startServer({ port: 0 });
+ * const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test' });
+ * await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+ * server.gateway.requests(); // the same operations as in-process
+ * await server.close();
+ */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const gateway = buildGateway(options, standaloneParts);
-  const router = new NodeRouter(gateway.runtime, endpoints, openaiFormat);
+  const runtime = runtimeOf(gateway);
+  const router = new NodeRouter(runtime, endpoints, openaiFormat);
   const bindHost = options.host ?? '127.0.0.1';
   const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
@@ -169,7 +179,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('upgrade', (req, socket, head) => {
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
-    void handleUpgrade(gateway.runtime, endpoints, openaiFormat, req, socket, head);
+    void handleUpgrade(runtime, endpoints, openaiFormat, req, socket, head);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

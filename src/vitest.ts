@@ -4,8 +4,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
-import { createGateway, type Gateway } from './index.ts';
-import type { GatewayOptions } from './runtime.ts';
+import { createGateway } from './index.ts';
+import type { Gateway, GatewayOptions } from './api.ts';
 import { nearMissReport } from './pipeline/decide.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { NearMiss } from './fixtures/match.ts';
@@ -33,7 +33,16 @@ function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): vo
   return { what: request ? `${request.method} ${request.url}` : `a ${frame.protocol} connection`, error: () => defaults.error(), warn: () => defaults.warn() };
 }
 
-/** Call at the top of a test file (or in a setupFiles module); returns the gateway, live for the whole file. */
+/**
+ * Call at the top of a test file (or in a setupFiles module); returns the gateway, live for the whole file.
+ * @example
+ * const gateway = setupGateway({ use: [{ reply: { text: 'Hello!' } }] });
+ * it('greets', async () => {
+ *   const r = await new OpenAI({ apiKey: 'sk-test' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+ *   expect(r.choices[0].message.content).toBe('Hello!');
+ *   expect(gateway.requests()).toHaveLength(1);
+ * });
+ */
 export function setupGateway(options: VitestGatewayOptions = {}): VitestGateway {
   const { use, onUnhandledRequest = 'error', handlers = [], ...gatewayOptions } = options;
   const gateway = createGateway(gatewayOptions);
@@ -56,8 +65,8 @@ export function setupGateway(options: VitestGatewayOptions = {}): VitestGateway 
   afterEach(() => {
     const failures = unhandled.splice(0).map((what) => `${what}: no handler answers this request (model-gateway-mock serves its endpoints only; add an msw handler for it).`);
     // In strict mode a request no fixture matched was answered 404 with the report; fail the test with it too.
-    // nearMiss needs no body: the entries as held (an embeddings request may name a fixture and miss too).
-    for (const e of gatewayOptions.strict ? gateway.runtime.journal.held() : []) {
+    // nearMiss needs no body or answer: the summaries (an embeddings request may name a fixture and miss too).
+    for (const e of gatewayOptions.strict ? gateway.requestSummaries() : []) {
       if ('nearMiss' in e) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss | undefined)}`);
     }
     server.resetHandlers();

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, ApiError } from '@google/genai';
 import { createGateway, type Fixture } from '../src/index.ts';
+import { runtimeOf } from '../src/gateway.ts';
 import { modes, retriesWork, socketSuites, type Running } from './helpers/modes.ts';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { answer } from '../src/pipeline/decide.ts';
@@ -184,7 +185,7 @@ describe('probabilistic faults replay', () => {
       const outcomes: string[] = [];
       for (let i = 0; i < 12; i++) {
         const out = answer(
-          {runtime: gateway.runtime,  inbound: { method: 'POST', url: new URL('http://x/v1/chat/completions'), header: () => undefined, headers: () => ({}), text: async () => '', signal: new AbortController().signal }, entry: { seq: 0, requestId: '', method: 'POST', path: '', headers: {}, status: 0, stream: false, outcome: 'completed', eventsSent: 0 }, token: 'sk-test' } as never,
+          { runtime: runtimeOf(gateway), inbound: { method: 'POST', url: new URL('http://x/v1/chat/completions'), header: () => undefined, headers: () => ({}), text: async () => '', signal: new AbortController().signal }, entry: { seq: 0, requestId: '', method: 'POST', path: '', headers: {}, status: 0, stream: false, outcome: 'completed', eventsSent: 0 }, token: 'sk-test' } as never,
           { format: 'openai', operation: 'chat', model: 'gpt-4o', messages: [{ role: 'user', parts: [{ type: 'text', text: `message ${i}` }] }], stop: [], n: 1, stream: false, tools: [], toolChoice: 'auto', parallelToolCalls: true, output: { type: 'text' } },
         );
         outcomes.push('fault' in out && out.fault ? 'fault' : 'ok');

@@ -14,6 +14,7 @@ import { realtimeServer } from './helpers/realtime-server.ts';
 import { transcribe } from '../src/core/transcribe.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { createGateway } from '../src/index.ts';
+import { runtimeOf } from '../src/gateway.ts';
 import { assertSchema } from './helpers/openapi.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -296,7 +297,7 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
   });
 
   it('keeps an ephemeral key only until it expires on the gateway clock', () => {
-    const tokens = createGateway().runtime.tokens;
+    const tokens = runtimeOf(createGateway()).tokens;
     const key = tokens.mint({ expiresAt: 1000, parent: 'sk-test', session: {} });
     expect(tokens.ephemeralKey(key.value, 999)).toBe(key);
     expect(tokens.ephemeralKey(key.value, 1000)).toBeUndefined();

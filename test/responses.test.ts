@@ -96,6 +96,19 @@ describe.each(modes)('Responses API ($name)', (mode) => {
     await expect(ctx.client.responses.retrieve(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('cancels a background response through the SDK (a POST with no body and no content type)', async () => {
+    const r = await ctx.client.responses.create({ model: MODEL, input: 'Work on it', background: true });
+    // Background work is not emulated: the response is finished at once, and cancel returns it as it stands.
+    const cancelled = await ctx.client.responses.cancel(r.id);
+    expect(cancelled).toMatchObject({ id: r.id, object: 'response', status: r.status });
+    expect(cancelled.output).toEqual(r.output);
+    // One that was not created in the background: the service's 400, not a complaint about the (absent) body.
+    const plain = await ctx.client.responses.create({ model: MODEL, input: 'Done already' });
+    const refused = await ctx.client.responses.cancel(plain.id).catch((e) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused.message).toMatch(/background=true/);
+  });
+
   it('answers structured output through text.format (responses.parse with zod)', async () => {
     const City = z.object({ city: z.string(), population: z.number().int().min(0) });
     const r = await ctx.client.responses.parse({ model: MODEL, input: 'A city', text: { format: zodTextFormat(City, 'city') } });

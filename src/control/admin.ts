@@ -1,8 +1,7 @@
 // The control plane under /__admin (WireMock's vocabulary), served by express. Each route is one
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
-import { heldRequests, type Gateway, type RequestFilter } from '../gateway.ts';
-import { readable, type JournalEntry } from '../core/journal.ts';
+import type { Gateway, RequestFilter, RequestSummary } from '../api.ts';
 import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
@@ -18,42 +17,9 @@ function filterOf(req: Request): RequestFilter {
   };
 }
 
-const PREVIEW_CHARS = 120;
-
-/** The last text in a value: a string, the last text of an array, or of an object's text/content/parts/input. */
-function lastText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) {
-    for (let i = value.length - 1; i >= 0; i--) {
-      const text = lastText(value[i]);
-      if (text) return text;
-    }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    return lastText(o.text ?? o.content ?? o.parts ?? o.input);
-  }
-  return undefined;
-}
-
-/** A glimpse of what was asked, for the inspector's rows: the last text of the messages, input, contents, prompt or query. */
-function previewOf(body: unknown): string | undefined {
-  if (!body || typeof body !== 'object') return undefined;
-  const b = body as Record<string, unknown>;
-  const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
-  return text && (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
-}
-
-/** An entry without its headers and bodies, with a preview of the prompt: what the live feed sends (details are one GET away). */
-function summaryOf(entry: JournalEntry): Omit<JournalEntry, 'headers' | 'body' | 'response'> & { preview?: string } {
-  const { headers: _h, body, response: _r, ...summary } = entry;
-  return { ...summary, preview: previewOf(body) };
-}
-
 /** What changes while a request is in flight; an entry is sent again when this changes. */
-const stateOf = (e: JournalEntry) => `${e.status} ${e.outcome} ${e.eventsSent} ${e.fault} ${e.durationMs}`;
-const finished = (e: JournalEntry) => e.durationMs !== undefined;
+const stateOf = (e: RequestSummary) => `${e.status} ${e.outcome} ${e.eventsSent} ${e.fault} ${e.durationMs}`;
+const finished = (e: RequestSummary) => e.durationMs !== undefined;
 
 /** How often the live feed looks at the journal: nothing is added to the API path to notify it. */
 const FEED_TICK_MS = 250;
@@ -65,21 +31,20 @@ const FEED_TICK_MS = 250;
 function requestFeed(gateway: Gateway, req: Request, res: Response): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   res.flushHeaders();
-  const journal = gateway.runtime.journal;
-  let generation = journal.generation;
+  let generation = gateway.journalGeneration;
   let lastSeq = 0;
   const open = new Map<number, string>();
   let quiet = 0;
   const tick = () => {
-    if (journal.generation !== generation) {
-      generation = journal.generation;
+    if (gateway.journalGeneration !== generation) {
+      generation = gateway.journalGeneration;
       lastSeq = 0;
       open.clear();
       res.write('event: reset\ndata: {}\n\n');
     }
-    const changed: JournalEntry[] = [];
-    // Summaries only: the entries as held, their captured bodies left undecoded.
-    for (const entry of journal.held()) {
+    const changed: RequestSummary[] = [];
+    // Summaries only: the captured answers are left undecoded.
+    for (const entry of gateway.requestSummaries()) {
       const state = stateOf(entry);
       if (entry.seq > lastSeq || (open.has(entry.seq) && open.get(entry.seq) !== state)) changed.push(entry);
       if (finished(entry)) open.delete(entry.seq);
@@ -88,7 +53,7 @@ function requestFeed(gateway: Gateway, req: Request, res: Response): void {
     }
     if (changed.length) {
       quiet = 0;
-      res.write(`event: entries\ndata: ${JSON.stringify(changed.map(summaryOf))}\n\n`);
+      res.write(`event: entries\ndata: ${JSON.stringify(changed)}\n\n`);
     } else if (++quiet * FEED_TICK_MS >= 15_000) {
       quiet = 0;
       res.write(': keep-alive\n\n');
@@ -114,22 +79,22 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     const raw = req.query.limit;
     if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw)))
       return fail(res, 400, `"limit" must be a non-negative integer written in digits (entries), got ${JSON.stringify(raw)}.`);
-    const requests = heldRequests(gateway.runtime, filterOf(req));
-    const newest = raw === undefined ? requests : requests.slice(Math.max(0, requests.length - Number(raw)));
-    res.json({ requests: readable(newest), meta: { total: requests.length, activeStreams: gateway.activeStreams } });
+    const filter = filterOf(req);
+    const requests = gateway.requests(filter, raw === undefined ? undefined : Number(raw));
+    res.json({ requests, meta: { total: gateway.countRequests(filter), activeStreams: gateway.activeStreams } });
   });
-  router.get('/requests/count', (req, res) => void res.json({ count: heldRequests(gateway.runtime, filterOf(req)).length }));
+  router.get('/requests/count', (req, res) => void res.json({ count: gateway.countRequests(filterOf(req)) }));
   router.get('/requests/unmatched', (_req, res) => void res.json({ requests: gateway.requests({ unmatched: true }) }));
   router.get('/requests/stream', (req, res) => requestFeed(gateway, req, res));
   router.get('/requests/:seq', (req, res, next) => {
     const seq = Number(req.params.seq);
     if (!Number.isInteger(seq)) return next();
-    const entry = gateway.runtime.journal.held().find((e) => e.seq === seq);
-    if (!entry) return fail(res, 404, `No request #${req.params.seq} in the journal (it keeps the newest ${gateway.runtime.journal.capacity}).`);
-    res.json(readable([entry])[0]);
+    const entry = gateway.request(seq);
+    if (!entry) return fail(res, 404, `No request #${req.params.seq} in the journal (it keeps the newest ${gateway.journalSize}).`);
+    res.json(entry);
   });
   router.delete('/requests', (_req, res) => {
-    gateway.runtime.journal.clear();
+    gateway.clearRequests();
     res.json({ cleared: true });
   });
 

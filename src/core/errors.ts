@@ -45,11 +45,6 @@ export class GatewayError extends Error {
   readonly param?: string;
   readonly code?: string;
   readonly headers: Record<string, string>;
-  /**
-   * Set on the refusal of top-level request parameters the format does not know: all of them, so the
-   * gateway can accept the request without them (and warn) unless strictParams is on.
-   */
-  unrecognized?: string[];
 
   constructor(kind: ErrorKind, message: string, init: GatewayErrorInit = {}) {
     super(message);

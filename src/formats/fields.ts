@@ -1,6 +1,7 @@
 // Declarative field checks shared by every format. What is checked is the same everywhere; how the
 // failure is worded is each vendor's own (a Wording), so clients see their service's messages.
 import type { GatewayError } from '../core/errors.ts';
+import { unknownParamsReport } from '../pipeline/params.ts';
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
 
@@ -55,7 +56,11 @@ export function nonObjectSchema(schema: Record<string, unknown>): string | undef
 export interface FieldChecker {
   /** Checks one value against its rule. */
   checkField(param: string, value: unknown, rule: FieldRule): void;
-  /** Checks every field of `body`; a field with no rule is refused. `path` prefixes params. */
+  /**
+   * Checks every field of `body`; a field with no rule is refused. `path` prefixes params. At the top
+   * level (no `path`) of a request's body, unknown names are reported and left out instead, unless
+   * strictParams is on (see pipeline/params.ts).
+   */
   checkFields(body: Record<string, unknown>, rules: Record<string, FieldRule>, path?: string): void;
 }
 
@@ -91,7 +96,7 @@ export function fieldChecker(w: Wording): FieldChecker {
   }
 
   function checkFields(body: Record<string, unknown>, rules: Record<string, FieldRule>, path = ''): void {
-    if (!path) refuseUnrecognized(Object.keys(body).filter((name) => !Object.hasOwn(rules, name)), w.unknownField);
+    if (!path) refuseUnrecognized(body, Object.keys(body).filter((name) => !Object.hasOwn(rules, name)), w.unknownField);
     for (const [name, rule] of requiredOf(rules)) checkField(path + name, body[name], rule);
     for (const name in body) {
       const rule = rules[name];
@@ -104,12 +109,15 @@ export function fieldChecker(w: Wording): FieldChecker {
 }
 
 /**
- * Refuses top-level parameters a format does not know, naming the first in the vendor's words and
- * carrying all of them: the gateway then accepts the request without them and warns (see strictParams).
+ * Top-level parameters of `body` a format does not know: on a lenient request body they are reported
+ * (journal warnings, `x-mock-warning`) and deleted from it, so the handler goes on as without them;
+ * otherwise (strictParams, or an object that is not a request's body) the first is refused in the
+ * vendor's words.
  */
-export function refuseUnrecognized(names: string[], refusal: (param: string) => GatewayError): void {
+export function refuseUnrecognized(body: object, names: string[], refusal: (param: string) => GatewayError): void {
   if (!names.length) return;
-  const error = refusal(names[0]);
-  error.unrecognized = names;
-  throw error;
+  const report = unknownParamsReport(body);
+  if (!report) throw refusal(names[0]);
+  for (const name of names) delete (body as Record<string, unknown>)[name];
+  report(names);
 }

@@ -55,6 +55,8 @@ export interface EndpointSpec {
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
   upgrade?: boolean;
+  /** A POST that takes no body (`/v1/responses/:id/cancel`): an empty body there is none, not a JSON parse error. */
+  bodiless?: boolean;
   /** Also takes the ephemeral client secrets the realtime routes mint (those work nowhere else). */
   ephemeral?: boolean;
   /** The answer, or (record mode, no fixture matched) the request to forward upstream. */

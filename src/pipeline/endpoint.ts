@@ -12,6 +12,7 @@ import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
+import { acceptUnknownParams, unrecognizedWarning } from './params.ts';
 import type { Recorder } from '../record/recorder.ts';
 
 /** Each runtime's recorder, loaded with record mode's first forwarded request. */
@@ -167,6 +168,71 @@ function trackProxied(runtime: Runtime, entry: JournalEntry, out: Outbound): voi
   };
 }
 
+/** What the body step leaves: the body as received (record mode forwards it unchanged), and its parse. */
+interface BodyRead {
+  received?: string | Uint8Array;
+  /** The parsed body, also journaled; run once the token is known good (a stranger's body is never parsed). */
+  parse(): Promise<unknown>;
+}
+
+const noBody = async (): Promise<unknown> => undefined;
+
+/**
+ * The body step: a POST's body read within the limit, measured and hashed into the request id as soon
+ * as it is in (the journal then shows a request being worked on: tests read it). A GET or DELETE, and
+ * an empty body on a route that takes none (`responses.cancel` sends no body and no content type), has
+ * no body.
+ */
+async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, entry: JournalEntry): Promise<BodyRead> {
+  if (spec.method !== 'POST') {
+    entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
+    return { parse: noBody };
+  }
+  const contentType = inbound.header('content-type');
+  const boundary = multipartBoundary(contentType);
+  if (boundary !== undefined) {
+    const bytes = await inbound.bytes(runtime.maxBodyBytes);
+    entry.bodyBytes = bytes.byteLength;
+    // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
+    const text = await decodeInSlices(bytes, new TextDecoder('latin1'));
+    entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
+    const parse = async () => {
+      const form = await parseMultipart(bytes, contentType!);
+      // Uploads by name, type and size; a long text field shortened like a big JSON body's.
+      entry.body = shortenedBody(journalForm(form));
+      return form;
+    };
+    return { received: bytes, parse };
+  }
+  const text = await inbound.text(runtime.maxBodyBytes);
+  entry.bodyBytes = await utf8Length(text);
+  entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, text);
+  if (!text && spec.bodiless) return { received: text, parse: noBody };
+  const parse = async () => {
+    const body = await parseJson(text);
+    // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
+    if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
+    else {
+      entry.body = shortenedBody(body);
+      entry.truncated = true;
+    }
+    return body;
+  };
+  return { received: text, parse };
+}
+
+/**
+ * The body the handler gets: unless strictParams is on, its own top-level copy, marked so that the
+ * field checker leaves unknown parameters out of it and names them in the journal entry (which keeps
+ * what was sent).
+ */
+function lenientBody(body: unknown, runtime: Runtime, entry: JournalEntry): unknown {
+  if (runtime.strictParams || typeof body !== 'object' || body === null) return body;
+  const own = { ...body };
+  acceptUnknownParams(own, (names) => (entry.warnings ??= []).push(...names.map(unrecognizedWarning)));
+  return own;
+}
+
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
   // The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts).
@@ -193,43 +259,16 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
   try {
-    let body: unknown;
-    let token: string;
-    const boundary = spec.method === 'POST' ? multipartBoundary(inbound.header('content-type')) : undefined;
-    if (boundary !== undefined) {
-      const bytes = await inbound.bytes(runtime.maxBodyBytes);
-      received = bytes;
-      // Set as soon as the body is in: the journal then shows a request being worked on (tests read it).
-      entry.bodyBytes = bytes.byteLength;
-      // Clients draw a fresh boundary per request: leave it out, so the same form keeps its request id.
-      const text = await decodeInSlices(bytes, new TextDecoder('latin1'));
-      entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, boundary ? text.split(boundary).join('') : text);
-      token = authenticate(inbound, runtime, spec.auth);
-      const form = await parseMultipart(bytes, inbound.header('content-type')!);
-      // Uploads by name, type and size; a long text field shortened like a big JSON body's.
-      entry.body = shortenedBody(journalForm(form));
-      body = form;
-    } else if (spec.method === 'POST') {
-      const text = await inbound.text(runtime.maxBodyBytes);
-      received = text;
-      // Measured as soon as the body is in: the journal then shows a request being worked on (tests read it).
-      entry.bodyBytes = await utf8Length(text);
-      entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, text);
-      token = authenticate(inbound, runtime, spec.auth);
-      body = await parseJson(text);
-      // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
-      if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
-      else {
-        entry.body = shortenedBody(body);
-        entry.truncated = true;
-      }
-    } else {
-      entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
-      // A route with no ways to present a token is public (generated image files).
-      token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
-    }
+    // One sequence for every request: the body (if any) is in and measured, then the token, then the parse.
+    const read = await readBody(runtime, spec, inbound, entry);
+    received = read.received;
+    // A route with no ways to present a token is public (generated image files).
+    const token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
+    const body = lenientBody(await read.parse(), runtime, entry);
     const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
     const handled = await spec.handle(call);
+    // Unknown parameters the handler went on without (see params.ts).
+    if (entry.warnings && !isForward(handled)) handled.headers['x-mock-warning'] = entry.warnings.join(', ');
     if (isForward(handled)) {
       // Record mode, and no fixture answers: the upstream's answer, passed through and recorded.
       out = await (await recorderOf(runtime)).forward(call, handled, received);

@@ -153,7 +153,7 @@ function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
   }
   const form = call.body as FormBody;
   const known = translate ? TRANSLATION_FIELDS : TRANSCRIPTION_FIELDS;
-  refuseUnrecognized(Object.keys(form).filter((name) => !known.includes(name)), unknownField);
+  refuseUnrecognized(form, Object.keys(form).filter((name) => !known.includes(name)), unknownField);
   const model = field(form, 'model');
   if (!model) throw missing('model');
   call.entry.model = model;

@@ -13,6 +13,7 @@ import { openaiFormat } from './format.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
+import { lenientAlike } from '../../pipeline/params.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -102,6 +103,8 @@ async function edits(call: Call): Promise<Outbound | Forward> {
     throw new GatewayError('invalid_request', "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.", { param: 'image' });
   }
   const body = coerce(call.body as FormBody);
+  // Unknown fields are checked on the converted copy: it reports them as the form would.
+  lenientAlike(call.body as FormBody, body);
   if (body.image === undefined) throw missing('image');
   checkFields(body, EDIT_FIELDS);
   const model = requestedModel(body, true);

@@ -55,6 +55,8 @@ const FIELDS: Record<string, FieldRule> = {
 /** What the store keeps of a response: the object, its input items, and the conversation after it. */
 export interface StoredResponse {
   response: Raw;
+  /** Created with `background: true` (answered at once all the same): cancel() then returns it as it stands. */
+  background?: boolean;
   inputItems: Raw[];
   conversation: Message[];
 }

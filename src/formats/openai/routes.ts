@@ -121,7 +121,7 @@ export const openaiEndpoints: EndpointSpec[] = [
           parts: reply.choices[0].blocks.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : [])),
           toolCalls: reply.choices[0].blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [])),
         };
-        const entry: StoredResponse = { response: renderResponse(reply, parsed), inputItems: listedInputItems(parsed.items, reply), conversation: [...request.messages, said] };
+        const entry: StoredResponse = { response: renderResponse(reply, parsed), ...(body.background === true && { background: true }), inputItems: listedInputItems(parsed.items, reply), conversation: [...request.messages, said] };
         // Its size: the request it repeats (conversation and input items) and the reply, roughly twice over.
         call.runtime.stored.set(`response:${responseId(reply)}`, entry, 2 * (call.entry.bodyBytes ?? 0) + 4 * choiceText(reply.choices[0]).length + 4096);
       }
@@ -167,8 +167,12 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/responses/:id/cancel',
     format: openaiFormat,
     auth: BEARER,
+    bodiless: true,
     handle(call) {
-      stored(call, String(call.params.id), true);
+      // Background responses are answered at once (not emulated yet): cancelling one that has finished
+      // returns it as it stands, as the service does for a finished background response.
+      const found = stored(call, String(call.params.id), true);
+      if (found.background) return json(found.response);
       throw new GatewayError('invalid_request', 'Only responses created with background=true can be cancelled; this response has already completed.', { param: 'response_id' });
     },
   },
