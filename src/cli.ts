@@ -3,7 +3,7 @@ import { startLoopStats } from './cli/loop-stats.ts';
 import { limitHeapGrowth } from './cli/heap-size.ts';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { fixtureFolderProblem } from './cli-checks.ts';
+import { fixtureFolderProblem } from './cli/checks.ts';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { runtimeOf } from './gateway.ts';

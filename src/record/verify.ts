@@ -6,7 +6,7 @@ import type { Fixture } from '../fixtures/types.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import { FORMATS } from '../formats/all.ts';
-import { fixtureFolderProblem } from '../cli-checks.ts';
+import { fixtureFolderProblem } from '../cli/checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
 export function shapeOf(value: unknown, path = '$', out = new Map<string, string>()): Map<string, string> {
