@@ -1,6 +1,7 @@
 // The layers as loaded: the standalone server never loads msw (the docs promise its lean node:http
 // path), and in-process use never loads express or creates a node:http server. Each runs in a child
 // process (test/helpers/module-graph.ts) that lists every module resolved while it is used.
+// msw 2: not run again (it compares the node router's matcher with msw 3's, which the standalone server follows; msw 2's throws on malformed escapes).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

@@ -194,6 +194,10 @@ describe('over a socket: --strict-params', () => {
     const ok = await ask(lenient.url);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-mock-warning')).toBe('unrecognized request argument "foo"');
+    // A name is the client's text: control characters and the like are escaped, a long one cut (found by the fuzz suite: a NUL broke the header).
+    const odd = await fetch(`${lenient.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: user, ['a\u0000é']: 1, ['x'.repeat(300)]: 2 }) });
+    expect(odd.status).toBe(200);
+    expect(odd.headers.get('x-mock-warning')).toBe(`unrecognized request argument "a\\u0000\\u00e9", unrecognized request argument "${'x'.repeat(100)}\\u2026"`);
     const refused = await ask(strict.url);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Unrecognized request argument supplied: foo');

@@ -22,5 +22,14 @@ export function unknownParamsReport(body: object): ((names: string[]) => void) |
   return lenient.get(body);
 }
 
-/** The journal's and the header's words for one. */
-export const unrecognizedWarning = (name: string) => `unrecognized request argument "${name}"`;
+/** Longest part of an unknown name quoted: a name is the client's text, and it goes into a header. */
+const QUOTED_NAME_CHARS = 100;
+
+/**
+ * The journal's and the header's words for one. The name is quoted as JSON with everything outside
+ * printable ASCII escaped, since a header value may not carry control characters (a fuzzed name held NUL).
+ */
+export const unrecognizedWarning = (name: string) => {
+  const cut = name.length > QUOTED_NAME_CHARS ? `${name.slice(0, QUOTED_NAME_CHARS)}…` : name;
+  return `unrecognized request argument ${JSON.stringify(cut).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
+};
