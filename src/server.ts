@@ -104,9 +104,12 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
   ]);
   const app = express();
   app.disable('x-powered-by');
+  // Routes match as written: express would otherwise serve /__ADMIN/tokens from the /__admin mount.
+  app.set('case sensitive routing', true);
   // The control plane and the pages are the owner's (health stays open, for probes from anywhere).
+  // Compared in lower case and with repeated slashes folded, so no spelling of a guarded path passes unguarded.
   app.use((req, res, next) => {
-    const path = req.path;
+    const path = req.path.toLowerCase().replace(/\/{2,}/g, '/');
     if (path === '/__admin/health' || !(path === '/' || path.startsWith('/console') || path.startsWith('/__admin'))) return next();
     const requestUrl = new URL(req.originalUrl, 'http://localhost');
     const verdict = guardControlPlane(req, requestUrl, bindHost, adminToken);

@@ -198,6 +198,13 @@ describe('over a socket: --strict-params', () => {
     const odd = await fetch(`${lenient.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: user, ['a\u0000é']: 1, ['x'.repeat(300)]: 2 }) });
     expect(odd.status).toBe(200);
     expect(odd.headers.get('x-mock-warning')).toBe(`unrecognized request argument "a\\u0000\\u00e9", unrecognized request argument "${'x'.repeat(100)}\\u2026"`);
+    // Named one by one up to ten, then counted: a body may hold 10 000 keys, and a header must stay small.
+    const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`unknown_${String(i).padStart(3, '0')}_${'y'.repeat(80)}`, i]));
+    const crowded = await fetch(`${lenient.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: user, ...many }) });
+    expect(crowded.status).toBe(200);
+    const warned = crowded.headers.get('x-mock-warning')!.split(', ');
+    expect(warned).toHaveLength(11);
+    expect(warned.at(-1)).toBe('and 390 more unrecognized request arguments');
     const refused = await ask(strict.url);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('Unrecognized request argument supplied: foo');

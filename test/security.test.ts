@@ -154,8 +154,11 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
         expect(res.status, JSON.stringify(mark)).toBe(403);
         expect(JSON.parse(res.body).error).toMatch(/another origin/);
       }
-      const token = await raw(cli.url, '/__admin/tokens', { host, ...mark, 'content-type': 'application/json' }, 'POST', '{"token":"sk-stolen"}');
-      expect(token.status).toBe(403);
+      // Every spelling of the path express would route to the control plane (it matched /__ADMIN case-blind).
+      for (const path of ['/__admin/tokens', '/__ADMIN/tokens', '/__Admin/tokens', '//__admin/tokens']) {
+        const token = await raw(cli.url, path, { host, ...mark, 'content-type': 'application/json' }, 'POST', '{"token":"sk-stolen"}');
+        expect(token.status, path).not.toBeLessThan(400);
+      }
       expect((await raw(cli.url, '/__admin/tokens/sk-test', { host, ...mark }, 'DELETE')).status).toBe(403);
     }
     expect(await journalLength()).toBe(before);
@@ -226,8 +229,17 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     await new Anthropic({ apiKey: secret, baseURL: cli.url, maxRetries: 0 }).messages.create({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
     await new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: cli.url } }).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' });
     await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${secret}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    // A browser's realtime socket: the key travels as a subprotocol.
+    await new Promise<void>((resolve, reject) => {
+      const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, ['realtime', `openai-insecure-api-key.${secret}`]);
+      socket.onopen = () => (socket.close(), resolve());
+      socket.onerror = () => reject(new Error('the realtime socket did not open'));
+    });
+    await expect.poll(async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length, { timeout: 60_000 }).toBe(5);
     const journal = await (await fetch(`${cli.url}/__admin/requests`)).text();
-    const { requests } = JSON.parse(journal) as { requests: { headers: Record<string, string>; query: string; status: number }[] };
+    const { requests } = JSON.parse(journal) as { requests: { headers: Record<string, string>; query: string; status: number; path: string }[] };
+    expect(requests.find((r) => r.path === '/v1/realtime')!.headers['sec-websocket-protocol']).toBe('realtime, openai-insecure-api-key.sk-jo***6789');
+    requests.splice(requests.findIndex((r) => r.path === '/v1/realtime'), 1);
     expect(requests).toHaveLength(4);
     expect(requests.every((r) => r.status === 200)).toBe(true);
     expect(journal).not.toContain(secret);

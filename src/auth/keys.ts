@@ -72,12 +72,17 @@ function maskCredential(value: string): string {
   return scheme + maskKey(value.slice(scheme.length));
 }
 
-/** A copy of `headers`, in the same key order, with every credential masked. */
+/** A copy of `headers`, in the same key order, with every credential masked (the realtime key subprotocol too). */
 export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
   const out = Object.assign({}, headers);
   for (const name of Object.keys(out)) {
     const value = out[name];
-    if (typeof value === 'string' && isCredentialName(name)) out[name] = maskCredential(value);
+    if (typeof value !== 'string') continue;
+    if (isCredentialName(name)) out[name] = maskCredential(value);
+    // A browser's realtime socket carries its key as a subprotocol (`openai-insecure-api-key.<key>`).
+    else if (name.toLowerCase() === 'sec-websocket-protocol' && value.includes(KEY_SUBPROTOCOL)) {
+      out[name] = value.split(',').map((p) => (p.trim().startsWith(KEY_SUBPROTOCOL) ? ` ${KEY_SUBPROTOCOL}${maskKey(p.trim().slice(KEY_SUBPROTOCOL.length))}` : p)).join(',').trim();
+    }
   }
   return out;
 }

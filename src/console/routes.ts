@@ -21,7 +21,7 @@ function baseFor(req: express.Request, bound: string): string {
 
 /** `base()` is the server's root URL, known once it listens. */
 export function consoleRouter(gateway: Gateway, base: () => string): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
   const models = () => gateway.models();
   const send = (res: express.Response, markup: string) =>
     void res.type('html').set({ 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(markup);

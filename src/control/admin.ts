@@ -67,7 +67,7 @@ function requestFeed(gateway: Gateway, req: Request, res: Response): void {
 const fail = (res: Response, status: number, message: string) => void res.status(status).json({ error: message });
 
 export function adminRouter(gateway: Gateway, version: string): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
   // Every body is read as JSON, whatever type it declares: `curl -d '{…}'` labels it a form. (The
   // guard, not the body type, keeps web pages out.)
   router.use(express.json({ limit: '10mb', type: () => true }));

@@ -210,8 +210,12 @@ export class O200k implements Encoding {
   /** Token texts decoded so far (the package keeps every one as a string). */
   private readonly texts: (string | undefined)[] = [];
   private readonly textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  /** One streaming decoder for byte tokens, never flushed: the package's decode works the same way. */
-  private readonly stream = new TextDecoder('utf-8');
+  /**
+   * A decoder for one call's byte tokens. Each call has its own, flushed at its end: the package shares
+   * one that is never flushed, so an unfinished character (or a first BOM) carried from one call into the
+   * next, and the same ids could decode differently (ids come from clients' token-array prompts).
+   */
+  private static callDecoder = () => new TextDecoder('utf-8', { ignoreBOM: true });
 
   private readonly cacheEntries: number;
   private readonly split: RegExp;
@@ -344,12 +348,14 @@ export class O200k implements Encoding {
   decode(ids: readonly number[]): string {
     let out = '';
     let pending: Uint8Array[] = [];
+    const stream = O200k.callDecoder();
     const flush = () => {
       if (!pending.length) return;
       const all = new Uint8Array(pending.reduce((n, p) => n + p.length, 0));
       let at = 0;
       for (const p of pending) all.set(p, (at += p.length) - p.length);
-      out += this.stream.decode(all, { stream: true });
+      // A run of byte tokens ends at a text token or the end: an unfinished character there is U+FFFD.
+      out += stream.decode(all);
       pending = [];
     };
     for (const id of ids) {
@@ -367,16 +373,18 @@ export class O200k implements Encoding {
   /** Each token's text; bytes that end inside a character wait for the next token's. */
   *decodeGenerator(ids: readonly number[]): Generator<string> {
     let buffer = '';
+    const stream = O200k.callDecoder();
     for (const id of ids) {
       const t = this.token(id);
       if (!t) continue;
-      buffer += typeof t === 'string' ? t : this.stream.decode(t, { stream: true });
+      buffer += typeof t === 'string' ? t : stream.decode(t, { stream: true });
       if (buffer.length === 0) continue;
       const last = buffer.charCodeAt(buffer.length - 1);
       if (last >= 0xd800 && last <= 0xdbff) continue;
       yield buffer;
       buffer = '';
     }
+    buffer += stream.decode();
     if (buffer.length > 0) yield buffer;
   }
 }

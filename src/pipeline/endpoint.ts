@@ -12,7 +12,7 @@ import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
-import { acceptUnknownParams, unrecognizedWarning } from './params.ts';
+import { acceptUnknownParams, warningsFor } from './params.ts';
 import type { Recorder } from '../record/recorder.ts';
 
 /** Each runtime's recorder, loaded with record mode's first forwarded request. */
@@ -229,7 +229,11 @@ async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, 
 function lenientBody(body: unknown, runtime: Runtime, entry: JournalEntry): unknown {
   if (runtime.strictParams || typeof body !== 'object' || body === null) return body;
   const own = { ...body };
-  acceptUnknownParams(own, (names) => (entry.warnings ??= []).push(...names.map(unrecognizedWarning)));
+  const unknown: string[] = [];
+  acceptUnknownParams(own, (names) => {
+    unknown.push(...names);
+    entry.warnings = warningsFor(unknown);
+  });
   return own;
 }
 
