@@ -9,6 +9,7 @@ import { flacBytes } from './flac.ts';
 import { oggOpusBytes } from './ogg.ts';
 import { concat } from './bytes.ts';
 import { GatewayError } from '../errors.ts';
+import { yieldToLoop } from '../slices.ts';
 
 export type AudioFormat = 'wav' | 'pcm' | 'flac' | 'mp3' | 'opus';
 
@@ -37,7 +38,6 @@ export function id3Tag(description: string, value: string): Uint8Array {
 
 /** Encoding runs in slices of this many seconds, letting other requests through between them. */
 const SLICE_SECONDS = 2;
-const breathe = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** wav-encoder's 16-bit mapping (via floats, positive values scaled by 32767/32768), kept so WAV bytes stay as they were. */
 const asWavEncoder = (v: number) => (v < 0 ? v : Math.round((v / 32768) * 32767));
@@ -52,7 +52,7 @@ async function pcmAfter(header: Uint8Array, samples: Int16Array, sampleRate: num
   const view = new DataView(bytes.buffer, header.length);
   const slice = SLICE_SECONDS * sampleRate;
   for (let start = 0; start < samples.length; start += slice) {
-    if (start) await breathe();
+    if (start) await yieldToLoop();
     const end = Math.min(samples.length, start + slice);
     for (let i = start; i < end; i++) view.setInt16(i * 2, map(samples[i]), true);
   }
@@ -85,7 +85,7 @@ async function mp3Bytes(samples: Int16Array, sampleRate: number, text: string | 
   const parts: Uint8Array[] = text === undefined ? [] : [id3Tag(TRANSCRIPT_TAG, text)];
   const slice = 1152 * Math.round((SLICE_SECONDS * sampleRate) / 1152);
   for (let i = 0; i < samples.length; i += 1152) {
-    if (i && i % slice === 0) await breathe();
+    if (i && i % slice === 0) await yieldToLoop();
     parts.push(encoder.encodeBuffer(samples.subarray(i, i + 1152)));
   }
   parts.push(encoder.flush());
@@ -116,7 +116,7 @@ async function opusBytes(samples: Int16Array, sampleRate: number, text: string |
     padded.set(samples);
     const packets: Uint8Array[] = [];
     for (let i = 0; i < padded.length; i += frame) {
-      if (i && i % (frame * 50 * SLICE_SECONDS) === 0) await breathe();
+      if (i && i % (frame * 50 * SLICE_SECONDS) === 0) await yieldToLoop();
       // opusscript copies its input into a 16-bit heap view element by element: hand it samples, not bytes.
       packets.push(Uint8Array.from(encoder.encode(new Uint16Array(padded.buffer, i * 2, frame) as unknown as Buffer, frame)));
     }

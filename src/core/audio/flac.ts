@@ -3,6 +3,7 @@
 // every decoder reads bit-exactly (lossless, uncompressed). 16-bit mono.
 
 import { concat, vorbisComment } from './bytes.ts';
+import { yieldToLoop } from '../slices.ts';
 
 const BLOCK = 4096;
 
@@ -80,7 +81,7 @@ export async function flacBytes(samples: Int16Array, sampleRate: number, comment
     metadataBlock(4, vorbisComment('model-gateway-mock', comments), true),
   ];
   for (let f = 0; f < blocks; f++) {
-    if (f && f % SLICE_FRAMES === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (f && f % SLICE_FRAMES === 0) await yieldToLoop();
     const chunk = samples.subarray(f * BLOCK, (f + 1) * BLOCK);
     const partial = chunk.length !== BLOCK;
     const header = [0xff, 0xf8, ((partial ? 7 : 12) << 4) | (RATE_CODES[sampleRate] ?? 0), 0x08, ...codedNumber(f)];

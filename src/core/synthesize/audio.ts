@@ -5,6 +5,7 @@
 import WavEncoder from 'wav-encoder';
 import { hashString, Rng } from '../seed.ts';
 import { embedText } from '../audio/watermark.ts';
+import { yieldToLoop } from '../slices.ts';
 
 export const SPEECH_SAMPLE_RATE = 24000;
 
@@ -161,7 +162,7 @@ export async function synthesizeSpeechSliced(segments: readonly SpeechSegment[],
     work.count(made - counted);
     counted = made;
     if (step.done) return step.value;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToLoop();
     if (work.stopped?.()) return undefined;
   }
 }

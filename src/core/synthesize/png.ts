@@ -5,6 +5,7 @@
 // counted as it happens, and the event loop gets a turn between slices.
 import { Unzlib } from 'fflate';
 import type { ImageWork } from './image-work.ts';
+import { yieldToLoop } from '../slices.ts';
 
 export interface PngPixels {
   width: number;
@@ -35,10 +36,8 @@ const ADAM7 = [
 ];
 /** Compressed bytes handed to the inflater at once: at deflate's best ratio (about 1032:1) a bit over 4 MiB out. */
 const FEED_BYTES = 4096;
-/** Busy time after which the reader lets the event loop run. */
-const SLICE_MS = 8;
-
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/** Bytes inflated (and unfiltered into pixels) between two turns of the event loop: counted work, not time. */
+const SLICE_BYTES = 1024 * 1024;
 
 /** The passes of a picture: for each, its size in pixels and where its pixels sit in the picture. */
 function passesOf(h: Header): { x0: number; y0: number; dx: number; dy: number; w: number; rows: number }[] {
@@ -220,13 +219,13 @@ export async function readPng(bytes: Uint8Array, work: ImageWork, into?: { width
   };
 
   const inflater = new Unzlib((chunk) => take(chunk));
-  let sliceStart = performance.now();
+  let sliceStart = 0;
   for (let d = 0; d < data.length; d++) {
     for (let at = 0; at < data[d].length; at += FEED_BYTES) {
       inflater.push(data[d].subarray(at, at + FEED_BYTES), d === data.length - 1 && at + FEED_BYTES >= data[d].length);
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await macrotask();
-        sliceStart = performance.now();
+      if (inflated - sliceStart >= SLICE_BYTES) {
+        await yieldToLoop();
+        sliceStart = inflated;
       }
     }
   }

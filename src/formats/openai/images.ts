@@ -17,6 +17,7 @@ import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
+import { yieldToLoop } from '../../core/slices.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -204,7 +205,7 @@ export async function produce(ask: ImageAsk, decision: Decision, draw: (index: n
     // Each file takes a while (about 0.4 s for 1536x1024 PNG, on a worker thread where there is one):
     // let other requests run in between.
     const pixels = await picture;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToLoop();
     return encodeImage(pixels, ask.format, ask.compression, handOver);
   };
   // A drawn picture is the encoder's to keep (its pixels move to the thread); a pinned one is reused.

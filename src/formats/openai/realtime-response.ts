@@ -6,6 +6,7 @@ import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { deriveKey } from '../../core/seed.ts';
 import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, synthesizeSpeechSliced, toBase64, type SpeechWork } from '../../core/synthesize/audio.ts';
+import { yieldToLoop } from '../../core/slices.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -129,7 +130,7 @@ export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, w
   const speech = new Map<number, Int16Array>();
   const blocks = reply.choices[0].blocks;
   for (let b = 0; b < blocks.length; b++) {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToLoop();
     if (work.stopped?.()) return undefined;
     const block = blocks[b];
     if (!ctx.audio || block.type !== 'text') continue;
