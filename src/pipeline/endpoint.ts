@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime.ts';
 import type { EndpointSpec, FormatEdge, Params } from './call.ts';
 import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
-import { decodeInSlices, MAX_DEPTH, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
+import { decodeInSlices, MAX_DEPTH, notJson, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
 import { acceptUnknownParams, warningsFor } from './params.ts';
@@ -41,7 +41,7 @@ async function parseJson(text: string): Promise<unknown> {
     try {
       body = JSON.parse(text);
     } catch {
-      throw new GatewayError('invalid_request', 'We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.');
+      throw notJson();
     }
   } else body = await parseInPieces(text, big);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {

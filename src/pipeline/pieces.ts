@@ -3,9 +3,8 @@
 // ceilings below; a big one is then parsed in pieces of PIECE_CHARS, and a big reply serialized in pieces
 // of REPLY_PIECE_CHARS. The result is the same as JSON.parse / JSON.stringify of the whole, byte for byte.
 import { GatewayError } from '../core/errors.ts';
-import { SLICE_CHARS, yieldToLoop } from '../core/slices.ts';
+import { inSlices, SLICE_CHARS, yieldToLoop } from '../core/slices.ts';
 
-export { yieldToLoop };
 
 /** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
 export const MAX_DEPTH = 128;
@@ -26,16 +25,14 @@ const SCAN_SLICE = SLICE_CHARS;
 export async function decodeInSlices(bytes: Uint8Array, decoder: TextDecoder): Promise<string> {
   if (bytes.byteLength <= SLICE_CHARS) return decoder.decode(bytes);
   const parts: string[] = [];
-  for (let at = 0; at < bytes.byteLength; at += SLICE_CHARS) {
-    if (at) await yieldToLoop();
-    parts.push(decoder.decode(bytes.subarray(at, at + SLICE_CHARS), { stream: at + SLICE_CHARS < bytes.byteLength }));
-  }
+  await inSlices(bytes.byteLength, (from, to) => parts.push(decoder.decode(bytes.subarray(from, to), { stream: to < bytes.byteLength })));
   return parts.join('');
 }
 
 const refuse = (message: string) => new GatewayError('invalid_request', message);
 
-function notJson(): GatewayError {
+/** The 400 for a body that is not JSON, in OpenAI's words (each format renders it in its own body). */
+export function notJson(): GatewayError {
   return refuse('We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.');
 }
 
