@@ -3,7 +3,6 @@
 // an SDK fails here until the catalogue follows. Also: ids by the vendors' naming, and users' aliases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI, { NotFoundError, toFile } from 'openai';
@@ -13,7 +12,6 @@ import { inProcess, strictListen, type Running } from './helpers/modes.ts';
 import { spawnCli, runCli, type Spawned } from './helpers/cli.ts';
 import { createGateway } from '../src/index.ts';
 
-const require = createRequire(import.meta.url);
 const packageDir = (name: string) => fileURLToPath(new URL(`../node_modules/${name}/`, import.meta.url));
 
 /** The string literals of `export type <name> = …;` (or of the first `<field>?: …;` union naming `marker`) in a .d.ts. */
@@ -197,11 +195,5 @@ describe('your own model names (aliases and deployments)', () => {
       const badEnv = await runCli([], { MGM_MODEL: 'no-equals' });
       expect(badEnv.output).toMatch(/MGM_MODEL: "no-equals" is not name=model-or-family/);
     });
-  });
-});
-
-describe('LangChain', () => {
-  it('@langchain/anthropic is not installed: ChatAnthropic’s call is the Anthropic SDK one covered above', () => {
-    expect(() => require.resolve('@langchain/anthropic')).toThrow();
   });
 });
