@@ -1,8 +1,8 @@
-// The npm package as a user gets it: `npm pack`, installed into an empty project (no dev tools) with openai and
-// msw from the registry; every entry point imported, type-checked by tsc and run; `npx model-gateway-mock`
+// The npm package as a user gets it: `npm pack`, unpacked into an empty project's node_modules beside its declared
+// dependencies, openai, msw and vitest (linked from ours: no network, no dev tools); every entry point imported, type-checked by tsc and run; `npx model-gateway-mock`
 // answering the openai SDK; the vitest helper running under the user's vitest; the browser entry bundling clean.
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,8 @@ import { socketSuites } from './helpers/modes.ts';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 // npm and npx run on this Node (24), whatever `node` the machine has first on its PATH.
-const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, npm_config_update_notifier: 'false' };
+// Offline: a test reaches nothing but 127.0.0.1, so npm and npx must find everything on disk.
+const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, npm_config_update_notifier: 'false', npm_config_offline: 'true' };
 const TSC = join(root, 'node_modules/typescript/bin/tsc');
 
 /** Every entry point, with types used the way a user would; `@ts-expect-error` lines prove the types are not `any`. */
@@ -93,10 +94,21 @@ describe.runIf(socketSuites)('the npm package', () => {
     const project = join(scratch, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-    // vitest too, to run the vitest entry as its users do.
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, 'openai', 'msw', 'vitest'], { cwd: project, env, timeout: 240_000 });
+    // The tarball's own files, and only its declared dependencies beside it (vitest too, to run the vitest
+    // entry as its users do): an import of anything undeclared fails here as it would for a user.
+    const modules = join(project, 'node_modules');
+    mkdirSync(join(modules, '.bin'), { recursive: true });
+    await run('tar', ['xzf', tarball, '-C', scratch]);
+    renameSync(join(scratch, 'package'), join(modules, 'model-gateway-mock'));
+    const declared = Object.keys((JSON.parse(readFileSync(join(modules, 'model-gateway-mock/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+    for (const name of [...declared, 'openai', 'msw', 'vitest']) {
+      mkdirSync(dirname(join(modules, name)), { recursive: true });
+      symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
+    }
+    symlinkSync('../model-gateway-mock/bin/model-gateway-mock.js', join(modules, '.bin/model-gateway-mock'));
+    symlinkSync('../vitest/vitest.mjs', join(modules, '.bin/vitest'));
     installed = project;
-  }, 300_000);
+  }, 60_000);
   afterAll(() => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
