@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { Agent, OpenAIProvider, Runner, tool } from '@openai/agents';
 import { ChatOpenAI } from '@langchain/openai';
@@ -243,4 +244,50 @@ describe.runIf(socketSuites)('agent runs record and replay', () => {
       server.close();
     }
   }, 60_000);
+});
+
+describe('the script drives every format, in-process', () => {
+  it('an Anthropic tool loop follows toolCalls and toolResult like the others', async () => {
+    const gateway = createGateway({ origin: 'https://script.test', tokens: [TOKEN], fixtures: UPSTREAM, strict: true });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: 'https://script.test', maxRetries: 0 });
+      const tools = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+      const question = { role: 'user' as const, content: 'Do I need an umbrella in Oslo today?' };
+      const first = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, tools, messages: [question] });
+      const use = first.content.find((b) => b.type === 'tool_use')!;
+      expect([use.name, use.input]).toEqual(['get_weather', { city: 'Oslo' }]);
+      const second = await anthropic.messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 200,
+        tools,
+        messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'rain, 9 C in Oslo' }] }],
+      });
+      expect(second.content).toEqual([{ type: 'text', text: 'Take an umbrella: rain in Oslo.', citations: null }]);
+      expect(gateway.requests().map((e) => e.fixture)).toEqual(['loop: look up', 'loop: answer']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a sequence answers each conversation turn by turn, interleaved', async () => {
+    const steps: Fixture = { name: 'steps', match: { model: 'gpt-4o-mini' }, sequence: [{ reply: { text: 'first' } }, { reply: { text: 'second' } }] };
+    const gateway = createGateway({ origin: 'https://script.test', tokens: [TOKEN], fixtures: [steps] });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      const openai = new OpenAI({ apiKey: TOKEN, baseURL: 'https://script.test/v1', maxRetries: 0 });
+      const say = async (...turns: string[]) => {
+        const messages = turns.map((content, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content }));
+        return (await openai.chat.completions.create({ model: 'gpt-4o-mini', messages })).choices[0].message.content;
+      };
+      expect(await say('plan a trip')).toBe('first');
+      expect(await say('book a table')).toBe('first');
+      expect(await say('plan a trip', 'first', 'go on')).toBe('second');
+      expect(await say('book a table', 'first', 'go on')).toBe('second');
+    } finally {
+      server.close();
+    }
+  });
 });

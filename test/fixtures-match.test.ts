@@ -6,6 +6,7 @@ import type { Fixture } from '../src/fixtures/types.ts';
 import type { CanonicalRequest, Message } from '../src/core/request.ts';
 import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
 import { historyOf } from '../src/fixtures/history.ts';
+import { validateFixtures } from '../src/fixtures/validate.ts';
 import { requestKey } from '../src/core/respond.ts';
 import { hashString } from '../src/core/seed.ts';
 
@@ -317,5 +318,15 @@ describe('the match key of an agent run', () => {
     const longer = set.nearest(ctx(request([...full, assistant('Sunny, 14:05.'), user('thanks')])))!;
     expect(longer.name).toBe('turn 3');
     expect(longer.conditions.find((c) => c.field === 'history')).toMatchObject({ expected: 'the history to end after 6 messages', actual: expect.stringMatching(/^message 7 \(user turn 1\): assistant, text "Sunny, 14:05."/) });
+  });
+});
+
+describe('the schema of the agent conditions', () => {
+  it('accepts names and partial arguments (a `regex` key among them is data), refuses anything else with the place', () => {
+    const ok = [{ name: 'ok', match: { toolCalls: ['get_time', { name: 'search', arguments: { regex: '(' } }], toolResult: { contains: 'x' } } }];
+    expect(validateFixtures(ok, 'test')).toEqual(ok);
+    expect(() => validateFixtures([{ name: 'typo', match: { toolCalls: [{ name: 'get_time', args: {} }] } }], 'test')).toThrow(/fixture 0 \("typo"\), at \/match\/toolCalls\/0: must NOT have additional properties \(args\)/);
+    expect(() => validateFixtures([{ name: 'bad', match: { toolResult: { regex: '(' } } }], 'test')).toThrow(/at \/match\/toolResult\/regex: not a valid regular expression/);
+    expect(() => validateFixtures([{ name: 'empty', match: { toolCalls: [''] } }], 'test')).toThrow(/at \/match\/toolCalls\/0/);
   });
 });
