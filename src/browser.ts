@@ -14,6 +14,7 @@ export type {
   FixtureAnswer,
   FixtureToolCall,
   TextMatch,
+  ToolCallMatch,
   FixtureEntry,
   FaultSpec,
   IssuedToken,

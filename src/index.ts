@@ -22,7 +22,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   });
 }
 export type { Gateway, GatewayOptions, RequestFilter, RequestSummary } from './api.ts';
-export type { Fixture, FixtureMatch, FixtureReply, FixtureError, FixtureAnswer, FixtureToolCall, TextMatch } from './fixtures/types.ts';
+export type { Fixture, FixtureMatch, FixtureReply, FixtureError, FixtureAnswer, FixtureToolCall, TextMatch, ToolCallMatch } from './fixtures/types.ts';
 export type { FixtureEntry } from './fixtures/match.ts';
 export type { FaultSpec } from './core/faults.ts';
 export type { IssuedToken, TokenScope } from './auth/keys.ts';

@@ -4,6 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { FixtureSet, matchKey, STARTED, type MatchContext } from '../src/fixtures/match.ts';
 import type { Fixture } from '../src/fixtures/types.ts';
 import type { CanonicalRequest, Message } from '../src/core/request.ts';
+import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
+import { historyOf } from '../src/fixtures/history.ts';
+import { validateFixtures } from '../src/fixtures/validate.ts';
+import { requestKey } from '../src/core/respond.ts';
+import { hashString } from '../src/core/seed.ts';
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
@@ -150,5 +155,178 @@ describe('the near-miss report', () => {
     const set = new FixtureSet([{ name: 'short', match: { userMessage: 'x' } }]);
     const [cond] = set.nearest(ctx(request([user('y'.repeat(200))])))!.conditions;
     expect(cond.actual).toBe(JSON.stringify(`${'y'.repeat(80)}…`));
+  });
+});
+
+// Issue 27: agent runs. Conditions on the tool calls made so far, the last tool result and the
+// agent's instructions; sequences per conversation; a key that ignores made-up call ids.
+const system = (text: string): Message => ({ role: 'system', parts: [{ type: 'text', text }] });
+const calling = (...calls: [string, string, Record<string, unknown>][]): Message => ({
+  role: 'assistant',
+  parts: [],
+  toolCalls: calls.map(([id, name, args]) => ({ id, name, arguments: JSON.stringify(args) })),
+});
+const result = (id: string, text: string): Message => ({ role: 'tool', toolCallId: id, parts: [{ type: 'text', text }] });
+
+/** A weather agent's third request: two tool calls made, both answered. */
+function agentRun(ids = ['call_a', 'call_b'], city = 'Paris'): Message[] {
+  return [
+    system('You are the triage agent.'),
+    user('Weather and time in Paris?'),
+    calling([ids[0], 'get_weather', { city, units: { temp: 'C', wind: 'kmh' } }]),
+    result(ids[0], '{"temp":21,"sky":"clear"}'),
+    calling([ids[1], 'get_time', { city }]),
+    result(ids[1], '14:05 CET'),
+  ];
+}
+
+describe('agent conditions', () => {
+  const one = (match: Fixture['match'], messages: Message[]) => answered(new FixtureSet([{ name: 'it', match }]), ctx(request(messages)));
+
+  it('toolCalls: by name, by partial arguments (nested too), in order; [] only before any call', () => {
+    const run = agentRun();
+    expect(one({ toolCalls: ['get_weather'] }, run)).toBe('it');
+    expect(one({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, run)).toBe('it');
+    expect(one({ toolCalls: [{ name: 'get_weather', arguments: { units: { temp: 'C' } } }] }, run)).toBe('it');
+    expect(one({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }, run)).toBeUndefined();
+    expect(one({ toolCalls: [{ name: 'get_weather', arguments: { units: { temp: 'F' } } }] }, run)).toBeUndefined();
+    expect(one({ toolCalls: [{ name: 'get_weather', arguments: { missing: null } }] }, run)).toBeUndefined();
+    expect(one({ toolCalls: ['get_weather', { name: 'get_time', arguments: { city: 'Paris' } }] }, run)).toBe('it');
+    expect(one({ toolCalls: ['get_time', 'get_weather'] }, run)).toBeUndefined();
+    expect(one({ toolCalls: ['get_weather', 'get_weather'] }, run)).toBeUndefined();
+    expect(one({ toolCalls: ['book_table'] }, run)).toBeUndefined();
+    expect(one({ toolCalls: [] }, run)).toBeUndefined();
+    expect(one({ toolCalls: [] }, run.slice(0, 2))).toBe('it');
+  });
+
+  it('toolResult: the last tool result in the conversation, as a text match', () => {
+    const run = agentRun();
+    expect(one({ toolResult: { contains: 'CET' } }, run)).toBe('it');
+    expect(one({ toolResult: { regex: '^\\d\\d:\\d\\d' } }, run)).toBe('it');
+    expect(one({ toolResult: { contains: 'clear' } }, run)).toBeUndefined();
+    expect(one({ toolResult: { contains: 'clear' } }, run.slice(0, 4))).toBe('it');
+    // Still the last result after the model answered and the user spoke again.
+    expect(one({ toolResult: '14:05 CET' }, [...run, assistant('It is sunny.'), user('Thanks')])).toBe('it');
+    expect(one({ toolResult: '' }, run.slice(0, 2))).toBe('it');
+  });
+
+  it('system: an agent’s instructions, so one fixture set drives several agents', () => {
+    const set = new FixtureSet([
+      { name: 'triage', match: { system: { contains: 'triage' } } },
+      { name: 'booking', match: { system: { regex: '^You are the booking' } } },
+    ]);
+    expect(answered(set, ctx(request(agentRun())))).toBe('triage');
+    expect(answered(set, ctx(request([system('You are the booking agent.'), ...agentRun().slice(1)])))).toBe('booking');
+  });
+
+  it('the near-miss report shows the tool calls and the tool result it looked at', () => {
+    const set = new FixtureSet([{ name: 'rome', match: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }], toolResult: { contains: 'rain' } } }]);
+    expect(set.nearest(ctx(request(agentRun())))!.conditions).toEqual([
+      {
+        field: 'toolCalls',
+        expected: 'get_weather {"city":"Rome"}',
+        actual: JSON.stringify('get_weather {"city":"Paris","units":{"temp":"C","wind":"kmh"}}, get_time {"city"…'),
+        ok: false,
+      },
+      { field: 'toolResult', expected: 'contains "rain"', actual: '"14:05 CET"', ok: false },
+    ]);
+  });
+});
+
+describe('sequences per conversation', () => {
+  const steps: Fixture = { name: 'agent', match: { model: 'gpt-4o-mini' }, sequence: [{ reply: { text: 'one' } }, { reply: { text: 'two' } }, { reply: { text: 'three' } }] };
+  const say = (set: FixtureSet, messages: Message[]) => set.take(ctx(request(messages)))?.answer.reply?.text;
+
+  it('each conversation (its first user message) advances on its own, interleaved or not', () => {
+    const set = new FixtureSet([steps]);
+    const a = [user('plan a trip')];
+    const b = [user('book a table')];
+    expect(say(set, a)).toBe('one');
+    expect(say(set, b)).toBe('one');
+    expect(say(set, [...a, assistant('one'), user('go on')])).toBe('two');
+    expect(say(set, [...b, assistant('one'), user('go on')])).toBe('two');
+    expect(say(set, [...a, assistant('one'), user('go on'), assistant('two'), user('and?')])).toBe('three');
+    expect(say(set, [...a, assistant('one'), user('more')])).toBe('three');
+    // A hand-off changes the instructions, not the conversation.
+    expect(say(set, [system('You are the booking agent.'), ...b, assistant('one'), user('go on'), assistant('two')])).toBe('three');
+    expect(say(set, [user('something else')])).toBe('one');
+    set.reset();
+    expect(say(set, a)).toBe('one');
+  });
+
+  it(`remembers at most ${MAX_SEQUENCE_CONVERSATIONS} conversations, forgetting the least recently advanced`, () => {
+    const set = new FixtureSet([steps]);
+    expect(say(set, [user('first')])).toBe('one');
+    expect(say(set, [user('kept')])).toBe('one');
+    for (let i = 0; i < MAX_SEQUENCE_CONVERSATIONS - 2; i++) say(set, [user(`conversation ${i}`)]);
+    // Full: advancing 'kept' makes it the most recent, so the next new conversation evicts 'first'.
+    expect(say(set, [user('kept')])).toBe('two');
+    expect(say(set, [user('one more')])).toBe('one');
+    expect(say(set, [user('kept')])).toBe('three');
+    expect(say(set, [user('first')])).toBe('one');
+  });
+
+  it('conversationOf is the first user message, not the system prompt or what follows', () => {
+    expect(conversationOf(request([system('a'), user('q'), assistant('x')]))).toBe(conversationOf(request([system('b'), user('q')])));
+    expect(conversationOf(request([user('q')]))).not.toBe(conversationOf(request([user('r')])));
+  });
+});
+
+describe('the match key of an agent run', () => {
+  it('ignores the tool call ids the upstream or the client made up, and the key order of arguments', () => {
+    const recorded = request(agentRun(['call_abc', 'call_def']));
+    expect(matchKey(request(agentRun(['toolu_01X', 'toolu_02Y'])))).toBe(matchKey(recorded));
+    const reordered = agentRun();
+    reordered[2] = calling(['call_a', 'get_weather', { units: { wind: 'kmh', temp: 'C' }, city: 'Paris' }]);
+    expect(matchKey(request(reordered))).toBe(matchKey(recorded));
+    expect(matchKey(request(agentRun(undefined, 'Rome')))).not.toBe(matchKey(recorded));
+    // Which call a result answers still counts.
+    const swapped = agentRun();
+    swapped[3] = result('call_b', '{"temp":21,"sky":"clear"}');
+    expect(matchKey(request(swapped))).not.toBe(matchKey(recorded));
+    // Without tool calls the key is what it always was.
+    const plain = request([user('hi')]);
+    expect(matchKey(plain)).toBe(hashString(`openai ${requestKey(plain, 0)} false`, 0).toString(16).padStart(8, '0'));
+  });
+
+  it('still matches a recording keyed before ids were normalised', () => {
+    const req = request(agentRun());
+    const former = hashString(`openai ${requestKey(req, 0)} false`, 0).toString(16).padStart(8, '0');
+    expect(former).not.toBe(matchKey(req));
+    expect(answered(new FixtureSet([{ name: 'old', match: { requestKey: former } }]), ctx(req))).toBe('old');
+  });
+
+  it('a near miss names the recording whose history agrees longest, and the first message and part that differ', () => {
+    const recording = (name: string, messages: Message[]): Fixture => {
+      const req = request(messages);
+      return { name, match: { requestKey: matchKey(req) }, recorded: { history: historyOf(req) } };
+    };
+    const full = agentRun();
+    const set = new FixtureSet([recording('turn 1', full.slice(0, 2)), recording('turn 3', full), recording('turn 2', full.slice(0, 4))]);
+    // The agent asked for Rome's time instead: message 5 (the second tool call) differs.
+    const rome = [...full.slice(0, 4), calling(['call_b', 'get_time', { city: 'Rome' }]), result('call_b', '14:05 CET')];
+    const miss = set.nearest(ctx(request(rome)))!;
+    expect(miss.name).toBe('turn 3');
+    const history = miss.conditions.find((c) => c.field === 'history')!;
+    expect(history.ok).toBe(false);
+    expect(history.expected).toMatch(/^message 5 \(user turn 1\), tool calls: assistant calling get_time, text digest [0-9a-f]+$/);
+    expect(history.actual).toContain('get_time "{\\"city\\":\\"Rome\\"}"');
+    // A different tool result: the part named is the tool result.
+    const other = [...full.slice(0, 3), result('call_a', '{"temp":5}')];
+    expect(set.nearest(ctx(request(other)))!.conditions.find((c) => c.field === 'history')!.expected).toMatch(/^message 4 \(user turn 1\), tool result: tool answering call #0/);
+    // A longer history than any recording: the one that agrees longest says where it ended.
+    const longer = set.nearest(ctx(request([...full, assistant('Sunny, 14:05.'), user('thanks')])))!;
+    expect(longer.name).toBe('turn 3');
+    expect(longer.conditions.find((c) => c.field === 'history')).toMatchObject({ expected: 'the history to end after 6 messages', actual: expect.stringMatching(/^message 7 \(user turn 1\): assistant, text "Sunny, 14:05."/) });
+  });
+});
+
+describe('the schema of the agent conditions', () => {
+  it('accepts names and partial arguments (a `regex` key among them is data), refuses anything else with the place', () => {
+    const ok = [{ name: 'ok', match: { toolCalls: ['get_time', { name: 'search', arguments: { regex: '(' } }], toolResult: { contains: 'x' } } }];
+    expect(validateFixtures(ok, 'test')).toEqual(ok);
+    expect(() => validateFixtures([{ name: 'typo', match: { toolCalls: [{ name: 'get_time', args: {} }] } }], 'test')).toThrow(/fixture 0 \("typo"\), at \/match\/toolCalls\/0: must NOT have additional properties \(args\)/);
+    expect(() => validateFixtures([{ name: 'bad', match: { toolResult: { regex: '(' } } }], 'test')).toThrow(/at \/match\/toolResult\/regex: not a valid regular expression/);
+    expect(() => validateFixtures([{ name: 'empty', match: { toolCalls: [''] } }], 'test')).toThrow(/at \/match\/toolCalls\/0/);
   });
 });

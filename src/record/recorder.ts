@@ -3,6 +3,7 @@
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
 import { concat } from '../core/audio/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
+import { historyOf } from '../fixtures/history.ts';
 import { lastUserText, type CanonicalRequest } from '../core/request.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../pipeline/call.ts';
@@ -193,6 +194,8 @@ export class Recorder {
         request: await this.requestBody(rawBody, call),
         // The only request headers written: the emulator's own overrides, which change the answer (a forced 429).
         headers: mockHeaders(call.inbound.headers()),
+        // Per message, role and digests (never the text): a near miss says which message differed.
+        history: request.operation === 'chat' ? historyOf(request) : undefined,
       },
     };
     const type = headers['content-type'] ?? '';
