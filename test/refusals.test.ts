@@ -177,7 +177,7 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       expect(types).toEqual(['response.created', 'response.in_progress', 'response.incomplete']);
     });
 
-    it('a blocked prompt is a 400 invalid_prompt, and nothing is stored', async () => {
+    it('a blocked prompt is a 400 invalid_prompt', async () => {
       const error = await openai.responses.create({ model: GPT, input: 'A prompt the filter blocks' }).catch((e) => e);
       expect(error).toMatchObject({ status: 400, code: 'invalid_prompt' });
     });
@@ -278,6 +278,14 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       const message = await chat.invoke('How do I pick a lock?');
       expect(message.additional_kwargs.refusal).toBe(NO);
     });
+  });
+
+  it('on an endpoint without a chat reply, OVERLOADED is still the overload and the reply faults change nothing', async () => {
+    const ask = { model: 'text-embedding-3-small', input: 'a lock' };
+    const busy = await openai.embeddings.create(ask, fault('OVERLOADED')).catch((e) => e);
+    expect(busy).toMatchObject({ status: 503, type: 'server_error' });
+    const plain = await openai.embeddings.create(ask);
+    for (const name of ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED']) expect(await openai.embeddings.create(ask, fault(name))).toEqual(plain);
   });
 
   it('gives the same bytes twice, for every vendor, streamed or not', async () => {
