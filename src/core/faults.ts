@@ -1,24 +1,35 @@
 // Failures of the connection or the stream, as data. Each transport breaks its connection its own
 // way and each format renders its own in-stream error; what happens, and when, is decided here.
+// Reply faults (a refusal, a safety filter) change what the model says instead; each format renders
+// them in its own shape.
+import { GatewayError } from './errors.ts';
+import type { PinnedReply } from './respond.ts';
 import { Rng } from './seed.ts';
 
 export const CONNECTION_FAULTS = ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'MALFORMED_RESPONSE_CHUNK', 'RANDOM_DATA_THEN_CLOSE'] as const;
 export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
+/** The model refuses; a safety filter blocks the output; a safety filter blocks the prompt. */
+export const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const;
+/** The model is overloaded: the vendor's overload error (Anthropic 529, OpenAI and Gemini 503), which SDKs retry. */
+export const ERROR_FAULTS = ['OVERLOADED'] as const;
+const ALL_FAULTS: readonly string[] = [...CONNECTION_FAULTS, ...STREAM_FAULTS, ...REPLY_FAULTS, ...ERROR_FAULTS];
 
 export type ConnectionFault = (typeof CONNECTION_FAULTS)[number];
 export type StreamFault = (typeof STREAM_FAULTS)[number];
+export type ReplyFault = (typeof REPLY_FAULTS)[number];
 
 /** The longest delay a timer can wait (2^31 - 1 ms); longer ones fire at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 export interface FaultSpec {
-  type: ConnectionFault | StreamFault;
+  type: ConnectionFault | StreamFault | ReplyFault | (typeof ERROR_FAULTS)[number];
   /** Stream faults: after how many events (default 1). */
   after?: number;
   /** STALL: how long the stream stops, in ms (default 10000). */
   ms?: number;
   /** STREAM_ERROR: the status whose vendor error goes into the stream (default 500). */
   status?: number;
+  /** STREAM_ERROR and OVERLOADED: the error's message; REFUSAL: the refusal's text. */
   message?: string;
   /** Chance of the fault, 0..1 (default 1), drawn from the request's seed so a failing run replays. */
   probability?: number;
@@ -26,6 +37,24 @@ export interface FaultSpec {
 
 export function isConnectionFault(fault: FaultSpec): fault is FaultSpec & { type: ConnectionFault } {
   return (CONNECTION_FAULTS as readonly string[]).includes(fault.type);
+}
+
+export function isReplyFault(fault: FaultSpec): fault is FaultSpec & { type: ReplyFault } {
+  return (REPLY_FAULTS as readonly string[]).includes(fault.type);
+}
+
+/** What a refusal says when nothing pins its words. */
+export const DEFAULT_REFUSAL = "I'm sorry, but I can't help with that.";
+
+/** A reply fault as the fixture reply fields that pin the same thing. */
+export function pinnedBy(fault: FaultSpec & { type: ReplyFault }): Pick<PinnedReply, 'refusal' | 'blocked'> {
+  if (fault.type === 'REFUSAL') return { refusal: fault.message ?? DEFAULT_REFUSAL };
+  return { blocked: fault.type === 'PROMPT_BLOCKED' ? 'prompt' : 'output' };
+}
+
+/** OVERLOADED as an error; each format gives it its vendor's status and body. */
+export function overloaded(fault: FaultSpec): GatewayError {
+  return new GatewayError('overloaded', fault.message ?? 'The model is overloaded. Please try again later.');
 }
 
 /** Whether a fault with this probability strikes, for this request key. */
@@ -41,9 +70,7 @@ export function faultStrikes(fault: FaultSpec, key: number): boolean {
 export function parseFault(text: string): FaultSpec {
   const [name, ...pairs] = text.split(',').map((s) => s.trim());
   const type = name.toUpperCase() as FaultSpec['type'];
-  if (![...CONNECTION_FAULTS, ...STREAM_FAULTS].includes(type as never)) {
-    throw new Error(`unknown fault "${name}": use one of ${[...CONNECTION_FAULTS, ...STREAM_FAULTS].join(', ')}`);
-  }
+  if (!ALL_FAULTS.includes(type)) throw new Error(`unknown fault "${name}": use one of ${ALL_FAULTS.join(', ')}`);
   const fault: FaultSpec = { type };
   for (const pair of pairs) {
     const [k, v = ''] = pair.split('=').map((s) => s.trim());

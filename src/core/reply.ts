@@ -8,10 +8,15 @@ export type Block =
   /** 16-bit mono PCM at `sampleRate`, speaking `transcript`. */
   | { type: 'audio'; samples: Int16Array; sampleRate: number; transcript: string }
   /** A picture: synthesized pixels (formats encode them), or a fixture's file as pinned. */
-  | { type: 'image'; pixels?: RgbaImage; file?: Uint8Array };
+  | { type: 'image'; pixels?: RgbaImage; file?: Uint8Array }
+  /** The model declining to answer, in its own words (formats with a refusal field put it there). */
+  | { type: 'refusal'; text: string };
 
-/** Why generation ended. Each format maps these onto its own words. */
-export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter';
+/**
+ * Why generation ended. Each format maps these onto its own words. `refusal`: the model declined
+ * (a refusal block); `content_filter`: a safety filter blocked the output (no content).
+ */
+export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal';
 
 export interface Choice {
   index: number;
@@ -41,6 +46,8 @@ export interface CanonicalReply {
   usage: Usage;
   /** Name of the fixture that produced the reply, if any. */
   fixture?: string;
+  /** A safety filter blocked the prompt: nothing was generated (each choice empty, `content_filter`). */
+  promptBlocked?: boolean;
 }
 
 /** The text of a choice: its text blocks, joined. */

@@ -38,6 +38,10 @@ export interface PinnedReply {
   audio?: string;
   /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */
   image?: string;
+  /** The model declines, in these words (instead of any text or tool calls). */
+  refusal?: string;
+  /** A safety filter blocks the model's output (nothing is said) or the prompt (nothing is generated). */
+  blocked?: 'output' | 'prompt';
 }
 
 export interface RespondContext {
@@ -177,6 +181,11 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
   const budget = new Budget();
   for (let index = 0; index < request.n; index++) {
     const choiceKey = deriveKey(key, index);
+    const safety = pinned && safetyChoice(index, pinned);
+    if (safety) {
+      choices.push(safety);
+      continue;
+    }
     if (request.output.type === 'image') {
       const blocks = imageBlocks(request, choiceKey, pinned);
       choices.push({ index, blocks, finishReason: 'stop', outputTokens: blocks.reduce((n, b) => n + blockTokens(b), 0) });
@@ -214,7 +223,14 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     audioInputTokens: partTokens(request.messages, 'audio'),
     ...pinned?.usage,
   };
-  return { key, created: ctx.created, choices, usage, fixture: pinned?.name };
+  return { key, created: ctx.created, choices, usage, fixture: pinned?.name, ...(pinned?.blocked === 'prompt' && { promptBlocked: true }) };
+}
+
+/** A blocked choice says nothing and ends by the filter; a refusal is its words alone. */
+function safetyChoice(index: number, pinned: PinnedReply): Choice | undefined {
+  if (pinned.blocked) return { index, blocks: [], finishReason: 'content_filter', outputTokens: 0 };
+  if (pinned.refusal === undefined) return undefined;
+  return { index, blocks: [{ type: 'refusal', text: pinned.refusal }], finishReason: 'refusal', outputTokens: countTokens(pinned.refusal) };
 }
 
 /** What the prompt's parts of one kind cost (their share of countPromptTokens). */

@@ -2,11 +2,11 @@
 // scope make of one canonical request, before anything is synthesized; in record mode, that it goes
 // upstream instead. Reads and updates the live state (Runtime) through a narrow context.
 import { GatewayError, kindForStatus } from '../core/errors.ts';
-import { faultStrikes, parseFault, type FaultSpec } from '../core/faults.ts';
+import { faultStrikes, isReplyFault, overloaded, parseFault, pinnedBy, type FaultSpec } from '../core/faults.ts';
 import type { JournalEntry } from '../core/journal.ts';
 import type { CanonicalReply } from '../core/reply.ts';
 import type { CanonicalRequest } from '../core/request.ts';
-import { respond, type PinnedReply } from '../core/respond.ts';
+import { requestKey, respond, type PinnedReply } from '../core/respond.ts';
 import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts';
 import { countPromptTokens } from '../core/tokens.ts';
 import type { NearMiss } from '../fixtures/match.ts';
@@ -108,8 +108,14 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   const decision = decide(ctx, request);
   if (isForward(decision)) return decision;
   const { pinned, seed, latency, fault, raw } = decision;
-  const reply = respond(request, { seed, created: ctx.runtime.now() }, pinned);
-  return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
+  // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
+  const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;
+  if (struck?.type === 'OVERLOADED' || (struck && isReplyFault(struck))) ctx.entry.fault = struck.type;
+  if (struck?.type === 'OVERLOADED') throw overloaded(struck);
+  if (struck && isReplyFault(struck)) {
+    return { reply: respond(request, { seed, created: ctx.runtime.now() }, { ...pinned, ...pinnedBy(struck) }), latency, raw };
+  }
+  return { reply: respond(request, { seed, created: ctx.runtime.now() }, pinned), latency, fault: struck, raw };
 }
 
 interface Overrides {
@@ -122,7 +128,7 @@ interface Overrides {
 /**
  * Per-request overrides for clients that cannot load fixtures:
  * `x-mock-status: <400-599>`, `x-mock-seed: <integer>`, `x-mock-latency: ttft=…,tps=…,jitter=…`,
- * `x-mock-fault: <NAME>[,after=N][,ms=N][,status=N][,probability=P]`.
+ * `x-mock-fault: <NAME>[,after=N][,ms=N][,status=N][,probability=P]` (a connection, stream, reply or error fault).
  */
 function parseOverrides(inbound: Pick<Inbound, 'header'>): Overrides {
   const out: Overrides = {};

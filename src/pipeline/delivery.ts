@@ -1,7 +1,7 @@
 // The Outbound of an answer: JSON after its delay, a timed event stream tracked in the journal, or a
 // fault: a broken connection, a cut or stalled stream, or a vendor error part-way through a stream.
 import { GatewayError, kindForStatus } from '../core/errors.ts';
-import { faultStrikes, garbage, isConnectionFault, type FaultSpec } from '../core/faults.ts';
+import { faultStrikes, garbage, isConnectionFault, isReplyFault, overloaded, type FaultSpec } from '../core/faults.ts';
 import { replyDelay } from '../core/plan.ts';
 import { deriveKey } from '../core/seed.ts';
 import type { Answered, Decision } from './decide.ts';
@@ -80,11 +80,13 @@ export interface Rendering {
 
 /**
  * A plain (not streamed) answer after `delayMs`, with its fault inflicted: a connection fault
- * or a cut breaks the connection, an in-stream error is the error, a stall adds its time.
+ * or a cut breaks the connection, an in-stream error or an overload is the error, a stall adds its
+ * time. Reply faults shape chat replies only (decide.ts): elsewhere they change nothing.
  */
 async function faultedReply(call: Call, make: () => Outbound | Promise<Outbound>, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
   if (fault && (isConnectionFault(fault) || fault.type === 'STREAM_CUT')) return brokenConnection(fault, key);
   if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
+  if (fault?.type === 'OVERLOADED') throw overloaded(fault);
   const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
   const out = await make();
   await sleep(delayMs + stall, call.inbound);
@@ -118,7 +120,9 @@ export function decidedOutbound(call: Call, decision: Decision, key: number, mak
  * replace them; a connection fault breaks it, a stream fault cuts, stalls or fails it part-way.
  */
 export function decidedStream(call: Call, decision: Decision, key: number, events: () => TimedEvent[]): Outbound {
-  const fault = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
+  const struck = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
+  if (struck?.type === 'OVERLOADED') throw overloaded(struck);
+  const fault = struck && !isReplyFault(struck) ? struck : undefined;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, key);
   const rendered = decision.raw === undefined ? events() : rawEvents(call, decision.raw, false);
   return eventStreamReply(call, formatFaultedEvents(call, rendered, fault, false), undefined, fault?.type === 'STREAM_CUT');

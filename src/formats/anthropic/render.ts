@@ -11,7 +11,9 @@ const STOP: Record<FinishReason, string> = {
   stop_sequence: 'stop_sequence',
   length: 'max_tokens',
   tool_calls: 'tool_use',
+  // The classifiers' refusal: output blocked, or the model declining (its words stay as text).
   content_filter: 'refusal',
+  refusal: 'refusal',
 };
 
 /** Anthropic's id for a canonical tool call. */
@@ -35,7 +37,7 @@ function contentBlock(block: Block) {
   if (block.type === 'thinking') return { type: 'thinking', thinking: block.text, signature: block.signature };
   if (block.type === 'tool_call') return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
   // Messages carry no audio: a spoken block is shown by its transcript.
-  return { type: 'text', text: block.type === 'text' ? block.text : block.type === 'audio' ? block.transcript : '', citations: null };
+  return { type: 'text', text: block.type === 'text' || block.type === 'refusal' ? block.text : block.type === 'audio' ? block.transcript : '', citations: null };
 }
 
 function messageHead(reply: CanonicalReply, request: CanonicalRequest) {

@@ -15,15 +15,20 @@ const FINISH: Record<FinishReason, string> = {
   tool_calls: 'STOP',
   length: 'MAX_TOKENS',
   content_filter: 'SAFETY',
+  refusal: 'STOP',
 };
 
 const SAFETY = ['HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_DANGEROUS_CONTENT', 'HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_SEXUALLY_EXPLICIT'].map(
   (category) => ({ category, probability: 'NEGLIGIBLE' }),
 );
 
+/** What a safety block reports: one category rated HIGH and marked blocked, the rest as ever. */
+const BLOCKED = SAFETY.map((r) => (r.category === 'HARM_CATEGORY_DANGEROUS_CONTENT' ? { ...r, probability: 'HIGH', blocked: true } : r));
+
 function part(block: Block, options: GeminiOptions): Record<string, unknown> | undefined {
   switch (block.type) {
     case 'text':
+    case 'refusal':
       return { text: block.text };
     case 'thinking':
       return options.includeThoughts ? { text: block.text, thought: true } : undefined;
@@ -55,16 +60,29 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
 }
 
 function candidate(choice: Choice, parts: unknown[], finished: boolean) {
+  // Output the filter blocked is withheld: the candidate has no content at all.
+  const blocked = choice.finishReason === 'content_filter';
   return {
-    content: { parts, role: 'model' },
-    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: SAFETY } : {}),
+    ...(blocked ? {} : { content: { parts, role: 'model' } }),
+    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: blocked ? BLOCKED : SAFETY } : {}),
     index: choice.index,
   };
 }
 
 const tail = (reply: CanonicalReply, request: CanonicalRequest) => ({ modelVersion: request.model, responseId: makeId('', 23, reply.key) });
 
+/** A blocked prompt: no candidates, the reason in promptFeedback, only the prompt counted. */
+function promptBlocked(reply: CanonicalReply, request: CanonicalRequest) {
+  const tokens = reply.usage.inputTokens;
+  return {
+    promptFeedback: { blockReason: 'SAFETY', safetyRatings: BLOCKED },
+    usageMetadata: { promptTokenCount: tokens, totalTokenCount: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] },
+    ...tail(reply, request),
+  };
+}
+
 export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions) {
+  if (reply.promptBlocked) return promptBlocked(reply, request);
   return {
     candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options)).filter(Boolean), true)),
     usageMetadata: usageMetadata(reply, request),
@@ -76,6 +94,8 @@ export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest,
 export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions, latency: LatencyProfile, sse: boolean): TimedEvent[] {
   const chunks: { due: number; body: unknown }[] = [];
   const steps = planStream(reply, latency);
+  // A blocked prompt is one chunk, when the first would have been.
+  if (reply.promptBlocked) steps.splice(1);
   const prompt = { promptTokenCount: reply.usage.inputTokens, totalTokenCount: reply.usage.inputTokens };
   for (const [i, step] of steps.entries()) {
     const choice = reply.choices[step.choice];
@@ -84,7 +104,8 @@ export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRe
     if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image') parts = step.blockEnd ? [part(block, options)] : [];
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     const last = i === steps.length - 1;
-    if (!parts.length && !step.last) continue;
+    if (reply.promptBlocked) chunks.push({ due: step.due, body: promptBlocked(reply, request) });
+    if (reply.promptBlocked || (!parts.length && !step.last)) continue;
     chunks.push({
       due: step.due,
       body: { candidates: [candidate(choice, parts, step.last)], usageMetadata: last ? usageMetadata(reply, request) : prompt, ...tail(reply, request) },

@@ -1,4 +1,5 @@
 // Canonical reply → OpenAI chat completion JSON and `chat.completion.chunk` stream events.
+import { GatewayError } from '../../core/errors.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { choiceText, type Block, type CanonicalReply, type Choice, type Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
@@ -10,7 +11,16 @@ import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import type { ChatOptions } from './parse.ts';
 
 /** OpenAI's finish reasons for the canonical ones. */
-export const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter' } as const;
+export const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter', refusal: 'stop' } as const;
+
+/** A prompt the safety filter blocked is OpenAI's 400 `invalid_prompt`: nothing is generated. */
+export function refuseBlockedPrompt(reply: CanonicalReply): void {
+  if (!reply.promptBlocked) return;
+  throw new GatewayError('invalid_request', 'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.', { code: 'invalid_prompt' });
+}
+
+/** The refusal's words, if the model refused. */
+const refusalOf = (choice: Choice): string | null => choice.blocks.find((b) => b.type === 'refusal')?.text ?? null;
 
 function finishReason(choice: Choice, options: ChatOptions): string {
   return options.legacyFunctions && choice.finishReason === 'tool_calls' ? 'function_call' : FINISH[choice.finishReason];
@@ -75,6 +85,7 @@ function header(reply: CanonicalReply, request: CanonicalRequest) {
 }
 
 export function renderChat(reply: CanonicalReply, request: CanonicalRequest, options: ChatOptions) {
+  refuseBlockedPrompt(reply);
   const { id, created, model, service_tier, system_fingerprint } = header(reply, request);
   const count = new LogprobCount();
   return {
@@ -86,7 +97,7 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
       const logprobs = choiceLogprobs(reply, choice, options, count);
       const calls = toolCallsOf(choice);
       const hasText = choice.blocks.some((b) => b.type === 'text');
-      const message: Record<string, unknown> = { role: 'assistant', content: hasText ? choiceText(choice) : null, refusal: null, annotations: [] };
+      const message: Record<string, unknown> = { role: 'assistant', content: hasText ? choiceText(choice) : null, refusal: refusalOf(choice), annotations: [] };
       if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
       else if (calls.length) {
         message.tool_calls = calls.map((c) => ({ id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } }));
@@ -111,6 +122,7 @@ export function chatStreamEvents(
   options: ChatOptions,
   latency: LatencyProfile,
 ): TimedEvent[] {
+  refuseBlockedPrompt(reply);
   const { id, created, model, service_tier, system_fingerprint } = header(reply, request);
   const base = { id, object: 'chat.completion.chunk', created, model, service_tier, system_fingerprint };
   // Every chunk is `{...base, choices, ...usage}`: the JSON around `choices` is the same in each, so it
@@ -129,9 +141,10 @@ export function chatStreamEvents(
     const lp = logprobs[step.choice];
     const block = choice.blocks[step.block];
     if (step.first) {
-      const content = block?.type === 'tool_call' ? null : '';
-      delta(step, { role: 'assistant', content, refusal: null }, null, lp ? { content: [], refusal: null } : null);
+      const content = block?.type === 'tool_call' || block?.type === 'refusal' ? null : '';
+      delta(step, { role: 'assistant', content, refusal: block?.type === 'refusal' ? '' : null }, null, lp ? { content: [], refusal: null } : null);
     }
+    if (block?.type === 'refusal' && step.text) delta(step, { refusal: step.text });
     if (block?.type === 'tool_call') {
       const call = toolCallsOf(choice).indexOf(block);
       if (options.legacyFunctions) {

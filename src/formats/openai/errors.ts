@@ -44,9 +44,12 @@ const RATE_LIMITED = {
   'x-ratelimit-reset-tokens': '1s',
 };
 
+/** OpenAI sends no 529 (Anthropic's overload): an overloaded model is its 503. */
+const openaiStatus = (status: number) => (status === 529 ? 503 : status);
+
 /** A failure as OpenAI answers it: status, body, and its rate-limit headers on a 429. */
 export const openaiErrorResponse = (error: GatewayError): Outbound =>
-  json(openaiErrorBody(error), error.status, error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers);
+  json(openaiErrorBody(error), openaiStatus(error.status), error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers);
 
 // The openai SDK throws an APIError for any event whose data has an `error` field.
 export const openaiStreamError = (error: GatewayError): string => sseFrame(JSON.stringify(openaiErrorBody(error)));

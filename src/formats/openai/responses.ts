@@ -8,7 +8,7 @@ import { makeId } from '../../core/seed.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import { callId } from './chat.ts';
+import { callId, refuseBlockedPrompt } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 import { functionParameters } from './parse.ts';
@@ -198,8 +198,9 @@ function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' 
     if (block.type === 'tool_call') {
       return [{ id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name }];
     }
-    if (block.type !== 'text') return [];
-    return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [{ type: 'output_text', annotations: [], logprobs: [], text: block.text }], role: 'assistant' }];
+    if (block.type !== 'text' && block.type !== 'refusal') return [];
+    const part = block.type === 'refusal' ? { type: 'refusal', refusal: block.text } : { type: 'output_text', annotations: [], logprobs: [], text: block.text };
+    return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [part], role: 'assistant' }];
   });
 }
 
@@ -215,9 +216,11 @@ function usage(reply: CanonicalReply) {
 }
 
 export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state: 'final' | 'initial' = 'final'): Raw {
+  refuseBlockedPrompt(reply);
   const { body, request } = call;
   const choice: Choice = reply.choices[0];
-  const incomplete = choice.finishReason === 'length';
+  const filtered = choice.finishReason === 'content_filter';
+  const incomplete = choice.finishReason === 'length' || filtered;
   const final = state === 'final';
   return {
     id: responseId(reply),
@@ -228,7 +231,7 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     access_programs: null,
     completed_at: final && !incomplete ? reply.created : null,
     error: null,
-    incomplete_details: final && incomplete ? { reason: 'max_output_tokens' } : null,
+    incomplete_details: final && incomplete ? { reason: filtered ? 'content_filter' : 'max_output_tokens' } : null,
     instructions: (body.instructions as string | undefined) ?? null,
     max_output_tokens: (body.max_output_tokens as number | undefined) ?? null,
     max_tool_calls: null,
@@ -264,7 +267,7 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
   const itemOf = new Map<number, number>();
   let n = 0;
   choice.blocks.forEach((b, i) => {
-    if (b.type === 'text' || b.type === 'tool_call') itemOf.set(i, n++);
+    if (b.type === 'text' || b.type === 'refusal' || b.type === 'tool_call') itemOf.set(i, n++);
   });
   const text = new Map<number, string>();
   for (const step of planStream(reply, latency)) {
@@ -276,20 +279,24 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
     if (index !== undefined) {
       const item = items[index];
       const base = { item_id: item.id, output_index: index };
+      const part = item.type === 'message' ? (item.content as Raw[])[0] : undefined;
+      // A refusal streams as refusal events, its part built up from an empty refusal.
+      const refusal = part?.type === 'refusal';
       if (step.blockStart) {
         const empty = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
         emit(step.due, 'response.output_item.added', { output_index: index, item: empty });
-        if (item.type === 'message') emit(step.due, 'response.content_part.added', { ...base, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+        if (part) emit(step.due, 'response.content_part.added', { ...base, content_index: 0, part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' } });
       }
       if (step.text) {
         text.set(index, (text.get(index) ?? '') + step.text);
-        if (item.type === 'message') emit(step.due, 'response.output_text.delta', { ...base, content_index: 0, delta: step.text, logprobs: [] });
+        if (refusal) emit(step.due, 'response.refusal.delta', { ...base, content_index: 0, delta: step.text });
+        else if (part) emit(step.due, 'response.output_text.delta', { ...base, content_index: 0, delta: step.text, logprobs: [] });
         else emit(step.due, 'response.function_call_arguments.delta', { ...base, delta: step.text });
       }
       if (step.blockEnd) {
-        if (item.type === 'message') {
-          const part = (item.content as Raw[])[0];
-          emit(step.due, 'response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] });
+        if (part) {
+          if (refusal) emit(step.due, 'response.refusal.done', { ...base, content_index: 0, refusal: part.refusal });
+          else emit(step.due, 'response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] });
           emit(step.due, 'response.content_part.done', { ...base, content_index: 0, part });
         } else {
           emit(step.due, 'response.function_call_arguments.done', { ...base, name: item.name, arguments: item.arguments });

@@ -207,7 +207,7 @@ export function checkAnswer(r: FuzzRequest, answer: Answer): void {
   if (status >= 200 && status < 300) return checkReply(r, answer);
   if (status >= 400 && status < 500) return checkError(vendor, status, parse(answer.text, `${status} error`));
   if (status >= 500 && status === forced) return checkError(vendor, status, parse(answer.text, `${status} error`));
-  if (status >= 500 && forced && vendor === 'gemini' && status === 503 && forced === 529) return checkError(vendor, status, parse(answer.text, `${status} error`));
+  if (status >= 500 && forced && (vendor === 'gemini' || vendor === 'openai') && status === 503 && forced === 529) return checkError(vendor, status, parse(answer.text, `${status} error`));
   fail(`status ${status}: ${answer.text.slice(0, 300)}`);
 }
 
