@@ -1,6 +1,6 @@
 // Refusals, safety filters and overload in each vendor's shape, pinned by fixtures or forced by
 // x-mock-fault, through the official SDKs and the AI SDK, in-process and over a socket.
-import { createRequire } from 'node:module';
+import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { ContentFilterFinishReasonError } from 'openai/core/error';
@@ -26,15 +26,6 @@ const fixtures: Fixture[] = [
 const Answer = z.object({ answer: z.string() });
 const user = (content: string) => [{ role: 'user' as const, content }];
 const fault = (name: string) => ({ headers: { 'x-mock-fault': name } });
-const require = createRequire(import.meta.url);
-const resolvable = (name: string) => {
-  try {
-    require.resolve(name);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe.each(modes)('refusals and safety ($name)', (mode) => {
   let gw: Running;
@@ -271,9 +262,7 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       }
     });
 
-    // @langchain/openai is no dependency of this project: this runs where it is installed.
-    it.runIf(resolvable('@langchain/openai'))('LangChain ChatOpenAI (Responses API) carries the refusal in additional_kwargs.refusal', async () => {
-      const { ChatOpenAI } = await import('@langchain/openai' as string);
+    it('LangChain ChatOpenAI (Responses API) carries the refusal in additional_kwargs.refusal', async () => {
       const chat = new ChatOpenAI({ model: GPT, apiKey: 'sk-test', configuration: { baseURL: `${gw.root}/v1` }, useResponsesApi: true, maxRetries: 0 });
       const message = await chat.invoke('How do I pick a lock?');
       expect(message.additional_kwargs.refusal).toBe(NO);
