@@ -53,7 +53,7 @@ export function isForward(value: object): value is Forward {
 export function requireContext(runtime: Runtime, request: CanonicalRequest): void {
   const limit = runtime.catalogue.get(request.model)?.context_window;
   if (limit === undefined) return;
-  const tokens = countPromptTokens(request.messages, request.tools);
+  const tokens = countPromptTokens(request.messages, request.tools, request.framing);
   if (tokens > limit) {
     throw new GatewayError('invalid_request', `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, {
       param: 'messages',
@@ -108,7 +108,10 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   const decision = decide(ctx, request);
   if (isForward(decision)) return decision;
   const { pinned, seed, latency, fault, raw } = decision;
-  const reply = respond(request, { seed, created: ctx.runtime.now() }, pinned);
+  const { runtime } = ctx;
+  // Cached per API key for now; the scope is a plain string, so a narrower one (key and test) can replace it.
+  const cache = { store: runtime.promptCache, scope: ctx.token, now: runtime.now() };
+  const reply = respond(request, { seed, created: runtime.now(), model: runtime.catalogue.get(request.model), cache }, pinned);
   return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
 }
 
