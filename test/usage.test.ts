@@ -80,6 +80,7 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
     it('reports the read in the streamed message_start too, with the same figures as the plain reply', async () => {
       const plain = await ask('Where is my order?');
+      expect(plain.usage.cache_creation_input_tokens).toBeGreaterThan(1700);
       const stream = anthropic.messages.stream({
         model: 'claude-sonnet-4-6',
         max_tokens: 200,
@@ -167,6 +168,7 @@ describe.each(modes)('usage figures ($name)', (mode) => {
     it('reports the same in the streamed usage chunk and in Responses input_tokens_details', async () => {
       await chat('one');
       const plain = await chat('two');
+      expect(plain.usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThanOrEqual(1024);
       await reset();
       await chat('one');
       let streamed: OpenAI.CompletionUsage | undefined;
@@ -246,6 +248,7 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
     it('are the same streamed and not, and the same in Responses', async () => {
       const plain = await chat('gpt-5', 'high');
+      expect(plain.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(3000 * 0.8);
       let streamed: OpenAI.CompletionUsage | undefined;
       const stream = await openai.chat.completions.create({ model: 'gpt-5', reasoning_effort: 'high', messages: [{ role: 'user', content: QUESTION }], stream: true, stream_options: { include_usage: true } });
       for await (const chunk of stream) if (chunk.usage) streamed = chunk.usage;
