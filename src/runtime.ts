@@ -9,6 +9,7 @@ import { FixtureSet } from './fixtures/match.ts';
 import type { Capability } from './core/models.ts';
 import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
+import { PromptCache } from './core/cache.ts';
 import type { RecordOptions } from './record/forward.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
@@ -35,6 +36,8 @@ export class Runtime {
   readonly stored: BoundedStore<unknown>;
   /** Generated image files served by URL until reset, by file name; bounded in count and bytes (256 MiB). */
   readonly files = new BoundedStore<StoredFile>(1000, 256 * 1024 * 1024);
+  /** Prompt prefixes cached per scope (core/cache.ts); bounded in entries and bytes, cleared by reset. */
+  readonly promptCache = new PromptCache();
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 

@@ -41,7 +41,9 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(r.text!.length).toBeGreaterThan(10);
       expect(r.candidates![0]).toMatchObject({ finishReason: 'STOP', index: 0, content: { role: 'model' } });
       expect(r.candidates![0].safetyRatings![0]).toEqual({ category: 'HARM_CATEGORY_HATE_SPEECH', probability: 'NEGLIGIBLE' });
-      expect(r.usageMetadata!.totalTokenCount).toBe(r.usageMetadata!.promptTokenCount! + r.usageMetadata!.candidatesTokenCount!);
+      // A thinking model counts its thoughts in the total too.
+      expect(r.usageMetadata!.totalTokenCount).toBe(r.usageMetadata!.promptTokenCount! + r.usageMetadata!.candidatesTokenCount! + r.usageMetadata!.thoughtsTokenCount!);
+      expect(r.usageMetadata!.thoughtsTokenCount).toBeGreaterThan(0);
       expect(r.modelVersion).toBe(MODEL);
       let text = '';
       let chunks = 0;

@@ -29,8 +29,10 @@ export interface ModelInfo {
   dimensions?: number;
   /** An embedding model whose size cannot be changed (it refuses `dimensions`). */
   fixed_dimensions?: boolean;
-  /** A reasoning model (thinks before it answers). */
+  /** A reasoning model (thinks before it answers; see core/reasoning.ts). */
   reasoning?: boolean;
+  /** The smallest prompt prefix it caches, in tokens (default 1024; see core/cache.ts). */
+  cache_min_tokens?: number;
   /** What it takes in, beyond text: `image`, `audio`. */
   input_modalities?: string[];
   /** How the id was found when it is not in the catalogue: by `alias` (the user's) or by `family` (vendor naming). */

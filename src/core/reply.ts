@@ -24,13 +24,23 @@ export interface Choice {
   finishReason: FinishReason;
   /** The stop string that ended generation, when finishReason is 'stop_sequence'. */
   stopSequence?: string;
+  /** Tokens of outputTokens spent reasoning (shown as a thinking block or hidden), and the signature that vouches for them. */
+  reasoning?: { tokens: number; signature: string };
   outputTokens: number;
 }
 
 export interface Usage {
+  /** The whole prompt, what was read from or written to the cache included. */
   inputTokens: number;
+  /** Everything generated, reasoning included. */
   outputTokens: number;
+  /** Of inputTokens, what was read from the prompt cache. */
   cachedInputTokens: number;
+  /** Of inputTokens, what was written to the prompt cache (explicit breakpoints); absent means none. */
+  cacheCreationInputTokens?: number;
+  /** Of cacheCreationInputTokens, what is kept an hour (`ttl: "1h"`); absent means none. */
+  cacheCreation1hInputTokens?: number;
+  /** Of outputTokens, what was spent reasoning. */
   reasoningTokens: number;
   /** Of inputTokens, what image and audio parts cost (the rest is text); absent means none. */
   imageInputTokens?: number;

@@ -60,13 +60,42 @@ export interface CanonicalRequest {
   /** Whether several tools may be called in one turn. */
   parallelToolCalls: boolean;
   output: OutputFormat;
-  /** Visible reasoning (Anthropic thinking): its token budget when asked for. */
-  reasoning?: { budgetTokens: number };
+  /**
+   * Reasoning as asked: an effort level or a token budget (absent: the model's default, which is
+   * `medium` for a reasoning model), and whether its text (thinking, a summary) is shown. Only
+   * reasoning models reason (see core/reasoning.ts), except that shown thinking asked with a budget is
+   * given on any model.
+   */
+  reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; show?: boolean };
+  /** Prompt caching as the client asked for it (see core/cache.ts); absent: none. */
+  cache?: CacheRequest;
+  /** How this format frames a conversation in tokens; absent: OpenAI's chat framing (core/tokens.ts). */
+  framing?: TokenFraming;
   /**
    * Every input of the call this request is one input of (an embeddings batch), when there are several:
    * a recording holds the answer to the whole batch, so the match key covers the whole batch.
    */
   batch?: readonly string[];
+}
+
+/** How hard a reasoning model thinks, from none to extra high. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/**
+ * Prompt caching: explicit breakpoints (the prefix up to and including message `after`, or the tools
+ * alone for -1, is cached for `ttlSeconds`), or automatic caching of every message-boundary prefix, its
+ * cached figure rounded down to a multiple of `stepTokens`, kept `ttlSeconds`, routed by `key`.
+ */
+export interface CacheRequest {
+  breakpoints?: { after: number; ttlSeconds: number }[];
+  automatic?: { stepTokens: number; ttlSeconds: number; key?: string };
+}
+
+/** Tokens a format adds around a conversation: once per prompt, per message, and each message's role. */
+export interface TokenFraming {
+  priming: number;
+  perMessage: number;
+  roles: boolean;
 }
 
 export function textOf(message: Message): string {

@@ -2,7 +2,10 @@
 import { textOf, type CanonicalRequest } from './request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
 import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts';
-import { countPromptTokens, countTokens, PART_TOKENS, truncateTokens } from './tokens.ts';
+import { countTokens, PART_TOKENS, promptPrefixTokens, truncateTokens } from './tokens.ts';
+import { reasoningTokens } from './reasoning.ts';
+import { DEFAULT_CACHE_MIN_TOKENS, type PromptCache } from './cache.ts';
+import type { ModelInfo } from './models.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { Budget, synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
@@ -49,6 +52,10 @@ export interface RespondContext {
   seed: number;
   /** Unix seconds for `created`. */
   created: number;
+  /** The model's catalogue entry: whether it reasons, its smallest cacheable prompt. */
+  model?: Pick<ModelInfo, 'reasoning' | 'cache_min_tokens'>;
+  /** The prompt cache and the scope (an API key) this request's prefixes are cached under, at `now` (Unix seconds). */
+  cache?: { store: PromptCache; scope: string; now: number };
 }
 
 /** `stableStringify([tools, output])` of the commonest request: no tools, plain text out. */
@@ -123,13 +130,20 @@ function toolCallBlocks(request: CanonicalRequest, key: number, budget: Budget, 
   }));
 }
 
-/** A thinking block (pinned, or within the request's budget) with an opaque signature that vouches for it. */
-function thinkingBlock(request: CanonicalRequest, key: number, pinned?: string): Block | undefined {
-  if (!request.reasoning && pinned === undefined) return undefined;
-  const text = pinned ?? truncateTokens(synthesizeThinking(deriveKey(key, 'thinking')), request.reasoning!.budgetTokens);
+/** The opaque signature that vouches for a choice's reasoning (a thinking block's, Gemini's thoughtSignature). */
+function reasoningSignature(key: number): string {
   const bytes = new Rng(deriveKey(key, 'signature'));
-  const signature = toBase64(Uint8Array.from({ length: 48 }, () => bytes.int(0, 255)));
-  return { type: 'thinking', text, signature };
+  return toBase64(Uint8Array.from({ length: 48 }, () => bytes.int(0, 255)));
+}
+
+/**
+ * A thinking block, pinned or shown when asked: a summary of the choice's `tokens` of reasoning, never
+ * longer than them (a reasoning model's shown thinking is a summary; its tokens count in full).
+ */
+function thinkingBlock(request: CanonicalRequest, key: number, tokens: number, pinned?: string): Block | undefined {
+  if (pinned === undefined && (!request.reasoning?.show || tokens <= 0)) return undefined;
+  const text = pinned ?? truncateTokens(synthesizeThinking(deriveKey(key, 'thinking')), tokens);
+  return { type: 'thinking', text, signature: reasoningSignature(key) };
 }
 
 /** Output tokens of speech a reply may hold when the request sets no limit: the speech models' output limit (16 384 tokens, about 11 minutes). */
@@ -179,6 +193,8 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
   const choices: Choice[] = [];
   // One ceiling on the schema work of the whole request: n choices × tool calls × each schema.
   const budget = new Budget();
+  const prefix = promptPrefixTokens(request.messages, request.tools, request.framing);
+  const inputTokens = prefix.at(-1)!;
   for (let index = 0; index < request.n; index++) {
     const choiceKey = deriveKey(key, index);
     const safety = pinned && safetyChoice(index, pinned);
@@ -209,16 +225,32 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       reason = cut.reason;
       stopSequence = cut.stopSequence;
     }
-    const thinking = thinkingBlock(request, choiceKey, pinned?.thinking);
-    if (thinking) blocks = [thinking, ...blocks];
-    choices.push({ index, blocks, finishReason: reason, stopSequence, outputTokens: blocks.reduce((n, b) => n + blockTokens(b), 0) });
+    const visible = blocks.reduce((n, b) => n + blockTokens(b), 0);
+    // Reasoning never takes the reply past its token limit: it is cut to what the answer leaves.
+    let reasoning = reasoningTokens(request, ctx.model?.reasoning === true, inputTokens, choiceKey);
+    if (request.maxTokens !== undefined) reasoning = Math.min(reasoning, Math.max(0, request.maxTokens - visible));
+    const thinking = thinkingBlock(request, choiceKey, reasoning, pinned?.thinking);
+    if (thinking) {
+      blocks = [thinking, ...blocks];
+      reasoning = Math.max(reasoning, blockTokens(thinking));
+    }
+    choices.push({
+      index,
+      blocks,
+      finishReason: reason,
+      stopSequence,
+      outputTokens: visible + reasoning,
+      ...(reasoning > 0 ? { reasoning: { tokens: reasoning, signature: thinking?.type === 'thinking' ? thinking.signature : reasoningSignature(choiceKey) } } : {}),
+    });
   }
-  const reasoningTokens = choices.reduce((sum, c) => sum + c.blocks.reduce((n, b) => n + (b.type === 'thinking' ? blockTokens(b) : 0), 0), 0);
+  const cached = ctx.cache?.store.account(ctx.cache.scope, ctx.cache.now, request, prefix, ctx.model?.cache_min_tokens ?? DEFAULT_CACHE_MIN_TOKENS);
   const usage: Usage = {
-    inputTokens: countPromptTokens(request.messages, request.tools),
+    inputTokens,
     outputTokens: choices.reduce((sum, c) => sum + c.outputTokens, 0),
-    cachedInputTokens: 0,
-    reasoningTokens,
+    cachedInputTokens: cached?.read ?? 0,
+    ...(cached?.written ? { cacheCreationInputTokens: cached.written } : {}),
+    ...(cached?.writtenLong ? { cacheCreation1hInputTokens: cached.writtenLong } : {}),
+    reasoningTokens: choices.reduce((sum, c) => sum + (c.reasoning?.tokens ?? 0), 0),
     imageInputTokens: partTokens(request.messages, 'image'),
     audioInputTokens: partTokens(request.messages, 'audio'),
     ...pinned?.usage,

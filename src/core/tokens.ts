@@ -11,7 +11,7 @@
 // The tables load on first use (see lazy.ts): in Node from the package's rank file into typed arrays, in
 // a few milliseconds (o200k.ts); in a browser from gpt-tokenizer's module (~250 ms and ~60 MB).
 import { detached } from './strings.ts';
-import { textOf, type Message } from './request.ts';
+import { textOf, type Message, type TokenFraming } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
 import { inNode, lazy } from './lazy.ts';
@@ -293,26 +293,48 @@ export function truncateTokens(text: string, max: number): string {
   return cut;
 }
 
-/** The texts of a conversation whose tokens count as input, in order. */
-function promptTexts(messages: readonly Message[]): string[] {
+/** The texts of a conversation whose tokens count as input, in order, and where each message's texts end. */
+function promptTexts(messages: readonly Message[]): { texts: string[]; ends: number[] } {
   const texts: string[] = [];
+  const ends: number[] = [];
   for (const m of messages) {
     texts.push(m.role, textOf(m));
     for (const call of m.toolCalls ?? []) texts.push(call.name, call.arguments);
+    ends.push(texts.length);
   }
-  return texts;
+  return { texts, ends };
 }
 
-// The context check and the reply count the same conversation: count it once.
-const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[], number>>();
+/** A conversation's tokens before framing: the tools' JSON, and each message's role and content. */
+export interface PromptParts {
+  tools: number;
+  roles: number[];
+  contents: number[];
+}
+
+/** OpenAI's chat framing: each message costs its content plus 3 tokens and its role, and every reply is primed with 3 more. */
+export const OPENAI_FRAMING: TokenFraming = { priming: 3, perMessage: 3, roles: true };
+
+// The context check, the reply and the cache count the same conversation: count it once.
+const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[], PromptParts>>();
 
 /**
- * Prompt tokens of a conversation, the way OpenAI counts chat input: each message costs its
- * content plus 3 tokens of framing, and every reply is primed with 3 more; tool definitions count
- * as their JSON.
+ * Prompt tokens of a conversation, framed as `framing` says (OpenAI's chat framing by default); tool
+ * definitions count as their JSON.
  */
-export function countPromptTokens(messages: readonly Message[], tools: readonly ToolSpec[] = []): number {
-  return runAtOnce(promptTokenSteps(messages, tools));
+export function countPromptTokens(messages: readonly Message[], tools: readonly ToolSpec[] = [], framing: TokenFraming = OPENAI_FRAMING): number {
+  return promptPrefixTokens(messages, tools, framing).at(-1)!;
+}
+
+/**
+ * Tokens of each prefix of the prompt, in caching order: the framing's priming and the tools first,
+ * then after each message; the last is the prompt's count.
+ */
+export function promptPrefixTokens(messages: readonly Message[], tools: readonly ToolSpec[] = [], framing: TokenFraming = OPENAI_FRAMING): number[] {
+  const parts = runAtOnce(promptPartSteps(messages, tools));
+  const prefix = [framing.priming + parts.tools];
+  parts.contents.forEach((n, i) => prefix.push(prefix[i] + framing.perMessage + (framing.roles ? parts.roles[i] : 0) + n));
+  return prefix;
 }
 
 /**
@@ -320,21 +342,27 @@ export function countPromptTokens(messages: readonly Message[], tools: readonly 
  * count is kept for the conversation, so the synchronous calls that follow (the context check, the
  * reply's usage) find it.
  */
-export function countPromptTokensInSlices(messages: readonly Message[], tools: readonly ToolSpec[] = []): Promise<number> {
-  return runInSlices(promptTokenSteps(messages, tools), BPE_SLICE_CHARS);
+export async function countPromptTokensInSlices(messages: readonly Message[], tools: readonly ToolSpec[] = [], framing: TokenFraming = OPENAI_FRAMING): Promise<number> {
+  await runInSlices(promptPartSteps(messages, tools), BPE_SLICE_CHARS);
+  return countPromptTokens(messages, tools, framing);
 }
 
-function* promptTokenSteps(messages: readonly Message[], tools: readonly ToolSpec[]): Steps<number> {
+function* promptPartSteps(messages: readonly Message[], tools: readonly ToolSpec[]): Steps<PromptParts> {
   const known = promptCounts.get(messages)?.get(tools);
   if (known !== undefined) return known;
-  const texts = promptTexts(messages);
+  const { texts, ends } = promptTexts(messages);
   if (tools.length) texts.push(JSON.stringify(tools));
-  let total = 3 + (yield* countEachSteps(texts)).reduce((a, b) => a + b, 0);
-  for (const m of messages) {
-    total += 3;
-    for (const part of m.parts) if (part.type !== 'text') total += PART_TOKENS[part.type];
-  }
+  const counts = yield* countEachSteps(texts);
+  const parts: PromptParts = { tools: tools.length ? counts[texts.length - 1] : 0, roles: [], contents: [] };
+  messages.forEach((m, i) => {
+    const from = i ? ends[i - 1] : 0;
+    let content = 0;
+    for (let k = from + 1; k < ends[i]; k++) content += counts[k];
+    for (const part of m.parts) if (part.type !== 'text') content += PART_TOKENS[part.type];
+    parts.roles.push(counts[from]);
+    parts.contents.push(content);
+  });
   if (!promptCounts.has(messages)) promptCounts.set(messages, new WeakMap());
-  promptCounts.get(messages)!.set(tools, total);
-  return total;
+  promptCounts.get(messages)!.set(tools, parts);
+  return parts;
 }

@@ -53,7 +53,7 @@ export function isForward(value: object): value is Forward {
 export function requireContext(runtime: Runtime, request: CanonicalRequest): void {
   const limit = runtime.catalogue.get(request.model)?.context_window;
   if (limit === undefined) return;
-  const tokens = countPromptTokens(request.messages, request.tools);
+  const tokens = countPromptTokens(request.messages, request.tools, request.framing);
   if (tokens > limit) {
     throw new GatewayError('invalid_request', `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, {
       param: 'messages',
@@ -108,14 +108,15 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   const decision = decide(ctx, request);
   if (isForward(decision)) return decision;
   const { pinned, seed, latency, fault, raw } = decision;
+  const { runtime } = ctx;
+  // Cached per API key for now; the scope is a plain string, so a narrower one (key and test) can replace it.
+  const context = { seed, created: runtime.now(), model: runtime.catalogue.get(request.model), cache: { store: runtime.promptCache, scope: ctx.token, now: runtime.now() } };
   // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;
   if (struck?.type === 'OVERLOADED' || (struck && isReplyFault(struck))) ctx.entry.fault = struck.type;
   if (struck?.type === 'OVERLOADED') throw overloaded(struck);
-  if (struck && isReplyFault(struck)) {
-    return { reply: respond(request, { seed, created: ctx.runtime.now() }, { ...pinned, ...pinnedBy(struck) }), latency, raw };
-  }
-  return { reply: respond(request, { seed, created: ctx.runtime.now() }, pinned), latency, fault: struck, raw };
+  if (struck && isReplyFault(struck)) return { reply: respond(request, context, { ...pinned, ...pinnedBy(struck) }), latency, raw };
+  return { reply: respond(request, context, pinned), latency, fault: struck, raw };
 }
 
 interface Overrides {

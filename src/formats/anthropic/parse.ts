@@ -1,5 +1,5 @@
 // Anthropic messages request → canonical request, refusing what the Messages API refuses.
-import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
@@ -150,18 +150,55 @@ function parseToolChoice(raw: unknown, tools: ToolSpec[]): { choice: ToolChoice;
   return { choice: c.type === 'any' ? 'required' : (c.type as 'auto' | 'none'), parallel };
 }
 
+/** Claude thinks only when asked to, and shows its thinking (a summary of it) when it does. */
 function parseThinking(raw: unknown, maxTokens: number | undefined): CanonicalRequest['reasoning'] {
-  if (raw === undefined) return undefined;
+  if (raw === undefined) return { effort: 'none' };
   const t = raw as Raw;
   checkField('thinking.type', t.type, { types: ['string'], required: true, values: ['enabled', 'disabled', 'adaptive', 'between_tools'] });
-  if (t.type === 'disabled') return undefined;
-  if (t.type !== 'enabled') return { budgetTokens: Math.max(1024, Math.floor((maxTokens ?? 4096) / 2)) };
+  if (t.type === 'disabled') return { effort: 'none' };
+  if (t.type !== 'enabled') return { budgetTokens: Math.max(1024, Math.floor((maxTokens ?? 4096) / 2)), show: true };
   checkField('thinking.budget_tokens', t.budget_tokens, { types: ['integer'], required: true, min: 1024 });
   const budget = t.budget_tokens as number;
   if (maxTokens !== undefined && budget >= maxTokens) {
     throw invalid('max_tokens', `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size`);
   }
-  return { budgetTokens: budget };
+  return { budgetTokens: budget, show: true };
+}
+
+/** The Messages API's most cache_control breakpoints in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+const TTL_SECONDS: Record<string, number> = { '5m': 300, '1h': 3600 };
+
+/** A block's cache_control, checked: its TTL in seconds, or undefined when it has none. */
+function cacheTtl(param: string, raw: unknown): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  checkField(param, raw, { types: ['object'] });
+  const c = raw as Raw;
+  checkField(`${param}.type`, c.type, { types: ['string'], required: true, values: ['ephemeral'] });
+  checkField(`${param}.ttl`, c.ttl, { types: ['string'], values: Object.keys(TTL_SECONDS) });
+  return TTL_SECONDS[(c.ttl as string | undefined) ?? '5m'];
+}
+
+/**
+ * The request's cache_control breakpoints: on tools (after the tools), on system blocks (after the
+ * system message), on a turn's blocks (after the canonical messages that turn became), and the
+ * top-level one (after the last message). `ends[i]` is the last canonical message of turn i.
+ */
+function cacheBreakpoints(body: Raw, hasSystem: boolean, ends: number[]): CacheRequest | undefined {
+  const points: { after: number; ttlSeconds: number }[] = [];
+  const mark = (param: string, raw: unknown, after: number) => {
+    const ttl = cacheTtl(param, raw);
+    if (ttl !== undefined) points.push({ after, ttlSeconds: ttl });
+  };
+  ((body.tools as Raw[] | undefined) ?? []).forEach((t, i) => mark(`tools.${i}.cache_control`, t.cache_control, -1));
+  if (Array.isArray(body.system)) (body.system as Raw[]).forEach((b, i) => mark(`system.${i}.cache_control`, b?.cache_control, hasSystem ? 0 : -1));
+  (body.messages as Raw[]).forEach((m, i) => {
+    if (Array.isArray(m.content)) (m.content as Raw[]).forEach((b, j) => mark(`messages.${i}.content.${j}.cache_control`, b?.cache_control, ends[i]));
+  });
+  mark('cache_control', body.cache_control, ends.at(-1) ?? -1);
+  if (points.length > MAX_CACHE_BREAKPOINTS) throw invalid('cache_control', `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${points.length}.`);
+  return points.length ? { breakpoints: points } : undefined;
 }
 
 function parseOutput(raw: unknown): OutputFormat {
@@ -180,9 +217,11 @@ export function parseMessagesRequest(body: Raw, version: string, countOnly = fal
   checkToolResults(turns);
   const system = body.system === undefined || body.system === null ? [] : [{ role: 'system' as const, parts: [{ type: 'text' as const, text: textOfBlocks('system', body.system) }] }];
   const messages: Message[] = [...system];
+  const ends: number[] = [];
   for (const { message, results } of turns) {
     messages.push(...results);
     if (message.parts.length || message.toolCalls || !results.length) messages.push(message);
+    ends.push(messages.length - 1);
   }
   const stop = (body.stop_sequences as unknown[] | undefined) ?? [];
   stop.forEach((s, i) => checkField(`stop_sequences.${i}`, s, { types: ['string'], required: true }));
@@ -203,5 +242,6 @@ export function parseMessagesRequest(body: Raw, version: string, countOnly = fal
     parallelToolCalls: parallel,
     output: parseOutput(body.output_config),
     reasoning: parseThinking(body.thinking, maxTokens),
+    cache: cacheBreakpoints(body, system.length > 0, ends),
   };
 }

@@ -19,14 +19,17 @@ const STOP: Record<FinishReason, string> = {
 /** Anthropic's id for a canonical tool call. */
 export const toolUseId = (id: string) => `toolu_01${id.slice(0, 22)}`;
 
-export function usageBody(usage: Usage, outputTokens = usage.outputTokens) {
+/** Usage as Anthropic reports it: `input_tokens` without what was read from or written to the cache. `started`: message_start's, before any output. */
+export function usageBody(usage: Usage, started = false) {
+  const written = usage.cacheCreationInputTokens ?? 0;
+  const long = usage.cacheCreation1hInputTokens ?? 0;
   return {
-    input_tokens: usage.inputTokens,
-    cache_creation_input_tokens: 0,
+    input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens - written),
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: usage.cachedInputTokens,
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
-    output_tokens: outputTokens,
-    output_tokens_details: null,
+    cache_creation: { ephemeral_5m_input_tokens: written - long, ephemeral_1h_input_tokens: long },
+    output_tokens: started ? 1 : usage.outputTokens,
+    output_tokens_details: !started && usage.reasoningTokens ? { thinking_tokens: usage.reasoningTokens } : null,
     server_tool_use: null,
     inference_geo: null,
     service_tier: 'standard',
@@ -64,7 +67,7 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
   const emit = (due: number, type: string, data: Record<string, unknown>) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
   for (const step of planStream(reply, latency)) {
     if (step.first) {
-      const start = { ...messageHead(reply, request), content: [], stop_reason: null, stop_sequence: null, stop_details: null, container: null, usage: usageBody(reply.usage, 1) };
+      const start = { ...messageHead(reply, request), content: [], stop_reason: null, stop_sequence: null, stop_details: null, container: null, usage: usageBody(reply.usage, true) };
       emit(step.due, 'message_start', { message: start });
       emit(step.due, 'ping', {});
     }

@@ -1,5 +1,5 @@
 // Gemini generateContent request → canonical request, refusing what the API refuses.
-import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort, TokenFraming } from '../../core/request.ts';
 import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
@@ -227,6 +227,33 @@ function parseOutput(config: Raw): OutputFormat {
   return schema ? { type: 'json_schema', schema: schema as Raw } : { type: 'json' };
 }
 
+/**
+ * Gemini counts a prompt's text and nothing around it: no per-turn or role tokens (its countTokens
+ * gives 10 for "The quick brown fox jumps over the lazy dog.", as o200k does).
+ */
+export const GEMINI_FRAMING: TokenFraming = { priming: 0, perMessage: 0, roles: false };
+
+/** Implicit caching: repeated prefixes are reported exactly (step 1), kept 5 minutes after their last use. */
+const IMPLICIT_CACHE: CacheRequest = { automatic: { stepTokens: 1, ttlSeconds: 300 } };
+
+const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
+
+/**
+ * thinkingConfig: `thinkingBudget` 0 turns thinking off, -1 (or none) leaves it dynamic (the default
+ * effort), a positive budget bounds it; `thinkingLevel` names an effort; includeThoughts shows it.
+ */
+function parseThinking(config: Raw, show: boolean): CanonicalRequest['reasoning'] {
+  checkFields(config, { includeThoughts: { types: ['boolean'] }, thinkingBudget: { types: ['integer'], min: -1 }, thinkingLevel: { types: ['string'], values: ['THINKING_LEVEL_UNSPECIFIED', ...Object.keys(LEVELS)] } }, 'generationConfig.thinkingConfig.');
+  const budget = config.thinkingBudget as number | undefined;
+  const level = LEVELS[config.thinkingLevel as string];
+  if (budget === 0) return { effort: 'none' };
+  const out: NonNullable<CanonicalRequest['reasoning']> = {};
+  if (budget !== undefined && budget > 0) out.budgetTokens = budget;
+  if (level) out.effort = level;
+  if (show) out.show = true;
+  return Object.keys(out).length ? out : undefined;
+}
+
 export interface GeminiOptions {
   /** Show thought parts (thinkingConfig.includeThoughts). */
   includeThoughts: boolean;
@@ -247,6 +274,7 @@ export function parseGenerateRequest(body: Raw, model: string, stream: boolean):
   const tools = parseTools(body.tools);
   const thinking = (config.thinkingConfig ?? {}) as Raw;
   const includeThoughts = thinking.includeThoughts === true;
+  const reasoning = parseThinking(thinking, includeThoughts);
   const maxTokens = config.maxOutputTokens as number | undefined;
   return {
     request: {
@@ -263,7 +291,9 @@ export function parseGenerateRequest(body: Raw, model: string, stream: boolean):
       toolChoice: parseToolConfig(body.toolConfig, tools),
       parallelToolCalls: true,
       output: parseOutput(config),
-      reasoning: includeThoughts ? { budgetTokens: (thinking.thinkingBudget as number | undefined) ?? 1024 } : undefined,
+      ...(reasoning ? { reasoning } : {}),
+      cache: IMPLICIT_CACHE,
+      framing: GEMINI_FRAMING,
     },
     options: { includeThoughts },
   };

@@ -25,7 +25,7 @@ const SAFETY = ['HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_DANGEROUS_CONTENT', 
 /** What a safety block reports: one category rated HIGH and marked blocked, the rest as ever. */
 const BLOCKED = SAFETY.map((r) => (r.category === 'HARM_CATEGORY_DANGEROUS_CONTENT' ? { ...r, probability: 'HIGH', blocked: true } : r));
 
-function part(block: Block, options: GeminiOptions): Record<string, unknown> | undefined {
+function part(block: Block, options: GeminiOptions, signature?: string): Record<string, unknown> | undefined {
   switch (block.type) {
     case 'text':
     case 'refusal':
@@ -33,7 +33,8 @@ function part(block: Block, options: GeminiOptions): Record<string, unknown> | u
     case 'thinking':
       return options.includeThoughts ? { text: block.text, thought: true } : undefined;
     case 'tool_call':
-      return { functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown } };
+      // A thinking model signs its first function call with its reasoning, to be sent back with the turn.
+      return { functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown }, ...(signature ? { thoughtSignature: signature } : {}) };
     case 'audio':
       return { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${block.sampleRate}`, data: toBase64(pcmBytes(block.samples)) } };
     case 'image': {
@@ -43,18 +44,32 @@ function part(block: Block, options: GeminiOptions): Record<string, unknown> | u
   }
 }
 
+/** The choice's reasoning signature, for its first function call only. */
+function signatureFor(choice: Choice, block: Block): string | undefined {
+  return block.type === 'tool_call' && choice.blocks.find((b) => b.type === 'tool_call') === block ? choice.reasoning?.signature : undefined;
+}
+
+const modalities = (counts: [string, number][]) => counts.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }));
+
+/**
+ * usageMetadata: the prompt (what the cache held of it included) and the candidates, each split by
+ * modality; thoughts apart from candidates, as Google reports them for thinking models.
+ */
 function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
-  const { inputTokens, reasoningTokens } = reply.usage;
+  const { inputTokens, reasoningTokens, cachedInputTokens } = reply.usage;
   const candidates = reply.usage.outputTokens - reasoningTokens;
-  const audio = request.output.type === 'audio';
+  const image = Math.min(reply.usage.imageInputTokens ?? 0, inputTokens);
+  const audio = Math.min(reply.usage.audioInputTokens ?? 0, inputTokens - image);
   const imageTokens = IMAGE_TOKENS * reply.choices.reduce((n, c) => n + c.blocks.filter((b) => b.type === 'image').length, 0);
+  const output: [string, number][] = request.output.type === 'audio' ? [['AUDIO', candidates]] : [['TEXT', candidates - imageTokens], ['IMAGE', imageTokens]];
   return {
     promptTokenCount: inputTokens,
     candidatesTokenCount: candidates,
     totalTokenCount: inputTokens + reply.usage.outputTokens,
-    promptTokensDetails: [{ modality: 'TEXT', tokenCount: inputTokens }],
-    ...(audio ? { candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: candidates }] } : {}),
-    ...(imageTokens ? { candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: candidates - imageTokens }, { modality: 'IMAGE', tokenCount: imageTokens }] } : {}),
+    ...(cachedInputTokens ? { cachedContentTokenCount: cachedInputTokens } : {}),
+    promptTokensDetails: modalities([['TEXT', inputTokens - image - audio], ['IMAGE', image], ['AUDIO', audio]]),
+    ...(cachedInputTokens ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedInputTokens }] } : {}),
+    ...(candidates ? { candidatesTokensDetails: modalities(output) } : {}),
     ...(reasoningTokens ? { thoughtsTokenCount: reasoningTokens } : {}),
   };
 }
@@ -84,7 +99,7 @@ function promptBlocked(reply: CanonicalReply, request: CanonicalRequest) {
 export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions) {
   if (reply.promptBlocked) return promptBlocked(reply, request);
   return {
-    candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options)).filter(Boolean), true)),
+    candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options, signatureFor(c, b))).filter(Boolean), true)),
     usageMetadata: usageMetadata(reply, request),
     ...tail(reply, request),
   };
@@ -101,7 +116,7 @@ export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRe
     const choice = reply.choices[step.choice];
     const block = choice.blocks[step.block];
     let parts: unknown[] = [];
-    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image') parts = step.blockEnd ? [part(block, options)] : [];
+    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image') parts = step.blockEnd ? [part(block, options, signatureFor(choice, block))] : [];
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     const last = i === steps.length - 1;
     if (reply.promptBlocked) chunks.push({ due: step.due, body: promptBlocked(reply, request) });

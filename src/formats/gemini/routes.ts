@@ -62,7 +62,7 @@ async function generate(call: Call, model: string, action: string) {
   const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
   requireModel(call, model, action, request.output.type);
   // Counted with the event loop served between slices; answer() then finds the count.
-  await countPromptTokensInSlices(request.messages, request.tools);
+  await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
   if (isForward(answered)) return answered;
   const { reply, latency } = answered;
@@ -112,7 +112,7 @@ async function countTokens(call: Call, model: string) {
   const inner = (body.generateContentRequest as Record<string, unknown> | undefined) ?? { contents: body.contents };
   const { request } = parseGenerateRequest(inner, model, false);
   if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
-  const tokens = await countPromptTokensInSlices(request.messages, request.tools);
+  const tokens = await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   return json({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }
 

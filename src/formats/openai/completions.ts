@@ -124,7 +124,7 @@ export function combine(replies: CanonicalReply[], call: CompletionCall): Canoni
     inputTokens: call.prompts.reduce((n, p) => n + p.tokens, 0),
     outputTokens: replies.reduce((n, r) => n + r.usage.outputTokens, 0),
     cachedInputTokens: 0,
-    reasoningTokens: 0,
+    reasoningTokens: replies.reduce((n, r) => n + r.usage.reasoningTokens, 0),
   };
   return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture };
 }

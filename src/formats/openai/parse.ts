@@ -1,5 +1,5 @@
 // OpenAI chat completion request → canonical request, refusing what OpenAI refuses.
-import type { CanonicalRequest, Message, OutputFormat, Part, Role } from '../../core/request.ts';
+import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort, Role } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
 import { nonObjectSchema, optional } from '../fields.ts';
@@ -242,6 +242,16 @@ function checkToolTurns(messages: Message[]): void {
   }
 }
 
+/** How long automatic caching keeps a prefix after its last use: in memory 5 minutes, or 24 hours when `prompt_cache_retention: "24h"`. */
+const RETENTION_SECONDS: Record<string, number> = { in_memory: 300, '24h': 86400 };
+
+/** OpenAI's automatic prefix caching: cached figures in steps of 128 tokens, routed by prompt_cache_key. */
+export function automaticCache(body: Record<string, unknown>): CacheRequest {
+  const key = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
+  const ttlSeconds = RETENTION_SECONDS[String(body.prompt_cache_retention)] ?? RETENTION_SECONDS.in_memory;
+  return { automatic: { stepTokens: 128, ttlSeconds, ...(key ? { key } : {}) } };
+}
+
 export interface ChatOptions {
   /** Append a usage chunk to the stream. */
   includeUsage: boolean;
@@ -287,6 +297,8 @@ export function parseChatRequest(body: Record<string, unknown>): { request: Cano
       // Legacy functions are called one at a time.
       parallelToolCalls: !legacyFunctions && body.parallel_tool_calls !== false,
       output: parseResponseFormat(body.response_format, messages),
+      ...(typeof body.reasoning_effort === 'string' ? { reasoning: { effort: body.reasoning_effort as ReasoningEffort } } : {}),
+      cache: automaticCache(body),
     },
     options: {
       includeUsage: streamOptions.include_usage === true,

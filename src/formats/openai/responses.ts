@@ -1,17 +1,17 @@
 // The Responses API (/v1/responses): request items → canonical request, canonical reply → the
 // response object and its event stream, and the stored responses behind previous_response_id.
 import { GatewayError } from '../../core/errors.ts';
-import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import type { CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort } from '../../core/request.ts';
 import type { CanonicalReply, Choice } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { makeId } from '../../core/seed.ts';
-import { planStream } from '../../core/plan.ts';
+import { planStream, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { callId, refuseBlockedPrompt } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
-import { functionParameters } from './parse.ts';
+import { automaticCache, functionParameters } from './parse.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -169,6 +169,7 @@ export function parseResponsesRequest(body: Raw, previous: StoredResponse | unde
   // Instructions apply to this turn only; earlier turns come from the stored conversation.
   const history = (previous?.conversation ?? []).filter((m) => m.role !== 'system');
   const tools = parseTools(body.tools);
+  const reasoning = parseReasoning(body.reasoning);
   return {
     body,
     items,
@@ -185,30 +186,53 @@ export function parseResponsesRequest(body: Raw, previous: StoredResponse | unde
       toolChoice: parseToolChoice(body.tool_choice, tools),
       parallelToolCalls: body.parallel_tool_calls !== false,
       output: parseTextFormat(body.text),
+      ...(reasoning ? { reasoning } : {}),
+      cache: automaticCache(body),
     },
   };
+}
+
+/** `reasoning.effort`, and a summary shown when `reasoning.summary` asks for one. */
+function parseReasoning(raw: unknown): CanonicalRequest['reasoning'] {
+  if (raw === undefined || raw === null) return undefined;
+  const r = raw as Raw;
+  checkField('reasoning.effort', r.effort, { types: ['string'], nullable: true, values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] });
+  checkField('reasoning.summary', r.summary, { types: ['string'], nullable: true, values: ['auto', 'concise', 'detailed'] });
+  const effort = (r.effort ?? undefined) as ReasoningEffort | undefined;
+  const show = typeof r.summary === 'string';
+  return effort || show ? { ...(effort ? { effort } : {}), ...(show ? { show } : {}) } : undefined;
 }
 
 /** The response's id, derived from its reply so the same request gives the same id. */
 export const responseId = (reply: CanonicalReply) => makeId('resp_', 40, reply.key);
 
+/** Whether the choice reasoned: it then leads its output with a reasoning item. */
+const reasoned = (choice: Choice) => choice.reasoning !== undefined || choice.blocks.some((b) => b.type === 'thinking');
+
+/** The reasoning item: its summary is the shown thinking, if any (none unless `reasoning.summary` asked). */
+function reasoningItem(reply: CanonicalReply): Raw {
+  const thinking = reply.choices[0].blocks.find((b) => b.type === 'thinking');
+  return { id: makeId('rs_', 40, reply.key), type: 'reasoning', summary: thinking ? [{ type: 'summary_text', text: thinking.text }] : [] };
+}
+
 function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' = 'completed'): Raw[] {
   const choice = reply.choices[0];
-  return choice.blocks.flatMap((block, b): Raw[] => {
+  const lead = reasoned(choice) ? [reasoningItem(reply)] : [];
+  return lead.concat(choice.blocks.flatMap((block, b): Raw[] => {
     if (block.type === 'tool_call') {
       return [{ id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name }];
     }
     if (block.type !== 'text' && block.type !== 'refusal') return [];
     const part = block.type === 'refusal' ? { type: 'refusal', refusal: block.text } : { type: 'output_text', annotations: [], logprobs: [], text: block.text };
     return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [part], role: 'assistant' }];
-  });
+  }));
 }
 
 function usage(reply: CanonicalReply) {
-  const { inputTokens, outputTokens, cachedInputTokens, reasoningTokens } = reply.usage;
+  const { inputTokens, outputTokens, cachedInputTokens, reasoningTokens, cacheCreationInputTokens } = reply.usage;
   return {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: cachedInputTokens, cache_write_tokens: 0 },
+    input_tokens_details: { cached_tokens: cachedInputTokens, cache_write_tokens: cacheCreationInputTokens ?? 0 },
     output_tokens: outputTokens,
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: inputTokens + outputTokens,
@@ -239,7 +263,7 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     output: final ? outputItems(reply) : [],
     parallel_tool_calls: request.parallelToolCalls,
     previous_response_id: (body.previous_response_id as string | undefined) ?? null,
-    reasoning: { effort: null, summary: null },
+    reasoning: { effort: ((body.reasoning as Raw | null | undefined)?.effort as string | undefined) ?? null, summary: ((body.reasoning as Raw | null | undefined)?.summary as string | undefined) ?? null },
     service_tier: 'default',
     store: body.store !== false,
     temperature: (body.temperature as number | undefined) ?? 1,
@@ -263,17 +287,24 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
   const emit = (due: number, type: string, data: Raw) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
   const items = outputItems(reply);
   const choice = reply.choices[0];
-  // Output items in block order; blocks that render no item (thinking) have none.
+  // Output items in block order, after the reasoning item when the choice reasoned (a thinking block streams as its summary).
   const itemOf = new Map<number, number>();
-  let n = 0;
+  const hidden = reasoned(choice) && !choice.blocks.some((b) => b.type === 'thinking');
+  let n = reasoned(choice) ? 1 : 0;
   choice.blocks.forEach((b, i) => {
-    if (b.type === 'text' || b.type === 'refusal' || b.type === 'tool_call') itemOf.set(i, n++);
+    if (b.type === 'thinking') itemOf.set(i, 0);
+    else if (b.type === 'text' || b.type === 'refusal' || b.type === 'tool_call') itemOf.set(i, n++);
   });
   const text = new Map<number, string>();
   for (const step of planStream(reply, latency)) {
     if (step.first) {
       emit(step.due, 'response.created', { response: renderResponse(reply, call, 'initial') });
       emit(step.due, 'response.in_progress', { response: renderResponse(reply, call, 'initial') });
+      if (hidden) {
+        // Reasoning with no summary: its item opens and closes before the answer.
+        emit(step.due, 'response.output_item.added', { output_index: 0, item: items[0] });
+        emit(step.due, 'response.output_item.done', { output_index: 0, item: items[0] });
+      }
     }
     const index = itemOf.get(step.block);
     if (index !== undefined) {
@@ -282,18 +313,19 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
       const part = item.type === 'message' ? (item.content as Raw[])[0] : undefined;
       // A refusal streams as refusal events, its part built up from an empty refusal.
       const refusal = part?.type === 'refusal';
-      if (step.blockStart) {
+      if (item.type === 'reasoning') reasoningEvents(emit, step, item);
+      else if (step.blockStart) {
         const empty = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
         emit(step.due, 'response.output_item.added', { output_index: index, item: empty });
         if (part) emit(step.due, 'response.content_part.added', { ...base, content_index: 0, part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' } });
       }
-      if (step.text) {
+      if (step.text && item.type !== 'reasoning') {
         text.set(index, (text.get(index) ?? '') + step.text);
         if (refusal) emit(step.due, 'response.refusal.delta', { ...base, content_index: 0, delta: step.text });
         else if (part) emit(step.due, 'response.output_text.delta', { ...base, content_index: 0, delta: step.text, logprobs: [] });
         else emit(step.due, 'response.function_call_arguments.delta', { ...base, delta: step.text });
       }
-      if (step.blockEnd) {
+      if (step.blockEnd && item.type !== 'reasoning') {
         if (part) {
           if (refusal) emit(step.due, 'response.refusal.done', { ...base, content_index: 0, refusal: part.refusal });
           else emit(step.due, 'response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] });
@@ -310,6 +342,22 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
     }
   }
   return events;
+}
+
+/** A reasoning summary's events, in the order the SDK's types give: item added, part added, text deltas, text done, part done, item done. */
+function reasoningEvents(emit: (due: number, type: string, data: Raw) => void, step: StreamStep, item: Raw): void {
+  const base = { item_id: item.id, output_index: 0, summary_index: 0 };
+  const part = (item.summary as Raw[])[0];
+  if (step.blockStart) {
+    emit(step.due, 'response.output_item.added', { output_index: 0, item: { ...item, summary: [] } });
+    emit(step.due, 'response.reasoning_summary_part.added', { ...base, part: { type: 'summary_text', text: '' } });
+  }
+  if (step.text) emit(step.due, 'response.reasoning_summary_text.delta', { ...base, delta: step.text });
+  if (step.blockEnd) {
+    emit(step.due, 'response.reasoning_summary_text.done', { ...base, text: part.text });
+    emit(step.due, 'response.reasoning_summary_part.done', { ...base, part });
+    emit(step.due, 'response.output_item.done', { output_index: 0, item });
+  }
 }
 
 /** Input items as `GET /v1/responses/{id}/input_items` lists them. */
