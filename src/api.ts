@@ -35,7 +35,7 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
   journalSize?: number;
-  /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval). Default 64 MiB. */
+  /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval, chat completions created with `store: true`). Default 64 MiB. */
   storeBytes?: number;
   /** Answer only from fixtures: an unmatched request gets a 404 with the near-miss report. */
   strict?: boolean;

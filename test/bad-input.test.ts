@@ -62,7 +62,7 @@ describe('bad input (socket)', () => {
     const unknown = await send({ path: '/v1/chat/complete', body: JSON.stringify(good) });
     expect(unknown.status).toBe(404);
     expect(unknown.error.message).toBe('Invalid URL (POST /v1/chat/complete)');
-    const res = await fetch(`${cli.url}/v1/chat/completions`, { headers: AUTH });
+    const res = await fetch(`${cli.url}/v1/embeddings`, { headers: AUTH });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect((await res.json()).error.message).toContain('use POST');

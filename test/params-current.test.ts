@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import OpenAI, { toFile } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { encode as encodePng } from 'fast-png';
 import { createGateway, type GatewayOptions } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
@@ -44,12 +45,20 @@ const RESPONSES = {
   top_logprobs: 2, top_p: 1, truncation: 'auto', user: 'u1',
 } satisfies Record<string, unknown>;
 
+const COMPACT = {
+  model: 'gpt-5', input: 'Hi', image: { context_compression: 'auto' }, instructions: 'Be brief.', previous_response_id: undefined, prompt_cache_key: 'k',
+  prompt_cache_options: { mode: 'implicit', ttl: '30m' }, prompt_cache_retention: 'in_memory', service_tier: 'auto',
+} satisfies Record<string, unknown>;
+
 const EMBEDDINGS = { input: 'Hi', model: 'text-embedding-3-small', dimensions: 256, encoding_format: 'float', user: 'u1' } satisfies Record<string, unknown>;
 
 const IMAGES = {
   prompt: 'a red square', model: 'gpt-image-1', background: 'auto', complexity: 'low', frame_count: 1, frame_duration_ms: 100, moderation: 'auto', n: 1, output_compression: 50,
   output_format: 'jpeg', partial_images: undefined, quality: 'low', response_format: undefined, safety_identifier: 'u1', size: '1024x1024', stream: false, style: undefined, svg: null, user: 'u1',
 } satisfies Record<string, unknown>;
+
+// The image is filled in by the test (an upload).
+const VARIATION = { image: undefined, model: 'dall-e-2', n: 1, response_format: 'b64_json', size: '256x256', user: 'u1' } satisfies Record<string, unknown>;
 
 const SPEECH = { input: 'Hi', model: 'gpt-4o-mini-tts', voice: 'alloy', instructions: 'Calmly.', response_format: 'wav', speed: 1.2, stream_format: 'audio' } satisfies Record<string, unknown>;
 
@@ -69,6 +78,8 @@ const OPENAI_TYPES = 'resources';
 const TYPES = [
   ['chat completions', CHAT, 'openai', `${OPENAI_TYPES}/chat/completions/completions.d.ts`, 'ChatCompletionCreateParamsBase'],
   ['responses', RESPONSES, 'openai', `${OPENAI_TYPES}/responses/responses.d.ts`, 'ResponseCreateParamsBase'],
+  ['responses.compact', COMPACT, 'openai', `${OPENAI_TYPES}/responses/responses.d.ts`, 'ResponseCompactParams'],
+  ['image variations', VARIATION, 'openai', `${OPENAI_TYPES}/images.d.ts`, 'ImageCreateVariationParams'],
   ['embeddings', EMBEDDINGS, 'openai', `${OPENAI_TYPES}/embeddings.d.ts`, 'EmbeddingCreateParams'],
   ['images', IMAGES, 'openai', `${OPENAI_TYPES}/images.d.ts`, 'ImageGenerateParamsBase'],
   ['speech', SPEECH, 'openai', `${OPENAI_TYPES}/audio/speech.d.ts`, 'SpeechCreateParams'],
@@ -111,6 +122,15 @@ describe('every SDK parameter is accepted, even under strictParams (in-process)'
   it('responses', async () => {
     const r = await ctx.openai.responses.create(sent(RESPONSES) as OpenAI.Responses.ResponseCreateParamsNonStreaming);
     expect(r.status).toBeDefined();
+  });
+  it('responses.compact', async () => {
+    const r = await ctx.openai.responses.compact(sent(COMPACT) as OpenAI.Responses.ResponseCompactParams);
+    expect(r.object).toBe('response.compaction');
+  });
+  it('image variations', async () => {
+    const image = await toFile(encodePng({ width: 8, height: 8, data: new Uint8Array(256).fill(200), channels: 4, depth: 8 }), 'in.png', { type: 'image/png' });
+    const r = await ctx.openai.images.createVariation({ ...sent(VARIATION), image } as OpenAI.ImageCreateVariationParams);
+    expect(r.data).toHaveLength(1);
   });
   it('embeddings', async () => {
     const r = await ctx.openai.embeddings.create(sent(EMBEDDINGS) as OpenAI.EmbeddingCreateParams);

@@ -111,7 +111,7 @@ describe.runIf(socketSuites)('robustness (socket)', () => {
   });
 
   it('answers a wrong method on a shared path in the path default (OpenAI) shape', async () => {
-    const res = await fetch(`${cli.url}/v1/models/gpt-4o`, { method: 'DELETE', headers: { authorization: 'Bearer sk-test' } });
+    const res = await fetch(`${cli.url}/v1/models/gpt-4o`, { method: 'PUT', headers: { authorization: 'Bearer sk-test' } });
     expect(res.status).toBe(405);
     expect((await res.json()).error.type).toBe('invalid_request_error');
   });

@@ -34,6 +34,11 @@ export class BoundedStore<V> {
     return this.items.delete(id);
   }
 
+  /** The entries whose id starts with `prefix`, oldest first (listing endpoints page through these). */
+  *entries(prefix = ''): IterableIterator<[string, V]> {
+    for (const [id, item] of this.items) if (id.startsWith(prefix)) yield [id, item.value];
+  }
+
   clear(): void {
     this.items.clear();
     this.held = 0;

@@ -32,7 +32,7 @@ const EDIT_FIELDS: Record<string, FieldRule> = {
 const MAX_IMAGES = 16;
 
 /** Form fields arrive as text: numbers and booleans as the JSON API would have them. */
-function coerce(form: FormBody): Raw {
+export function coerce(form: FormBody): Raw {
   const out: Raw = {};
   for (const [name, value] of Object.entries(form)) {
     if (typeof value !== 'string') out[name] = value;
@@ -43,9 +43,9 @@ function coerce(form: FormBody): Raw {
   return out;
 }
 
-const badFile = (param: string, why: string) => new GatewayError('invalid_request', `Invalid file '${param}': ${why}`, { param, code: 'invalid_image_format' });
+export const badFile = (param: string, why: string) => new GatewayError('invalid_request', `Invalid file '${param}': ${why}`, { param, code: 'invalid_image_format' });
 
-interface Checked {
+export interface Checked {
   param: string;
   upload: Upload;
   format: ImageFormat;
@@ -53,7 +53,7 @@ interface Checked {
 }
 
 /** The uploaded file at `param`, checked by its header (nothing decoded yet), or the 400 that names it. */
-function checkUpload(param: string, value: unknown): Checked {
+export function checkUpload(param: string, value: unknown): Checked {
   if (!isUpload(value)) throw badFile(param, 'expected an image file upload (multipart/form-data), but got a text field.');
   if (!value.bytes.length) throw badFile(param, 'the file is empty.');
   const format = sniffImage(value.bytes);
@@ -68,7 +68,7 @@ function checkUpload(param: string, value: unknown): Checked {
  * The upload decoded straight to the size it is drawn at, its work counted on the request's `work`,
  * when the process-wide gate gives it a turn; or the 400 (429 when too many wait) that says why.
  */
-async function decodeUpload(file: Checked, into: { width: number; height: number }, work: ImageWork, signal: AbortSignal): Promise<RgbaImage> {
+export async function decodeUpload(file: Checked, into: { width: number; height: number }, work: ImageWork, signal: AbortSignal): Promise<RgbaImage> {
   try {
     // A client that left ends its decode on a thread, and starts no other.
     return await imageDecodeGate.run(() => decodeImage(file.upload.bytes, { into, work, signal }));
@@ -98,14 +98,27 @@ function inputImageTokens(image: { width: number; height: number }): number {
   return 65 + 129 * Math.ceil((width * shrink) / 512) * Math.ceil((height * shrink) / 512);
 }
 
-async function edits(call: Call): Promise<Outbound | Forward> {
-  if (!/^\s*multipart\/form-data/i.test(call.inbound.header('content-type') ?? '')) {
-    throw new GatewayError('invalid_request', "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.", { param: 'image' });
-  }
+/** The multipart form's fields, coerced, or the 400 `notForm` says when the body is not a form. */
+export function imageForm(call: Call, notForm: string): Raw {
+  if (!/^\s*multipart\/form-data/i.test(call.inbound.header('content-type') ?? '')) throw new GatewayError('invalid_request', notForm, { param: 'image' });
   const body = coerce(call.body as FormBody);
   // Unknown fields are checked on the converted copy: it reports them as the form would.
   lenientAlike(call.body as FormBody, body);
   if (body.image === undefined) throw missing('image');
+  return body;
+}
+
+/** dall-e-2 takes one square PNG. */
+export function requireSquarePng(model: string, file: Checked): void {
+  const { format, size } = file;
+  if (format !== 'png' || size.width !== size.height) throw badFile(file.param, `${model} takes a square PNG image; this one is a ${format.toUpperCase()} of ${size.width}x${size.height}.`);
+}
+
+/** What a picture depends on of an uploaded file; latin1 maps each byte to one character. */
+export const uploadDigest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
+
+async function edits(call: Call): Promise<Outbound | Forward> {
+  const body = imageForm(call, "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.");
   checkFields(body, EDIT_FIELDS);
   const model = requestedModel(body, true);
   call.entry.model = model;
@@ -118,10 +131,7 @@ async function edits(call: Call): Promise<Outbound | Forward> {
     throw invalid('image', `Invalid 'image': too many images. ${model} takes at most ${family === 'dall-e-2' ? 1 : MAX_IMAGES}, but got ${uploads.length}.`, 'array_above_max_length');
   }
   const images = uploads.map((upload, i) => checkUpload(uploads.length > 1 ? `image[${i}]` : 'image', upload));
-  if (family === 'dall-e-2') {
-    const { format, size } = images[0];
-    if (format !== 'png' || size.width !== size.height) throw badFile('image', `${model} edits a square PNG image; this one is a ${format.toUpperCase()} of ${size.width}x${size.height}.`);
-  }
+  if (family === 'dall-e-2') requireSquarePng(model, images[0]);
   const mask = body.mask === undefined ? undefined : checkUpload('mask', body.mask);
   if (mask) {
     if (mask.format !== 'png') throw badFile('mask', 'the mask must be a PNG file (its fully transparent pixels mark where to edit).');
@@ -144,9 +154,8 @@ async function edits(call: Call): Promise<Outbound | Forward> {
   request.messages[0].parts.push(...sources.map(() => ({ type: 'image' as const })));
   const decision = decide(call, { ...request, n: ask.n, stream: ask.stream });
   if (isForward(decision)) return decision;
-  // The uploads' bytes are part of what the picture depends on; latin1 maps each byte to one character.
-  const digest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
-  const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.background, images.map((i) => digest(i.upload.bytes)), mask ? digest(mask.upload.bytes) : null], decision.seed);
+  // The uploads' bytes are part of what the picture depends on.
+  const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.background, images.map((i) => uploadDigest(i.upload.bytes)), mask ? uploadDigest(mask.upload.bytes) : null], decision.seed);
   const transparent = ask.background === 'transparent';
   const produced = await produce(ask, decision, (i, shapes) => editPictureOffThread(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), maskPixels, { transparent, shapes }));
   const imageTokens = ask.family === 'gpt-image' ? images.reduce((n, s) => n + inputImageTokens(s.size), 0) : 0;

@@ -12,6 +12,7 @@ import { callId, refuseBlockedPrompt } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 import { automaticCache, functionParameters } from './parse.ts';
+import type { Call } from '../../pipeline/call.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -78,7 +79,7 @@ function contentParts(param: string, content: unknown): Part[] {
 }
 
 /** Input items → canonical messages, and the items as the store shows them back. */
-function parseInput(input: unknown): { messages: Message[]; items: Raw[] } {
+export function parseInput(input: unknown): { messages: Message[]; items: Raw[] } {
   if (input === undefined || input === null) return { messages: [], items: [] };
   if (typeof input === 'string') return { messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }], items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }] };
   const messages: Message[] = [];
@@ -105,8 +106,9 @@ function parseInput(input: unknown): { messages: Message[]; items: Raw[] } {
       checkField(`${param}.call_id`, item.call_id, { types: ['string'], required: true });
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
       messages.push({ role: 'tool', toolCallId: item.call_id as string, parts: [{ type: 'text', text: output }] });
-    } else if (type !== 'reasoning' && type !== 'item_reference') {
-      throw invalidValue(`${param}.type`, type, ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference']);
+    } else if (type !== 'reasoning' && type !== 'item_reference' && type !== 'compaction') {
+      // A compaction item (from responses.compact) stands for earlier turns the gateway does not keep: taken, not read.
+      throw invalidValue(`${param}.type`, type, ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction']);
     }
   });
   return { messages, items };
@@ -155,6 +157,14 @@ export interface ResponsesCall {
   body: Raw;
   /** The input items of this request (for input_items). */
   items: Raw[];
+}
+
+/** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
+export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
+  const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
+  if (found) return found;
+  if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
+  throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
 }
 
 export function parseResponsesRequest(body: Raw, previous: StoredResponse | undefined): ResponsesCall {
@@ -230,9 +240,14 @@ function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' 
 
 function usage(reply: CanonicalReply) {
   const { inputTokens, outputTokens, cachedInputTokens, reasoningTokens, cacheCreationInputTokens } = reply.usage;
+  return responseUsage(inputTokens, outputTokens, cachedInputTokens, reasoningTokens, cacheCreationInputTokens);
+}
+
+/** A response's (or a compaction's) usage object. */
+export function responseUsage(inputTokens: number, outputTokens: number, cachedInputTokens = 0, reasoningTokens = 0, cacheCreationInputTokens = 0) {
   return {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: cachedInputTokens, cache_write_tokens: cacheCreationInputTokens ?? 0 },
+    input_tokens_details: { cached_tokens: cachedInputTokens, cache_write_tokens: cacheCreationInputTokens },
     output_tokens: outputTokens,
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: inputTokens + outputTokens,

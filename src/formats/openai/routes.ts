@@ -8,7 +8,7 @@ import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './format.ts';
 import { parseChatRequest } from './parse.ts';
-import { listedInputItems, parseResponsesRequest, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
+import { listedInputItems, parseResponsesRequest, storedResponse, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
 import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
@@ -16,9 +16,11 @@ import { realtimeEndpoints } from './realtime-routes.ts';
 import { audioEndpoints } from './audio.ts';
 import { imageEndpoints } from './images.ts';
 import { imageEditEndpoints } from './image-edits.ts';
+import { compactEndpoints } from './compact.ts';
+import { imageVariationEndpoints } from './image-variations.ts';
+import { storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { Message } from '../../core/request.ts';
-import { choiceText } from '../../core/reply.ts';
 import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
 
 const BEARER = ['bearer'] as const;
@@ -29,6 +31,13 @@ function modelObject(m: ModelInfo) {
   // A name served by alias or by the vendor's naming says so, and what it stands for.
   const resolved = m.resolved_by ? { resolved_by: m.resolved_by, resolved_to: m.resolved_to } : {};
   return { id: m.id, object: 'model', created: m.created, owned_by: m.owned_by, ...resolved };
+}
+
+/** The catalogued model `id`, or OpenAI's 404 for a name it does not have. */
+function catalogued(runtime: Call['runtime'], id: string): ModelInfo {
+  const model = runtime.catalogue.get(id);
+  if (!model) throw new GatewayError('not_found', `The model '${id}' does not exist`, { param: 'model', code: 'model_not_found' });
+  return model;
 }
 
 export const openaiEndpoints: EndpointSpec[] = [
@@ -45,8 +54,11 @@ export const openaiEndpoints: EndpointSpec[] = [
       const answered = answer(call, request);
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
+      // Stored as the client gets it (a stream's assembled completion); not a fault, nor a fixture's raw body.
+      const kept = (call.body as Record<string, unknown>).store === true && !answered.fault && answered.raw === undefined ? renderChat(reply, request, options) : undefined;
+      if (kept) storeChat(call, reply, kept);
       return deliver(call, answered, request.stream, {
-        json: () => renderChat(reply, request, options),
+        json: () => kept ?? renderChat(reply, request, options),
         events: () => chatStreamEvents(reply, request, options, latency),
       });
     },
@@ -63,13 +75,20 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/models/:model',
     format: openaiFormat,
     auth: BEARER_OR_KEY,
+    handle: ({ runtime, params }) => json(modelObject(catalogued(runtime, String(params.model)))),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/models/:model',
+    format: openaiFormat,
+    auth: BEARER,
     handle({ runtime, params }) {
-      const id = String(params.model);
-      const model = runtime.catalogue.get(id);
-      if (!model) {
-        throw new GatewayError('not_found', `The model '${id}' does not exist`, { param: 'model', code: 'model_not_found' });
-      }
-      return json(modelObject(model));
+      // OpenAI documents deletion for fine-tuned models the caller's organization owns (Owner role
+      // needed). The gateway fine-tunes nothing: every model it serves is a base model someone else
+      // owns, so deleting one is refused as a permission error (403), and an unknown name gets the
+      // same 404 a retrieve gets. Nothing is ever removed from the catalogue.
+      const model = catalogued(runtime, String(params.model));
+      throw new GatewayError('permission', `You do not have permission to delete the model '${model.id}': it is owned by '${model.owned_by}'. Only fine-tuned models your organization owns can be deleted, and this gateway has none.`, { param: 'model' });
     },
   },
   {
@@ -107,7 +126,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     async handle(call) {
       const body = call.body as Record<string, unknown>;
-      const previous = typeof body.previous_response_id === 'string' ? stored(call, body.previous_response_id) : undefined;
+      const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
       const parsed = parseResponsesRequest(body, previous);
       const { request } = parsed;
       call.runtime.requireModel(request.model, 'chat');
@@ -122,8 +141,7 @@ export const openaiEndpoints: EndpointSpec[] = [
           toolCalls: reply.choices[0].blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [])),
         };
         const entry: StoredResponse = { response: renderResponse(reply, parsed), ...(body.background === true && { background: true }), inputItems: listedInputItems(parsed.items, reply), conversation: [...request.messages, said] };
-        // Its size: the request it repeats (conversation and input items) and the reply, roughly twice over.
-        call.runtime.stored.set(`response:${responseId(reply)}`, entry, 2 * (call.entry.bodyBytes ?? 0) + 4 * choiceText(reply.choices[0]).length + 4096);
+        call.runtime.stored.set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
       }
       return deliver(call, answered, request.stream, {
         json: () => renderResponse(reply, parsed),
@@ -136,7 +154,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/responses/:id',
     format: openaiFormat,
     auth: BEARER,
-    handle: (call) => json(stored(call, String(call.params.id), true).response),
+    handle: (call) => json(storedResponse(call, String(call.params.id), true).response),
   },
   {
     method: 'DELETE',
@@ -145,7 +163,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     handle(call) {
       const id = String(call.params.id);
-      stored(call, id, true);
+      storedResponse(call, id, true);
       call.runtime.stored.delete(`response:${id}`);
       return json({ id, object: 'response', deleted: true });
     },
@@ -156,7 +174,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     handle(call) {
-      const items = stored(call, String(call.params.id), true).inputItems;
+      const items = storedResponse(call, String(call.params.id), true).inputItems;
       const order = call.inbound.url.searchParams.get('order') ?? 'desc';
       const listed = order === 'asc' ? items : [...items].reverse();
       return json({ object: 'list', data: listed, first_id: listed[0]?.id ?? null, last_id: listed.at(-1)?.id ?? null, has_more: false });
@@ -171,23 +189,17 @@ export const openaiEndpoints: EndpointSpec[] = [
     handle(call) {
       // Background responses are answered at once (not emulated yet): cancelling one that has finished
       // returns it as it stands, as the service does for a finished background response.
-      const found = stored(call, String(call.params.id), true);
+      const found = storedResponse(call, String(call.params.id), true);
       if (found.background) return json(found.response);
       throw new GatewayError('invalid_request', 'Only responses created with background=true can be cancelled; this response has already completed.', { param: 'response_id' });
     },
   },
+  ...storedChatEndpoints,
+  ...compactEndpoints,
+  ...imageVariationEndpoints,
   ...embeddingEndpoints,
   ...realtimeEndpoints,
   ...audioEndpoints,
   ...imageEndpoints,
   ...imageEditEndpoints,
 ];
-
-/** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
-function stored(call: Call, id: string, byPath = false): StoredResponse {
-  const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
-  if (found) return found;
-  if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
-  throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
-}
-

@@ -148,7 +148,11 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
   if (!answer.contentType.includes('json')) fail(`2xx reply is not JSON: ${answer.contentType}`);
   const body = parse(answer.text, 'reply');
   if (vendor === 'admin') return;
-  if (p === '/v1/chat/completions') return assertSchema('CreateChatCompletionResponse', body);
+  if (p === '/v1/chat/completions') {
+    // GET lists stored completions (an empty list has null first_id / last_id, which the spec's schema does not allow).
+    if (r.method === 'GET') return (body as { data?: unknown[] }).data?.length ? assertSchema('ChatCompletionList', body) : undefined;
+    return assertSchema('CreateChatCompletionResponse', body);
+  }
   if (p === '/v1/completions') return assertSchema('CreateCompletionResponse', body);
   if (p === '/v1/embeddings') return assertSchema('CreateEmbeddingResponse', decodeEmbeddings(body));
   if (p === '/v1/responses' || /^\/v1\/responses\/[^/]+$/.test(p)) {

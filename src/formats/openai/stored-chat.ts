@@ -1,0 +1,149 @@
+// Stored chat completions: a completion created with `store: true` is kept in the runtime's bounded
+// store (the one stored responses use) and read back by id, listed with OpenAI's cursor pages,
+// re-labelled by its metadata, deleted, and its request messages listed.
+import { GatewayError } from '../../core/errors.ts';
+import { choiceText, type CanonicalReply } from '../../core/reply.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { json } from '../../pipeline/exchange.ts';
+import { openaiFormat } from './format.ts';
+import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
+
+type Raw = Record<string, unknown>;
+
+/** What the store keeps of a chat completion: the object as retrieve shows it, and the request's messages. */
+interface StoredChat {
+  completion: Raw;
+  messages: readonly unknown[];
+}
+
+const KEY = 'chat:';
+
+/** Metadata an update may grow to: 16 keys of 64 and values of 512 characters, two bytes each at most. */
+const METADATA_BYTES = 16 * (64 + 512) * 2;
+
+/**
+ * A stored object's size, by estimate: the request it repeats and the reply's text, roughly twice over
+ * (measuring it exactly would mean serializing it once more).
+ */
+export function storedBytes(call: Call, reply: CanonicalReply): number {
+  const text = reply.choices.reduce((n, c) => n + choiceText(c).length, 0);
+  return 2 * (call.entry.bodyBytes ?? 0) + 4 * text + 4096;
+}
+
+/** Keeps the completion the request asked to store (`store: true`), as retrieve and list will show it. */
+export function storeChat(call: Call, reply: CanonicalReply, completion: Raw): void {
+  const body = call.body as Raw;
+  const stored: StoredChat = {
+    completion: {
+      ...completion,
+      request_id: call.requestId,
+      metadata: (body.metadata as Raw | null | undefined) ?? {},
+      seed: body.seed ?? null,
+      temperature: body.temperature ?? 1,
+      top_p: body.top_p ?? 1,
+      presence_penalty: body.presence_penalty ?? 0,
+      frequency_penalty: body.frequency_penalty ?? 0,
+      tool_choice: body.tool_choice ?? null,
+      tools: body.tools ?? null,
+      response_format: body.response_format ?? null,
+      input_user: body.user ?? null,
+    },
+    messages: body.messages as unknown[],
+  };
+  call.runtime.stored.set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
+}
+
+/** A stored completion, or OpenAI's 404 for an id it does not hold. */
+function found(call: Call): StoredChat {
+  const id = String(call.params.id);
+  const stored = call.runtime.stored.get(KEY + id) as StoredChat | undefined;
+  if (!stored) throw new GatewayError('not_found', `No chat completion found with id '${id}'. Only completions created with 'store: true' are kept (until the gateway is reset, or newer stored objects push them out).`, { param: 'completion_id' });
+  return stored;
+}
+
+/**
+ * One page of `items` (oldest first) as OpenAI's cursor lists answer it, by the query's `order`
+ * (default asc), `limit` (1..100, default 20) and `after` (the last id of the previous page).
+ */
+function cursorPage(call: Call, items: readonly Raw[]): Raw {
+  const query = call.inbound.url.searchParams;
+  const order = query.get('order') ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw invalidValue('order', order, ['asc', 'desc']);
+  const limitText = query.get('limit') ?? '20';
+  const limit = Number(limitText);
+  checkField('limit', /^-?\d+$/.test(limitText) ? limit : limitText, { types: ['integer'], min: 1, max: 100 });
+  const listed = order === 'asc' ? items : [...items].reverse();
+  const after = query.get('after');
+  let start = 0;
+  if (after !== null) {
+    start = listed.findIndex((item) => item.id === after) + 1;
+    if (!start) throw invalid('after', `Invalid 'after': no item with id '${after}' in this list. Pass the last id of the page before (its 'last_id').`);
+  }
+  const data = listed.slice(start, start + limit);
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < listed.length };
+}
+
+/** The query's `metadata[key]=value` filters. */
+function metadataFilters(query: URLSearchParams): [string, string][] {
+  return [...query].flatMap(([name, value]): [string, string][] => {
+    const key = /^metadata\[(.*)\]$/.exec(name)?.[1];
+    return key === undefined ? [] : [[key, value]];
+  });
+}
+
+function list(call: Call) {
+  const query = call.inbound.url.searchParams;
+  const model = query.get('model');
+  const filters = metadataFilters(query);
+  const completions: Raw[] = [];
+  for (const [, value] of call.runtime.stored.entries(KEY)) {
+    const { completion } = value as StoredChat;
+    const metadata = (completion.metadata ?? {}) as Raw;
+    if ((model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
+  }
+  return json(cursorPage(call, completions));
+}
+
+/** A request message as the store lists it: text in `content`, the parts (if it had any) in `content_parts`. */
+function storeMessage(id: string, raw: unknown): Raw {
+  const message = raw as Raw;
+  const parts = Array.isArray(message.content) ? (message.content as Raw[]) : undefined;
+  const text = parts ? parts.flatMap((p) => (p?.type === 'text' && typeof p.text === 'string' ? [p.text] : [])).join('') : message.content;
+  return {
+    id,
+    role: message.role,
+    content: text || null,
+    name: message.name ?? null,
+    content_parts: parts ? parts.filter((p) => p?.type === 'text' || p?.type === 'image_url') : null,
+    ...(message.tool_calls !== undefined && { tool_calls: message.tool_calls }),
+    ...(message.tool_call_id !== undefined && { tool_call_id: message.tool_call_id }),
+  };
+}
+
+function update(call: Call) {
+  const body = call.body as Raw;
+  checkFields(body, { metadata: { types: ['object'], nullable: true, required: true } });
+  checkMetadata(body.metadata);
+  const stored = found(call);
+  // Changed in place: the completion keeps its place in the list.
+  stored.completion = { ...stored.completion, metadata: (body.metadata as Raw | null) ?? {} };
+  return json(stored.completion);
+}
+
+const endpoint = (method: EndpointSpec['method'], path: string, handle: EndpointSpec['handle']): EndpointSpec => ({ method, path, format: openaiFormat, auth: ['bearer'], handle });
+
+export const storedChatEndpoints: EndpointSpec[] = [
+  endpoint('GET', '/v1/chat/completions', list),
+  endpoint('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
+  endpoint('POST', '/v1/chat/completions/:id', update),
+  endpoint('DELETE', '/v1/chat/completions/:id', (call) => {
+    found(call);
+    const id = String(call.params.id);
+    call.runtime.stored.delete(KEY + id);
+    return json({ id, object: 'chat.completion.deleted', deleted: true });
+  }),
+  endpoint('GET', '/v1/chat/completions/:id/messages', (call) => {
+    const { completion, messages } = found(call);
+    return json(cursorPage(call, messages.map((m, i) => storeMessage(`${String(completion.id)}-${i}`, m))));
+  }),
+];
