@@ -10,7 +10,11 @@ import type { Capability } from './core/models.ts';
 import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
 import type { RecordOptions } from './record/forward.ts';
+import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './core/ratelimit.ts';
+import { checkPrices, mergePrices, type PriceTable } from './core/prices.ts';
+import { Spending } from './core/spending.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
+import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
 
 export type { GatewayOptions } from './api.ts';
@@ -35,6 +39,14 @@ export class Runtime {
   readonly stored: BoundedStore<unknown>;
   /** Generated image files served by URL until reset, by file name; bounded in count and bytes (256 MiB). */
   readonly files = new BoundedStore<StoredFile>(1000, 256 * 1024 * 1024);
+  /** Every token's rate limits unless it sets its own (TokenScope's rpm, tpm). */
+  readonly rateLimits: RateLimits;
+  /** The rate windows of every scope (a token), on the gateway's clock. */
+  readonly limiter = new RateLimiter();
+  /** Prices per model and family: catalog/prices.json with the `prices` option over it. */
+  readonly prices: PriceTable;
+  /** Requests, tokens and USD per token since the start or the last reset. */
+  readonly spending = new Spending();
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -60,10 +72,19 @@ export class Runtime {
     // A copy: the in-process transport fills in its own fetch, and the caller's options stay as given.
     this.record = options.record && { ...options.record };
     this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
+    this.rateLimits = rateLimitsOf(options.rateLimits);
+    try {
+      this.prices = mergePrices(shippedPrices as PriceTable, options.prices && checkPrices(options.prices));
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, prices: ${(error as Error).message}`);
+    }
   }
 
+  /** Seconds the clock was moved on by `advanceClock` (a test letting rate windows pass); reset() sets it back. */
+  clockOffset = 0;
+
   now(): number {
-    return clockSeconds(this.clock);
+    return clockSeconds(this.clock) + this.clockOffset;
   }
 
   /** Fails unless `model` is in the catalogue and can do `capability`. */
@@ -84,6 +105,15 @@ export class Runtime {
 /** The shipped catalogue and families, with `models` added. */
 export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
   return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
+}
+
+/** The rate limits of `given` over the defaults, each a positive whole number. */
+export function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
+  const limits = { ...DEFAULT_RATE_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`model-gateway-mock options, rateLimits.${name}: expected a whole number >= 1, got ${JSON.stringify(value)}`);
+  }
+  return limits;
 }
 
 /** A file the gateway serves by URL (a generated image). */

@@ -27,6 +27,7 @@ export interface Usage {
   outputTokens: number;
   cachedInputTokens: number;
   reasoningTokens: number;
+  cacheCreationInputTokens?: number;
   /** Of inputTokens, what image and audio parts cost (the rest is text); absent means none. */
   imageInputTokens?: number;
   audioInputTokens?: number;

@@ -109,6 +109,8 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   if (isForward(decision)) return decision;
   const { pinned, seed, latency, fault, raw } = decision;
   const reply = respond(request, { seed, created: ctx.runtime.now() }, pinned);
+  // What the reply's tokens cost and count against the rate limits (auth/limits.ts charges them).
+  ctx.entry.usage = reply.usage;
   return { reply, latency, fault: fault && faultStrikes(fault, reply.key) ? fault : undefined, raw };
 }
 
