@@ -44,7 +44,7 @@ async function refresh(): Promise<void> {
           { 'data-label': 'Rate limits' },
           t.rpm === undefined && t.tpm === undefined
             ? el('span', { class: 'muted' }, 'default')
-            : [t.rpm === undefined ? 'default' : `${t.rpm} requests`, t.tpm === undefined ? 'default' : `${t.tpm} tokens`].join(' · ') + ' a minute',
+            : `${[t.rpm === undefined ? 'default' : `${t.rpm} requests`, t.tpm === undefined ? 'default' : `${t.tpm} tokens`].join(' · ')} a minute`,
         ),
         el('td', { 'data-label': 'Spent' }, `$${(spent.get(t.token) ?? 0).toFixed(6)}`),
         el(
