@@ -3,6 +3,7 @@
 // requests or tokens are spent (the SDKs' RateLimitError), apart from a spent quota, and the SDKs'
 // retry loops honouring retry-after and getting through once the window has passed.
 import Anthropic from '@anthropic-ai/sdk';
+import { ApiError, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retriesWork, socketSuites } from './helpers/modes.ts';
@@ -103,6 +104,12 @@ describe.each(MODES)('rate limits (%s)', (mode) => {
     expect(body.error.code).toBe(429);
     expect(body.error.status).toBe('RESOURCE_EXHAUSTED');
     expect(body.error.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '60s' }]);
+    // Google's SDK throws its ApiError with the status.
+    const ai = new GoogleGenAI({ apiKey: 'sk-gemini', httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta' } });
+    const error = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'again' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(429);
+    expect((error as ApiError).message).toContain('RESOURCE_EXHAUSTED');
   });
 
   it("a token's own tpm: once its tokens are spent, a 429 of type tokens", async () => {
