@@ -156,7 +156,7 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
  */
 function banner(
   server: Awaited<ReturnType<typeof startServer>>,
-  on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean },
+  on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean; limited?: boolean; prices?: string },
 ): string {
   const runtime = runtimeOf(server.gateway);
   const count = runtime.fixtures.list().length;
@@ -174,6 +174,8 @@ function banner(
     (on.record
       ? `  record: on (what no fixture answers goes to ${upstreams.map(([format, url]) => (format === 'default' ? url : `${url} for ${format}`)).join(', ')}; answers written to ${on.record.dir})\n`
       : '') +
+    (on.limited ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n` : '') +
+    (on.prices ? `  prices: ${on.prices} over the shipped table\n` : '') +
     (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
     (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
     (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : '')
@@ -264,7 +266,8 @@ async function main(): Promise<void> {
     prices,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 
-  process.stdout.write(banner(server, { fixtures: values.fixtures, strict: values.strict, strictParams: values['strict-params'], record, tls: !!tls }));
+  const limited = Object.values(rateLimits).some((v) => v !== undefined);
+  process.stdout.write(banner(server, { fixtures: values.fixtures, strict: values.strict, strictParams: values['strict-params'], record, tls: !!tls, limited, prices: values.prices }));
   // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
   // signal exits at once.
   const stop = stopOnSignal(() => server.close());
