@@ -144,6 +144,26 @@ describe.each(MODES)('rate limits (%s)', (mode) => {
   });
 });
 
+describe.runIf(socketSuites)('the control plane refuses limits it cannot apply', () => {
+  let gw: Metered;
+  beforeAll(async () => {
+    gw = await startMetered('socket');
+  });
+  afterAll(() => gw.stop());
+
+  it('says what to send for a bad rpm, tpm or clock advance', async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${gw.root}/__admin${path}`, { method: 'POST', body: JSON.stringify(body) });
+      return { status: res.status, error: ((await res.json()) as { error: string }).error };
+    };
+    expect(await post('/tokens', { rpm: 0 })).toEqual({ status: 400, error: '"rpm" must be a whole number >= 1 (requests per minute).' });
+    expect(await post('/tokens', { tpm: 1.5 })).toEqual({ status: 400, error: '"tpm" must be a whole number >= 1 (tokens per minute).' });
+    expect((await post('/clock', { advance: -1 })).status).toBe(400);
+    expect(await post('/clock', { advance: 30 })).toEqual({ status: 200, error: undefined });
+    expect(await (await fetch(`${gw.root}/__admin/clock`)).json()).toEqual({ now: 1767225600 + 30 });
+  });
+});
+
 describe.each(MODES)("the SDKs' retry loops (%s)", (mode) => {
   let gw: Metered;
   // A one-second window: the SDKs wait what retry-after says (1 s), and honour it up to a minute.
