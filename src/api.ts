@@ -9,6 +9,13 @@ import type { Fixture } from './fixtures/types.ts';
 import type { FixtureEntry } from './fixtures/match.ts';
 import type { IssuedToken, TokenScope } from './auth/keys.ts';
 import type { RecordOptions } from './record/forward.ts';
+import type { RateLimits } from './core/ratelimit.ts';
+import type { PriceTable } from './core/prices.ts';
+import type { CostReport } from './core/spending.ts';
+
+export type { RateLimits } from './core/ratelimit.ts';
+export type { ModelPrice, PriceTable } from './core/prices.ts';
+export type { CostReport, SpendTotals } from './core/spending.ts';
 
 export interface GatewayOptions {
   /**
@@ -46,6 +53,20 @@ export interface GatewayOptions {
   strictParams?: boolean;
   /** Record mode: forward what no fixture matches to an upstream and save its answers as fixtures. */
   record?: RecordOptions;
+  /**
+   * Every token's rate limits, unless it was issued with its own `rpm`/`tpm`: requests and tokens
+   * (input and output) per window of `windowSeconds` on the gateway's clock. Default: 1,000,000
+   * requests and 1,000,000,000 tokens per 60 s. Under the default fixed clock a window never passes
+   * (spent budget comes back on `reset()`); with `clock: 'real'` it passes as time goes by.
+   * @example createGateway({ rateLimits: { rpm: 3, tpm: 10_000 } })
+   */
+  rateLimits?: Partial<RateLimits>;
+  /**
+   * Prices in USD per million tokens, by model id or naming family, replacing the shipped table's
+   * entries of the same name (catalog/prices.json: list prices as of 2026-11, illustrative).
+   * @example createGateway({ prices: { models: { 'gpt-4o': { input: 2.5, cached_input: 1.25, output: 10 } } } })
+   */
+  prices?: PriceTable;
 }
 
 /** Which journal entries to return; every field given must match. */
@@ -113,7 +134,7 @@ export interface Gateway {
   /** Counts the times the journal was emptied (`reset()`, `clearRequests()`): a reader following it can tell it restarted. */
   readonly journalGeneration: number;
   /**
-   * Clears the journal, run-time fixtures, scenarios, token use, stored responses, image files and the prompt cache; revives `once` fixtures.
+   * Clears the journal, run-time fixtures, scenarios, token use, rate windows, cost totals, the clock's advance, stored responses and chat completions, image files and the prompt cache; revives `once` fixtures.
    * @example afterEach(() => gateway.reset());
    */
   reset(): void;
@@ -141,10 +162,23 @@ export interface Gateway {
    */
   readonly tokens: {
     list(): IssuedToken[];
-    /** Issues a token (generated when `token` is not given), optionally scoped to models and a request quota. */
+    /** Issues a token (generated when `token` is not given), optionally scoped to models, a request quota and its own rate limits (`rpm`, `tpm`). */
     issue(scope?: TokenScope & { token?: string }): IssuedToken;
     revoke(token: string): boolean;
   };
+  /**
+   * What each token has spent since the start or the last `reset()`: requests answered, tokens and
+   * USD at the price table in force, per token and in total (each journal entry has its own `costUsd`).
+   * @example expect(gateway.costs().tokens.find((t) => t.token === 'sk-test')?.costUsd).toBeGreaterThan(0);
+   */
+  costs(): CostReport;
+  /**
+   * Moves the gateway's clock on by `seconds` (whole, >= 0) and returns its time (Unix seconds): how a
+   * test lets rate-limit windows pass under the fixed clock. Later replies' timestamps move with it;
+   * `reset()` sets it back.
+   * @example gateway.advanceClock(60); // the next request opens a new rate window
+   */
+  advanceClock(seconds: number): number;
   /**
    * The model catalogue in force: the shipped models and the `models` option's.
    * @example gateway.models().filter((m) => m.owned_by === 'openai')

@@ -8,6 +8,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
+import { checkPrices } from './core/prices.ts';
 import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -41,6 +42,12 @@ Usage: model-gateway-mock [options]
                       --upstream-anthropic, --upstream-gemini <url>
   --redact-path <p>   a JSON path of request bodies (e.g. user, metadata.user_id) never written (repeatable)
   --record-max-bytes <n>  answers bigger than this pass through unrecorded (default 8388608)
+  --rpm <n>           requests per minute every token may make, unless issued with its own (default 1000000)
+  --tpm <n>           tokens (input and output) per minute every token may use (default 1000000000)
+  --rate-window <s>   the rate limits' window in seconds (default 60); windows run on --clock, so under
+                      the fixed clock one never passes (POST /__admin/reset restarts them)
+  --prices <file>     a JSON price table (USD per million tokens, by model or family) over the shipped
+                      catalog/prices.json; each journal entry's costUsd and GET /__admin/costs use it
   -h, --help          show this help
   -v, --version       show the version
 
@@ -79,6 +86,10 @@ const OPTIONS = {
   'upstream-gemini': { type: 'string' },
   'redact-path': { type: 'string', multiple: true },
   'record-max-bytes': { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  'rate-window': { type: 'string' },
+  prices: { type: 'string' },
   tls: { type: 'boolean' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
@@ -145,7 +156,7 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
  */
 function banner(
   server: Awaited<ReturnType<typeof startServer>>,
-  on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean },
+  on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean; limited?: boolean; prices?: string },
 ): string {
   const runtime = runtimeOf(server.gateway);
   const count = runtime.fixtures.list().length;
@@ -163,6 +174,8 @@ function banner(
     (on.record
       ? `  record: on (what no fixture answers goes to ${upstreams.map(([format, url]) => (format === 'default' ? url : `${url} for ${format}`)).join(', ')}; answers written to ${on.record.dir})\n`
       : '') +
+    (on.limited ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n` : '') +
+    (on.prices ? `  prices: ${on.prices} over the shipped table\n` : '') +
     (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
     (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
     (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : '')
@@ -207,6 +220,16 @@ async function main(): Promise<void> {
     fail(`${source('model')}: ${(error as Error).message}`);
   }
 
+  let prices;
+  if (values.prices !== undefined) {
+    try {
+      prices = checkPrices(JSON.parse(readFileSync(values.prices, 'utf8')));
+    } catch (error) {
+      fail(`${source('prices')}: "${values.prices}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  const rateLimits = { rpm: integer('rpm', values.rpm, 1), tpm: integer('tpm', values.tpm, 1), windowSeconds: integer('rate-window', values['rate-window'], 1) };
+
   const upstreams = { default: values.upstream, openai: values['upstream-openai'], anthropic: values['upstream-anthropic'], gemini: values['upstream-gemini'] };
   for (const [name, url] of Object.entries(upstreams)) {
     if (url !== undefined && !URL.canParse(url)) fail(`${source(name === 'default' ? 'upstream' : `upstream-${name}`)}: not a URL: "${url}"`);
@@ -239,9 +262,12 @@ async function main(): Promise<void> {
     strict: values.strict,
     strictParams: values['strict-params'],
     record,
+    rateLimits,
+    prices,
   }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
 
-  process.stdout.write(banner(server, { fixtures: values.fixtures, strict: values.strict, strictParams: values['strict-params'], record, tls: !!tls }));
+  const limited = Object.values(rateLimits).some((v) => v !== undefined);
+  process.stdout.write(banner(server, { fixtures: values.fixtures, strict: values.strict, strictParams: values['strict-params'], record, tls: !!tls, limited, prices: values.prices }));
   // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
   // signal exits at once.
   const stop = stopOnSignal(() => server.close());

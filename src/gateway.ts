@@ -122,6 +122,9 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.journal.clear();
       runtime.fixtures.reset();
       runtime.tokens.resetUse();
+      runtime.limiter.clear();
+      runtime.spending.clear();
+      runtime.clockOffset = 0;
       runtime.stored.clear();
       runtime.files.clear();
       runtime.promptCache.clear();
@@ -140,6 +143,12 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       list: () => runtime.tokens.list(),
       issue: (scope) => runtime.tokens.issue(scope),
       revoke: (token) => runtime.tokens.revoke(token),
+    },
+    costs: () => runtime.spending.report(),
+    advanceClock(seconds) {
+      if (!Number.isSafeInteger(seconds) || seconds < 0) throw new TypeError(`advanceClock: expected a whole number of seconds >= 0, got ${seconds}`);
+      runtime.clockOffset += seconds;
+      return runtime.now();
     },
     models: () => runtime.catalogue.list(),
     get activeStreams() {

@@ -11,7 +11,11 @@ import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
 import { PromptCache } from './core/cache.ts';
 import type { RecordOptions } from './record/forward.ts';
+import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './core/ratelimit.ts';
+import { checkPrices, mergePrices, type PriceTable } from './core/prices.ts';
+import { Spending } from './core/spending.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
+import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
 
 export type { GatewayOptions } from './api.ts';
@@ -38,6 +42,14 @@ export class Runtime {
   readonly files = new BoundedStore<StoredFile>(1000, 256 * 1024 * 1024);
   /** Prompt prefixes cached per scope (core/cache.ts); bounded in entries and bytes, cleared by reset. */
   readonly promptCache = new PromptCache();
+  /** Every token's rate limits unless it sets its own (TokenScope's rpm, tpm). */
+  readonly rateLimits: RateLimits;
+  /** The rate windows of every scope (a token), on the gateway's clock. */
+  readonly limiter = new RateLimiter();
+  /** Prices per model and family: catalog/prices.json with the `prices` option over it. */
+  readonly prices: PriceTable;
+  /** Requests, tokens and USD per token since the start or the last reset. */
+  readonly spending = new Spending();
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -63,10 +75,19 @@ export class Runtime {
     // A copy: the in-process transport fills in its own fetch, and the caller's options stay as given.
     this.record = options.record && { ...options.record };
     this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
+    this.rateLimits = rateLimitsOf(options.rateLimits);
+    try {
+      this.prices = mergePrices(shippedPrices as PriceTable, options.prices && checkPrices(options.prices));
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, prices: ${(error as Error).message}`);
+    }
   }
 
+  /** Seconds the clock was moved on by `advanceClock` (a test letting rate windows pass); reset() sets it back. */
+  clockOffset = 0;
+
   now(): number {
-    return clockSeconds(this.clock);
+    return clockSeconds(this.clock) + this.clockOffset;
   }
 
   /** Fails unless `model` is in the catalogue and can do `capability`. */
@@ -87,6 +108,15 @@ export class Runtime {
 /** The shipped catalogue and families, with `models` added. */
 export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
   return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
+}
+
+/** The rate limits of `given` over the defaults, each a positive whole number. */
+export function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
+  const limits = { ...DEFAULT_RATE_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`model-gateway-mock options, rateLimits.${name}: expected a whole number >= 1, got ${JSON.stringify(value)}`);
+  }
+  return limits;
 }
 
 /** A file the gateway serves by URL (a generated image). */

@@ -113,10 +113,10 @@ describe.runIf(socketSuites)('the npm package', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('holds built code, types, the tokenizer table, the catalogue, the schemas, README, the docs, LICENSE and CHANGELOG, and nothing else', async () => {
+  it('holds built code, types, the tokenizer table, the catalogue and price table, the schemas, README, the docs, LICENSE and CHANGELOG, and nothing else', async () => {
     const { stdout } = await run('tar', ['tzf', tarball]);
     const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    const allowed = /^(package\.json|README\.md|docs\/[\w-]+\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|catalog\/models\.json|schemas\/(fixture|fixture-file)\.schema\.json|dist\/package\.json|dist\/catalog\/models\.json|dist\/schemas\/fixture\.schema\.json|dist\/src\/core\/o200k_base\.bin|dist\/src\/.+\.(js|d\.ts))$/;
+    const allowed = /^(package\.json|README\.md|docs\/[\w-]+\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|catalog\/(models|prices)\.json|schemas\/(fixture|fixture-file)\.schema\.json|dist\/package\.json|dist\/catalog\/(models|prices)\.json|dist\/schemas\/fixture\.schema\.json|dist\/src\/core\/o200k_base\.bin|dist\/src\/.+\.(js|d\.ts))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     for (const f of ['README.md', 'docs/options.md', 'LICENSE', 'CHANGELOG.md', 'catalog/models.json', 'schemas/fixture.schema.json', 'schemas/fixture-file.schema.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.d.ts', 'dist/src/vitest.d.ts', 'dist/src/server.d.ts', 'dist/src/core/o200k_base.bin']) {
       expect(files).toContain(f);

@@ -115,6 +115,10 @@ export interface TokenScope {
   models?: string[];
   /** Requests it may make; unlimited when absent. */
   quota?: number;
+  /** Requests per minute (per rate window); the gateway's default (`rateLimits.rpm`, --rpm) when absent. */
+  rpm?: number;
+  /** Tokens (input and output) per minute (per rate window); the gateway's default (`rateLimits.tpm`, --tpm) when absent. */
+  tpm?: number;
 }
 
 export interface IssuedToken extends TokenScope {
@@ -176,7 +180,10 @@ export class KeyStore {
   /** Issues a token (the gateway's `sk-` + 48 characters when none is given), deterministic in order of issue. */
   issue(scope: TokenScope & { token?: string } = {}): IssuedToken {
     const token = scope.token ?? makeId('sk-', 48, hashString(`issued token ${++this.issued}`));
-    const entry: IssuedToken = { token, used: 0, ...(scope.models ? { models: scope.models } : {}), ...(scope.quota !== undefined ? { quota: scope.quota } : {}) };
+    const entry: IssuedToken = { token, used: 0 };
+    // Only the scopes given, so a listing shows what was set.
+    if (scope.models) entry.models = scope.models;
+    for (const field of ['quota', 'rpm', 'tpm'] as const) if (scope[field] !== undefined) entry[field] = scope[field];
     this.tokens.set(token, entry);
     return entry;
   }

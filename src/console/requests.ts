@@ -23,8 +23,8 @@ export function requestsPage(): string {
   <span id="count" class="meta"></span>
 </div>
 <div class="tablewrap tall"><table id="journal">
-<thead><tr><th scope="col">#</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col" class="hide-narrow">Fixture</th><th scope="col" class="hide-narrow">Time</th><th scope="col" class="hide-narrow">Duration</th><th scope="col" class="hide-narrow">Stream</th><th scope="col" class="hide-narrow">Fault</th></tr></thead>
-<tbody id="rows"><tr><td colspan="8" class="muted">No requests yet. Send one from the <a href="/console/playground">playground</a> or any client.</td></tr></tbody>
+<thead><tr><th scope="col">#</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col" class="hide-narrow">Fixture</th><th scope="col" class="hide-narrow">Time</th><th scope="col" class="hide-narrow">Duration</th><th scope="col" class="hide-narrow">Cost <span class="muted">(USD)</span></th><th scope="col" class="hide-narrow">Stream</th><th scope="col" class="hide-narrow">Fault</th></tr></thead>
+<tbody id="rows"><tr><td colspan="9" class="muted">No requests yet. Send one from the <a href="/console/playground">playground</a> or any client.</td></tr></tbody>
 </table></div>
 <section id="detail" aria-labelledby="detail-heading" hidden tabindex="-1">
 <h2 id="detail-heading">Request</h2>
@@ -37,5 +37,5 @@ export function requestsPage(): string {
     <details id="res-raw" open><summary id="res-raw-summary">Body</summary><pre id="res-body" class="wrap" tabindex="0"></pre></details></div>
 </div>
 </section>`;
-  return page({ path: '/console/requests', lead: 'Every request the gateway received, newest first, as it happens. Open one to see its bodies.', body, script: 'requests' });
+  return page({ path: '/console/requests', lead: 'Every request the gateway received, newest first, as it happens, with what each reply cost at the price table. Open one to see its bodies.', body, script: 'requests' });
 }

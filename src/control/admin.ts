@@ -127,15 +127,30 @@ export function adminRouter(gateway: Gateway, version: string): Router {
 
   router.get('/tokens', (_req, res) => void res.json({ tokens: gateway.tokens.list() }));
   router.post('/tokens', (req, res) => {
-    const body = (req.body ?? {}) as { token?: unknown; models?: unknown; quota?: unknown };
+    const body = (req.body ?? {}) as { token?: unknown; models?: unknown; quota?: unknown; rpm?: unknown; tpm?: unknown };
     if (body.token !== undefined && (typeof body.token !== 'string' || !body.token)) return fail(res, 400, '"token" must be a non-empty string.');
     if (body.models !== undefined && (!Array.isArray(body.models) || !body.models.every((m) => typeof m === 'string'))) return fail(res, 400, '"models" must be an array of model ids.');
     if (body.quota !== undefined && (!Number.isInteger(body.quota) || (body.quota as number) < 0)) return fail(res, 400, '"quota" must be a non-negative integer (requests).');
+    for (const [field, what] of [['rpm', 'requests per minute'], ['tpm', 'tokens per minute']] as const) {
+      const value = body[field];
+      if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 1)) return fail(res, 400, `"${field}" must be a whole number >= 1 (${what}).`);
+    }
     res.status(201).json(gateway.tokens.issue(body as never));
   });
   router.delete('/tokens/:token', (req, res) => {
     if (!gateway.tokens.revoke(req.params.token)) return fail(res, 404, `No token "${req.params.token}" is issued.`);
     res.json({ revoked: req.params.token });
+  });
+
+  // What each token has spent (requests, tokens, USD) since the start or the last reset.
+  router.get('/costs', (_req, res) => void res.json(gateway.costs()));
+
+  // The gateway's clock: read it, or move it on so rate windows pass (`{"advance": 60}`).
+  router.get('/clock', (_req, res) => void res.json({ now: gateway.advanceClock(0) }));
+  router.post('/clock', (req, res) => {
+    const advance = (req.body as { advance?: unknown } | undefined)?.advance;
+    if (!Number.isSafeInteger(advance) || (advance as number) < 0) return fail(res, 400, 'Send {"advance": <whole seconds >= 0>}: how far to move the clock on.');
+    res.json({ now: gateway.advanceClock(advance as number) });
   });
 
   router.post('/reset', (_req, res) => {

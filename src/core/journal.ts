@@ -1,5 +1,6 @@
 // The journal: what the gateway received and what it answered, in a bounded ring buffer.
 import { detached } from './strings.ts';
+import type { Usage } from './reply.ts';
 
 export interface JournalEntry {
   /** Sequence number, from 1, over the gateway's life (reset() restarts it). */
@@ -45,6 +46,10 @@ export interface JournalEntry {
   durationMs?: number;
   /** What was answered, bounded (see CapturedResponse). */
   response?: CapturedResponse;
+  /** The reply's token counts, for a request answered with a reply (chat, completions, responses, messages, generateContent). */
+  usage?: Usage;
+  /** What the reply cost in USD at the price table in force (core/prices.ts); absent when the model has no price or nothing was replied. */
+  costUsd?: number;
 }
 
 /** The answer as written: headers, and the body (a stream's framed events) up to a limit; binary bodies by size only. */

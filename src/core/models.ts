@@ -110,6 +110,11 @@ export class Catalogue {
     return [...this.byId.values()];
   }
 
+  /** The naming family whose pattern `id` matches, if any (prices are kept per family). */
+  familyOf(id: string): string | undefined {
+    return id.length <= MAX_MODEL_ID_CHARS ? this.families.find((f) => f.pattern.test(id))?.family.family : undefined;
+  }
+
   private resolve(id: string): ModelInfo | undefined {
     const family = this.families.find((f) => f.pattern.test(id))?.family;
     if (family) return this.fromFamily(id, family);

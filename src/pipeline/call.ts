@@ -4,6 +4,7 @@
 import type { GatewayError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/journal.ts';
 import type { KeyWay } from '../auth/keys.ts';
+import type { RateWindow } from '../core/ratelimit.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Inbound, Outbound } from './exchange.ts';
 import type { Forward } from './decide.ts';
@@ -21,6 +22,8 @@ export interface FormatEdge {
   namedEvents: boolean;
   /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
   streamError(error: GatewayError, requestId: string): string;
+  /** The vendor's rate-limit headers for a window (on replies and on its 429); none for a vendor that sends none. */
+  rateLimitHeaders(window: RateWindow): Record<string, string>;
 }
 
 export type Params = Record<string, string | readonly string[] | undefined>;

@@ -115,8 +115,11 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;
   if (struck?.type === 'OVERLOADED' || (struck && isReplyFault(struck))) ctx.entry.fault = struck.type;
   if (struck?.type === 'OVERLOADED') throw overloaded(struck);
-  if (struck && isReplyFault(struck)) return { reply: respond(request, context, { ...pinned, ...pinnedBy(struck) }), latency, raw };
-  return { reply: respond(request, context, pinned), latency, fault: struck, raw };
+  const shaping = struck !== undefined && isReplyFault(struck);
+  const reply = respond(request, context, shaping ? { ...pinned, ...pinnedBy(struck) } : pinned);
+  // What the reply's tokens cost and count against the rate limits (auth/limits.ts charges them).
+  ctx.entry.usage = reply.usage;
+  return { reply, latency, fault: shaping ? undefined : struck, raw };
 }
 
 interface Overrides {

@@ -14,6 +14,8 @@ import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
 import { acceptUnknownParams, warningsFor } from './params.ts';
 import type { Recorder } from '../record/recorder.ts';
+import { admitRequest, chargeReply } from '../auth/limits.ts';
+import { RateLimitError } from '../core/ratelimit.ts';
 
 /** Each runtime's recorder, loaded with record mode's first forwarded request. */
 const recorders = new WeakMap<Runtime, Recorder>();
@@ -104,8 +106,8 @@ function journalForm(body: FormBody): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
 }
 
-/** The presented token, once it is known to be issued and within its quota. */
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false): string {
+/** The presented token, once it is known to be issued and within its quota (and, for a `limited` route, its rate limits). */
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): string {
   const token = presentedKey(inbound, ways);
   if (!token) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
@@ -114,6 +116,8 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
   if (!runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
+  // Refused by a rate limit before the quota is touched: the services bill no refused request.
+  if (limited) admitRequest(runtime, token);
   runtime.tokens.spend(token);
   return token;
 }
@@ -267,7 +271,9 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     const read = await readBody(runtime, spec, inbound, entry);
     received = read.received;
     // A route with no ways to present a token is public (generated image files).
-    const token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral) : '';
+    // POSTs count against the token's rate limits (model listings and file downloads do not).
+    const limited = spec.method === 'POST';
+    const token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : '';
     const body = lenientBody(await read.parse(), runtime, entry);
     const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
     const handled = await spec.handle(call);
@@ -278,9 +284,11 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       out = await (await recorderOf(runtime)).forward(call, handled, received);
       trackProxied(runtime, entry, out);
     } else out = handled;
+    if (limited && token && out.status < 400 && !isForward(handled)) Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry)));
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
+    if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;
   // Header values must be Latin-1: a fixture named in another script is sent percent-encoded.

@@ -14,6 +14,8 @@ interface Summary {
   nearMiss?: { id: string; name?: string; conditions: { field: string; expected: string; actual: string; ok: boolean }[] };
   status: number;
   fault?: string;
+  /** USD at the gateway's price table, for a priced reply. */
+  costUsd?: number;
   stream: boolean;
   outcome: string;
   eventsSent: number;
@@ -68,6 +70,9 @@ function passes(e: Summary): boolean {
   return true;
 }
 
+/** A cost in USD to a millionth of a dollar (a request's is usually a fraction of a cent). */
+const usd = (n: number) => `$${n.toFixed(6)}`;
+
 const time = (ms?: number) => (ms === undefined ? '' : new Date(ms).toLocaleTimeString([], { hour12: false }));
 
 function row(e: Summary): HTMLTableRowElement {
@@ -91,6 +96,7 @@ function row(e: Summary): HTMLTableRowElement {
     el('td', { class: 'hide-narrow' }, fixture),
     el('td', { class: 'hide-narrow' }, time(e.startedAt)),
     el('td', { class: 'hide-narrow' }, e.durationMs === undefined ? '' : `${e.durationMs} ms`),
+    el('td', { class: 'hide-narrow' }, e.costUsd === undefined ? '' : usd(e.costUsd)),
     el('td', { class: 'hide-narrow' }, stream),
     el('td', { class: 'hide-narrow' }, e.fault ?? ''),
   );
@@ -104,9 +110,10 @@ function render(): void {
     scheduled = false;
     const all = [...entries.values()].sort((a, b) => b.seq - a.seq);
     const shown = all.filter(passes);
-    $('#count').textContent = `${shown.length} of ${all.length} shown`;
+    const cost = shown.reduce((sum, e) => sum + (e.costUsd ?? 0), 0);
+    $('#count').textContent = `${shown.length} of ${all.length} shown · ${usd(cost)} in all`;
     if (!shown.length) {
-      rows.replaceChildren(el('tr', {}, el('td', { colspan: '8', class: 'muted' }, all.length ? 'No request passes the filters.' : 'No requests yet.')));
+      rows.replaceChildren(el('tr', {}, el('td', { colspan: '9', class: 'muted' }, all.length ? 'No request passes the filters.' : 'No requests yet.')));
       return;
     }
     rows.replaceChildren(...shown.map(row));
@@ -142,6 +149,7 @@ async function open(seq: number): Promise<void> {
       ['Stream', e.stream ? streamState(e) : undefined],
       ['Received', e.startedAt === undefined ? undefined : new Date(e.startedAt).toLocaleString()],
       ['Duration', e.durationMs === undefined ? undefined : `${e.durationMs} ms`],
+      ['Cost', e.costUsd === undefined ? undefined : usd(e.costUsd)],
     ]),
   );
   const near = $('#near-miss');

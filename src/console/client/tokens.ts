@@ -6,6 +6,12 @@ interface Token {
   used: number;
   models?: string[];
   quota?: number;
+  rpm?: number;
+  tpm?: number;
+}
+
+interface Costs {
+  tokens: { token: string; requests: number; costUsd: number }[];
 }
 
 const tbody = $('#tokens');
@@ -19,8 +25,9 @@ function showError(error: unknown): void {
 
 let shown = '';
 async function refresh(): Promise<void> {
-  const { tokens } = await admin<{ tokens: Token[] }>('/tokens');
-  const key = JSON.stringify(tokens);
+  const [{ tokens }, costs] = await Promise.all([admin<{ tokens: Token[] }>('/tokens'), admin<Costs>('/costs')]);
+  const spent = new Map(costs.tokens.map((t) => [t.token, t.costUsd]));
+  const key = JSON.stringify([tokens, costs]);
   if (key === shown) return;
   shown = key;
   tbody.replaceChildren(
@@ -34,6 +41,14 @@ async function refresh(): Promise<void> {
         el('td', { 'data-label': 'Used' }, t.used),
         el(
           'td',
+          { 'data-label': 'Rate limits' },
+          t.rpm === undefined && t.tpm === undefined
+            ? el('span', { class: 'muted' }, 'default')
+            : `${[t.rpm === undefined ? 'default' : `${t.rpm} requests`, t.tpm === undefined ? 'default' : `${t.tpm} tokens`].join(' · ')} a minute`,
+        ),
+        el('td', { 'data-label': 'Spent' }, `$${(spent.get(t.token) ?? 0).toFixed(6)}`),
+        el(
+          'td',
           { class: 'nowrap' },
           el('div', { class: 'actions' },
             el('button', { type: 'button', class: 'secondary', 'data-copy': t.token, 'aria-label': `Copy ${t.token}` }, 'Copy'),
@@ -44,7 +59,7 @@ async function refresh(): Promise<void> {
       ),
     ),
   );
-  if (!tokens.length) tbody.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'muted' }, 'No tokens: every request is refused. Issue one above.')));
+  if (!tokens.length) tbody.replaceChildren(el('tr', {}, el('td', { colspan: '7', class: 'muted' }, 'No tokens: every request is refused. Issue one above.')));
 }
 
 $<HTMLFormElement>('#issue').addEventListener('submit', async (event) => {
@@ -52,10 +67,14 @@ $<HTMLFormElement>('#issue').addEventListener('submit', async (event) => {
   errorBox.hidden = true;
   const token = $<HTMLInputElement>('#new-token').value.trim();
   const quota = $<HTMLInputElement>('#quota').value.trim();
+  const rpm = $<HTMLInputElement>('#rpm').value.trim();
+  const tpm = $<HTMLInputElement>('#tpm').value.trim();
   const models = [...$<HTMLSelectElement>('#models').selectedOptions].map((o) => o.value);
   const body: Record<string, unknown> = {};
   if (token) body.token = token;
   if (quota) body.quota = Number(quota);
+  if (rpm) body.rpm = Number(rpm);
+  if (tpm) body.tpm = Number(tpm);
   if (models.length) body.models = models;
   try {
     const t = await admin<Token>('/tokens', { method: 'POST', body });

@@ -1,6 +1,27 @@
 // The Anthropic wire format as the pipeline sees it: its request ids, how an API key travels, and its error renderers.
 import type { VendorFormat } from '../format.ts';
 import { anthropicErrorResponse, anthropicStreamError } from './errors.ts';
+import type { RateWindow } from '../../core/ratelimit.ts';
+
+/**
+ * Anthropic's anthropic-ratelimit-* headers: requests, tokens (input and output together, the most
+ * restrictive), input tokens and output tokens, each with its limit, what is left and when it is
+ * whole again (RFC 3339). One tokens-per-minute limit stands for all three token limits here.
+ */
+function rateLimitHeaders(w: RateWindow): Record<string, string> {
+  const reset = new Date(w.resetsAt * 1000).toISOString().replace('.000Z', 'Z');
+  const headers: Record<string, string> = {};
+  const put = (name: string, limit: number, used: number) => {
+    headers[`anthropic-ratelimit-${name}-limit`] = String(limit);
+    headers[`anthropic-ratelimit-${name}-remaining`] = String(Math.max(0, limit - used));
+    headers[`anthropic-ratelimit-${name}-reset`] = reset;
+  };
+  put('requests', w.limits.rpm, w.requests);
+  put('tokens', w.limits.tpm, w.inputTokens + w.outputTokens);
+  put('input-tokens', w.limits.tpm, w.inputTokens);
+  put('output-tokens', w.limits.tpm, w.outputTokens);
+  return headers;
+}
 
 export const anthropicFormat: VendorFormat = {
   name: 'anthropic',
@@ -11,4 +32,5 @@ export const anthropicFormat: VendorFormat = {
   errorResponse: anthropicErrorResponse,
   streamError: anthropicStreamError,
   credentialHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
+  rateLimitHeaders,
 };

@@ -24,6 +24,9 @@ const STATUS: Record<ErrorKind, string> = {
  */
 const REMAP: Record<number, number> = { 401: 400, 413: 400, 529: 503 };
 
+/** Seconds until a retry may pass: the error's retry-after when it is in seconds (a rate window's end), else 1. */
+const retryDelay = (error: GatewayError) => (/^\d+$/.test(error.headers['retry-after'] ?? '') ? error.headers['retry-after'] : '1');
+
 export function geminiErrorBody(error: GatewayError) {
   const status = STATUS[error.kind];
   const http = REMAP[error.status] ?? error.status;
@@ -31,7 +34,7 @@ export function geminiErrorBody(error: GatewayError) {
     error.kind === 'authentication'
       ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }]
       : http === 429
-        ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' }]
+        ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryDelay(error)}s` }]
         : undefined;
   return { http, body: { error: { code: http, message: error.message, status, ...(details ? { details } : {}) } } };
 }

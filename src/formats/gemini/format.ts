@@ -10,4 +10,6 @@ export const geminiFormat: VendorFormat = {
   errorResponse: geminiErrorResponse,
   streamError: geminiStreamError,
   credentialHeaders: (key) => ({ 'x-goog-api-key': key }),
+  // Google sends no rate-limit headers: its 429 says when to retry in the body's RetryInfo.
+  rateLimitHeaders: () => ({}),
 };

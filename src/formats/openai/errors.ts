@@ -1,5 +1,6 @@
 // GatewayError → OpenAI's status, headers and `{error:{message, type, param, code}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
+import { RateLimitError } from '../../core/ratelimit.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { sseFrame } from '../../pipeline/sse.ts';
 
@@ -26,7 +27,8 @@ export function openaiErrorBody(error: GatewayError) {
   return {
     error: {
       message: error.message,
-      type: TYPE[error.kind],
+      // A rate limit names what ran out (`requests` or `tokens`); a spent quota is `insufficient_quota`.
+      type: error instanceof RateLimitError ? error.limited : TYPE[error.kind],
       param: error.param ?? null,
       code: error.code ?? DEFAULT_CODE[error.kind] ?? null,
     },

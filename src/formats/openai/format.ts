@@ -1,6 +1,28 @@
 // The OpenAI wire format as the pipeline sees it: its request ids, how an API key travels, and its error renderers.
 import type { VendorFormat } from '../format.ts';
 import { openaiErrorResponse, openaiStreamError } from './errors.ts';
+import type { RateWindow } from '../../core/ratelimit.ts';
+
+/** A duration as OpenAI's reset headers write it: `1s`, `6m0s`, `1h2m3s`. */
+export function openaiDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
+}
+
+/** OpenAI's x-ratelimit-* headers: limits, what is left in the window, and when it is whole again. */
+function rateLimitHeaders(w: RateWindow): Record<string, string> {
+  const reset = openaiDuration(w.resetSeconds);
+  return {
+    'x-ratelimit-limit-requests': String(w.limits.rpm),
+    'x-ratelimit-limit-tokens': String(w.limits.tpm),
+    'x-ratelimit-remaining-requests': String(Math.max(0, w.limits.rpm - w.requests)),
+    'x-ratelimit-remaining-tokens': String(Math.max(0, w.limits.tpm - w.inputTokens - w.outputTokens)),
+    'x-ratelimit-reset-requests': reset,
+    'x-ratelimit-reset-tokens': reset,
+  };
+}
 
 export const openaiFormat: VendorFormat = {
   name: 'openai',
@@ -10,4 +32,5 @@ export const openaiFormat: VendorFormat = {
   errorResponse: openaiErrorResponse,
   streamError: openaiStreamError,
   credentialHeaders: (key) => ({ authorization: `Bearer ${key}` }),
+  rateLimitHeaders,
 };

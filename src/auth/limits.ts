@@ -1,0 +1,36 @@
+// A token's rate limits and spending as the pipeline applies them to a request: admitted (or refused
+// with a 429) before any work, charged with its reply's tokens and cost after. The counting itself is
+// in core (ratelimit.ts, spending.ts, prices.ts); the headers and bodies are the formats'.
+import type { JournalEntry } from '../core/journal.ts';
+import { costOf, priceOf } from '../core/prices.ts';
+import type { RateLimits, RateWindow } from '../core/ratelimit.ts';
+import type { Runtime } from '../runtime.ts';
+import { maskKey } from './keys.ts';
+
+/** The limits `token` runs under: its own rpm/tpm, else the gateway's. */
+export function limitsOf(runtime: Runtime, token: string): RateLimits {
+  const own = runtime.tokens.get(token);
+  return { ...runtime.rateLimits, ...(own?.rpm !== undefined ? { rpm: own.rpm } : {}), ...(own?.tpm !== undefined ? { tpm: own.tpm } : {}) };
+}
+
+/**
+ * Counts a request in the window of `scope` (the token; per-test isolation passes token and test),
+ * or throws the RateLimitError that the format renders as its 429.
+ */
+export function admitRequest(runtime: Runtime, token: string, scope = token): RateWindow {
+  return runtime.limiter.admit(scope, limitsOf(runtime, token), runtime.now(), `this token (${maskKey(token)})`);
+}
+
+/**
+ * After a reply: its tokens charged to the window, its cost on the journal entry and in the token's
+ * totals. Returns the window as the reply's rate-limit headers report it.
+ */
+export function chargeReply(runtime: Runtime, token: string, entry: JournalEntry, scope = token): RateWindow {
+  const usage = entry.usage;
+  const limits = limitsOf(runtime, token);
+  if (!usage) return runtime.limiter.charge(scope, limits, runtime.now(), 0, 0);
+  const price = entry.model === undefined ? undefined : priceOf(runtime.prices, runtime.catalogue, entry.model);
+  if (price) entry.costUsd = costOf(usage, price);
+  runtime.spending.charge(token, usage, entry.costUsd);
+  return runtime.limiter.charge(scope, limits, runtime.now(), usage.inputTokens, usage.outputTokens);
+}

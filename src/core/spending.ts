@@ -1,0 +1,78 @@
+// What each API key has spent since the start (or the last reset): requests, tokens and USD, kept
+// apart from the journal so totals stay whole when the journal's ring drops old entries.
+import { roundUsd } from './prices.ts';
+import type { Usage } from './reply.ts';
+
+/** One key's totals. */
+export interface SpendTotals {
+  /** Requests answered with a reply (errors and refusals cost nothing). */
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheCreationInputTokens: number;
+  reasoningTokens: number;
+  /** USD, at the price table in force (see costOf in core/prices.ts). */
+  costUsd: number;
+  /** Of `requests`, those for a model the price table has no price for (counted at 0 USD). */
+  unpriced: number;
+}
+
+/** Totals per token, and over all of them: what `gateway.costs()` and `GET /__admin/costs` return. */
+export interface CostReport {
+  tokens: ({ token: string } & SpendTotals)[];
+  total: SpendTotals;
+}
+
+/** Keys whose totals are kept at most (the least recently charged dropped first): memory stays bounded. */
+export const MAX_SPENDING_KEYS = 10_000;
+
+const zero = (): SpendTotals => ({ requests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, reasoningTokens: 0, costUsd: 0, unpriced: 0 });
+
+function add(into: SpendTotals, usage: Usage, costUsd: number | undefined): void {
+  into.requests++;
+  into.inputTokens += usage.inputTokens;
+  into.outputTokens += usage.outputTokens;
+  into.cachedInputTokens += usage.cachedInputTokens;
+  into.cacheCreationInputTokens += usage.cacheCreationInputTokens ?? 0;
+  into.reasoningTokens += usage.reasoningTokens;
+  // Rounded like each request's cost, so a total is the sum a reader of the journal gets.
+  if (costUsd === undefined) into.unpriced++;
+  else into.costUsd = roundUsd(into.costUsd + costUsd);
+}
+
+export class Spending {
+  private readonly byToken = new Map<string, SpendTotals>();
+
+  /** Adds one reply's usage and cost (undefined: the model has no price) to `token`'s totals. */
+  charge(token: string, usage: Usage, costUsd: number | undefined): void {
+    let totals = this.byToken.get(token);
+    if (totals) this.byToken.delete(token);
+    else {
+      totals = zero();
+      if (this.byToken.size >= MAX_SPENDING_KEYS) this.byToken.delete(this.byToken.keys().next().value!);
+    }
+    this.byToken.set(token, totals);
+    add(totals, usage, costUsd);
+  }
+
+  report(): CostReport {
+    const total = zero();
+    const tokens = [...this.byToken].map(([token, t]) => {
+      total.requests += t.requests;
+      total.inputTokens += t.inputTokens;
+      total.outputTokens += t.outputTokens;
+      total.cachedInputTokens += t.cachedInputTokens;
+      total.cacheCreationInputTokens += t.cacheCreationInputTokens;
+      total.reasoningTokens += t.reasoningTokens;
+      total.costUsd = roundUsd(total.costUsd + t.costUsd);
+      total.unpriced += t.unpriced;
+      return { token, ...t };
+    });
+    return { tokens, total };
+  }
+
+  clear(): void {
+    this.byToken.clear();
+  }
+}
