@@ -12,6 +12,7 @@ import { countPromptTokens } from '../core/tokens.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
 import { isFormatName } from '../formats/names.ts';
+import { requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
 
 /** What a decision reads: the live state, the request's URL and headers, its journal entry and token (a Call has them all). */
@@ -74,15 +75,18 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   entry.stream = request.stream;
   runtime.tokens.allow(ctx.token, request.model);
   const match = { request, path: inbound.url.pathname, header: (name: string) => inbound.header(name) };
+  // A test's requests (x-mock-test-id) see its own fixtures, counters and scenario states first (scope.ts).
+  const testId = requestTestId(match.header);
+  const scope = testId === undefined ? undefined : runtime.testScopes.get(testId).fixtures;
   // Recording: what no fixture answers goes to the real service, x-mock-* headers and all.
-  if (runtime.record && !runtime.fixtures.find(match)) return { forward: request };
+  if (runtime.record && !runtime.fixtures.find(match, scope)) return { forward: request };
   const overrides = parseOverrides(inbound);
   if (overrides.status !== undefined) {
     throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, { status: overrides.status });
   }
-  const taken = runtime.fixtures.take(match);
+  const taken = runtime.fixtures.take(match, scope);
   if (!taken && runtime.strict) {
-    const near = runtime.fixtures.nearest(match);
+    const near = runtime.fixtures.nearest(match, scope);
     entry.nearMiss = near;
     throw new GatewayError('not_found', nearMissReport(near), { code: 'no_fixture_matched' });
   }
