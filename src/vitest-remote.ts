@@ -131,7 +131,7 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
     try {
       testId();
       // A strict server answered a request no fixture matched with the report: fail the test with it too.
-      for (const e of await requests()) if (e.nearMiss) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss)}`);
+      for (const e of await requests({ unmatched: true })) if (e.nearMiss) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss)}`);
       await admin('POST', `/reset?test=${testId()}`);
     } finally {
       current = undefined;

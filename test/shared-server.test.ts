@@ -15,7 +15,7 @@ describe.runIf(socketSuites)('one standalone server shared by two vitest workers
 
   for (const msw of ['3', '2']) {
     it(`keeps each worker's conflicting fixture and journal to itself, with msw ${msw}`, async () => {
-      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, ['--pool=forks', '--maxWorkers=2']);
+      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, ['--pool=forks', '--maxWorkers=2', 'worker-']);
       for (const me of ['a', 'b']) {
         const outcome = results[`worker ${me} gets its own reply and its own journal`];
         expect(outcome?.failureMessages.join('\n')).toBe('');
@@ -32,4 +32,25 @@ describe.runIf(socketSuites)('one standalone server shared by two vitest workers
       expect(mine.sort()).toEqual([...Array(each).fill(['fixture of a', 'a']), ...Array(each).fill(['fixture of b', 'b'])]);
     });
   }
+});
+
+describe.runIf(socketSuites)('setupGateway({ url }) against a strict server', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli(['--strict']);
+  });
+  afterAll(() => cli.stop());
+
+  it('fails the test whose request no fixture matched, with the near-miss report, and one that called an unserved host', async () => {
+    const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url }, ['strict.case.ts']);
+    expect(results['answers from the use fixtures and from one added in the test'].failureMessages.join('\n')).toBe('');
+    expect(results["does not see the previous test's fixture"].failureMessages.join('\n')).toBe('');
+    const unmatched = results['asks something no fixture matches'];
+    expect(unmatched.status).toBe('failed');
+    expect(unmatched.failureMessages.join('\n')).toContain('POST /v1/chat/completions: No fixture matched this request (strict mode). Nearest fixture: "weather"');
+    const unserved = results['calls a host no handler serves'];
+    expect(unserved.status).toBe('failed');
+    expect(unserved.failureMessages.join('\n')).toContain('GET http://127.0.0.1:2/not-an-endpoint: no handler answers this request');
+    expect(await (await fetch(`${cli.url}/__admin/tests`)).json()).toEqual({ tests: [] });
+  });
 });

@@ -9,6 +9,7 @@ import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { createGateway, type Fixture } from '../src/index.ts';
+import { stateKey } from '../src/scope.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
 
@@ -109,6 +110,17 @@ describe('test scopes in-process', () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('a test id is 1 to 256 printable ASCII characters, got 257 characters');
     expect(() => gateway.forTest('')).toThrow(/got an empty one/);
+  });
+});
+
+describe('the key of per-client state', () => {
+  const request = (token: string, test?: string) => ({ token, inbound: { header: (name: string) => (name === 'x-mock-test-id' ? test : undefined) } });
+  it('is the token, or the token and the test id: two tests sharing a token do not share state', () => {
+    expect(stateKey(request('sk-test'))).toBe('sk-test');
+    expect(stateKey(request('sk-test', 'a'))).not.toBe(stateKey(request('sk-test', 'b')));
+    expect(stateKey(request('sk-test', 'a'))).not.toBe(stateKey(request('sk-test')));
+    expect(stateKey(request('sk-other', 'a'))).not.toBe(stateKey(request('sk-test', 'a')));
+    expect(stateKey(request('sk-test', ' a '))).toBe(stateKey(request('sk-test', 'a')));
   });
 });
 
