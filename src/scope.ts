@@ -82,10 +82,10 @@ function testIdOf(value: string | undefined): string | undefined {
   }
 }
 
-/** The test id a request carries; a malformed one is refused with a 400 that says what a test id is. */
+/** The test id a request carries (an empty header is none); a malformed one is refused with a 400 that says what a test id is. */
 export function requestTestId(header: (name: string) => string | undefined): string | undefined {
-  const value = header(TEST_ID_HEADER);
-  return value === undefined ? undefined : checkTestId(value.trim(), TEST_ID_HEADER);
+  const value = header(TEST_ID_HEADER)?.trim();
+  return value ? checkTestId(value, TEST_ID_HEADER) : undefined;
 }
 
 /**

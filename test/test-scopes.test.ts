@@ -110,6 +110,11 @@ describe('test scopes in-process', () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('a test id is 1 to 256 printable ASCII characters, got 257 characters');
     expect(() => gateway.forTest('')).toThrow(/got an empty one/);
+    // An empty header is no test id: the shared state answers.
+    gateway.use(mine('shared'));
+    const empty = new OpenAI({ apiKey: 'sk-test', baseURL: BASE, maxRetries: 0, defaultHeaders: { 'x-mock-test-id': ' ' } });
+    expect(textOf(await empty.chat.completions.create(ask('who?')))).toBe('I am shared.');
+    expect(gateway.tests()).toEqual([]);
   });
 });
 
