@@ -9,6 +9,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../dist/src/index.js';
 import { start } from './spawn.ts';
+import { rate as measure } from './rate.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '4' }, concurrency: { type: 'string', default: '8' } } });
 const SECONDS = Number(values.seconds);
@@ -16,26 +17,7 @@ const CONCURRENCY = Number(values.concurrency);
 const CLI = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
 const REQUEST = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Benchmark me, please.' }], max_tokens: 40 };
 
-/** Requests per second of `CONCURRENCY` loops of chat completions through `client`, after a 1 s warm-up. */
-async function rate(client: OpenAI): Promise<number> {
-  const run = async (ms: number) => {
-    let done = 0;
-    const until = performance.now() + ms;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < until) {
-          await client.chat.completions.create(REQUEST);
-          done++;
-        }
-      }),
-    );
-    return done;
-  };
-  await run(1000);
-  const t0 = performance.now();
-  const done = await run(SECONDS * 1000);
-  return done / ((performance.now() - t0) / 1000);
-}
+const rate = (client: OpenAI) => measure(() => client.chat.completions.create(REQUEST), { seconds: SECONDS, concurrency: CONCURRENCY, warmupMs: 1000 });
 
 const sdk = (baseURL: string) => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0 });
 

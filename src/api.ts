@@ -79,13 +79,53 @@ export interface RequestFilter {
   fixture?: string;
   /** Only requests no fixture answered (true), or only those one did (false). */
   unmatched?: boolean;
+  /** Only this test's requests (sent with `x-mock-test-id: <test>`) since its last reset. */
+  test?: string;
 }
 
 /** A journal entry without its headers, bodies and answer, with a glimpse of the prompt: what a live list shows. */
 export type RequestSummary = Omit<JournalEntry, 'headers' | 'body' | 'response'> & {
   /** The last text of the messages, input, contents, prompt or query, cut at 120 characters. */
   preview?: string;
+  /** The test it was sent for (its `x-mock-test-id` header), if any. */
+  test?: string;
 };
+
+/** Listing, adding and removing fixtures. */
+export interface FixtureOperations {
+  list(): FixtureEntry[];
+  add(...fixtures: Fixture[]): string[];
+  remove(id: string): boolean;
+}
+
+/** Scenario states: listing, setting one, restarting them all. */
+export interface ScenarioOperations {
+  list(): { name: string; state: string; possibleStates: string[] }[];
+  set(name: string, state: string): void;
+  reset(): void;
+}
+
+/**
+ * One test's side of a shared gateway: what requests sent with `x-mock-test-id: <id>` see. Its
+ * fixtures answer that test's requests only, ahead of the shared ones; its use counts (`once`,
+ * sequences) and scenario states are its own. Made on first use, dropped by `reset()`.
+ */
+export interface GatewayTest {
+  readonly id: string;
+  /** Adds fixtures for this test's requests only; returns their ids. */
+  use(...fixtures: Fixture[]): string[];
+  /** This test's requests since its last reset, oldest first (the journal is shared: see `journalSize`). */
+  requests(filter?: RequestFilter, limit?: number): JournalEntry[];
+  countRequests(filter?: RequestFilter): number;
+  /** Empties this test's journal view only. */
+  clearRequests(): void;
+  /** Drops this test's fixtures, counters and scenario states, and empties its journal view. */
+  reset(): void;
+  /** This test's fixtures first, then the shared ones (with this test's use counts). */
+  readonly fixtures: FixtureOperations;
+  /** Scenario states as this test's requests see them. */
+  readonly scenarios: ScenarioOperations;
+}
 
 /**
  * The emulator and its control plane. In-process, `createGateway()` returns one; standalone,
@@ -99,7 +139,8 @@ export interface Gateway {
    */
   readonly handlers: (HttpHandler | WebSocketHandler)[];
   /**
-   * Adds fixtures that take precedence over all earlier ones until `reset()`; returns their ids.
+   * Adds fixtures that take precedence over all earlier ones until `reset()`; returns their ids. They
+   * answer every request; `forTest(id).use()` adds fixtures for one test's requests only.
    * @example gateway.use({ match: { model: 'gpt-4o' }, reply: { text: 'Hello!' } });
    */
   use(...fixtures: Fixture[]): string[];
@@ -134,28 +175,22 @@ export interface Gateway {
   /** Counts the times the journal was emptied (`reset()`, `clearRequests()`): a reader following it can tell it restarted. */
   readonly journalGeneration: number;
   /**
-   * Clears the journal, run-time fixtures, scenarios, token use, rate windows, cost totals, the clock's advance, stored responses and chat completions, image files and the prompt cache; revives `once` fixtures.
+   * Clears the journal, run-time fixtures, scenarios, every test's state, token use, rate windows, cost
+   * totals, the clock's advance, stored responses and chat completions, image files and the prompt cache;
+   * revives `once` fixtures.
    * @example afterEach(() => gateway.reset());
    */
   reset(): void;
   /**
-   * The fixtures in force, and adding or removing them one by one.
+   * The fixtures in force (every test's too, each marked with its `test`), and adding or removing them one by one.
    * @example const [id] = gateway.fixtures.add({ reply: { text: 'Hi' } }); gateway.fixtures.remove(id);
    */
-  readonly fixtures: {
-    list(): FixtureEntry[];
-    add(...fixtures: Fixture[]): string[];
-    remove(id: string): boolean;
-  };
+  readonly fixtures: FixtureOperations;
   /**
    * Scenario states (fixtures with `scenario`/`requiredState`/`newState`).
    * @example gateway.scenarios.set('checkout', 'paid');
    */
-  readonly scenarios: {
-    list(): { name: string; state: string; possibleStates: string[] }[];
-    set(name: string, state: string): void;
-    reset(): void;
-  };
+  readonly scenarios: ScenarioOperations;
   /**
    * The issued API keys.
    * @example const { token } = gateway.tokens.issue({ models: ['gpt-4o'], quota: 3 });
@@ -179,6 +214,16 @@ export interface Gateway {
    * @example gateway.advanceClock(60); // the next request opens a new rate window
    */
   advanceClock(seconds: number): number;
+  /**
+   * One test's own state (requests sent with `x-mock-test-id: <id>`), for many tests sharing one gateway.
+   * @example gateway.forTest('checkout-1').use({ reply: { text: 'Paid.' } });
+   */
+  forTest(id: string): GatewayTest;
+  /**
+   * The ids of the tests with live state, least recently used first (at most 256 are kept).
+   * @example gateway.tests() // ['checkout-1']
+   */
+  tests(): string[];
   /**
    * The model catalogue in force: the shipped models and the `models` option's.
    * @example gateway.models().filter((m) => m.owned_by === 'openai')

@@ -10,7 +10,9 @@ import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime, type GatewayOptions } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
-import type { Gateway, RequestFilter, RequestSummary } from './api.ts';
+import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
+import { checkTestId, entryTestId, inView } from './scope.ts';
+import { FixtureScope } from './fixtures/match.ts';
 
 export type { Gateway, RequestFilter } from './api.ts';
 
@@ -31,7 +33,46 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
 
 /** The journal's entries that pass `filter`, as held (bodies not decoded): readers decode only what they hand out. */
 function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEntry[] {
-  return runtime.journal.held().filter((e) => matches(e, filter));
+  if (filter.test === undefined) return runtime.journal.held().filter((e) => matches(e, filter));
+  // A test never seen (or reset, or dropped past the ceiling) has no requests.
+  const scope = runtime.testScopes.peek(checkTestId(filter.test, 'test'));
+  return scope ? runtime.journal.held().filter((e) => inView(e, scope) && matches(e, filter)) : [];
+}
+
+/** The journal's entries that pass `filter`, decoded; with `limit`, the newest `limit` of them. */
+function requestsOf(runtime: Runtime, filter: RequestFilter, limit: number | undefined): JournalEntry[] {
+  const held = heldRequests(runtime, filter);
+  return readable(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
+}
+
+/** One test's side of the gateway (see scope.ts): reading never makes a test's scope, changing it does. */
+function testView(runtime: Runtime, id: string, add: (source: string, fixtures: Fixture[], scope: FixtureScope) => string[]): GatewayTest {
+  checkTestId(id, 'test');
+  const scopes = runtime.testScopes;
+  const own = () => scopes.get(id).fixtures;
+  // What the test would see, unmade: its counters and states start empty.
+  const seen = () => scopes.peek(id)?.fixtures ?? new FixtureScope(id);
+  return {
+    id,
+    use: (...fixtures) => add(`forTest(${JSON.stringify(id)}).use()`, fixtures, own()),
+    requests: (filter = {}, limit) => requestsOf(runtime, { ...filter, test: id }, limit),
+    countRequests: (filter = {}) => heldRequests(runtime, { ...filter, test: id }).length,
+    clearRequests() {
+      const scope = scopes.peek(id);
+      if (scope) scope.view = {};
+    },
+    reset: () => void scopes.drop(id),
+    fixtures: {
+      list: () => runtime.fixtures.list(seen()),
+      add: (...fixtures) => add(`forTest(${JSON.stringify(id)}).fixtures.add()`, fixtures, own()),
+      remove: (fixtureId) => runtime.fixtures.remove(fixtureId, seen()),
+    },
+    scenarios: {
+      list: () => runtime.fixtures.scenarios(seen()),
+      set: (name, state) => runtime.fixtures.setScenario(name, state, own()),
+      reset: () => runtime.fixtures.resetScenarios(seen()),
+    },
+  };
 }
 
 const PREVIEW_CHARS = 120;
@@ -66,10 +107,11 @@ const previews = new WeakMap<JournalEntry, { body: unknown; preview: string | un
 
 /** An entry without its headers and bodies, with a preview of the prompt. */
 function summaryOf(entry: JournalEntry): RequestSummary {
-  const { headers: _h, body, response: _r, ...summary } = entry;
+  const { headers, body, response: _r, ...summary } = entry;
   let known = previews.get(entry);
   if (!known || known.body !== body) previews.set(entry, (known = { body, preview: previewOf(body) }));
-  return { ...summary, preview: known.preview };
+  const test = entryTestId({ headers });
+  return { ...summary, preview: known.preview, ...(test !== undefined && { test }) };
 }
 
 // The live state behind each gateway, out of the published types: internal modules reach it with runtimeOf().
@@ -94,17 +136,15 @@ export interface GatewayParts {
 export function buildGateway(options: GatewayOptions, { handlers: handlersOf, validate: validateFixtures }: GatewayParts): Gateway {
   const runtime = new Runtime({ ...options, fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})') });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const add = (source: string, fixtures: Fixture[]) => runtime.fixtures.use(...validateFixtures(fixtures, source)).map((e) => e.id);
+  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) => runtime.fixtures.useIn(scope, validateFixtures(fixtures, source)).map((e) => e.id);
+  const testFixtures = () => runtime.testScopes.all().map((t) => t.fixtures);
   let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
   const gateway: Gateway = {
     get handlers() {
       return (handlers ??= handlersOf(runtime, origin));
     },
     use: (...fixtures) => add('gateway.use()', fixtures),
-    requests(filter = {}, limit) {
-      const held = heldRequests(runtime, filter);
-      return readable(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
-    },
+    requests: (filter = {}, limit) => requestsOf(runtime, filter, limit),
     countRequests: (filter = {}) => heldRequests(runtime, filter).length,
     request(seq) {
       const entry = runtime.journal.held().find((e) => e.seq === seq);
@@ -121,6 +161,7 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     reset() {
       runtime.journal.clear();
       runtime.fixtures.reset();
+      runtime.testScopes.clear();
       runtime.tokens.resetUse();
       runtime.limiter.clear();
       runtime.spending.clear();
@@ -130,9 +171,9 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.promptCache.clear();
     },
     fixtures: {
-      list: () => runtime.fixtures.list(),
+      list: () => [...testFixtures().flatMap((scope) => scope.entries), ...runtime.fixtures.list()],
       add: (...fixtures) => add('gateway.fixtures.add()', fixtures),
-      remove: (id) => runtime.fixtures.remove(id),
+      remove: (id) => runtime.fixtures.remove(id) || testFixtures().some((scope) => runtime.fixtures.remove(id, scope)),
     },
     scenarios: {
       list: () => runtime.fixtures.scenarios(),
@@ -150,6 +191,8 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.clockOffset += seconds;
       return runtime.now();
     },
+    forTest: (id) => testView(runtime, id, add),
+    tests: () => runtime.testScopes.all().map((t) => t.id),
     models: () => runtime.catalogue.list(),
     get activeStreams() {
       return runtime.activeStreams;

@@ -1,7 +1,8 @@
 // The gateway's live state, shared by every endpoint: settings, tokens, fixtures, catalogue, journal.
 // State only: what a request's answer is, is decided in pipeline/decide.ts.
 import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
-import { Journal } from './core/journal.ts';
+import type { Journal } from './core/journal.ts';
+import { ScopedJournal, TestScopes } from './scope.ts';
 import { clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
@@ -32,6 +33,8 @@ export class Runtime {
   readonly fixtures: FixtureSet;
   readonly catalogue: Catalogue;
   readonly journal: Journal;
+  /** Each test's own state on a shared gateway, by test id (`x-mock-test-id`; see scope.ts); bounded. */
+  readonly testScopes = new TestScopes();
   readonly strict: boolean;
   readonly strictParams: boolean;
   /** Record mode's settings; the recorder itself loads on the first forwarded request (pipeline/endpoint.ts). */
@@ -69,7 +72,7 @@ export class Runtime {
     } catch (error) {
       throw new Error(`model-gateway-mock options, models: ${(error as Error).message}`);
     }
-    this.journal = new Journal(options.journalSize ?? 1000);
+    this.journal = new ScopedJournal(options.journalSize ?? 1000, this.testScopes);
     this.strict = options.strict ?? false;
     this.strictParams = options.strictParams ?? false;
     // A copy: the in-process transport fills in its own fetch, and the caller's options stay as given.

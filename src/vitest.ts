@@ -1,6 +1,8 @@
 // model-gateway-mock/vitest: the in-process gateway wired into a vitest test file (Node, jsdom, happy-dom):
 // msw listens before all tests, per-test fixtures go in with use(), reset() after each, close after all.
 // A request nothing answers fails the test that made it, with msw's message or the near-miss report.
+// With `url`, the gateway is a standalone server shared by many test files: each test gets its own
+// test id, sent on its requests to that server, and its own fixtures and journal there (remote.ts).
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
@@ -9,12 +11,16 @@ import type { Gateway, GatewayOptions } from './api.ts';
 import { nearMissReport } from './pipeline/decide.ts';
 import type { Fixture } from './fixtures/types.ts';
 import type { NearMiss } from './fixtures/match.ts';
+import { failedRequests, listenFailing, type UnhandledMode } from './vitest-unhandled.ts';
+import { setupRemoteGateway, type RemoteGateway, type RemoteGatewayOptions } from './vitest-remote.ts';
+
+export type { RemoteGateway, RemoteGatewayOptions } from './vitest-remote.ts';
 
 export interface VitestGatewayOptions extends GatewayOptions {
   /** Fixtures put in force with `use()` before each test (`reset()` removes them after it). */
   use?: Fixture[];
   /** A request no handler takes: 'error' (default) fails the test, 'warn' prints, 'bypass' lets it reach the network. */
-  onUnhandledRequest?: 'error' | 'warn' | 'bypass';
+  onUnhandledRequest?: UnhandledMode;
   /** Your own msw handlers, served before the gateway's (e.g. your backend's routes). */
   handlers?: RequestHandler[];
 }
@@ -22,15 +28,6 @@ export interface VitestGatewayOptions extends GatewayOptions {
 export interface VitestGateway extends Gateway {
   /** The msw server, for `server.use(...)` of your own per-test handlers. */
   readonly server: ReturnType<typeof setupServer>;
-}
-
-/** What msw 2 (request, print) and msw 3 ({ frame, defaults }) hand an unhandled-request callback. */
-function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): void } {
-  const [first, second] = args as [Record<string, unknown>, Record<string, () => void> | undefined];
-  if (first instanceof Request) return { what: `${first.method} ${first.url}`, error: () => second?.error(), warn: () => second?.warning() };
-  const { frame, defaults } = first as { frame: { protocol: string; data: { request?: Request } }; defaults: Record<string, () => void> };
-  const request = frame.data.request;
-  return { what: request ? `${request.method} ${request.url}` : `a ${frame.protocol} connection`, error: () => defaults.error(), warn: () => defaults.warn() };
 }
 
 /**
@@ -43,27 +40,34 @@ function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): vo
  *   expect(gateway.requests()).toHaveLength(1);
  * });
  */
-export function setupGateway(options: VitestGatewayOptions = {}): VitestGateway {
+export function setupGateway(options?: VitestGatewayOptions): VitestGateway;
+/**
+ * With `url`: a standalone server shared by many test files and workers. Each test gets its own test id
+ * (from its file and name, made unique), sent as `x-mock-test-id` on every request to that server; its
+ * `use` fixtures go in under that id, and its state there is reset after it. Operations are async.
+ * @example
+ * const gateway = setupGateway({ url: 'http://127.0.0.1:4010', use: [{ reply: { text: 'Hello!' } }] });
+ * it('greets', async () => {
+ *   const r = await new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:4010/v1' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+ *   expect(r.choices[0].message.content).toBe('Hello!');
+ *   expect(await gateway.requests()).toHaveLength(1);
+ * });
+ */
+export function setupGateway(options: RemoteGatewayOptions): RemoteGateway;
+export function setupGateway(options: VitestGatewayOptions | RemoteGatewayOptions = {}): VitestGateway | RemoteGateway {
+  if ('url' in options) return setupRemoteGateway(options);
   const { use, onUnhandledRequest = 'error', handlers = [], ...gatewayOptions } = options;
   const gateway = createGateway(gatewayOptions);
   const server = setupServer(...handlers, ...gateway.handlers);
-  const unhandled: string[] = [];
-  const onUnhandled = (...args: unknown[]) => {
-    if (onUnhandledRequest === 'bypass') return;
-    const u = unhandledOf(args);
-    if (onUnhandledRequest === 'warn') return u.warn();
-    unhandled.push(u.what);
-    u.error();
-  };
+  let listening: { failures(): string[] } | undefined;
   beforeAll(() => {
-    // msw 2 reads onUnhandledRequest, msw 3 onUnhandledFrame; each ignores the other.
-    server.listen({ onUnhandledRequest: onUnhandled, onUnhandledFrame: onUnhandled } as never);
+    listening = listenFailing(server, onUnhandledRequest);
   });
   beforeEach(() => {
     if (use?.length) gateway.use(...use);
   });
   afterEach(() => {
-    const failures = unhandled.splice(0).map((what) => `${what}: no handler answers this request (model-gateway-mock serves its endpoints only; add an msw handler for it).`);
+    const failures = listening?.failures() ?? [];
     // In strict mode a request no fixture matched was answered 404 with the report; fail the test with it too.
     // nearMiss needs no body or answer: the summaries (an embeddings request may name a fixture and miss too).
     for (const e of gatewayOptions.strict ? gateway.requestSummaries() : []) {
@@ -71,7 +75,8 @@ export function setupGateway(options: VitestGatewayOptions = {}): VitestGateway 
     }
     server.resetHandlers();
     gateway.reset();
-    if (failures.length) throw new Error(`model-gateway-mock: ${failures.length} unhandled request(s)\n${failures.join('\n')}`);
+    const failed = failedRequests(failures);
+    if (failed) throw failed;
   });
   afterAll(() => server.close());
   return Object.defineProperty(gateway, 'server', { value: server, enumerable: true }) as VitestGateway;

@@ -439,6 +439,28 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.close();
   });
 
+  it('filters the fixtures and requests pages by test (x-mock-test-id)', async () => {
+    await admin('/fixtures?test=console-a', 'POST', { name: 'of console-a', match: { userMessage: { contains: 'which test' } }, reply: { text: 'console a' } });
+    const sdk = (test: string) => new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-mock-test-id': test } });
+    for (const test of ['console-a', 'console-b']) await sdk(test).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'which test?' }] });
+    const fixtures = await open('/console/fixtures?test=console-a');
+    expect(await fixtures.textContent('#fixtures-heading')).toContain('of test console-a');
+    expect(await fixtures.locator('tr', { hasText: 'of console-a' }).first().locator('td').last().textContent()).toBe('1');
+    expect(await fixtures.locator('nav[aria-label="Tests"] li').allTextContents()).toEqual(['every fixture', 'console-a', 'console-b']);
+    await fixtures.click('nav[aria-label="Tests"] a:text-is("console-b")');
+    expect(await fixtures.locator('tr', { hasText: 'of console-a' }).count()).toBe(0);
+    await fixtures.close();
+    const requests = await open('/console/requests?test=console-a');
+    await requests.waitForSelector('#live.ok');
+    const shown = (test: string) => requests.locator('#rows tr', { hasText: `test: ${test}` }).count();
+    await expect.poll(() => shown('console-a')).toBe(1);
+    expect(await shown('console-b')).toBe(0);
+    await requests.fill('#f-test', 'console-b');
+    await expect.poll(() => shown('console-b')).toBe(1);
+    expect(await shown('console-a')).toBe(0);
+    await requests.close();
+  });
+
   /** Waits for the playground to show `count` images, decoded, and returns their [width, height]s. */
   async function decodedImages(page: Page, count: number): Promise<number[][]> {
     await page.waitForFunction((n) => {

@@ -1,35 +1,11 @@
 // model-gateway-mock/vitest, run as users run it: a child vitest on test/cases/helper.case.ts, under msw 3 and
 // msw 2; fixtures per test, a clean journal per test, and an unhandled request failing the test that made it.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { socketSuites } from './helpers/modes.ts';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-interface Outcome {
-  status: string;
-  failureMessages: string[];
-}
+import { runCases as runIn } from './helpers/child-vitest.ts';
 
 /** Runs the case file in a child vitest and returns each test's status and failure messages, by title. */
-function runCases(env: Record<string, string>): Promise<Record<string, Outcome>> {
-  const out = join(mkdtempSync(join(tmpdir(), 'mgm-vitest-')), 'report.json');
-  const args = [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'vitest.config.ts', '--reporter=json', `--outputFile=${out}`];
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: join(root, 'test/cases'), env: { ...process.env, ...env, VITEST: '', NODE_OPTIONS: '' }, timeout: 60_000 }, (error) => {
-      try {
-        const report = JSON.parse(readFileSync(out, 'utf8')) as { testResults: { assertionResults: (Outcome & { title: string })[] }[] };
-        resolve(Object.fromEntries(report.testResults.flatMap((f) => f.assertionResults).map((t) => [t.title, { status: t.status, failureMessages: t.failureMessages }])));
-      } catch {
-        reject(error ?? new Error('no report'));
-      }
-    });
-  });
-}
+const runCases = (env: Record<string, string>) => runIn('test/cases', env);
 
 describe.runIf(socketSuites)('vitest helper', () => {
   for (const msw of ['3', '2']) {

@@ -1,6 +1,6 @@
 // The fixtures page (read-only): what is loaded, what each matches and answers, how often it was
 // used, and the scenarios with their current state. Rendered from the live state on each visit.
-import { html, page } from './html.ts';
+import { html, page, type Markup } from './html.ts';
 import type { FixtureEntry } from '../fixtures/match.ts';
 import type { Fixture } from '../fixtures/types.ts';
 
@@ -25,7 +25,23 @@ function shownJson(f: Fixture): string {
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\n… (${text.length - SHOWN_CHARS} more characters)` : text;
 }
 
-export function fixturesPage(fixtures: readonly FixtureEntry[], scenarios: readonly { name: string; state: string; possibleStates: string[] }[]): string {
+/** Which test the page shows (`?test=<id>`: its own fixtures, then the shared ones with its counts), and the live tests. */
+export interface TestFilter {
+  tests: readonly string[];
+  selected?: string;
+}
+
+/** Links that pick a test (the pages run no form): every fixture, or one test's view. */
+function testLinks({ tests, selected }: TestFilter): Markup | string {
+  if (!tests.length && selected === undefined) return '';
+  const link = (label: string, test?: string) =>
+    test === selected ? html`<li><strong aria-current="true">${label}</strong></li>` : html`<li><a href="/console/fixtures${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}">${label}</a></li>`;
+  return html`<nav aria-label="Tests"><p class="meta">Tests with their own fixtures and state (<code>x-mock-test-id</code>):</p><ul class="plain">${[link('every fixture'), ...tests.map((t) => link(t, t))]}${
+    selected !== undefined && !tests.includes(selected) ? html`<li><strong aria-current="true">${selected}</strong> <span class="muted">(no state: never used, or reset)</span></li>` : ''
+  }</ul></nav>`;
+}
+
+export function fixturesPage(fixtures: readonly FixtureEntry[], scenarios: readonly { name: string; state: string; possibleStates: string[] }[], filter: TestFilter = { tests: [] }): string {
   const rows = fixtures.map(
     (e) => html`<tr>
 <td data-label="Id"><code>${e.id}</code></td>
@@ -34,14 +50,15 @@ export function fixturesPage(fixtures: readonly FixtureEntry[], scenarios: reado
 <td data-label="Answers">${answers(e.fixture)}</td>
 <td data-label="Scenario">${e.fixture.scenario ? `${e.fixture.scenario}: ${e.fixture.requiredScenarioState ?? 'any'} → ${e.fixture.newScenarioState ?? 'same'}` : ''}</td>
 <td data-label="Priority">${e.fixture.priority ?? 0}</td>
-<td data-label="Source">${e.source}</td>
+<td data-label="Source">${e.source}${e.test === undefined ? '' : html`<br><span class="muted">test ${e.test}</span>`}</td>
 <td data-label="Used">${e.uses}</td>
 </tr>
 <tr class="json"><td colspan="8"><details><summary>Definition of ${e.fixture.name ?? e.id}</summary><pre>${shownJson(e.fixture)}</pre></details></td></tr>`,
   );
   const body = html`
-<p><a class="button secondary" href="/console/fixtures">Reload</a> <a href="/__admin/fixtures">JSON</a></p>
-<h2 id="fixtures-heading">Fixtures <span class="muted">(${fixtures.length})</span></h2>
+<p><a class="button secondary" href="${filter.selected === undefined ? '/console/fixtures' : `/console/fixtures?test=${encodeURIComponent(filter.selected)}`}">Reload</a> <a href="${filter.selected === undefined ? '/__admin/fixtures' : `/__admin/fixtures?test=${encodeURIComponent(filter.selected)}`}">JSON</a></p>
+${testLinks(filter)}
+<h2 id="fixtures-heading">Fixtures${filter.selected === undefined ? '' : html` of test ${filter.selected}`} <span class="muted">(${fixtures.length})</span></h2>
 ${
   fixtures.length
     ? html`<div class="tablewrap"><table class="cards" aria-labelledby="fixtures-heading">

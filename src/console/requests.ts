@@ -14,6 +14,7 @@ export function requestsPage(): string {
   <div class="narrow"><label for="f-fixture">Fixture</label><select id="f-fixture">
     <option value="">any</option><option value="matched">matched a fixture</option><option value="unmatched">no fixture</option><option value="near">near miss</option>
   </select></div>
+  <div class="narrow"><label for="f-test">Test <span class="muted">(x-mock-test-id)</span></label><input id="f-test" type="search" list="f-tests" autocomplete="off"><datalist id="f-tests"></datalist></div>
   <div><label for="f-text">Search <span class="muted">(prompt, path, model, fixture)</span></label><input id="f-text" type="search" autocomplete="off"></div>
 </form>
 <div class="actions">

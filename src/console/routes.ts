@@ -30,7 +30,17 @@ export function consoleRouter(gateway: Gateway, base: () => string): Router {
   router.get('/console/playground', (_req, res) => send(res, playgroundPage(gateway.tokens.list(), models())));
   router.get('/console/tokens', (_req, res) => send(res, tokensPage(models())));
   router.get('/console/requests', (_req, res) => send(res, requestsPage()));
-  router.get('/console/fixtures', (_req, res) => send(res, fixturesPage(gateway.fixtures.list(), gateway.scenarios.list())));
+  router.get('/console/fixtures', (req, res) => {
+    // ?test=<id>: that test's view (its fixtures first, then the shared ones with its counts and states).
+    const test = typeof req.query.test === 'string' && req.query.test ? req.query.test : undefined;
+    let view: Pick<Gateway, 'fixtures' | 'scenarios'> = gateway;
+    try {
+      if (test !== undefined) view = gateway.forTest(test);
+    } catch (error) {
+      return void res.status(400).type('text').send((error as Error).message);
+    }
+    send(res, fixturesPage(view.fixtures.list(), view.scenarios.list(), { tests: gateway.tests(), selected: test }));
+  });
   router.get('/console/assets/style.css', (_req, res) => void res.type('css').set('cache-control', 'no-cache').send(STYLE));
   router.get('/console/assets/:file', async (req, res, next) => {
     const script = await clientScript(req.params.file);

@@ -1,7 +1,7 @@
 // The control plane under /__admin (WireMock's vocabulary), served by express. Each route is one
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
-import type { Gateway, RequestFilter, RequestSummary } from '../api.ts';
+import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
 import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
@@ -14,7 +14,22 @@ function filterOf(req: Request): RequestFilter {
     status: q.status === undefined ? undefined : Number(q.status),
     fixture: q.fixture,
     unmatched: q.unmatched === undefined ? undefined : q.unmatched !== 'false',
+    test: testOf(req),
   };
+}
+
+/** The `test` query parameter: one test's id (see scope.ts); a malformed one is a 400 (GatewayError). */
+function testOf(req: Request): string | undefined {
+  const test = req.query.test;
+  if (test === undefined) return undefined;
+  if (typeof test !== 'string') throw Object.assign(new Error('Give "test" once, as a test id.'), { status: 400 });
+  return test;
+}
+
+/** What a route acts on: the gateway's shared state, or with `?test=<id>` that test's own. */
+function viewOf(gateway: Gateway, req: Request): Gateway | GatewayTest {
+  const test = testOf(req);
+  return test === undefined ? gateway : gateway.forTest(test);
 }
 
 /** What changes while a request is in flight; an entry is sent again when this changes. */
@@ -27,8 +42,11 @@ const FEED_TICK_MS = 250;
 /**
  * `GET /__admin/requests/stream`: server-sent events. `entries` carries summaries of new entries and
  * of entries whose state moved (status, stream progress, outcome); `reset` says the journal was cleared.
+ * `?test=<id>` follows one test's requests.
  */
 function requestFeed(gateway: Gateway, req: Request, res: Response): void {
+  // With ?test=<id>, the entries sent with that test id only.
+  const test = testOf(req);
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   res.flushHeaders();
   let generation = gateway.journalGeneration;
@@ -45,6 +63,7 @@ function requestFeed(gateway: Gateway, req: Request, res: Response): void {
     const changed: RequestSummary[] = [];
     // Summaries only: the captured answers are left undecoded.
     for (const entry of gateway.requestSummaries()) {
+      if (test !== undefined && entry.test !== test) continue;
       const state = stateOf(entry);
       if (entry.seq > lastSeq || (open.has(entry.seq) && open.get(entry.seq) !== state)) changed.push(entry);
       if (finished(entry)) open.delete(entry.seq);
@@ -84,7 +103,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     res.json({ requests, meta: { total: gateway.countRequests(filter), activeStreams: gateway.activeStreams } });
   });
   router.get('/requests/count', (req, res) => void res.json({ count: gateway.countRequests(filterOf(req)) }));
-  router.get('/requests/unmatched', (_req, res) => void res.json({ requests: gateway.requests({ unmatched: true }) }));
+  router.get('/requests/unmatched', (req, res) => void res.json({ requests: gateway.requests({ unmatched: true, test: testOf(req) }) }));
   router.get('/requests/stream', (req, res) => requestFeed(gateway, req, res));
   router.get('/requests/:seq', (req, res, next) => {
     const seq = Number(req.params.seq);
@@ -93,15 +112,15 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     if (!entry) return fail(res, 404, `No request #${req.params.seq} in the journal (it keeps the newest ${gateway.journalSize}).`);
     res.json(entry);
   });
-  router.delete('/requests', (_req, res) => {
-    gateway.clearRequests();
+  router.delete('/requests', (req, res) => {
+    viewOf(gateway, req).clearRequests();
     res.json({ cleared: true });
   });
 
-  router.get('/fixtures', (_req, res) => void res.json({ fixtures: gateway.fixtures.list() }));
+  router.get('/fixtures', (req, res) => void res.json({ fixtures: viewOf(gateway, req).fixtures.list() }));
   router.post('/fixtures', (req, res) => {
     try {
-      const ids = gateway.fixtures.add(...(fixturesOf(req.body) as never[]));
+      const ids = viewOf(gateway, req).fixtures.add(...(fixturesOf(req.body) as never[]));
       res.status(201).json({ ids });
     } catch (error) {
       if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
@@ -109,21 +128,26 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     }
   });
   router.delete('/fixtures/:id', (req, res) => {
-    if (!gateway.fixtures.remove(req.params.id)) return fail(res, 404, `No fixture with id "${req.params.id}"; GET /__admin/fixtures lists them.`);
+    const test = testOf(req);
+    if (!viewOf(gateway, req).fixtures.remove(req.params.id))
+      return fail(res, 404, `No fixture with id "${req.params.id}"${test === undefined ? '' : ` for test ${JSON.stringify(test)}`}; GET /__admin/fixtures${test === undefined ? '' : '?test=…'} lists them.`);
     res.json({ removed: req.params.id });
   });
 
-  router.get('/scenarios', (_req, res) => void res.json({ scenarios: gateway.scenarios.list() }));
+  router.get('/scenarios', (req, res) => void res.json({ scenarios: viewOf(gateway, req).scenarios.list() }));
   router.put('/scenarios/:name/state', (req, res) => {
     const state = (req.body as { state?: unknown } | undefined)?.state;
     if (typeof state !== 'string' || !state) return fail(res, 400, 'Send {"state": "<state name>"}.');
-    gateway.scenarios.set(req.params.name, state);
+    viewOf(gateway, req).scenarios.set(req.params.name, state);
     res.json({ name: req.params.name, state });
   });
-  router.post('/scenarios/reset', (_req, res) => {
-    gateway.scenarios.reset();
+  router.post('/scenarios/reset', (req, res) => {
+    viewOf(gateway, req).scenarios.reset();
     res.json({ reset: true });
   });
+
+  // The tests with live state on this gateway (their ids), least recently used first.
+  router.get('/tests', (_req, res) => void res.json({ tests: gateway.tests() }));
 
   router.get('/tokens', (_req, res) => void res.json({ tokens: gateway.tokens.list() }));
   router.post('/tokens', (req, res) => {
@@ -153,8 +177,8 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     res.json({ now: gateway.advanceClock(advance as number) });
   });
 
-  router.post('/reset', (_req, res) => {
-    gateway.reset();
+  router.post('/reset', (req, res) => {
+    viewOf(gateway, req).reset();
     res.json({ reset: true });
   });
 

@@ -12,6 +12,7 @@ import { countPromptTokens } from '../core/tokens.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
 import { isFormatName } from '../formats/names.ts';
+import { requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
 
 /** What a decision reads: the live state, the request's URL and headers, its journal entry and token (a Call has them all). */
@@ -74,15 +75,18 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   entry.stream = request.stream;
   runtime.tokens.allow(ctx.token, request.model);
   const match = { request, path: inbound.url.pathname, header: (name: string) => inbound.header(name) };
+  // A test's requests (x-mock-test-id) see its own fixtures, counters and scenario states first (scope.ts).
+  const testId = requestTestId(match.header);
+  const scope = testId === undefined ? undefined : runtime.testScopes.get(testId).fixtures;
   // Recording: what no fixture answers goes to the real service, x-mock-* headers and all.
-  if (runtime.record && !runtime.fixtures.find(match)) return { forward: request };
+  if (runtime.record && !runtime.fixtures.find(match, scope)) return { forward: request };
   const overrides = parseOverrides(inbound);
   if (overrides.status !== undefined) {
     throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, { status: overrides.status });
   }
-  const taken = runtime.fixtures.take(match);
+  const taken = runtime.fixtures.take(match, scope);
   if (!taken && runtime.strict) {
-    const near = runtime.fixtures.nearest(match);
+    const near = runtime.fixtures.nearest(match, scope);
     entry.nearMiss = near;
     throw new GatewayError('not_found', nearMissReport(near), { code: 'no_fixture_matched' });
   }
@@ -109,8 +113,9 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   if (isForward(decision)) return decision;
   const { pinned, seed, latency, fault, raw } = decision;
   const { runtime } = ctx;
-  // Cached per API key for now; the scope is a plain string, so a narrower one (key and test) can replace it.
-  const context = { seed, created: runtime.now(), model: runtime.catalogue.get(request.model), cache: { store: runtime.promptCache, scope: ctx.token, now: runtime.now() } };
+  // Cached per API key, and per test when the request carries a test id.
+  const scope = runtime.testScopes.stateKey(ctx.token, (name) => ctx.inbound.header(name));
+  const context = { seed, created: runtime.now(), model: runtime.catalogue.get(request.model), cache: { store: runtime.promptCache, scope, now: runtime.now() } };
   // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;
   if (struck?.type === 'OVERLOADED' || (struck && isReplyFault(struck))) ctx.entry.fault = struck.type;

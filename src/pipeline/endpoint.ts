@@ -117,9 +117,14 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
-  if (limited) admitRequest(runtime, token);
+  if (limited) admitRequest(runtime, token, rateScope(runtime, token, inbound));
   runtime.tokens.spend(token);
   return token;
+}
+
+/** Rate windows are the token's, and each test's own when the request carries a test id. */
+function rateScope(runtime: Runtime, token: string, inbound: Inbound): string {
+  return runtime.testScopes.stateKey(token, (name) => inbound.header(name));
 }
 
 function internalError(error: unknown): GatewayError {
@@ -284,7 +289,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       out = await (await recorderOf(runtime)).forward(call, handled, received);
       trackProxied(runtime, entry, out);
     } else out = handled;
-    if (limited && token && out.status < 400 && !isForward(handled)) Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry)));
+    if (limited && token && out.status < 400 && !isForward(handled)) Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, rateScope(runtime, token, inbound))));
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);

@@ -23,6 +23,8 @@ interface Summary {
   durationMs?: number;
   /** The prompt's last text, shortened (the feed's own field). */
   preview?: string;
+  /** The test it was sent for (x-mock-test-id), if any. */
+  test?: string;
 }
 interface Entry extends Summary {
   headers: Record<string, string>;
@@ -65,6 +67,9 @@ function passes(e: Summary): boolean {
   if (fixture === 'matched' && !e.fixture) return false;
   if (fixture === 'unmatched' && e.fixture) return false;
   if (fixture === 'near' && !e.nearMiss) return false;
+  // A test id shown exactly or in part (test ids made by the vitest helper end in a random tail).
+  const test = value('f-test').trim();
+  if (test && !e.test?.includes(test)) return false;
   const text = value('f-text').trim().toLowerCase();
   if (text && ![e.path, e.model, e.fixture, e.nearMiss?.name, e.preview].some((s) => s?.toLowerCase().includes(text))) return false;
   return true;
@@ -89,7 +94,7 @@ function row(e: Summary): HTMLTableRowElement {
       'td',
       {},
       el('span', { class: 'mono' }, `${e.method} ${e.path}`),
-      el('div', { class: 'muted' }, [e.format, e.model].filter(Boolean).join(' · ')),
+      el('div', { class: 'muted' }, [e.format, e.model, e.test && `test: ${e.test}`].filter(Boolean).join(' · ')),
       e.preview && el('div', { class: 'preview' }, e.preview),
       fixture && el('div', { class: 'show-narrow muted' }, `fixture: ${fixture}`),
     ),
@@ -145,6 +150,7 @@ async function open(seq: number): Promise<void> {
       ['Model', e.model],
       ['Status', pending(e) ? 'pending' : String(e.status)],
       ['Fixture', e.fixture],
+      ['Test', e.headers['x-mock-test-id']],
       ['Fault', e.fault],
       ['Stream', e.stream ? streamState(e) : undefined],
       ['Received', e.startedAt === undefined ? undefined : new Date(e.startedAt).toLocaleString()],
@@ -258,7 +264,18 @@ rows.addEventListener('click', (event) => {
   void open(seq).then(() => $('#detail').focus());
 });
 
-for (const id of ['f-status', 'f-format', 'f-fixture', 'f-text']) $(`#${id}`).addEventListener('input', render);
+for (const id of ['f-status', 'f-format', 'f-fixture', 'f-test', 'f-text']) $(`#${id}`).addEventListener('input', render);
+// A link may name the test to show: /console/requests?test=<id>.
+$<HTMLInputElement>('#f-test').value = new URLSearchParams(location.search).get('test') ?? '';
+
+/** Offers the test ids of the requests the page holds in the test filter. */
+let offered = '';
+function offerTests(): void {
+  const ids = [...new Set([...entries.values()].map((e) => e.test).filter((id): id is string => !!id))].sort();
+  if (ids.join('\n') === offered) return;
+  offered = ids.join('\n');
+  $('#f-tests').replaceChildren(...ids.map((id) => el('option', { value: id })));
+}
 $('#clear').addEventListener('click', async () => {
   if (!confirm('Clear the journal? Every request it holds is deleted, for every client.')) return;
   await admin('/requests', { method: 'DELETE' });
@@ -280,6 +297,7 @@ function take(list: Summary[]): void {
   if (selected !== undefined && !$('#detail').hidden && list.some((e) => e.seq === selected)) void open(selected);
   // Oldest go first once the page holds as many as the journal can.
   if (entries.size > MAX_ROWS) for (const seq of [...entries.keys()].sort((a, b) => a - b).slice(0, entries.size - MAX_ROWS)) entries.delete(seq);
+  offerTests();
   render();
 }
 pause.addEventListener('change', () => {

@@ -1,0 +1,133 @@
+// One test's state on a gateway shared by many tests (one standalone server for a whole suite, parallel
+// workers): a request carrying `x-mock-test-id: <id>` is that test's. The test gets its own journal
+// view, its own run-time fixtures (tried before the shared ones), its own fixture counters and scenario
+// states: a "scope", made on first use, dropped by that test's reset, and bounded in number (the least
+// recently used goes first). Requests without the header use the shared state, as they always did.
+import { Journal, type JournalEntry } from './core/journal.ts';
+import { GatewayError } from './core/errors.ts';
+import { FixtureScope } from './fixtures/match.ts';
+
+/** The header that marks a request (or a WebSocket upgrade) as one test's. */
+export const TEST_ID_HEADER = 'x-mock-test-id';
+/** Live test scopes a gateway keeps; making one more drops the least recently used. */
+export const MAX_TEST_SCOPES = 256;
+/** Longest test id, in characters. */
+export const MAX_TEST_ID_CHARS = 256;
+
+/** One test's state. */
+export class TestScope {
+  readonly fixtures: FixtureScope;
+  /** This test's journal view: the entries recorded against this object (clearing the view replaces it). */
+  view = {};
+  readonly id: string;
+  /** Which life of the test id this is: a reset test comes back with a new one, so its old state keys (stateKey) reach nothing. */
+  readonly generation: number;
+  constructor(id: string, generation: number) {
+    this.id = id;
+    this.generation = generation;
+    this.fixtures = new FixtureScope(id);
+  }
+}
+
+/** The live test scopes, by test id, least recently used first. */
+export class TestScopes {
+  private readonly live = new Map<string, TestScope>();
+  private made = 0;
+  readonly capacity: number;
+  constructor(capacity = MAX_TEST_SCOPES) {
+    this.capacity = capacity;
+  }
+
+  /** The test's scope, made on first use (dropping the least recently used one past the ceiling). */
+  get(id: string): TestScope {
+    let scope = this.live.get(id);
+    if (scope) this.live.delete(id);
+    else scope = new TestScope(id, ++this.made);
+    this.live.set(id, scope);
+    while (this.live.size > this.capacity) this.live.delete(this.live.keys().next().value!);
+    return scope;
+  }
+
+  /** The test's scope if it is live; reading never makes one. */
+  peek(id: string): TestScope | undefined {
+    return this.live.get(id);
+  }
+
+  drop(id: string): boolean {
+    return this.live.delete(id);
+  }
+
+  clear(): void {
+    this.live.clear();
+  }
+
+  all(): TestScope[] {
+    return [...this.live.values()];
+  }
+
+  /**
+   * The key of per-client state (the prompt cache, rate windows) for a request: its token, or its token
+   * and test (id and generation) when it carries a test id, so tests sharing a server and a token do not
+   * share that state, and a test's reset starts it afresh (what the old key held ages out of its bounded store).
+   * A token comes from a header and holds no line break, so the two kinds of key never collide.
+   */
+  stateKey(token: string, header: (name: string) => string | undefined): string {
+    const test = testIdOf(header(TEST_ID_HEADER));
+    return test === undefined ? token : `${token}\ntest=${test}#${this.get(test).generation}`;
+  }
+}
+
+
+/** A test id as sent, or why it is refused: non-empty, printable ASCII, at most MAX_TEST_ID_CHARS. */
+export function checkTestId(id: string, where: string): string {
+  if (!id || id.length > MAX_TEST_ID_CHARS || !/^[\x20-\x7e]+$/.test(id)) {
+    const got = !id ? 'an empty one' : id.length > MAX_TEST_ID_CHARS ? `${id.length} characters` : 'other characters';
+    throw new GatewayError('invalid_request', `Invalid test id (${where}): a test id is 1 to ${MAX_TEST_ID_CHARS} printable ASCII characters, got ${got}.`, { param: where });
+  }
+  return id;
+}
+
+/** The test id a request carries (header as sent, trimmed), if a valid one. */
+function testIdOf(value: string | undefined): string | undefined {
+  const id = value?.trim();
+  if (!id) return undefined;
+  try {
+    return checkTestId(id, TEST_ID_HEADER);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The test id a request carries (an empty header is none); a malformed one is refused with a 400 that says what a test id is. */
+export function requestTestId(header: (name: string) => string | undefined): string | undefined {
+  const value = header(TEST_ID_HEADER)?.trim();
+  return value ? checkTestId(value, TEST_ID_HEADER) : undefined;
+}
+
+// Which test's view each entry was recorded in (WeakMap: entries leave with the journal's ring).
+const views = new WeakMap<JournalEntry, object>();
+
+/** The journal, also filing each entry that carries a test id in that test's view. */
+export class ScopedJournal extends Journal {
+  private readonly scopes: TestScopes;
+  constructor(capacity: number, scopes: TestScopes) {
+    super(capacity);
+    this.scopes = scopes;
+  }
+
+  override record(entry: JournalEntry): JournalEntry {
+    const id = testIdOf(entry.headers[TEST_ID_HEADER]);
+    if (id !== undefined) views.set(entry, this.scopes.get(id).view);
+    return super.record(entry);
+  }
+}
+
+/** Whether an entry is in the test's current view. */
+export function inView(entry: JournalEntry, scope: TestScope): boolean {
+  return views.get(entry) === scope.view;
+}
+
+/** The test id an entry was sent with, if any. */
+export function entryTestId(entry: Pick<JournalEntry, 'headers'>): string | undefined {
+  return testIdOf(entry.headers[TEST_ID_HEADER]);
+}

@@ -1,0 +1,167 @@
+// setupGateway({ url }): the vitest helper pointed at a standalone server that many test files and
+// workers share. Each test gets its own test id; msw intercepts the test's requests to that server's
+// origin and sends them on unchanged but for the `x-mock-test-id` header (so every client, SDK or not,
+// is covered and the test does nothing); the server keeps that test's fixtures, counters and journal
+// apart (scope.ts), and the test's state there is reset after it.
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { bypass, http, passthrough, type RequestHandler } from 'msw';
+import { setupServer } from 'msw/node';
+import type { JournalEntry } from './core/journal.ts';
+import type { RequestFilter } from './api.ts';
+import type { Fixture } from './fixtures/types.ts';
+import type { NearMiss } from './fixtures/match.ts';
+import { nearMissReport } from './pipeline/decide.ts';
+import { MAX_TEST_ID_CHARS, TEST_ID_HEADER } from './scope.ts';
+import { failedRequests, listenFailing, type UnhandledMode } from './vitest-unhandled.ts';
+
+export interface RemoteGatewayOptions {
+  /** The standalone server's root URL, e.g. `http://127.0.0.1:4010` (its `/v1`, `/__admin`… hang from it). */
+  url: string;
+  /** Fixtures put in under each test's id before it (that test's reset removes them after it). */
+  use?: Fixture[];
+  /** A request no handler takes (one to another host): 'error' (default) fails the test, 'warn' prints, 'bypass' lets it through. */
+  onUnhandledRequest?: UnhandledMode;
+  /** Your own msw handlers, served before the gateway's. */
+  handlers?: RequestHandler[];
+  /** The server's admin token, if it asks for one (a server bound beyond loopback). */
+  adminToken?: string;
+}
+
+/** The running test's side of a shared standalone gateway; every operation goes to its `/__admin`. */
+export interface RemoteGateway {
+  /** The server's root URL. */
+  readonly url: string;
+  /** The msw server that adds the test id, for `server.use(...)` of your own per-test handlers. */
+  readonly server: ReturnType<typeof setupServer>;
+  /** The running test's id (what its requests carry as `x-mock-test-id`); undefined between tests. */
+  readonly testId: string | undefined;
+  /** Adds fixtures for the running test's requests only; returns their ids. */
+  use(...fixtures: Fixture[]): Promise<string[]>;
+  /** The running test's requests, oldest first, optionally filtered; with `limit`, the newest `limit`. */
+  requests(filter?: Omit<RequestFilter, 'test'>, limit?: number): Promise<JournalEntry[]>;
+  countRequests(filter?: Omit<RequestFilter, 'test'>): Promise<number>;
+  /** Scenario states as the running test's requests see them. */
+  readonly scenarios: {
+    list(): Promise<{ name: string; state: string; possibleStates: string[] }[]>;
+    set(name: string, state: string): Promise<void>;
+    reset(): Promise<void>;
+  };
+  /** Drops the running test's fixtures, counters, scenario states and journal view (done after each test). */
+  reset(): Promise<void>;
+}
+
+/** What vitest's context tells of a test: its name, its suites', its file's. */
+interface TaskLike {
+  name: string;
+  suite?: TaskLike;
+  file?: { name: string };
+}
+
+/** Characters kept of a test's own name and file in its id; the rest of MAX_TEST_ID_CHARS is the unique tail. */
+const READABLE_CHARS = MAX_TEST_ID_CHARS - 12;
+
+/**
+ * A test id for the running test: its file and name (a person reading the journal sees which test),
+ * then 8 random hex digits, so the same test in another run, worker or retry never shares state. The
+ * server takes printable ASCII: other characters are percent-encoded.
+ */
+export function testIdFor(task: TaskLike): string {
+  const names: string[] = [];
+  for (let t: TaskLike | undefined = task; t; t = t.suite) if (t.name && t.name !== t.file?.name) names.unshift(t.name);
+  const readable = [task.file?.name, ...names].filter(Boolean).join(' > ').replace(/[^\x20-\x7e]/gu, (c) => encodeURIComponent(c));
+  const unique = globalThis.crypto.randomUUID().slice(0, 8);
+  return `${readable.slice(0, READABLE_CHARS)} #${unique}`;
+}
+
+/** Filter fields as query parameters. */
+function queryOf(filter: Record<string, unknown>, extra: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...filter, ...extra })) if (v !== undefined) params.set(k, String(v));
+  return params.toString();
+}
+
+export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway {
+  const { use, onUnhandledRequest = 'error', handlers = [], adminToken } = options;
+  const root = options.url.replace(/\/+$/, '');
+  const origin = new URL(root).origin;
+  let current: string | undefined;
+
+  // The test's requests to the server: sent on as they are, with the test id (bypass: msw lets it out).
+  const tagging = http.all(`${origin}/*`, ({ request }) => {
+    if (current === undefined) return passthrough();
+    const headers = new Headers(request.headers);
+    headers.set(TEST_ID_HEADER, current);
+    return fetch(bypass(request, { headers }));
+  });
+  const server = setupServer(...handlers, tagging);
+
+  /** One control-plane call, never intercepted; fails with the server's own message. */
+  async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (adminToken) headers['x-admin-token'] = adminToken;
+    const res = await fetch(bypass(`${root}/__admin${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+    const text = await res.text();
+    if (!res.ok) throw new Error(`model-gateway-mock at ${root}: ${method} /__admin${path} answered ${res.status}: ${text}`);
+    return JSON.parse(text) as T;
+  }
+  const testId = () => {
+    if (current === undefined) throw new Error('model-gateway-mock: setupGateway({ url }) acts for the running test: call it inside a test (or its beforeEach/afterEach).');
+    return encodeURIComponent(current);
+  };
+  const add = async (fixtures: Fixture[]) => {
+    // A predicate is a function: it cannot travel to another process.
+    if (fixtures.some((f) => f.match?.predicate)) throw new Error('model-gateway-mock: a fixture with match.predicate runs in-process only; setupGateway({ url }) sends fixtures as JSON.');
+    return (await admin<{ ids: string[] }>('POST', `/fixtures?test=${testId()}`, fixtures)).ids;
+  };
+  const requests = async (filter: Omit<RequestFilter, 'test'> = {}, limit?: number) =>
+    (await admin<{ requests: JournalEntry[] }>('GET', `/requests?${queryOf(filter, { test: current, limit: limit?.toString() })}`)).requests;
+  let listening: { failures(): string[] } | undefined;
+
+  beforeAll(() => {
+    listening = listenFailing(server, onUnhandledRequest);
+  });
+  beforeEach(async (context) => {
+    // One test at a time per file: msw cannot tell which of two concurrent tests sent a request.
+    if (current !== undefined) throw new Error(`model-gateway-mock: setupGateway({ url }) runs a file's tests one at a time; "${current}" is still running (no it.concurrent).`);
+    current = testIdFor(context.task as TaskLike);
+    if (use?.length) await add(use);
+  });
+  afterEach(async () => {
+    const failures = listening?.failures() ?? [];
+    try {
+      testId();
+      // A strict server answered a request no fixture matched with the report: fail the test with it too.
+      for (const e of await requests({ unmatched: true })) if (e.nearMiss) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss)}`);
+      await admin('POST', `/reset?test=${testId()}`);
+    } finally {
+      current = undefined;
+      server.resetHandlers();
+    }
+    const failed = failedRequests(failures);
+    if (failed) throw failed;
+  });
+  afterAll(() => server.close());
+
+  return {
+    url: root,
+    server,
+    get testId() {
+      return current;
+    },
+    use: (...fixtures) => add(fixtures),
+    requests: async (filter, limit) => {
+      testId();
+      return requests(filter, limit);
+    },
+    countRequests: async (filter = {}) => {
+      testId();
+      return (await admin<{ count: number }>('GET', `/requests/count?${queryOf(filter, { test: current })}`)).count;
+    },
+    scenarios: {
+      list: async () => (await admin<{ scenarios: { name: string; state: string; possibleStates: string[] }[] }>('GET', `/scenarios?test=${testId()}`)).scenarios,
+      set: async (name, state) => void (await admin('PUT', `/scenarios/${encodeURIComponent(name)}/state?test=${testId()}`, { state })),
+      reset: async () => void (await admin('POST', `/scenarios/reset?test=${testId()}`)),
+    },
+    reset: async () => void (await admin('POST', `/reset?test=${testId()}`)),
+  };
+}

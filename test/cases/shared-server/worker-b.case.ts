@@ -1,0 +1,4 @@
+// Worker b of the shared-server cases (see worker.ts).
+import { worker } from './worker.ts';
+
+worker('b', 'a');
