@@ -124,6 +124,7 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.tokens.resetUse();
       runtime.stored.clear();
       runtime.files.clear();
+      runtime.batches.clear();
     },
     fixtures: {
       list: () => runtime.fixtures.list(),

@@ -35,6 +35,8 @@ export class Runtime {
   readonly stored: BoundedStore<unknown>;
   /** Generated image files served by URL until reset, by file name; bounded in count and bytes (256 MiB). */
   readonly files = new BoundedStore<StoredFile>(1000, 256 * 1024 * 1024);
+  /** Message Batches (formats/anthropic/batches.ts) by id: at most 100 and 64 MiB of results, the oldest dropped first. */
+  readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 

@@ -34,6 +34,11 @@ export class BoundedStore<V> {
     return this.items.delete(id);
   }
 
+  /** The values held, oldest first. */
+  values(): V[] {
+    return [...this.items.values()].map((item) => item.value);
+  }
+
   clear(): void {
     this.items.clear();
     this.held = 0;

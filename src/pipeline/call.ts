@@ -21,6 +21,11 @@ export interface FormatEdge {
   namedEvents: boolean;
   /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
   streamError(error: GatewayError, requestId: string): string;
+  /**
+   * Whether a request no endpoint takes (unknown path, wrong method) came from this vendor's clients
+   * (their headers, their path prefixes): its error is then rendered in this format (paths.ts's errorFormat).
+   */
+  recognizes?(request: Pick<Inbound, 'url' | 'header'>): boolean;
 }
 
 export type Params = Record<string, string | readonly string[] | undefined>;

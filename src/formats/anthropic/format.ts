@@ -11,4 +11,6 @@ export const anthropicFormat: VendorFormat = {
   errorResponse: anthropicErrorResponse,
   streamError: anthropicStreamError,
   credentialHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
+  // Anthropic's SDKs send anthropic-version on every request, and its key in x-api-key, which no other vendor uses.
+  recognizes: (request) => request.header('anthropic-version') !== undefined || request.header('x-api-key') !== undefined,
 };

@@ -10,4 +10,6 @@ export const geminiFormat: VendorFormat = {
   errorResponse: geminiErrorResponse,
   streamError: geminiStreamError,
   credentialHeaders: (key) => ({ 'x-goog-api-key': key }),
+  // Google's API versions /v1beta and /v1alpha are its own; its SDK sends the key in x-goog-api-key.
+  recognizes: (request) => /^\/v1(?:beta|alpha)(?:\/|$)/.test(request.url.pathname) || request.header('x-goog-api-key') !== undefined,
 };
