@@ -113,7 +113,7 @@ export interface Gateway {
   /** Counts the times the journal was emptied (`reset()`, `clearRequests()`): a reader following it can tell it restarted. */
   readonly journalGeneration: number;
   /**
-   * Clears the journal, run-time fixtures, scenarios, token use, stored responses and image files; revives `once` fixtures.
+   * Clears the journal, run-time fixtures, scenarios, token use, stored responses, image files and message batches; revives `once` fixtures.
    * @example afterEach(() => gateway.reset());
    */
   reset(): void;
