@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
-import { modes, strictListen, type Running } from './helpers/modes.ts';
+import { modes, socket, socketSuites, strictListen, type Running } from './helpers/modes.ts';
 
 const MODEL = 'claude-sonnet-5-5';
 const weather = { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
@@ -163,6 +163,41 @@ describe('Message Batches: bounds and reset (in-process)', () => {
     gateway.reset();
     expect(await client.messages.batches.retrieve(id).catch((e: unknown) => e)).toBeInstanceOf(Anthropic.NotFoundError);
     expect((await client.messages.batches.list()).data).toEqual([]);
+  });
+});
+
+describe.runIf(socketSuites)('Message Batches: the event loop (socket)', () => {
+  let gw: Running;
+  beforeAll(async () => {
+    gw = await socket.start({ fixtures: [{ match: { userMessage: 'long please' }, reply: { text: 'long '.repeat(2000) } }] });
+  });
+  afterAll(() => gw.stop());
+
+  it("serves another client's requests while a big batch is being answered", async () => {
+    const client = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
+    const long = Array.from({ length: 1500 }, (_, i) => ({ custom_id: `r${i}`, params: { model: MODEL, max_tokens: 4096, messages: ask('long please') } }));
+    const order: string[] = [];
+    const batch = client.messages.batches.create({ requests: long }).then(() => order.push('batch'));
+    // The journal shows the batch's parsed body once the server has gone on to answer its requests: from
+    // then on, the server answers anyone only between the batch's slices of work.
+    while (!(await gw.requests()).some((e) => e.path === '/v1/messages/batches' && e.body !== undefined)) order.push('poll');
+    await client.messages.create(REQUESTS[0].params).then(() => order.push('small'));
+    await batch;
+    expect(order.filter((o) => o !== 'poll')).toEqual(['small', 'batch']);
+  });
+});
+
+describe('a request no endpoint takes, in-process on an explicit origin', () => {
+  it('gets the 404 in the format of its path, key or not', async () => {
+    const server = setupServer(...createGateway({ origin: 'https://gateway.test' }).handlers);
+    strictListen(server);
+    try {
+      const res = await fetch('https://gateway.test/v1alpha/tunedModels');
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: 404, message: 'Invalid URL (GET /v1alpha/tunedModels)', status: 'NOT_FOUND' } });
+    } finally {
+      server.close();
+    }
   });
 });
 
