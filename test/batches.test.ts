@@ -1,7 +1,7 @@
 // Anthropic Message Batches through @anthropic-ai/sdk, in-process and over a socket: each result is what
 // messages.create answers for the same params; list pages, cancel, delete, the limits, reset. And the
 // 404/405 of a request no endpoint takes, in the caller's format, through each SDK's error classes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ApiError, GoogleGenAI } from '@google/genai';
@@ -156,6 +156,27 @@ describe('Message Batches: bounds and reset (in-process)', () => {
     expect(await client.messages.batches.retrieve(first).catch((e: unknown) => e)).toBeInstanceOf(Anthropic.NotFoundError);
     const page = await client.messages.batches.list({ limit: 1000 });
     expect(page.data).toHaveLength(100);
+  });
+
+  it('expires every request of a batch first read after its expires_at (the real clock, Date set forward)', async () => {
+    const real = createGateway({ clock: 'real' });
+    const local = setupServer(...real.handlers);
+    server.close();
+    strictListen(local);
+    try {
+      const own = new Anthropic({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2', maxRetries: 0 });
+      const created = await own.messages.batches.create({ requests: REQUESTS.slice(0, 2) });
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.parse(created.expires_at) + 1000);
+      const { batch } = await ended(own, created.id);
+      expect(batch.request_counts).toEqual({ processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 2 });
+      expect(batch.ended_at).toBe(new Date(Math.floor(Date.parse(created.expires_at) / 1000 + 1) * 1000).toISOString());
+      expect([...(await results(own, created.id)).values()]).toEqual([{ type: 'expired' }, { type: 'expired' }]);
+    } finally {
+      vi.useRealTimers();
+      local.close();
+      strictListen(server);
+    }
   });
 
   it('reset clears the batches', async () => {
