@@ -127,6 +127,11 @@ describe.each(modes)('Message Batches ($name)', (mode) => {
     expect((await refuse([REQUESTS[0], REQUESTS[0]])).message).toContain("requests.1.custom_id: Duplicate custom_id 'plain'");
     expect((await refuse([])).message).toContain('requests: List should have at least 1 item');
     expect((await refuse([{ custom_id: 'x' }])).message).toContain('requests.0.params: Field required');
+    // A streamed request in a batch is not refused whole: it is an errored result.
+    const { id } = await client.messages.batches.create({ requests: [{ custom_id: 's', params: { ...REQUESTS[0].params, stream: true } as unknown as Params }] });
+    expect((await ended(client, id)).batch.request_counts.errored).toBe(1);
+    const [streamed] = (await results(client, id)).values();
+    expect((streamed as Anthropic.Messages.MessageBatchErroredResult).error.error.message).toContain('stream: Batch requests cannot be streamed');
   });
 });
 

@@ -89,8 +89,9 @@ async function resultOf(call: Call, params: Record<string, unknown>, version: st
   const inbound = { url: new URL('/v1/messages', call.inbound.url), header: (name: string) => call.inbound.header(name) };
   const ctx = { runtime: call.runtime, inbound, entry: { ...call.entry }, token: call.token };
   try {
+    // Before answering: a stream asked for must not use up a `once` fixture.
+    if (params.stream === true) throw invalid('stream', 'Batch requests cannot be streamed: leave `stream` out of a batch request.');
     const { request, answered } = await answerMessage(ctx, params, version);
-    if (request.stream) throw invalid('stream', 'Batch requests cannot be streamed: leave `stream` out of a batch request.');
     if (isForward(answered)) throw new GatewayError('server', 'model-gateway-mock records single requests, not batch requests: add a fixture for this request to answer it in a batch.');
     // Faults and delays are about a connection: a batch result has none.
     return { outcome: 'succeeded', json: JSON.stringify({ type: 'succeeded', message: answered.raw ?? renderMessage(answered.reply, request) }) };
