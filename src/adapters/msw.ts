@@ -99,6 +99,8 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
   const byPath = new Map<string, EndpointSpec[]>();
   const formats = new Set(endpoints.map((e) => e.format));
   for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  // What the last handler takes (see there); HEAD is msw's business, as on the endpoints' paths.
+  const claims = (request: Request) => request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''));
   return [
     ...endpoints.map((spec) =>
       verbs[spec.method](origin + spec.path, async ({ request, params }) => {
@@ -125,8 +127,7 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
     // On any origin (the default) it takes only requests meant for the gateway, which present a key it
     // issued: msw counts a request a handler takes as handled, and the rest must stay unhandled (other
     // hosts, reported by onUnhandledRequest) or go on to the user's handlers.
-    new ClaimingHandler(`${origin}/*`, (request) => origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''), ({ request }) => {
-      if (request.method === 'HEAD') return undefined;
+    new ClaimingHandler(`${origin}/*`, claims, ({ request }) => {
       if (request.method === 'OPTIONS') return preflight(request);
       const inbound = inboundOf(request);
       return responseOf(unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound), request.signal);
