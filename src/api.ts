@@ -176,8 +176,8 @@ export interface Gateway {
   readonly journalGeneration: number;
   /**
    * Clears the journal, run-time fixtures, scenarios, every test's state, token use, rate windows, cost
-   * totals, the clock's advance, stored responses and chat completions, image files and the prompt cache;
-   * revives `once` fixtures.
+   * totals, the clock's advance, stored responses and chat completions, image files, message batches and
+   * the prompt cache; revives `once` fixtures.
    * @example afterEach(() => gateway.reset());
    */
   reset(): void;

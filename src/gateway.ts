@@ -169,6 +169,7 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.stored.clear();
       runtime.files.clear();
       runtime.promptCache.clear();
+      runtime.batches.clear();
     },
     fixtures: {
       list: () => [...testFixtures().flatMap((scope) => scope.entries), ...runtime.fixtures.list()],

@@ -53,6 +53,8 @@ export class Runtime {
   readonly prices: PriceTable;
   /** Requests, tokens and USD per token since the start or the last reset. */
   readonly spending = new Spending();
+  /** Message Batches (formats/anthropic/batches.ts) by id: at most 100 and 64 MiB of results, the oldest dropped first. */
+  readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 

@@ -1,7 +1,9 @@
 // In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
-import { bypass, http, type HttpHandler } from 'msw';
+import { bypass, http, HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint } from '../pipeline/endpoint.ts';
+import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
+import { errorFormat } from '../pipeline/paths.ts';
+import { presentedKey } from '../auth/keys.ts';
 import type { EndpointSpec } from '../pipeline/call.ts';
 import { collect, isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
 import { playbackStream } from '../pipeline/sse.ts';
@@ -86,13 +88,19 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
   return new Response(body as BodyInit | null, { status: out.status, headers });
 }
 
+/** The standalone server's answer to a CORS preflight. */
+const preflight = (request: Request) => new Response(null, { status: 204, headers: preflightHeaders(request.headers.get('access-control-request-headers') ?? undefined) });
+
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
 export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
   const verbs = { GET: http.get, POST: http.post, DELETE: http.delete };
   // Record mode in-process: the upstream call must get past msw (ours and the test's handlers).
   if (runtime.record) runtime.record.fetch ??= (url, init) => fetch(bypass(url as URL, init));
   const byPath = new Map<string, EndpointSpec[]>();
+  const formats = new Set(endpoints.map((e) => e.format));
   for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  // What the last handler takes (see there); HEAD is msw's business, as on the endpoints' paths.
+  const claims = (request: Request) => request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''));
   return [
     ...endpoints.map((spec) =>
       verbs[spec.method](origin + spec.path, async ({ request, params }) => {
@@ -107,12 +115,41 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         // OPTIONS gets the standalone server's preflight answer: a service worker never sees a preflight, but
         // happy-dom sends them through Node's http (without Access-Control-Request-Method). HEAD is msw's business.
         if (request.method === 'OPTIONS') {
-          return new Response(null, { status: 204, headers: preflightHeaders(request.headers.get('access-control-request-headers') ?? undefined) });
+          return preflight(request);
         }
         if (request.method === 'HEAD') return undefined;
         const methods = [...new Set(specs.map((s) => s.method))];
-        return responseOf(methodNotAllowed(defaultFormat(specs), inboundOf(request), methods), request.signal);
+        const inbound = inboundOf(request);
+        return responseOf(methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods), request.signal);
       }),
     ),
+    // Last: a path no endpoint serves gets the 404 the standalone server gives, in the caller's format.
+    // On any origin (the default) it takes only requests meant for the gateway, which present a key it
+    // issued: msw counts a request a handler takes as handled, and the rest must stay unhandled (other
+    // hosts, reported by onUnhandledRequest) or go on to the user's handlers.
+    new ClaimingHandler(`${origin}/*`, claims, ({ request }) => {
+      if (request.method === 'OPTIONS') return preflight(request);
+      const inbound = inboundOf(request);
+      return responseOf(unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound), request.signal);
+    }),
   ];
 }
+
+/** An any-method handler on `path` that takes only the requests `claims` says are its own. */
+class ClaimingHandler extends HttpHandler {
+  private readonly claims: (request: Request) => boolean;
+
+  constructor(path: string, claims: (request: Request) => boolean, resolver: ConstructorParameters<typeof HttpHandler>[2]) {
+    super(/.+/, path, resolver);
+    this.claims = claims;
+  }
+
+  override predicate(args: Parameters<HttpHandler['predicate']>[0]) {
+    // Async in msw 3 and recent 2.x; kept as the base answers.
+    const matched = super.predicate(args) as boolean | Promise<boolean>;
+    return (matched instanceof Promise ? matched.then((ok) => ok && this.claims(args.request)) : matched && this.claims(args.request)) as ReturnType<HttpHandler['predicate']>;
+  }
+}
+
+/** Every way a client may present a key on an HTTP request. */
+const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'] as const;

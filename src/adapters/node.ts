@@ -10,7 +10,7 @@ import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
 import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
 import { playEvents, utf8 } from '../pipeline/sse.ts';
-import { matchPath } from '../pipeline/paths.ts';
+import { errorFormat, matchPath } from '../pipeline/paths.ts';
 
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -209,11 +209,13 @@ export class NodeRouter {
   private readonly patterned: Route[] = [];
   private readonly runtime: Runtime;
   private readonly fallback: FormatEdge;
+  private readonly formats: ReadonlySet<FormatEdge>;
 
-  /** `fallback` renders 404s for paths no endpoint serves. */
+  /** `fallback` renders 404s for paths no endpoint serves, unless another format recognizes the request. */
   constructor(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge) {
     this.runtime = runtime;
     this.fallback = fallback;
+    this.formats = new Set(endpoints.map((e) => e.format));
     for (const spec of endpoints) {
       if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: spec.path });
       else {
@@ -253,8 +255,8 @@ export class NodeRouter {
       const exact = this.exactRoute(inbound);
       const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
       if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-      else if (allowed.length) out = methodNotAllowed(defaultFormat(allowed), inbound, [...new Set(allowed.map((s) => s.method))]);
-      else out = unknownRoute(this.fallback, inbound);
+      else if (allowed.length) out = methodNotAllowed(errorFormat(new Set(allowed.map((s) => s.format)), inbound, defaultFormat(allowed)), inbound, [...new Set(allowed.map((s) => s.method))]);
+      else out = unknownRoute(errorFormat(this.formats, inbound, this.fallback), inbound);
     } catch (error) {
       // Only a malformed request line gets here (the pipeline answers every failure itself).
       out = this.fallback.errorResponse(new GatewayError('invalid_request', `Malformed request: ${(error as Error).message}`), '');

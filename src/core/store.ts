@@ -39,6 +39,11 @@ export class BoundedStore<V> {
     for (const [id, item] of this.items) if (id.startsWith(prefix)) yield [id, item.value];
   }
 
+  /** The values held, oldest first. */
+  values(): V[] {
+    return [...this.items.values()].map((item) => item.value);
+  }
+
   clear(): void {
     this.items.clear();
     this.held = 0;

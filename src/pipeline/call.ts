@@ -24,6 +24,11 @@ export interface FormatEdge {
   streamError(error: GatewayError, requestId: string): string;
   /** The vendor's rate-limit headers for a window (on replies and on its 429); none for a vendor that sends none. */
   rateLimitHeaders(window: RateWindow): Record<string, string>;
+  /**
+   * Whether a request no endpoint takes (unknown path, wrong method) came from this vendor's clients
+   * (their headers, their path prefixes): its error is then rendered in this format (paths.ts's errorFormat).
+   */
+  recognizes?(request: Pick<Inbound, 'url' | 'header'>): boolean;
 }
 
 export type Params = Record<string, string | readonly string[] | undefined>;

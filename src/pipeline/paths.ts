@@ -1,7 +1,8 @@
 // Path patterns (`/v1/models/:model`) matched as msw's own matcher matches `*${pattern}`, without
 // loading msw: the standalone server keeps msw off its module graph (test/layering.test.ts checks it,
 // and compares this matcher with msw's on the same paths).
-import type { Params } from './call.ts';
+import type { FormatEdge, Params } from './call.ts';
+import type { Inbound } from './exchange.ts';
 
 /**
  * The pattern's parameters when `pathname` ends with it (any prefix, as msw's leading `*`; one
@@ -32,4 +33,24 @@ function decode(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/**
+ * The origin a client reached us at, for URLs handed back to it (a batch's results_url): the Host it
+ * sent when that is a plain host[:port] (the standalone server parses paths against localhost), else
+ * the request URL's (in-process, msw gives the whole URL).
+ */
+export function requestOrigin(inbound: { url: URL; header(name: string): string | undefined }): string {
+  const host = inbound.header('host');
+  if (host && /^(?:[\w.-]+|\[[\da-f:.]+\])(?::\d{1,5})?$/i.test(host)) return `http://${host}`;
+  return inbound.url.origin;
+}
+
+/**
+ * The format a request no endpoint takes is answered in (a 404 for an unknown path, a 405 for a wrong
+ * method): the first of `formats` that recognizes it as its vendor's client's, else `fallback`.
+ */
+export function errorFormat(formats: Iterable<FormatEdge>, request: Pick<Inbound, 'url' | 'header'>, fallback: FormatEdge): FormatEdge {
+  for (const format of formats) if (format.recognizes?.(request)) return format;
+  return fallback;
 }

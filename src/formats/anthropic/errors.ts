@@ -28,7 +28,8 @@ const RATE_LIMITED = {
   'anthropic-ratelimit-tokens-reset': '2026-01-01T00:00:01Z',
 };
 
-export function anthropicErrorBody(error: GatewayError, requestId: string) {
+/** The error body; a batch result's error has no request of its own (`request_id: null`). */
+export function anthropicErrorBody(error: GatewayError, requestId: string | null) {
   return { type: 'error', error: { type: TYPE[error.kind], message: error.message }, request_id: requestId };
 }
 

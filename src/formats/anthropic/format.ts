@@ -33,4 +33,6 @@ export const anthropicFormat: VendorFormat = {
   streamError: anthropicStreamError,
   credentialHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
   rateLimitHeaders,
+  // Anthropic's SDKs send anthropic-version on every request, and its key in x-api-key, which no other vendor uses.
+  recognizes: (request) => request.header('anthropic-version') !== undefined || request.header('x-api-key') !== undefined,
 };

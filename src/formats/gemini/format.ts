@@ -12,4 +12,6 @@ export const geminiFormat: VendorFormat = {
   credentialHeaders: (key) => ({ 'x-goog-api-key': key }),
   // Google sends no rate-limit headers: its 429 says when to retry in the body's RetryInfo.
   rateLimitHeaders: () => ({}),
+  // Google's API versions /v1beta and /v1alpha are its own; its SDK sends the key in x-goog-api-key.
+  recognizes: (request) => /^\/v1(?:beta|alpha)(?:\/|$)/.test(request.url.pathname) || request.header('x-goog-api-key') !== undefined,
 };

@@ -24,6 +24,20 @@ export const urlOf = (r: FuzzRequest, root = 'http://127.0.0.1:2') => new URL(r.
 /** The path as routed: one trailing slash does not count (msw's matcher, and the node router alike). */
 export const pathOf = (url: URL) => (url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname);
 
+/**
+ * The format of a request no endpoint takes (an unknown path, or a method its path does not serve, where
+ * more than one format serves that path): its client's, by Anthropic's headers or Google's path prefixes
+ * and header, else `fallback` (the path's own format; OpenAI's for unknown paths). See docs/endpoints.md.
+ */
+function strayVendor(r: FuzzRequest, url: URL, fallback: Vendor): Vendor {
+  if (header(r, 'anthropic-version') !== undefined || header(r, 'x-api-key') !== undefined) return 'anthropic';
+  if (/^\/v1(?:beta|alpha)(?:\/|$)/.test(url.pathname) || header(r, 'x-goog-api-key') !== undefined) return 'gemini';
+  return fallback;
+}
+
+/** Paths only OpenAI's endpoints serve that the fuzzer asks: a wrong method on them is OpenAI's 405 whoever asks. */
+const OPENAI_PATHS = /^\/(?:v1\/(?:chat\/completions|completions|embeddings|rerank|responses(?:\/[^/]+(?:\/input_items|\/cancel)?)?)|v2\/rerank)$/;
+
 /** Whose error shape the server owes this request: mirrors the routing rules the README documents. */
 export function vendorOf(r: FuzzRequest): Vendor {
   const url = urlOf(r);
@@ -35,11 +49,12 @@ export function vendorOf(r: FuzzRequest): Vendor {
   const models = /^\/v1\/models(\/[^/]+)?$/.exec(p);
   if (models) {
     if (models[1] && r.method === 'POST') return 'gemini';
-    if (r.method !== 'GET') return 'openai';
+    if (r.method !== 'GET') return strayVendor(r, url, 'openai');
     if (header(r, 'anthropic-version') !== undefined) return 'anthropic';
     if (header(r, 'x-goog-api-key') !== undefined || header(r, 'x-goog-api-client') !== undefined || url.searchParams.has('key')) return 'gemini';
+    return 'openai';
   }
-  return 'openai';
+  return OPENAI_PATHS.test(p) ? 'openai' : strayVendor(r, url, 'openai');
 }
 
 /** The status x-mock-status forces, if it is a valid one (read as the runtime reads it: `Number()`, so "0x1f4" and "500.0" are 500). */
@@ -65,7 +80,7 @@ function parse(text: string, what: string): unknown {
   }
 }
 
-function checkError(vendor: Vendor, status: number, body: unknown): void {
+function checkError(vendor: Vendor, status: number, body: unknown, stray: Vendor = 'openai'): void {
   if (!isObject(body)) fail(`error body is not an object`);
   const e = body.error as Record<string, unknown>;
   switch (vendor) {
@@ -80,9 +95,9 @@ function checkError(vendor: Vendor, status: number, body: unknown): void {
       if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message || typeof e.status !== 'string') fail(`not a Gemini error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
       return;
     case 'admin':
-      // The control plane's own `{error}`; an unknown admin path answers as an unknown route (OpenAI).
+      // The control plane's own `{error}`; an unknown admin path answers as an unknown route (in the caller's format).
       if (typeof body.error === 'string' && body.error) return;
-      return checkError('openai', status, body);
+      return checkError(stray, status, body);
     default:
       return checkError('openai', status, body);
   }
@@ -209,9 +224,9 @@ export function checkAnswer(r: FuzzRequest, answer: Answer): void {
   }
   if (status === 431) return; // node's own limit on header size, before any of our code
   if (status >= 200 && status < 300) return checkReply(r, answer);
-  if (status >= 400 && status < 500) return checkError(vendor, status, parse(answer.text, `${status} error`));
-  if (status >= 500 && status === forced) return checkError(vendor, status, parse(answer.text, `${status} error`));
-  if (status >= 500 && forced && (vendor === 'gemini' || vendor === 'openai') && status === 503 && forced === 529) return checkError(vendor, status, parse(answer.text, `${status} error`));
+  if (status >= 400 && status < 500) return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
+  if (status >= 500 && status === forced) return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
+  if (status >= 500 && forced && (vendor === 'gemini' || vendor === 'openai') && status === 503 && forced === 529) return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
   fail(`status ${status}: ${answer.text.slice(0, 300)}`);
 }
 

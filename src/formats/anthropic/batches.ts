@@ -1,0 +1,213 @@
+// Anthropic's Message Batches: /v1/messages/batches create, retrieve, list, cancel, delete and results
+// (JSONL). Each request is answered at creation by the same steps as /v1/messages (messages.ts's
+// answerMessage: parse, decide, synthesize, render), so a result is what messages.create answers for
+// its params. Processing ends, deterministically, with the first request about the batch after its
+// creation (a retrieve, list, results or delete; a cancel before that cancels every request).
+import { GatewayError } from '../../core/errors.ts';
+import { hashStrings, makeId } from '../../core/seed.ts';
+import { SLICE_CHARS, yieldToLoop } from '../../core/slices.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import { isForward } from '../../pipeline/decide.ts';
+import { json, type Outbound } from '../../pipeline/exchange.ts';
+import { lenientAlike } from '../../pipeline/params.ts';
+import { requestOrigin } from '../../pipeline/paths.ts';
+import { anthropicErrorBody } from './errors.ts';
+import { anthropicFormat } from './format.ts';
+import { listPage } from './list.ts';
+import { answerMessage, anthropicVersion, KEY_OR_BEARER } from './messages.ts';
+import { renderMessage } from './render.ts';
+import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+
+/** Requests one batch may hold (Anthropic takes 100,000): with the body limit, what bounds a batch's work. */
+export const MAX_BATCH_REQUESTS = 10_000;
+/** Characters of results one batch may hold (Anthropic's limit is 256 MB of request): what bounds its memory. */
+export const MAX_BATCH_RESULT_CHARS = 16 * 1024 * 1024;
+/** A batch expires 24 hours after creation, as Anthropic's do. */
+const EXPIRES_AFTER_SECONDS = 24 * 60 * 60;
+
+type Outcome = 'succeeded' | 'errored' | 'canceled' | 'expired';
+
+interface Result {
+  customId: string;
+  outcome: Outcome;
+  /** The result object's JSON: `{"type":"succeeded","message":…}` or `{"type":"errored","error":…}`. */
+  json: string;
+}
+
+interface Batch {
+  id: string;
+  createdAt: number;
+  expiresAt: number;
+  endedAt?: number;
+  cancelAt?: number;
+  results: Result[];
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+function batchObject(call: Call, b: Batch) {
+  const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+  // Requests count as processing until the whole batch has ended, as Anthropic counts them.
+  for (const r of b.results) counts[b.endedAt === undefined ? 'processing' : r.outcome]++;
+  const ended = b.endedAt !== undefined;
+  return {
+    id: b.id,
+    type: 'message_batch',
+    processing_status: ended ? 'ended' : b.cancelAt !== undefined ? 'canceling' : 'in_progress',
+    request_counts: counts,
+    ended_at: ended ? iso(b.endedAt!) : null,
+    created_at: iso(b.createdAt),
+    expires_at: iso(b.expiresAt),
+    archived_at: null,
+    cancel_initiated_at: b.cancelAt === undefined ? null : iso(b.cancelAt),
+    results_url: ended ? `${requestOrigin(call.inbound)}/v1/messages/batches/${b.id}/results` : null,
+  };
+}
+
+/** Ends the batch's processing, if it has not ended: canceled if a cancel came first, expired if read after its expiry. */
+function settle(call: Call, b: Batch): Batch {
+  if (b.endedAt !== undefined) return b;
+  const now = call.runtime.now();
+  const late: Outcome | undefined = b.cancelAt !== undefined ? 'canceled' : now >= b.expiresAt ? 'expired' : undefined;
+  if (late) b.results = b.results.map((r) => ({ customId: r.customId, outcome: late, json: JSON.stringify({ type: late }) }));
+  b.endedAt = now;
+  return b;
+}
+
+function found(call: Call): Batch {
+  anthropicVersion(call);
+  const id = String(call.params.id);
+  const batch = call.runtime.batches.get(id) as Batch | undefined;
+  if (!batch) throw new GatewayError('not_found', `message_batch_id: no Message Batch with id '${id}' (batches are held until reset, the oldest dropped past 100 or 64 MiB).`);
+  return batch;
+}
+
+/** One request's result: the message messages.create answers for `params`, or the error it answers with. */
+async function resultOf(call: Call, params: Record<string, unknown>, version: string): Promise<Pick<Result, 'outcome' | 'json'>> {
+  // The request as /v1/messages would see it: its path (fixtures may match on it), the batch's headers,
+  // and a journal entry of its own, so one request's model and fixture do not overwrite another's.
+  const inbound = { url: new URL('/v1/messages', call.inbound.url), header: (name: string) => call.inbound.header(name) };
+  const ctx = { runtime: call.runtime, inbound, entry: { ...call.entry }, token: call.token };
+  try {
+    // Before answering: a stream asked for must not use up a `once` fixture.
+    if (params.stream === true) throw invalid('stream', 'Batch requests cannot be streamed: leave `stream` out of a batch request.');
+    const { request, answered } = await answerMessage(ctx, params, version);
+    if (isForward(answered)) throw new GatewayError('server', 'model-gateway-mock records single requests, not batch requests: add a fixture for this request to answer it in a batch.');
+    // Faults and delays are about a connection: a batch result has none.
+    return { outcome: 'succeeded', json: JSON.stringify({ type: 'succeeded', message: answered.raw ?? renderMessage(answered.reply, request) }) };
+  } catch (error) {
+    const failure = error instanceof GatewayError ? error : new GatewayError('server', `The server had an error while processing your request (model-gateway-mock: ${(error as Error).message}).`);
+    return { outcome: 'errored', json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(failure, null) }) };
+  }
+}
+
+/** A fresh id: from the request and its place in the journal, so a run repeats its ids. */
+function newId(call: Call): string {
+  for (let n = 0; ; n++) {
+    const id = makeId('msgbatch_01', 22, hashStrings([call.requestId, String(call.entry.seq), String(n)], call.runtime.seed));
+    if (!call.runtime.batches.get(id)) return id;
+  }
+}
+
+const CREATE_FIELDS = { requests: { types: ['array'], required: true, min: 1 } } satisfies Record<string, FieldRule>;
+const REQUEST_FIELDS = { custom_id: { types: ['string'], required: true }, params: { types: ['object'], required: true } } satisfies Record<string, FieldRule>;
+
+async function create(call: Call): Promise<Outbound> {
+  const version = anthropicVersion(call);
+  const body = call.body as Record<string, unknown>;
+  checkFields(body, CREATE_FIELDS);
+  const requests = body.requests as unknown[];
+  if (requests.length > MAX_BATCH_REQUESTS) {
+    throw invalid('requests', `A batch may hold at most ${MAX_BATCH_REQUESTS} requests in model-gateway-mock (Anthropic takes 100,000); this one has ${requests.length}. Split it into smaller batches.`);
+  }
+  const seen = new Set<string>();
+  requests.forEach((r, i) => {
+    checkField(`requests.${i}`, r, { types: ['object'], required: true });
+    checkFields(r as Record<string, unknown>, REQUEST_FIELDS, `requests.${i}.`);
+    const customId = (r as Record<string, unknown>).custom_id as string;
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(customId)) throw invalid(`requests.${i}.custom_id`, "String should match pattern '^[a-zA-Z0-9_-]{1,64}$'");
+    if (seen.has(customId)) throw invalid(`requests.${i}.custom_id`, `Duplicate custom_id '${customId}': each request in a batch needs its own.`);
+    seen.add(customId);
+  });
+  const results: Result[] = [];
+  let chars = 0;
+  let sinceYield = 0;
+  for (const r of requests as { custom_id: string; params: Record<string, unknown> }[]) {
+    // Each request's params as /v1/messages takes a body: unknown top-level names accepted with a warning unless strictParams.
+    const params = { ...r.params };
+    lenientAlike(body, params);
+    const result = await resultOf(call, params, version);
+    results.push({ customId: r.custom_id, ...result });
+    chars += result.json.length + r.custom_id.length;
+    if (chars > MAX_BATCH_RESULT_CHARS) {
+      throw invalid('requests', `The batch's results would hold more than ${MAX_BATCH_RESULT_CHARS / 1024 / 1024} MiB in model-gateway-mock (stopped at request ${results.length} of ${requests.length}): send fewer requests or lower their max_tokens.`);
+    }
+    // The work is counted (characters made, plus a share for each request's own steps) and the event loop served between slices.
+    sinceYield += result.json.length + 1024;
+    if (sinceYield >= SLICE_CHARS) {
+      await yieldToLoop();
+      sinceYield = 0;
+      if (call.inbound.signal.aborted) throw new GatewayError('invalid_request', 'The client went away while its batch was being created.');
+    }
+  }
+  const now = call.runtime.now();
+  const batch: Batch = { id: newId(call), createdAt: now, expiresAt: now + EXPIRES_AFTER_SECONDS, results };
+  call.runtime.batches.set(batch.id, batch, chars + 1024);
+  return json(batchObject(call, batch));
+}
+
+/** The held batches, newest first (as Anthropic lists them). */
+function held(call: Call): Batch[] {
+  return (call.runtime.batches.values() as Batch[]).reverse();
+}
+
+export const batchEndpoints: EndpointSpec[] = [
+  { method: 'POST', path: '/v1/messages/batches', format: anthropicFormat, auth: KEY_OR_BEARER, handle: create },
+  {
+    method: 'GET',
+    path: '/v1/messages/batches',
+    format: anthropicFormat,
+    auth: KEY_OR_BEARER,
+    handle(call) {
+      anthropicVersion(call);
+      return json(listPage(call, held(call), (b) => b.id, 'message batch', (b) => batchObject(call, settle(call, b))));
+    },
+  },
+  { method: 'GET', path: '/v1/messages/batches/:id', format: anthropicFormat, auth: KEY_OR_BEARER, handle: (call) => json(batchObject(call, settle(call, found(call)))) },
+  {
+    method: 'DELETE',
+    path: '/v1/messages/batches/:id',
+    format: anthropicFormat,
+    auth: KEY_OR_BEARER,
+    handle(call) {
+      // Settled first, so this never meets a batch in progress (Anthropic refuses those: cancel first).
+      const batch = settle(call, found(call));
+      call.runtime.batches.delete(batch.id);
+      return json({ id: batch.id, type: 'message_batch_deleted' });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/messages/batches/:id/cancel',
+    format: anthropicFormat,
+    auth: KEY_OR_BEARER,
+    bodiless: true,
+    handle(call) {
+      const batch = found(call);
+      // Once processing has ended there is nothing to cancel: the batch is answered as it is.
+      if (batch.endedAt === undefined) batch.cancelAt ??= call.runtime.now();
+      return json(batchObject(call, batch));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/messages/batches/:id/results',
+    format: anthropicFormat,
+    auth: KEY_OR_BEARER,
+    handle(call) {
+      const batch = settle(call, found(call));
+      const lines = batch.results.map((r) => `{"custom_id":${JSON.stringify(r.customId)},"result":${r.json}}\n`);
+      return { status: 200, headers: { 'content-type': 'application/binary' }, body: lines.join('') };
+    },
+  },
+];

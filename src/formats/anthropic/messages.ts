@@ -1,0 +1,40 @@
+// What /v1/messages and each request of a Message Batch share: the anthropic-version header, the
+// body parsed and checked, the model required, and the pipeline's answer (fixtures, overrides, synthesis).
+import { GatewayError } from '../../core/errors.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import { countPromptTokensInSlices } from '../../core/tokens.ts';
+import type { Runtime } from '../../runtime.ts';
+import type { Call } from '../../pipeline/call.ts';
+import { answer, type Answered, type DecisionContext, type Forward } from '../../pipeline/decide.ts';
+import { parseMessagesRequest } from './parse.ts';
+
+/** How Anthropic's routes take a key: its x-api-key header, or a bearer token (as its SDK's authToken sends it). */
+export const KEY_OR_BEARER = ['x-api-key', 'bearer'] as const;
+
+/** The request's anthropic-version, which Anthropic requires on every call. */
+export function anthropicVersion(call: Call): string {
+  const value = call.inbound.header('anthropic-version');
+  if (!value) {
+    throw new GatewayError('invalid_request', 'anthropic-version: header is required (for example `anthropic-version: 2023-06-01`).');
+  }
+  return value;
+}
+
+export function requireChatModel(runtime: Runtime, model: string): void {
+  try {
+    runtime.requireModel(model, 'chat');
+  } catch (error) {
+    // Anthropic words an unknown model as `model: <name>`.
+    if (error instanceof GatewayError && error.kind === 'not_found') throw new GatewayError('not_found', `model: ${model}`);
+    throw error;
+  }
+}
+
+/** A messages body answered: parsed, its model checked, its prompt counted, then decided and synthesized (or forwarded). */
+export async function answerMessage(ctx: DecisionContext, body: Record<string, unknown>, version: string): Promise<{ request: CanonicalRequest; answered: Answered | Forward }> {
+  const request = parseMessagesRequest(body, version);
+  requireChatModel(ctx.runtime, request.model);
+  // Counted with the event loop served between slices; answer() then finds the count.
+  await countPromptTokensInSlices(request.messages, request.tools);
+  return { request, answered: answer(ctx, request) };
+}
