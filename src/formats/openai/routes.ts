@@ -7,6 +7,8 @@ import { deliver } from '../../pipeline/delivery.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
 import { openaiFormat } from './format.ts';
+import { anthropicFormat } from '../anthropic/format.ts';
+import { geminiFormat } from '../gemini/format.ts';
 import { parseChatRequest } from './parse.ts';
 import { listedInputItems, parseResponsesRequest, storedResponse, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
 import { callId } from './chat.ts';
@@ -82,6 +84,9 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/models/:model',
     format: openaiFormat,
     auth: BEARER,
+    // A path the other vendors serve too (GET), with a method only OpenAI's serves: their clients asking
+    // it get their own vendor's 405 (paths.ts's errorFormat), not OpenAI's 401 for a missing Bearer key.
+    accepts: (inbound) => !anthropicFormat.recognizes?.(inbound) && !geminiFormat.recognizes?.(inbound),
     handle({ runtime, params }) {
       // OpenAI documents deletion for fine-tuned models the caller's organization owns (Owner role
       // needed). The gateway fine-tunes nothing: every model it serves is a base model someone else
