@@ -5,10 +5,10 @@
 // counted as it happens, and the event loop gets a turn between slices.
 import type { ImageWork } from './image-work.ts';
 import { yieldToLoop } from '../slices.ts';
-import { lazyModule } from '../lazy.ts';
+import { lazyOwnModule } from '../lazy.ts';
 
 // fflate (~90 KB, ~15 ms to load) loads with the first PNG read, not with the package.
-const fflate = lazyModule<typeof import('fflate')>('fflate', import.meta.url, () => import('fflate'));
+const fflate = lazyOwnModule<typeof import('./inflate.ts')>('./inflate', import.meta.url, () => import('./inflate.ts'));
 
 export interface PngPixels {
   width: number;
