@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { start } from './spawn.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
@@ -20,7 +21,7 @@ const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-function probe(args: string[] = []): Promise<{ importMs: number; firstMs: number; secondMs: number; body: string }> {
+function probe(args: string[] = []): Promise<{ importMs: number; firstMs: number; secondMs: number; importCpuMs: number; firstCpuMs: number; body: string }> {
   const child = spawn(process.execPath, [here('./cold-probe.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -45,6 +46,7 @@ async function socket(): Promise<{ healthyMs: number; firstMs: number; hundredth
   return { healthyMs, firstMs, hundredthMs };
 }
 
+const loadBefore = loadavg()[0];
 const inProcess = [];
 const trivial = [];
 const sockets = [];
@@ -61,11 +63,16 @@ console.log(
   JSON.stringify({
     runs: RUNS,
     importMs: m(inProcess, 'importMs'),
+    importCpuMs: m(inProcess, 'importCpuMs'),
     firstReplyMs: m(inProcess, 'firstMs'),
+    firstReplyCpuMs: m(inProcess, 'firstCpuMs'),
     secondReplyMs: m(inProcess, 'secondMs'),
     trivialFirstReplyMs: m(trivial, 'firstMs'),
+    trivialFirstReplyCpuMs: m(trivial, 'firstCpuMs'),
     healthyMs: m(sockets, 'healthyMs'),
     firstRequestMs: m(sockets, 'firstMs'),
     hundredthRequestMs: m(sockets, 'hundredthMs'),
+    // The machine's load average (1 min) before and after: other work shares the cores.
+    load: [loadBefore, loadavg()[0]].map((l) => Math.round(l * 10) / 10),
   }),
 );

@@ -147,9 +147,22 @@ if (!values['no-inprocess']) {
 }
 
 if (!values['no-cold']) {
-  const c = await lastJsonLine<{ runs: number; importMs: number; firstReplyMs: number; secondReplyMs: number; trivialFirstReplyMs: number; healthyMs: number; firstRequestMs: number; hundredthRequestMs: number }>(COLD, ['--runs', '7']);
+  const c = await lastJsonLine<{
+    runs: number;
+    importMs: number;
+    importCpuMs: number;
+    firstReplyMs: number;
+    firstReplyCpuMs: number;
+    secondReplyMs: number;
+    trivialFirstReplyMs: number;
+    trivialFirstReplyCpuMs: number;
+    healthyMs: number;
+    firstRequestMs: number;
+    hundredthRequestMs: number;
+    load: number[];
+  }>(COLD, ['--runs', '7']);
   console.log(
-    `cold, medians of ${c.runs} fresh processes: import ${c.importMs} ms, first in-process reply ${c.firstReplyMs} ms (second ${c.secondReplyMs} ms; a trivial msw handler's first ${c.trivialFirstReplyMs} ms) | ` +
+    `cold, medians of ${c.runs} fresh processes (load average ${c.load.join(' -> ')}): import ${c.importMs} ms (CPU ${c.importCpuMs} ms), first in-process reply ${c.firstReplyMs} ms (CPU ${c.firstReplyCpuMs} ms; second ${c.secondReplyMs} ms; a trivial msw handler's first ${c.trivialFirstReplyMs} ms, CPU ${c.trivialFirstReplyCpuMs} ms) | ` +
       `standalone: healthy ${c.healthyMs} ms after spawn, first API request ${c.firstRequestMs} ms (100th ${c.hundredthRequestMs} ms)`,
   );
   const m = await lastJsonLine<{ files: number; runs: number; gatewayMs: number; trivialMs: number }>(MANY_FILES, ['--runs', '3']);

@@ -4,7 +4,7 @@ import { buildGateway, endpoints } from './gateway.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
 import { mswHandlers } from './adapters/msw.ts';
 import { mswWebSocketHandlers } from './adapters/websocket-msw.ts';
-import { validateFixtures } from './fixtures/validate.ts';
+import { validateFixtures } from './fixture-check.ts';
 
 /**
  * The emulator in-process, as msw handlers plus its control plane.

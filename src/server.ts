@@ -7,20 +7,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
-import { NodeRouter } from './adapters/node.ts';
+import { healthAnswer, NodeRouter } from './adapters/node.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
 import { openaiFormat } from './formats/openai/format.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
 import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
-import { preloadLazy } from './core/preload.ts';
+import { loadInSteps, preloadLazy } from './core/preload.ts';
+import { validateFixtures } from './fixture-check.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -81,7 +81,7 @@ const standaloneParts: GatewayParts = {
     ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints),
     ...sibling<typeof import('./adapters/websocket-msw.ts')>('./adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
   ],
-  validate: (fixtures, source) => sibling<typeof import('./fixtures/validate.ts')>('./fixtures/validate').validateFixtures(fixtures, source),
+  validate: validateFixtures,
 };
 
 interface PagesContext {
@@ -128,24 +128,6 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
 }
 
 /**
- * `GET /__admin/health`, answered without express so that a fresh server is healthy before express
- * has loaded: the same bytes and headers express sends (its weak ETag); conditional requests go to express.
- */
-function healthAnswer(version: string): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const body = JSON.stringify({ status: 'healthy', version });
-  const headers = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    ETag: `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64').slice(0, 27)}"`,
-  };
-  return (req, res) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/__admin/health' || req.headers['if-none-match'] !== undefined) return false;
-    res.writeHead(200, headers).end(req.method === 'GET' ? body : undefined);
-    return true;
-  };
-}
-
-/**
  * The gateway on a real socket: the API under `/v1`, `/v1beta` and `/v2`, the pages, and `/__admin`.
  * @example
  * const server = await startServer({ port: 0 });
@@ -170,7 +152,35 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     );
 
   const health = healthAnswer(pkg.version);
+  let closed = false;
+  // Requests in flight, and what waits for there to be none.
+  let inFlight = 0;
+  let whenIdle: (() => void)[] = [];
+  const busy = () => (inFlight === 0 ? undefined : new Promise<void>((resolve) => whenIdle.push(resolve)));
+  const settled = () => {
+    if (--inFlight > 0) return;
+    const waiting = whenIdle;
+    whenIdle = [];
+    for (const resume of waiting) resume();
+  };
+  // express (~130 ms of CPU, most of it one require of its tree) loads after the first request (a health
+  // probe, typically, answered first), one package of its tree per event-loop turn while no request is
+  // in flight, so a request waits for one package at most, not for all of them; the pages and the
+  // control plane then find it loaded (a page asked for earlier loads it at once).
+  let warming = false;
+  const warmPages = () => {
+    if (warming) return;
+    warming = true;
+    setImmediate(() =>
+      void loadInSteps('express', import.meta.url, { busy, stopped: () => closed })
+        .then(() => (closed ? undefined : loadPages()))
+        .catch(() => {}),
+    );
+  };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', settled);
+    warmPages();
     if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS_HEADERS);
@@ -188,11 +198,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server.once('error', reject);
     server.listen(options.port ?? 4010, bindHost, () => resolve());
   });
-  // The first API request is then as quick as the hundredth: the tokenizer, faker and the pages (express,
-  // ~100-150 ms, all on the event loop) load now, in the background, instead of with it (loaded with the
-  // first API request, express held that request up as long; a client asks the journal soon after).
+  // The first API request is then as quick as the hundredth: the tokenizer and faker load now, in the
+  // background, instead of with it; express after the first answer (above).
   preloadLazy();
-  setImmediate(() => void loadPages().catch(() => {}));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
@@ -205,6 +213,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     certPath: tls && 'path' in tls ? (tls.path as string) : undefined,
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         server.close(() => resolve());
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();

@@ -7,8 +7,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { spawnCli } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
+import pkg from '../package.json' with { type: 'json' };
 
 const PROBE = fileURLToPath(new URL('./helpers/first-replies.ts', import.meta.url));
+const HEALTH_FIRST = fileURLToPath(new URL('./helpers/health-first.ts', import.meta.url));
 const chat = (content: string, stream = false) => ({
   path: '/v1/chat/completions',
   body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }], max_tokens: 60, stream },
@@ -48,5 +50,12 @@ describe('cold start', () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
+  });
+
+  it('standalone: the first health probe is answered before express loads, and express then loads by itself', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [HEALTH_FIRST]);
+    const seen = JSON.parse(stdout) as { expressAtHealth: number; status: number; body: string; pageStatus: number };
+    // Not one module of express had loaded when the answer was written; the same body express's route sends.
+    expect(seen).toEqual({ expressAtHealth: 0, status: 200, body: JSON.stringify({ status: 'healthy', version: pkg.version }), pageStatus: 200 });
   });
 });

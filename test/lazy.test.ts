@@ -1,4 +1,8 @@
-// What loads on first use instead of at start-up must give the same values as loading it eagerly.
+// What loads on first use instead of at start-up must give the same values as loading it eagerly, and
+// what only some requests need stays unloaded by the import and the first replies.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { fakerEN } from '@faker-js/faker';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
@@ -28,5 +32,16 @@ describe('lazy loading', () => {
       expect(countTokens(text)).toBe(encode(text).length);
       expect(splitTokens(text).join('')).toBe(text);
     }
+  });
+
+  it('in-process: importing the package and its first replies load neither ajv, fflate nor gpt-tokenizer', async () => {
+    // test/helpers/module-graph.ts lists every module resolved by an import of the built package, its
+    // handlers under msw, and a chat request (with the table built, the tokenizer reads that, not the package).
+    const CHILD = fileURLToPath(new URL('./helpers/module-graph.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [CHILD, 'inprocess'], { maxBuffer: 64 * 1024 * 1024 });
+    const { modules } = JSON.parse(stdout) as { modules: string[] };
+    const from = (name: string) => modules.filter((url) => url.includes(`/node_modules/${name}/`));
+    expect(from('@faker-js/faker').length).toBeGreaterThan(0);
+    expect({ ajv: from('ajv'), fflate: from('fflate'), tokenizer: from('gpt-tokenizer') }).toEqual({ ajv: [], fflate: [], tokenizer: [] });
   });
 });

@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import bpeRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
-import { decode, decodeGenerator, encode, vocabularySize } from 'gpt-tokenizer/encoding/o200k_base';
+import { decodeGenerator, encode, vocabularySize } from 'gpt-tokenizer/encoding/o200k_base';
 import { readFileSync } from 'node:fs';
-import { O200k, parsePackageData, tablesOf } from '../src/core/o200k.ts';
+import { asciiPattern, O200k, parsePackageData, tablesOf } from '../src/core/o200k.ts';
+import { O200KBase } from 'gpt-tokenizer/encodingParams/o200k_base';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 const ours = new O200k();
@@ -47,6 +48,23 @@ describe('o200k encoding', () => {
         const ids = ours.encode(text);
         expect(ids).toEqual(encode(text, PLAIN));
         expect([...ours.decodeGenerator(ids)]).toEqual([...decodeGenerator(ids)]);
+      }),
+      { numRuns: 3000, seed: 26 },
+    );
+  });
+
+  it('splits text that is all ASCII with the ASCII pattern exactly as the full pattern does', () => {
+    const full = O200KBase([]).tokenSplitRegex;
+    const ascii = asciiPattern(full.source, full.flags);
+    expect(ascii.flags).not.toContain('u');
+    const pieces = (text: string, re: RegExp) => [...text.matchAll(re)].map((m) => `${m.index}:${m[0]}`);
+    const every = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)).join('');
+    for (const text of [every, `${every} x${every}Ab'LL`, "I'M 12345 a\r\n\n  b\t!?/\n"]) expect(pieces(text, ascii)).toEqual(pieces(text, full));
+    const asciiText = fc.array(fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 12 }), fc.constantFrom("'s", "'Ve", ' 1234', '\r\n', '   ', 'ABCdef')), { maxLength: 16 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(asciiText, (text) => {
+        expect(pieces(text, ascii)).toEqual(pieces(text, full));
+        expect(ours.encode(text)).toEqual(encode(text, PLAIN));
       }),
       { numRuns: 3000, seed: 26 },
     );

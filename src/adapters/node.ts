@@ -11,6 +11,7 @@ import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type 
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
 import { playEvents, utf8 } from '../pipeline/sse.ts';
 import { errorFormat, matchPath } from '../pipeline/paths.ts';
+import { createHash } from 'node:crypto';
 
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -278,4 +279,22 @@ export class NodeRouter {
       }
     });
   }
+}
+
+/**
+ * `GET /__admin/health`, answered without express so that a fresh server is healthy before express
+ * has loaded: the same bytes and headers express sends (its weak ETag); conditional requests go to express.
+ */
+export function healthAnswer(version: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const body = JSON.stringify({ status: 'healthy', version });
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ETag: `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64').slice(0, 27)}"`,
+  };
+  return (req, res) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/__admin/health' || req.headers['if-none-match'] !== undefined) return false;
+    res.writeHead(200, headers).end(req.method === 'GET' ? body : undefined);
+    return true;
+  };
 }

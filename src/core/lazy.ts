@@ -14,6 +14,8 @@ export interface Lazy<T> {
   ready(): Promise<void> | undefined;
   /** The module; in Node loads it now if need be. */
   get(): T;
+  /** Hands over the value, imported up front by the caller (a browser entry that needs it synchronously). */
+  provide(value: T): void;
 }
 
 /**
@@ -23,6 +25,14 @@ export interface Lazy<T> {
 export function lazyModule<T>(specifier: string, from: string, load: () => Promise<T>, init: (module: T) => void = () => {}): Lazy<T> {
   const require = nodeModule && (() => nodeModule.createRequire(from)(specifier) as T);
   return lazy(specifier, require, load, init);
+}
+
+/**
+ * One of our own modules, `path` relative to `from` (an import.meta.url) without its extension: `.ts`
+ * running from src/, `.js` from dist/, as `from` is.
+ */
+export function lazyOwnModule<T>(path: string, from: string, load: () => Promise<T>): Lazy<T> {
+  return lazyModule(`${path}${from.slice(from.lastIndexOf('.'))}`, from, load);
 }
 
 /**
@@ -41,6 +51,10 @@ export function lazy<T>(name: string, node: (() => T) | undefined, browser: () =
   };
   return {
     get,
+    provide(given) {
+      if (value === undefined) init(given);
+      value ??= given;
+    },
     ready() {
       if (value !== undefined) return undefined;
       return (loading ??= node

@@ -19,6 +19,17 @@ export interface Tables {
   isText: Uint8Array;
   /** Open addressing on the FNV-1a hash of a token's bytes: rank + 1, 0 for an empty slot. */
   slots: Int32Array;
+  /** The package's pre-token pattern and special tokens, when known without loading its module. */
+  params?: EncodingParams;
+}
+
+/** What the package's encodingParams module gives, as plain data (the build keeps it with the table). */
+export interface EncodingParams {
+  /** The pre-token pattern's source and flags. */
+  split: string;
+  flags: string;
+  /** Special tokens: id and text. */
+  specials: [number, string][];
 }
 
 const SLOT_BITS = 19; // 524,288 slots for 199,998 tokens
@@ -111,20 +122,22 @@ export function parseTiktoken(file: Uint8Array): Tables {
 
 // The tables as one file, written at build time (scripts/o200k-table.ts) beside the built module, and read
 // in a millisecond:
-// a header (magic, version, token count, byte count, slot bits: u32 each, padded to 32 bytes), then the
-// offsets, the slots, the kinds and the bytes. Little-endian, as typed arrays are on every Node platform.
+// a header (magic, version, token count, byte count, slot bits, byte length of the parameters: u32 each,
+// padded to 32 bytes), then the offsets, the slots, the kinds, the bytes and the encoding's parameters as
+// UTF-8 JSON. Little-endian, as typed arrays are on every Node platform.
 const MAGIC = 0x4b32304f; // "O02K"
-const VERSION = 1;
+const VERSION = 2;
 const HEADER = 32;
 
 /** The tables as the build writes them. */
 export function serializeTables(t: Tables): Uint8Array {
   const count = t.isText.length;
-  const size = HEADER + t.offsets.byteLength + t.slots.byteLength + count + t.bytes.length;
+  const params = new TextEncoder().encode(JSON.stringify(t.params ?? packageParams()));
+  const size = HEADER + t.offsets.byteLength + t.slots.byteLength + count + t.bytes.length + params.length;
   const out = new Uint8Array(size);
-  new Uint32Array(out.buffer, 0, 5).set([MAGIC, VERSION, count, t.bytes.length, SLOT_BITS]);
+  new Uint32Array(out.buffer, 0, 6).set([MAGIC, VERSION, count, t.bytes.length, SLOT_BITS, params.length]);
   let at = HEADER;
-  for (const part of [t.offsets, t.slots, t.isText, t.bytes]) {
+  for (const part of [t.offsets, t.slots, t.isText, t.bytes, params]) {
     out.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), at);
     at += part.byteLength;
   }
@@ -134,15 +147,16 @@ export function serializeTables(t: Tables): Uint8Array {
 /** The tables over a file's bytes (views, no copy), or undefined if it is not a table of this version. */
 export function tablesOf(file: Uint8Array): Tables | undefined {
   if (file.byteOffset % 4 !== 0 || file.length < HEADER) return undefined;
-  const [magic, version, count, byteCount, bits] = new Uint32Array(file.buffer, file.byteOffset, 5);
+  const [magic, version, count, byteCount, bits, paramBytes] = new Uint32Array(file.buffer, file.byteOffset, 6);
   const slotBytes = (1 << SLOT_BITS) * 4;
-  if (magic !== MAGIC || version !== VERSION || bits !== SLOT_BITS || file.length !== HEADER + (count + 1) * 4 + slotBytes + count + byteCount) return undefined;
+  if (magic !== MAGIC || version !== VERSION || bits !== SLOT_BITS || file.length !== HEADER + (count + 1) * 4 + slotBytes + count + byteCount + paramBytes) return undefined;
   let at = file.byteOffset + HEADER;
   const offsets = new Uint32Array(file.buffer, at, count + 1);
   const slots = new Int32Array(file.buffer, (at += offsets.byteLength), 1 << SLOT_BITS);
   const isText = new Uint8Array(file.buffer, (at += slotBytes), count);
   const bytes = new Uint8Array(file.buffer, (at += count), byteCount);
-  return { bytes, offsets, isText, slots };
+  const params = JSON.parse(new TextDecoder().decode(new Uint8Array(file.buffer, at + byteCount, paramBytes))) as EncodingParams;
+  return { bytes, offsets, isText, slots, params };
 }
 
 const CACHE = Symbol.for('model-gateway-mock.o200k-tables');
@@ -165,7 +179,7 @@ export function tablePath(): string {
 export function parsePackageData(): Tables {
   const { createRequire } = host().getBuiltinModule('node:module') as NodeModule;
   const { readFileSync } = host().getBuiltinModule('node:fs') as NodeFs;
-  return parseTiktoken(readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken')));
+  return { ...parseTiktoken(readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'))), params: packageParams() };
 }
 
 /**
@@ -182,15 +196,48 @@ export function loadTables(): Tables {
 }
 
 /**
- * The package's pre-token pattern and special tokens, loaded with the tables (its module compiles every
- * encoding's pattern: a few ms kept off the package's import).
+ * The package's pre-token pattern and special tokens, from its module: the build keeps them with the
+ * table, so a process that reads the table never loads that module (~10 ms and three modules).
  */
-function encodingParams(): { split: RegExp; specials: Map<number, string> } {
+function packageParams(): EncodingParams {
   const { createRequire } = host().getBuiltinModule('node:module') as NodeModule;
   const { O200KBase } = createRequire(import.meta.url)('gpt-tokenizer/encodingParams/o200k_base') as typeof import('gpt-tokenizer/encodingParams/o200k_base');
   const { tokenSplitRegex, specialTokensEncoder } = O200KBase([]);
-  return { split: tokenSplitRegex, specials: new Map([...specialTokensEncoder].map(([text, id]) => [id, text])) };
+  return { split: tokenSplitRegex.source, flags: tokenSplitRegex.flags, specials: [...specialTokensEncoder].map(([text, id]) => [id, text]) };
 }
+
+/**
+ * The pattern for text that is all ASCII: each Unicode class of the pattern cut down to its ASCII
+ * members, which on such text matches exactly what the full pattern matches (test/o200k.test.ts). V8
+ * compiles the full pattern's Unicode classes on its first use, 10-50 ms here: a process that only ever
+ * sees ASCII text never pays for them.
+ */
+export function asciiPattern(split: string, flags: string): RegExp {
+  const ascii: Record<string, string> = { L: 'A-Za-z', N: '0-9', Lu: 'A-Z', Ll: 'a-z', Lt: '', Lm: '', Lo: '', M: '' };
+  let source = '';
+  let inClass = false;
+  for (let i = 0; i < split.length; i++) {
+    const c = split[i];
+    const property = c === '\\' ? /^\\p\{(\w+)\}/.exec(split.slice(i)) : null;
+    if (property) {
+      const members = ascii[property[1]];
+      if (members === undefined) throw new Error(`o200k_base: no ASCII form for ${property[0]}`);
+      // Outside a class it becomes one ([] matches nothing: a class with no ASCII members).
+      source += inClass ? members : `[${members}]`;
+      i += property[0].length - 1;
+    } else if (c === '\\') {
+      source += split.slice(i, i + 2);
+      i++;
+    } else {
+      if (c === '[' && !inClass) inClass = true;
+      else if (c === ']' && inClass) inClass = false;
+      source += c;
+    }
+  }
+  return new RegExp(source, flags.replace('u', ''));
+}
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** The subset of gpt-tokenizer's encoding API the gateway uses, with the same results. */
 export interface Encoding {
@@ -219,12 +266,16 @@ export class O200k implements Encoding {
 
   private readonly cacheEntries: number;
   private readonly split: RegExp;
+  private readonly asciiSplit: RegExp;
   private readonly specials: Map<number, string>;
 
   constructor(cacheEntries = 10_000, tables: Tables = loadTables()) {
     this.cacheEntries = cacheEntries;
     this.t = tables;
-    ({ split: this.split, specials: this.specials } = encodingParams());
+    const { split, flags, specials } = tables.params ?? packageParams();
+    this.split = new RegExp(split, flags);
+    this.asciiSplit = asciiPattern(split, flags);
+    this.specials = new Map(specials);
     this.vocabularySize = tables.isText.length + this.specials.size;
   }
 
@@ -316,7 +367,7 @@ export class O200k implements Encoding {
 
   encode(text: string): number[] {
     const ids: number[] = [];
-    for (const [piece] of text.matchAll(this.split)) {
+    for (const [piece] of text.matchAll(ASCII_ONLY.test(text) ? this.asciiSplit : this.split)) {
       const n = this.utf8(piece);
       // A pre-token with a lone surrogate is never a whole token: the package's string lookup misses it.
       const whole = (piece as unknown as { isWellFormed(): boolean }).isWellFormed() ? this.find(this.buf, 0, n, 1) : -1;

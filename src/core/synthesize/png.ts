@@ -3,9 +3,12 @@
 // (nearest neighbour), and dropped. So memory is two rows plus the output, inflation stops the moment
 // the data outgrows what the header declares (a "zip bomb" costs one chunk's worth), the work is
 // counted as it happens, and the event loop gets a turn between slices.
-import { Unzlib } from 'fflate';
 import type { ImageWork } from './image-work.ts';
 import { yieldToLoop } from '../slices.ts';
+import { lazyOwnModule } from '../lazy.ts';
+
+// fflate (~90 KB, ~15 ms to load) loads with the first PNG read, not with the package.
+const fflate = lazyOwnModule<typeof import('./inflate.ts')>('./inflate', import.meta.url, () => import('./inflate.ts'));
 
 export interface PngPixels {
   width: number;
@@ -218,7 +221,8 @@ export async function readPng(bytes: Uint8Array, work: ImageWork, into?: { width
     }
   };
 
-  const inflater = new Unzlib((chunk) => take(chunk));
+  await fflate.ready();
+  const inflater = new (fflate.get().Unzlib)((chunk) => take(chunk));
   let sliceStart = 0;
   for (let d = 0; d < data.length; d++) {
     for (let at = 0; at < data[d].length; at += FEED_BYTES) {
