@@ -46,3 +46,31 @@ export async function until<T>(check: () => Promise<T | undefined> | T | undefin
     await new Promise((resolve) => realSetTimeout(resolve, 10));
   }
 }
+
+/** The journal fields `heldWhileAnother` reads. */
+interface Held {
+  headers: Record<string, string>;
+  status: number;
+}
+
+/**
+ * Over a socket, by order: sends `held` (which must carry the header `x-test: held`), waits until the
+ * gateway's journal (`requests`) has it, sends `other` and waits for its answer, then reads the held
+ * request's entry and whether its answer has come, and aborts it (`held` gets the signal).
+ */
+export async function heldWhileAnother<E extends Held>(
+  requests: () => Promise<E[]>,
+  held: (signal: AbortSignal) => Promise<unknown>,
+  other: () => Promise<unknown>,
+): Promise<{ entry: E; answered: boolean }> {
+  const controller = new AbortController();
+  const reply = watch(held(controller.signal).catch(() => undefined));
+  const isHeld = (r: E) => r.headers['x-test'] === 'held';
+  await until(async () => (await requests()).find(isHeld));
+  await other();
+  const entry = (await requests()).find(isHeld)!;
+  const answered = reply.settled;
+  controller.abort();
+  await reply.promise;
+  return { entry, answered };
+}
