@@ -56,6 +56,8 @@ describe('stream timing in virtual time (in-process)', () => {
           return text;
         })(),
       );
+      // Answered in full: by then the stream's playback has started, at virtual time 0.
+      await another();
       await advance(TTFT - 1);
       await another();
       expect(events).toBe(0);
