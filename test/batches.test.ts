@@ -6,9 +6,12 @@ import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import { setupServer } from 'msw/node';
+import https from 'node:https';
+import { Readable } from 'node:stream';
 import { createGateway, type GatewayOptions, type JournalEntry } from '../src/index.ts';
 import { MAX_BATCH_JOURNAL_REQUESTS } from '../src/formats/anthropic/batches.ts';
 import { BATCH_DISCOUNT } from '../src/core/prices.ts';
+import { startServer } from '../src/server.ts';
 import { modes, socket, socketSuites, strictListen, type Running } from './helpers/modes.ts';
 
 const MODEL = 'claude-sonnet-5-5';
@@ -309,6 +312,42 @@ describe('Message Batches: tokens, cost and fixtures on the batch\'s journal ent
       expect(bounded.nearMiss).toMatchObject({ name: 'pinned' });
     } finally {
       close();
+    }
+  });
+});
+
+/** fetch over node:https trusting `ca` (a generated certificate), for an SDK's `fetch` option. */
+function fetchTrusting(ca: string): typeof fetch {
+  return (input, init) =>
+    new Promise((resolve, reject) => {
+      const url = input instanceof Request ? input.url : String(input);
+      const headers = Object.fromEntries(new Headers(init?.headers));
+      const req = https.request(url, { method: init?.method ?? 'GET', headers, ca }, (res) => {
+        const out = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) out.set(name, String(value));
+        resolve(new Response(Readable.toWeb(res) as ReadableStream, { status: res.statusCode, headers: out }));
+      });
+      req.on('error', reject);
+      req.end(init?.body as string | undefined);
+    });
+}
+
+describe.runIf(socketSuites)('URLs handed back over TLS (startServer({ tls: true }))', () => {
+  it("a batch's results_url and an image's url say https, and the SDK reads the results from it", async () => {
+    const server = await startServer({ port: 0, tls: true });
+    try {
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const client = new Anthropic({ apiKey: 'sk-test', baseURL: server.url, maxRetries: 0, fetch: fetchTrusting(server.cert!) });
+      const { id } = await client.messages.batches.create({ requests: REQUESTS.slice(0, 2) });
+      const { batch } = await ended(client, id);
+      expect(batch.results_url).toBe(`${server.url}/v1/messages/batches/${id}/results`);
+      // The SDK fetches results from results_url.
+      expect([...(await results(client, id)).keys()]).toEqual(['plain', 'tools']);
+      const openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1`, maxRetries: 0, fetch: fetchTrusting(server.cert!) });
+      const image = await openai.images.generate({ model: 'dall-e-2', prompt: 'A lighthouse', size: '256x256' });
+      expect(image.data![0].url).toMatch(new RegExp(`^${server.url}/v1/images/files/img-\\w+\\.png$`));
+    } finally {
+      await server.close();
     }
   });
 });
