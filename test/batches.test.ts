@@ -6,7 +6,12 @@ import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import { setupServer } from 'msw/node';
-import { createGateway } from '../src/index.ts';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+import { createGateway, type GatewayOptions, type JournalEntry } from '../src/index.ts';
+import { MAX_BATCH_JOURNAL_REQUESTS } from '../src/formats/anthropic/batches.ts';
+import { BATCH_DISCOUNT } from '../src/core/prices.ts';
+import { startServer } from '../src/server.ts';
 import { modes, socket, socketSuites, strictListen, type Running } from './helpers/modes.ts';
 
 const MODEL = 'claude-sonnet-5-5';
@@ -210,6 +215,140 @@ describe.runIf(socketSuites)('Message Batches: the event loop (socket)', () => {
     await client.messages.create(REQUESTS[0].params).then(() => order.push('small'));
     await batch;
     expect(order.filter((o) => o !== 'poll')).toEqual(['small', 'batch']);
+  });
+});
+
+/** An in-process gateway with its own msw server, and an Anthropic client on it. */
+function inProcessGateway(options: GatewayOptions) {
+  const gateway = createGateway(options);
+  const server = setupServer(...gateway.handlers);
+  strictListen(server);
+  const client = new Anthropic({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2', maxRetries: 0 });
+  return { gateway, client, close: () => server.close() };
+}
+
+/** The journal entry of the last batch created. */
+const batchEntry = (gateway: ReturnType<typeof createGateway>): JournalEntry => gateway.requests().findLast((e) => e.method === 'POST' && e.path === '/v1/messages/batches')!;
+
+describe('Message Batches: tokens, cost and fixtures on the batch\'s journal entry (in-process)', () => {
+  // Twenty requests, each its own prompt.
+  const twenty = Array.from({ length: 20 }, (_, i) => ({ custom_id: `r${i}`, params: { model: MODEL, max_tokens: 60, messages: ask(`Question number ${i} about batches`) } }));
+
+  it('charges the batch its requests\' tokens against the token\'s tpm: the next request sees them spent', async () => {
+    const wide = inProcessGateway({ rateLimits: { tpm: 1_000_000 } });
+    let spent: number;
+    try {
+      await wide.client.messages.batches.create({ requests: twenty });
+      const usage = batchEntry(wide.gateway).usage!;
+      spent = usage.inputTokens + usage.outputTokens;
+      // Every request's tokens: more than any one of them could have.
+      expect(usage.inputTokens).toBeGreaterThan(20 * 5);
+      const { data: reply, response } = await wide.client.messages.create(REQUESTS[0].params).withResponse();
+      const own = reply.usage.input_tokens + reply.usage.output_tokens;
+      expect(response.headers.get('anthropic-ratelimit-tokens-remaining')).toBe(String(1_000_000 - spent - own));
+    } finally {
+      wide.close();
+    }
+    // A tpm the batch spends whole: the batch is admitted (its window was empty), the next request is not.
+    const narrow = inProcessGateway({ rateLimits: { tpm: spent } });
+    try {
+      await narrow.client.messages.batches.create({ requests: twenty });
+      const refused = await narrow.client.messages.create(REQUESTS[0].params).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+      expect((refused as APIError).message).toContain(`Limit ${spent}, Used ${spent}`);
+    } finally {
+      narrow.close();
+    }
+  });
+
+  it("prices the batch at half the price of the same requests made one by one, in the journal and in gateway.costs()", async () => {
+    const { gateway, client, close } = inProcessGateway({});
+    try {
+      await client.messages.batches.create({ requests: twenty });
+      const batch = batchEntry(gateway);
+      expect(batch.costUsd).toBeGreaterThan(0);
+      expect(gateway.costs().total.costUsd).toBeCloseTo(batch.costUsd!, 12);
+      for (const { params } of twenty) await client.messages.create(params);
+      const single = gateway.requests().filter((e) => e.path === '/v1/messages');
+      expect(single).toHaveLength(20);
+      const sum = (key: 'inputTokens' | 'outputTokens') => single.reduce((n, e) => n + e.usage![key], 0);
+      expect(batch.usage).toMatchObject({ inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens') });
+      const oneByOne = single.reduce((n, e) => n + e.costUsd!, 0);
+      expect(BATCH_DISCOUNT).toBe(0.5);
+      expect(batch.costUsd).toBeCloseTo(oneByOne * BATCH_DISCOUNT, 12);
+      // The totals: the batch at its discount, then the twenty at their full price.
+      expect(gateway.costs().total.costUsd).toBeCloseTo(oneByOne * 1.5, 12);
+      expect(gateway.costs().total.inputTokens).toBe(2 * sum('inputTokens'));
+    } finally {
+      close();
+    }
+  });
+
+  it('lists each request\'s fixture or strict mode\'s near miss on the batch\'s entry, bounded, the first near miss wherever it is', async () => {
+    const { gateway, client, close } = inProcessGateway({ strict: true, fixtures });
+    try {
+      const hit = { custom_id: 'hit', params: { model: MODEL, max_tokens: 50, messages: ask('pinned please') } };
+      const miss = (i: number) => ({ custom_id: `miss${i}`, params: { model: MODEL, max_tokens: 50, messages: ask('pinned, please?') } });
+      await client.messages.batches.create({ requests: [hit, miss(0)] });
+      const entry = batchEntry(gateway);
+      expect(entry.batch).toEqual({
+        requests: [
+          { custom_id: 'hit', status: 'succeeded', model: MODEL, fixture: 'pinned' },
+          { custom_id: 'miss0', status: 'errored', model: MODEL, nearMiss: expect.objectContaining({ name: 'pinned' }) },
+        ],
+        more: 0,
+      });
+      // On the entry itself too, where strict mode's checks (the vitest helper, the console) look.
+      expect(entry.nearMiss).toMatchObject({ name: 'pinned' });
+      expect(entry.fixture).toBeUndefined();
+
+      // Past the bound: the list stops, the rest is counted, and a near miss there still shows.
+      const many = [...Array.from({ length: MAX_BATCH_JOURNAL_REQUESTS }, (_, i) => ({ ...hit, custom_id: `hit${i}` })), miss(1)];
+      await client.messages.batches.create({ requests: many });
+      const bounded = batchEntry(gateway);
+      expect(bounded.batch!.requests).toHaveLength(MAX_BATCH_JOURNAL_REQUESTS);
+      expect(bounded.batch!.more).toBe(1);
+      expect(bounded.batch!.requests.every((r) => r.fixture === 'pinned')).toBe(true);
+      expect(bounded.nearMiss).toMatchObject({ name: 'pinned' });
+    } finally {
+      close();
+    }
+  });
+});
+
+/** fetch over node:https trusting `ca` (a generated certificate), for an SDK's `fetch` option. */
+function fetchTrusting(ca: string): typeof fetch {
+  return (input, init) =>
+    new Promise((resolve, reject) => {
+      const url = input instanceof Request ? input.url : String(input);
+      const headers = Object.fromEntries(new Headers(init?.headers));
+      const req = https.request(url, { method: init?.method ?? 'GET', headers, ca }, (res) => {
+        const out = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) out.set(name, String(value));
+        resolve(new Response(Readable.toWeb(res) as ReadableStream, { status: res.statusCode, headers: out }));
+      });
+      req.on('error', reject);
+      req.end(init?.body as string | undefined);
+    });
+}
+
+describe.runIf(socketSuites)('URLs handed back over TLS (startServer({ tls: true }))', () => {
+  it("a batch's results_url and an image's url say https, and the SDK reads the results from it", async () => {
+    const server = await startServer({ port: 0, tls: true });
+    try {
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const client = new Anthropic({ apiKey: 'sk-test', baseURL: server.url, maxRetries: 0, fetch: fetchTrusting(server.cert!) });
+      const { id } = await client.messages.batches.create({ requests: REQUESTS.slice(0, 2) });
+      const { batch } = await ended(client, id);
+      expect(batch.results_url).toBe(`${server.url}/v1/messages/batches/${id}/results`);
+      // The SDK fetches results from results_url.
+      expect([...(await results(client, id)).keys()]).toEqual(['plain', 'tools']);
+      const openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1`, maxRetries: 0, fetch: fetchTrusting(server.cert!) });
+      const image = await openai.images.generate({ model: 'dall-e-2', prompt: 'A lighthouse', size: '256x256' });
+      expect(image.data![0].url).toMatch(new RegExp(`^${server.url}/v1/images/files/img-\\w+\\.png$`));
+    } finally {
+      await server.close();
+    }
   });
 });
 

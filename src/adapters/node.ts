@@ -250,8 +250,9 @@ export class NodeRouter {
   async handle(req: IncomingMessage, res: ServerResponse, extra: Record<string, string>): Promise<void> {
     let out: Outbound;
     try {
-      // The path is all that routes; the Host header is the client's to get wrong.
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      // The path is all that routes; the Host header is the client's to get wrong. The scheme is the
+      // connection's, for URLs handed back (paths.ts's requestOrigin).
+      const url = new URL(req.url ?? '/', (req.socket as { encrypted?: boolean }).encrypted ? 'https://localhost' : 'http://localhost');
       const inbound = new NodeInbound(req, res, url);
       const exact = this.exactRoute(inbound);
       const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);

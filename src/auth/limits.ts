@@ -4,6 +4,7 @@
 import type { JournalEntry } from '../core/journal.ts';
 import { costOf, priceOf } from '../core/prices.ts';
 import type { RateLimits, RateWindow } from '../core/ratelimit.ts';
+import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
 import { maskKey } from './keys.ts';
 
@@ -21,6 +22,12 @@ export function admitRequest(runtime: Runtime, token: string, scope = token): Ra
   return runtime.limiter.admit(scope, limitsOf(runtime, token), runtime.now(), `this token (${maskKey(token)})`);
 }
 
+/** What `usage` of `model` costs at the price table in force, times `share`; undefined when the model has no price. */
+export function priceUsage(runtime: Runtime, model: string | undefined, usage: Usage, share = 1): number | undefined {
+  const price = model === undefined ? undefined : priceOf(runtime.prices, runtime.catalogue, model);
+  return price && costOf(usage, price, share);
+}
+
 /**
  * After a reply: its tokens charged to the window, its cost on the journal entry and in the token's
  * totals. Returns the window as the reply's rate-limit headers report it.
@@ -29,8 +36,8 @@ export function chargeReply(runtime: Runtime, token: string, entry: JournalEntry
   const usage = entry.usage;
   const limits = limitsOf(runtime, token);
   if (!usage) return runtime.limiter.charge(scope, limits, runtime.now(), 0, 0);
-  const price = entry.model === undefined ? undefined : priceOf(runtime.prices, runtime.catalogue, entry.model);
-  if (price) entry.costUsd = costOf(usage, price);
+  // Priced already when the handler priced its parts itself (a batch: each request by its model, discounted).
+  entry.costUsd ??= priceUsage(runtime, entry.model, usage);
   runtime.spending.charge(token, usage, entry.costUsd);
   return runtime.limiter.charge(scope, limits, runtime.now(), usage.inputTokens, usage.outputTokens);
 }

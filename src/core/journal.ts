@@ -48,8 +48,22 @@ export interface JournalEntry {
   response?: CapturedResponse;
   /** The reply's token counts, for a request answered with a reply (chat, completions, responses, messages, generateContent). */
   usage?: Usage;
+  /**
+   * For an Anthropic Message Batch's creation: each request's outcome, the first MAX_BATCH_JOURNAL_REQUESTS
+   * (`more` counts the rest). Its `usage` and `costUsd` are then the sums of its requests'.
+   */
+  batch?: { requests: BatchRequestRecord[]; more: number };
   /** What the reply cost in USD at the price table in force (core/prices.ts); absent when the model has no price or nothing was replied. */
   costUsd?: number;
+}
+
+/** One request of a batch as the batch's journal entry lists it: what answered it, or the near miss that did not. */
+export interface BatchRequestRecord {
+  custom_id: string;
+  status: 'succeeded' | 'errored';
+  model?: string;
+  fixture?: string;
+  nearMiss?: unknown;
 }
 
 /** The answer as written: headers, and the body (a stream's framed events) up to a limit; binary bodies by size only. */

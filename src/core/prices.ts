@@ -69,11 +69,18 @@ export function priceOf(table: PriceTable, catalogue: Catalogue, model: string, 
 export const roundUsd = (usd: number): number => Math.round(usd * 1e11) / 1e11;
 
 /**
+ * What a request answered in a batch (Anthropic's Message Batches) costs, as a share of its standard
+ * price: batches are billed at 50% of the standard prices, every kind of token alike.
+ */
+export const BATCH_DISCOUNT = 0.5;
+
+/**
  * What `usage` costs at `price`, in USD. Input tokens count every prompt token: of them, the cached,
  * cache-written, image and audio ones at their own prices, the rest at `input`. Output tokens count
- * every generated token: of them, the reasoning ones at `reasoning`, the rest at `output`.
+ * every generated token: of them, the reasoning ones at `reasoning`, the rest at `output`. `share`
+ * scales the whole (BATCH_DISCOUNT for a batch's requests).
  */
-export function costOf(usage: Usage, price: ModelPrice): number {
+export function costOf(usage: Usage, price: ModelPrice, share = 1): number {
   const cached = usage.cachedInputTokens;
   const written = usage.cacheCreationInputTokens ?? 0;
   const image = usage.imageInputTokens ?? 0;
@@ -88,5 +95,5 @@ export function costOf(usage: Usage, price: ModelPrice): number {
     audio * (price.audio_input ?? price.input) +
     (usage.outputTokens - reasoning) * price.output +
     reasoning * (price.reasoning ?? price.output);
-  return roundUsd(perMillion / 1e6);
+  return roundUsd((perMillion * share) / 1e6);
 }

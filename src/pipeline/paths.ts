@@ -36,13 +36,14 @@ function decode(segment: string): string {
 }
 
 /**
- * The origin a client reached us at, for URLs handed back to it (a batch's results_url): the Host it
- * sent when that is a plain host[:port] (the standalone server parses paths against localhost), else
- * the request URL's (in-process, msw gives the whole URL).
+ * The origin a client reached us at, for URLs handed back to it (a batch's results_url, an image's url):
+ * the request URL's scheme (the node adapter makes it https on an encrypted connection, msw gives the
+ * whole URL) with the Host the client sent when that is a plain host[:port] (the standalone server
+ * parses paths against localhost), else the request URL's origin.
  */
 export function requestOrigin(inbound: { url: URL; header(name: string): string | undefined }): string {
   const host = inbound.header('host');
-  if (host && /^(?:[\w.-]+|\[[\da-f:.]+\])(?::\d{1,5})?$/i.test(host)) return `http://${host}`;
+  if (host && /^(?:[\w.-]+|\[[\da-f:.]+\])(?::\d{1,5})?$/i.test(host)) return `${inbound.url.protocol}//${host}`;
   return inbound.url.origin;
 }
 

@@ -3,7 +3,11 @@
 // answerMessage: parse, decide, synthesize, render), so a result is what messages.create answers for
 // its params. Processing ends, deterministically, with the first request about the batch after its
 // creation (a retrieve, list, results or delete; a cancel before that cancels every request).
+import { priceUsage } from '../../auth/limits.ts';
 import { GatewayError } from '../../core/errors.ts';
+import type { BatchRequestRecord } from '../../core/journal.ts';
+import { BATCH_DISCOUNT, roundUsd } from '../../core/prices.ts';
+import type { Usage } from '../../core/reply.ts';
 import { hashStrings, makeId } from '../../core/seed.ts';
 import { SLICE_CHARS, yieldToLoop } from '../../core/slices.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
@@ -22,6 +26,8 @@ import { checkField, checkFields, invalid, type FieldRule } from './validate.ts'
 export const MAX_BATCH_REQUESTS = 10_000;
 /** Characters of results one batch may hold (Anthropic's limit is 256 MB of request): what bounds its memory. */
 export const MAX_BATCH_RESULT_CHARS = 16 * 1024 * 1024;
+/** Requests of a batch whose outcome the batch's journal entry lists (the rest counted): what bounds the entry. */
+export const MAX_BATCH_JOURNAL_REQUESTS = 100;
 /** A batch expires 24 hours after creation, as Anthropic's do. */
 const EXPIRES_AFTER_SECONDS = 24 * 60 * 60;
 
@@ -82,23 +88,50 @@ function found(call: Call): Batch {
   return batch;
 }
 
-/** One request's result: the message messages.create answers for `params`, or the error it answers with. */
-async function resultOf(call: Call, params: Record<string, unknown>, version: string): Promise<Pick<Result, 'outcome' | 'json'>> {
+/** One request's result: the message messages.create answers for `params`, or the error it answers with; and its usage and cost. */
+async function resultOf(call: Call, customId: string, params: Record<string, unknown>, version: string): Promise<Pick<Result, 'outcome' | 'json'> & { record: BatchRequestRecord; usage?: Usage; costUsd?: number }> {
   // The request as /v1/messages would see it: its path (fixtures may match on it), the batch's headers,
   // and a journal entry of its own, so one request's model and fixture do not overwrite another's.
   const inbound = { url: new URL('/v1/messages', call.inbound.url), header: (name: string) => call.inbound.header(name) };
-  const ctx = { runtime: call.runtime, inbound, entry: { ...call.entry }, token: call.token };
+  const entry = { ...call.entry };
+  const ctx = { runtime: call.runtime, inbound, entry, token: call.token };
+  const record = (status: BatchRequestRecord['status']): BatchRequestRecord => ({
+    custom_id: customId,
+    status,
+    ...(entry.model !== undefined && { model: entry.model }),
+    ...(entry.fixture !== undefined && { fixture: entry.fixture }),
+    ...(entry.nearMiss !== undefined && { nearMiss: entry.nearMiss }),
+  });
   try {
     // Before answering: a stream asked for must not use up a `once` fixture.
     if (params.stream === true) throw invalid('stream', 'Batch requests cannot be streamed: leave `stream` out of a batch request.');
     const { request, answered } = await answerMessage(ctx, params, version);
     if (isForward(answered)) throw new GatewayError('server', 'model-gateway-mock records single requests, not batch requests: add a fixture for this request to answer it in a batch.');
     // Faults and delays are about a connection: a batch result has none.
-    return { outcome: 'succeeded', json: JSON.stringify({ type: 'succeeded', message: answered.raw ?? renderMessage(answered.reply, request) }) };
+    const json = JSON.stringify({ type: 'succeeded', message: answered.raw ?? renderMessage(answered.reply, request) });
+    // Billed as Anthropic bills batches: at BATCH_DISCOUNT of the standard price.
+    const usage = entry.usage;
+    const costUsd = usage && priceUsage(call.runtime, entry.model, usage, BATCH_DISCOUNT);
+    return { outcome: 'succeeded', json, record: record('succeeded'), usage, costUsd };
   } catch (error) {
     const failure = error instanceof GatewayError ? error : new GatewayError('server', `The server had an error while processing your request (model-gateway-mock: ${(error as Error).message}).`);
-    return { outcome: 'errored', json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(failure, null) }) };
+    return { outcome: 'errored', json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(failure, null) }), record: record('errored') };
   }
+}
+
+/** `usage` added to `into`, kind by kind (optional kinds kept absent while every part lacks them). */
+function addUsage(into: Usage | undefined, usage: Usage): Usage {
+  if (!into) return { ...usage };
+  const sum: Usage = {
+    inputTokens: into.inputTokens + usage.inputTokens,
+    outputTokens: into.outputTokens + usage.outputTokens,
+    cachedInputTokens: into.cachedInputTokens + usage.cachedInputTokens,
+    reasoningTokens: into.reasoningTokens + usage.reasoningTokens,
+  };
+  for (const kind of ['cacheCreationInputTokens', 'cacheCreation1hInputTokens', 'imageInputTokens', 'audioInputTokens'] as const) {
+    if (into[kind] !== undefined || usage[kind] !== undefined) sum[kind] = (into[kind] ?? 0) + (usage[kind] ?? 0);
+  }
+  return sum;
 }
 
 /** A fresh id: from the request and its place in the journal, so a run repeats its ids. */
@@ -130,14 +163,22 @@ async function create(call: Call): Promise<Outbound> {
     seen.add(customId);
   });
   const results: Result[] = [];
+  const records: BatchRequestRecord[] = [];
+  let usage: Usage | undefined;
+  let costUsd: number | undefined;
+  let nearMiss: unknown;
   let chars = 0;
   let sinceYield = 0;
   for (const r of requests as { custom_id: string; params: Record<string, unknown> }[]) {
     // Each request's params as /v1/messages takes a body: unknown top-level names accepted with a warning unless strictParams.
     const params = { ...r.params };
     lenientAlike(body, params);
-    const result = await resultOf(call, params, version);
+    const { record, usage: used, costUsd: cost, ...result } = await resultOf(call, r.custom_id, params, version);
     results.push({ customId: r.custom_id, ...result });
+    if (records.length < MAX_BATCH_JOURNAL_REQUESTS) records.push(record);
+    nearMiss ??= record.nearMiss;
+    if (used) usage = addUsage(usage, used);
+    if (cost !== undefined) costUsd = roundUsd((costUsd ?? 0) + cost);
     chars += result.json.length + r.custom_id.length;
     if (chars > MAX_BATCH_RESULT_CHARS) {
       throw invalid('requests', `The batch's results would hold more than ${MAX_BATCH_RESULT_CHARS / 1024 / 1024} MiB in model-gateway-mock (stopped at request ${results.length} of ${requests.length}): send fewer requests or lower their max_tokens.`);
@@ -150,6 +191,13 @@ async function create(call: Call): Promise<Outbound> {
       if (call.inbound.signal.aborted) throw new GatewayError('invalid_request', 'The client went away while its batch was being created.');
     }
   }
+  // On the batch's own entry: the requests' outcomes, and their tokens and cost, which the pipeline then
+  // charges to the token's rate limits and spending as it charges any reply (auth/limits.ts).
+  call.entry.batch = { requests: records, more: results.length - records.length };
+  // The first near miss (strict mode) wherever it is in the batch, so strict mode's checks see it.
+  if (nearMiss !== undefined) call.entry.nearMiss = nearMiss;
+  if (usage) call.entry.usage = usage;
+  if (costUsd !== undefined) call.entry.costUsd = costUsd;
   const now = call.runtime.now();
   const batch: Batch = { id: newId(call), createdAt: now, expiresAt: now + EXPIRES_AFTER_SECONDS, results };
   call.runtime.batches.set(batch.id, batch, chars + 1024);

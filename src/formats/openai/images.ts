@@ -13,6 +13,7 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
 import { decidedReply, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import { requestOrigin } from '../../pipeline/paths.ts';
 import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
@@ -223,13 +224,6 @@ export async function produce(ask: ImageAsk, decision: Decision, draw: (index: n
   return { files, partials };
 }
 
-/** Where the request was sent, so a `url` answer points back at the emulator in either mode. */
-function originOf(call: Call): string {
-  const host = call.inbound.header('host');
-  if (host && /^(?:[\w.-]+|\[[\da-f:.]+\])(?::\d{1,5})?$/i.test(host)) return `http://${host}`;
-  return call.inbound.url.origin;
-}
-
 /** The JSON answer (ImagesResponse), keeping url files in the gateway's store. */
 export function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: number, created: number, inputImageTokens = 0): Raw {
   const data = produced.files.map((file, i) => {
@@ -237,7 +231,7 @@ export function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, ke
     if (ask.responseFormat === 'url') {
       const name = `${makeId('img-', 24, deriveKey(key, `file:${i}`))}.${ask.format === 'jpeg' ? 'jpg' : ask.format}`;
       call.runtime.files.set(name, { bytes: file, contentType: MIME_TYPES[ask.format] }, file.byteLength);
-      item.url = `${originOf(call)}/v1/images/files/${name}`;
+      item.url = `${requestOrigin(call.inbound)}/v1/images/files/${name}`;
     } else item.b64_json = toBase64(file);
     if (ask.family === 'dall-e-3') item.revised_prompt = revisedPrompt(ask);
     return item;
