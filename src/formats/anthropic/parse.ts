@@ -37,7 +37,7 @@ const MESSAGE_FIELDS: Record<string, FieldRule> = {
 };
 
 const COUNT_FIELDS = Object.fromEntries(
-  Object.entries(MESSAGE_FIELDS).filter(([k]) => !['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'metadata', 'service_tier', 'container', 'inference_geo', 'speed'].includes(k)),
+  Object.entries(MESSAGE_FIELDS).filter(([k]) => !['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'metadata', 'service_tier', 'container', 'inference_geo'].includes(k)),
 );
 
 type Raw = Record<string, unknown>;

@@ -24,6 +24,10 @@ const REQUEST_FIELDS: Record<string, FieldRule> = {
   cachedContent: { types: ['string'] },
   labels: { types: ['object'] },
   model: { types: ['string'] },
+  // Top-level members that @google/genai lifts out of GenerateContentConfig.
+  serviceTier: { types: ['string'] },
+  continuationToken: { types: ['string'] },
+  store: { types: ['boolean'] },
 };
 
 export const GENERATION_FIELDS: Record<string, FieldRule> = {
@@ -48,6 +52,7 @@ export const GENERATION_FIELDS: Record<string, FieldRule> = {
   mediaResolution: { types: ['string'] },
   enableEnhancedCivicAnswers: { types: ['boolean'] },
   imageConfig: { types: ['object'] },
+  audioTranscriptionConfig: { types: ['object'] },
 };
 
 /** A turn as parsed: function responses are split out into canonical tool turns. */

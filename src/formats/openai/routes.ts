@@ -20,7 +20,7 @@ import { imageEndpoints } from './images.ts';
 import { imageEditEndpoints } from './image-edits.ts';
 import { compactEndpoints } from './compact.ts';
 import { imageVariationEndpoints } from './image-variations.ts';
-import { storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
+import { cursorPage, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { Message } from '../../core/request.ts';
 import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
@@ -179,10 +179,8 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     handle(call) {
-      const items = storedResponse(call, String(call.params.id), true).inputItems;
-      const order = call.inbound.url.searchParams.get('order') ?? 'desc';
-      const listed = order === 'asc' ? items : [...items].reverse();
-      return json({ object: 'list', data: listed, first_id: listed[0]?.id ?? null, last_id: listed.at(-1)?.id ?? null, has_more: false });
+      // Paged like the stored chat completions (`limit`, `after`), newest first unless `order=asc`.
+      return json(cursorPage(call, storedResponse(call, String(call.params.id), true).inputItems, 'desc'));
     },
   },
   {

@@ -63,11 +63,11 @@ function found(call: Call): StoredChat {
 
 /**
  * One page of `items` (oldest first) as OpenAI's cursor lists answer it, by the query's `order`
- * (default asc), `limit` (1..100, default 20) and `after` (the last id of the previous page).
+ * (default asc, desc for a response's input items), `limit` (1..100, default 20) and `after` (the last id of the previous page).
  */
-function cursorPage(call: Call, items: readonly Raw[]): Raw {
+export function cursorPage(call: Call, items: readonly Raw[], defaultOrder: 'asc' | 'desc' = 'asc'): Raw {
   const query = call.inbound.url.searchParams;
-  const order = query.get('order') ?? 'asc';
+  const order = query.get('order') ?? defaultOrder;
   if (order !== 'asc' && order !== 'desc') throw invalidValue('order', order, ['asc', 'desc']);
   const limitText = query.get('limit') ?? '20';
   const limit = Number(limitText);
