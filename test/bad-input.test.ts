@@ -1,5 +1,9 @@
-// Bad input over a real socket: the vendor's status and error body, a message naming the field, and no crash.
+// Invalid requests over a real socket: malformed or invalid bodies, bad x-mock-* headers, unknown routes,
+// wrong methods and broken connections each get the vendor's status and error body, with a message naming
+// the field, and never crash or wedge the server. (Costly but valid input, bounded: the budget-* suites.
+// Random bad input: fuzz.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
@@ -8,8 +12,10 @@ const good = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }]
 
 describe('bad input (socket)', () => {
   let cli: Spawned;
+  let client: OpenAI;
   beforeAll(async () => {
     cli = await spawnCli(['--max-body', '4096']);
+    client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
   });
   afterAll(() => cli.stop());
 
@@ -44,6 +50,39 @@ describe('bad input (socket)', () => {
     expect(error.message).toMatch(message);
   });
 
+  // These once crashed or hung the server (found in review).
+  it.each([
+    ['x-mock-fault', 'STREAM_ERROR,status=0'],
+    ['x-mock-fault', 'STALL,ms=99999999999'],
+    ['x-mock-latency', 'constructor'],
+    ['x-mock-latency', 'toString=5'],
+    ['x-mock-status', '0x1f4'],
+    ['x-mock-status', '5e2'],
+    ['x-mock-seed', ''],
+    ['x-mock-fault', 'STALL,ms='],
+    ['x-mock-fault', 'STREAM_ERROR,probability=0x1'],
+  ])('refuses %s: %s with a 400 instead of crashing or hanging', async (header, value) => {
+    const { status, error } = await send({ headers: { ...AUTH, [header]: value }, body: JSON.stringify(good) });
+    expect(status).toBe(400);
+    expect(error.param).toBe(header);
+  });
+
+  it('refuses completions asking for more than 2048 choices', async () => {
+    const error = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: Array.from({ length: 100 }, (_, i) => `p${i}`), n: 50 }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.param).toBe('n');
+  });
+
+  it.each([
+    [{ contents: [{ parts: [{ functionCall: null }] }] }, 'functionCall'],
+    [{ contents: [{ parts: [{ text: 'x' }] }], systemInstruction: { parts: 'x' } }, 'systemInstruction.parts'],
+    [{ contents: [{ parts: [{ text: 'x' }] }], toolConfig: { functionCallingConfig: { allowedFunctionNames: 5 } } }, 'allowedFunctionNames'],
+  ])('answers a malformed Gemini body with 400 naming the field (%#)', async (body, field) => {
+    const res = await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=sk-test`, { method: 'POST', body: JSON.stringify(body) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toContain(field);
+  });
+
   it('refuses a body over the limit with 413, declared or streamed', async () => {
     const big = JSON.stringify({ ...good, messages: [{ role: 'user', content: 'x'.repeat(5000) }] });
     expect((await send({ body: big })).status).toBe(413);
@@ -66,6 +105,12 @@ describe('bad input (socket)', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect((await res.json()).error.message).toContain('use POST');
+  });
+
+  it('answers a wrong method on a shared path in the path default (OpenAI) shape', async () => {
+    const res = await fetch(`${cli.url}/v1/models/gpt-4o`, { method: 'PUT', headers: { authorization: 'Bearer sk-test' } });
+    expect(res.status).toBe(405);
+    expect((await res.json()).error.type).toBe('invalid_request_error');
   });
 
   it('answers a missing token with 401 before looking at the body', async () => {

@@ -1,12 +1,15 @@
-// Big bodies and big replies (issue 28): a body is checked for depth, keys and values before it is
-// parsed, a big one is parsed in pieces, and a big reply is written in pieces, so one client's huge
-// request never stops the others being served. Proved by counts and by ordering, never by time.
+// Costly bodies are bounded (issue 28): a body is checked for depth, keys and values before it is
+// parsed, a big one is parsed in pieces, a big reply is written in pieces, long unbroken strings (the
+// tokenizer's worst case) are answered, and batch sizes are capped where the vendors cap them, so one
+// client's huge request never stops the others being served. Proved by counts and by ordering, never by
+// time. (Costly schemas: budget-schema.test.ts; uploads and images: budget-media.test.ts.)
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
-import { servedMeanwhile } from './helpers/ordering.ts';
+import { checkAnswer, type Answer } from './helpers/fuzz/verdict.ts';
+import { HANG_MS, servedMeanwhile } from './helpers/ordering.ts';
 import { MAX_DEPTH, MAX_KEYS, MAX_VALUES, parseInPieces, scanJson, stringifyInPieces, type JsonPieces } from '../src/pipeline/pieces.ts';
 import { GatewayError } from '../src/core/errors.ts';
 
@@ -125,6 +128,14 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
     expect(error.message).toContain(limit);
   });
 
+  it('refuses a body nested deeper than 128 levels, and the journal stays readable', async () => {
+    const nested = `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"metadata":${'['.repeat(5000)}1${']'.repeat(5000)}}`;
+    const res = await fetch(`${cli.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: nested });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toContain('deeper than 128');
+    expect((await fetch(`${cli.url}/__admin/requests`)).status).toBe(200);
+  });
+
   it('answers a 32 MiB chat body over the context window with its 400, serving others meanwhile', async () => {
     const content = 'lorem ipsum dolor sit amet, ünïcode 😀 '.repeat(780_000);
     const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
@@ -190,4 +201,95 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
     expect(small).toMatch(/content-length: \d+/i);
     expect(small).not.toMatch(/transfer-encoding/i);
   });
+
+  // Requests within every documented field rule whose cost grew without bound (seconds of work and
+  // hundreds of MB of reply): the vendors cap them, and so does the emulator, with the vendor's 400.
+  describe('vendor caps on batch sizes', () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 97}`).join(' ');
+    const cases: [string, string, Record<string, string>, unknown, string][] = [
+      ['rerank with 1001 documents (Cohere caps at 1000)', '/v2/rerank', { authorization: 'Bearer sk-test' }, { model: 'rerank-v3.5', query: 'q', documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`) }, 'documents'],
+      ['embeddings over 300,000 tokens in all (OpenAI caps a request)', '/v1/embeddings', { authorization: 'Bearer sk-test' }, { model: 'text-embedding-3-small', input: Array.from({ length: 100 }, (_, i) => `${i} ${words(4000)}`) }, 'max 300000 tokens per request'],
+      ['Gemini batchEmbedContents with 101 requests (Google caps a batch at 100)', '/v1beta/models/gemini-embedding-001:batchEmbedContents', { 'x-goog-api-key': 'sk-test' }, { requests: Array.from({ length: 101 }, () => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'hi' }] } })) }, 'at most 100 requests'],
+    ];
+
+    it.each(cases)('refuses %s', async (_name, path, headers, body, says) => {
+      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      const answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+      expect(answer.status).toBe(400);
+      expect(answer.text).toContain(says);
+      checkAnswer({ method: 'POST', path, headers, aim: path }, answer);
+    });
+  });
+});
+
+// Long unbroken strings, the tokenizer's worst case: a 1 MB run of one letter, 1 MB of base64 and
+// 300 KB of CJK without spaces, in each format's endpoints. Each is answered (or refused with the
+// vendor's 400), while another client's requests keep being served: another client, on its own
+// connection, reads the big request's journal entry with its body in and its reply not ready (see
+// helpers/ordering.ts), and every answer arrives at all. A generous abort is only a hang detector.
+// Each case has its own server, so one that hangs cannot spoil the next.
+
+// A fixed pseudo-random source, so the base64 input is the same on every run.
+const seeded = (n: number) => {
+  let x = 0x2545f491;
+  const out = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+};
+
+const CJK = '的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生';
+const inputs: [string, () => string][] = [
+  ['1 MB of "x"', () => 'x'.repeat(1_000_000)],
+  ['1 MB of base64', () => seeded(750_000).toString('base64')],
+  ['300 KB of CJK without spaces', () => Array.from({ length: 100_000 }, (_, i) => CJK[(i * 7919) % CJK.length]).join('')],
+];
+
+interface Route {
+  name: string;
+  path: string;
+  headers: Record<string, string>;
+  body(text: string): unknown;
+}
+
+const routes: Route[] = [
+  { name: 'OpenAI chat', path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-test' }, body: (t) => ({ model: 'gpt-4.1', messages: [{ role: 'user', content: t }], max_tokens: 16 }) },
+  { name: 'Anthropic message', path: '/v1/messages', headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' }, body: (t) => ({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: t }] }) },
+  { name: 'Gemini countTokens', path: '/v1beta/models/gemini-2.5-flash:countTokens', headers: { 'x-goog-api-key': 'sk-test' }, body: (t) => ({ contents: [{ role: 'user', parts: [{ text: t }] }] }) },
+  { name: 'OpenAI embeddings', path: '/v1/embeddings', headers: { authorization: 'Bearer sk-test' }, body: (t) => ({ model: 'text-embedding-3-small', input: t }) },
+];
+
+describe.runIf(socketSuites)('long unbroken strings (socket)', () => {
+  let cli: Spawned | undefined;
+  afterEach(() => {
+    // SIGKILL: a server stuck in a busy loop never runs its SIGTERM handler.
+    cli?.child.kill('SIGKILL');
+    cli = undefined;
+  });
+
+  for (const [inputName, make] of inputs) {
+    for (const route of routes) {
+      it(`${route.name} with ${inputName}: answered or refused, other clients served while it is processed`, async () => {
+        cli = await spawnCli();
+        const body = JSON.stringify(route.body(make()));
+        const { big: res, witnessed, reads, before, statuses } = await servedMeanwhile(cli.url, route.path, route.headers, body);
+        const outcome = res instanceof Error ? `no answer (${res.message})` : `${res.status}`;
+        console.log(`${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome}; while it was pending the other client found it in progress ${witnessed} times in ${reads} journal reads, and had ${before} small answers`);
+        expect(res, 'the big request got no answer (a hang, or a dropped connection)').not.toBeInstanceOf(Error);
+        const answer = res as Answer;
+        expect([200, 400]).toContain(answer.status);
+        // The vendor's own error body (or a valid reply), as the fuzz suite checks it.
+        checkAnswer({ method: 'POST', path: route.path, headers: route.headers, aim: route.name }, answer);
+        expect([...new Set(statuses)]).toEqual([200]);
+        // Served in between: another client read the big request's entry with its body in and its
+        // reply not ready (a server busy with it from end to end answers no one in between).
+        expect(witnessed).toBeGreaterThan(0);
+        expect(cli.child.exitCode).toBeNull();
+      }, HANG_MS * 2);
+    }
+  }
 });

@@ -1,7 +1,8 @@
-// Schema-driven JSON synthesis counts its work (core/synthesize/budget.ts): schemas whose $refs and
-// combinators fan out, or whose pattern multiplies quantifiers, get the vendor's 400 naming the
-// ceiling, while other clients keep being answered; ordinary schemas still give valid values.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Costly schemas are bounded: schema-driven JSON synthesis counts its work (core/synthesize/budget.ts).
+// Schemas whose $refs and combinators fan out, or whose pattern multiplies quantifiers, get the vendor's
+// 400 naming the ceiling, while other clients keep being answered; huge size bounds give values of
+// bounded size, and bounds that are not numbers are refused; ordinary schemas still give valid values.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import OpenAI from 'openai';
@@ -17,6 +18,7 @@ import { LogprobCount, MAX_LOGPROB_ENTRIES, synthesizeLogprobs } from '../src/co
 import WebSocket from 'ws';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
+import { HANG_MS } from './helpers/ordering.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -296,6 +298,25 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     socket.close();
   });
 
+  it('keeps huge schema bounds cheap: maxLength 1e8 answers with a valid value of bounded size', async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
+    const r = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'json please' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'big', schema: { type: 'object', properties: { s: { type: 'string', maxLength: 100_000_000 }, a: { type: 'array', maxItems: 100_000_000, items: { type: 'integer' } } }, required: ['s', 'a'] } } },
+    });
+    const value = JSON.parse(r.choices[0].message.content!);
+    expect(typeof value.s).toBe('string');
+    expect(Array.isArray(value.a)).toBe(true);
+    // Sizes, not time: the synthesized value stays far below the bounds it was allowed.
+    expect(value.s.length).toBeLessThan(100_000);
+    expect(value.a.length).toBeLessThan(100_000);
+    const pattern = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object', properties: { s: { type: 'string', pattern: 'a{50000000}' } }, required: ['s'] } } } })
+      .catch((e) => e);
+    expect(pattern).toBeInstanceOf(OpenAI.BadRequestError);
+  });
+
   it('parses structured output through the openai SDK (zod), deterministically', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1` });
     const Item = z.object({ sku: z.string().regex(/^[A-Z]{3}-\d{4}$/), qty: z.number().int().min(1).max(9), tags: z.array(z.enum(['new', 'sale'])) });
@@ -321,4 +342,30 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     expect(use.type).toBe('tool_use');
     if (use.type === 'tool_use' && !ajv.validate(input_schema, use.input)) throw new Error(`${JSON.stringify(use.input)}\n${ajv.errorsText()}`);
   });
+});
+
+// Found by bench:fuzz (seed 1036113013): a schema whose size bound is a string ("maxItems":
+// "Infinity", "maxLength": "1e9") escaped the cap on synthesized values (core/synthesize/json.ts
+// capped only numeric bounds), so json-schema-faker ran until the heap was exhausted (4 GB) and the
+// server died. Such a bound is now refused with a 400. Each case has its own server, killed after it,
+// so one that runs away cannot spoil the next.
+describe.runIf(socketSuites)('schema bounds given as strings (socket)', () => {
+  let cli: Spawned | undefined;
+  afterEach(() => {
+    cli?.child.kill('SIGKILL');
+    cli = undefined;
+  });
+  const cases: [string, string, Record<string, string>, unknown][] = [
+    ['an OpenAI json_schema with maxItems "Infinity"', '/v1/chat/completions', openai, { model: 'gpt-4o', messages: [{ role: 'user', content: 'json' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'array', items: { type: 'string' }, minItems: 3, maxItems: 'Infinity' } } } }],
+    ['an Anthropic tool with maxLength "1e9"', '/v1/messages', anthropic, { model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { s: { type: 'string', minLength: 5, maxLength: '1e9' } }, required: ['s'] } }], tool_choice: { type: 'any' } }],
+  ];
+  for (const [name, path, headers, body] of cases) {
+    it(`answers ${name} (a 400, or a value within bounds), and keeps running`, async () => {
+      cli = await spawnCli();
+      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(HANG_MS) });
+      expect([200, 400]).toContain(res.status);
+      expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
+      expect(cli.child.exitCode).toBeNull();
+    }, HANG_MS * 2);
+  }
 });

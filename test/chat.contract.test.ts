@@ -10,7 +10,7 @@ const MODEL = 'gpt-4o-mini';
 const ask = (content: string) => [{ role: 'user' as const, content }];
 
 describe.each(modes)('chat completions ($name)', (mode) => {
-  const ctx = withGateway(mode);
+  const ctx = withGateway(mode, { fixtures: [{ match: { userMessage: 'think first' }, reply: { thinking: 'Let me ponder.', text: 'Hi there.' } }] });
 
   it('creates a completion that validates against the OpenAPI spec, with counted usage', async () => {
     const { data, response } = await ctx.client.chat.completions
@@ -43,6 +43,13 @@ describe.each(modes)('chat completions ($name)', (mode) => {
     expect(chunks.every((c) => !('usage' in c))).toBe(true);
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(plain.choices[0].message.content);
+  });
+
+  it('keeps reasoning out of streamed chat content', async () => {
+    const stream = await ctx.client.chat.completions.create({ model: 'gpt-4o', messages: ask('think first'), stream: true });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Hi there.');
   });
 
   it("works with the SDK's stream helper", async () => {

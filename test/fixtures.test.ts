@@ -275,6 +275,14 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect((await admin(`/fixtures/${ids[0]}`, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('sends a fixture name in any script as a header, percent-encoded', async () => {
+    await admin('/fixtures', { method: 'POST', body: JSON.stringify({ name: 'weather → 天气', match: { userMessage: 'unicode fixture' }, reply: { text: 'ok' } }) });
+    const res = await fetch(`${cli.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'unicode fixture' }] }) });
+    expect(res.status).toBe(200);
+    expect(decodeURIComponent(res.headers.get('x-mock-fixture')!)).toBe('weather → 天气');
+    expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
+  });
+
   it('rejects an invalid fixture with the place and the rule broken', async () => {
     const res = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ match: { turn: 'first' }, reply: { txt: 'x' } }) });
     expect(res.status).toBe(400);

@@ -201,6 +201,17 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
     expect(array.at(-1).candidates[0].finishReason).toBe('STOP');
   });
 
+  it('ends a JSON-array stream with a valid array when it fails part-way', async () => {
+    const res = await fetch(`${gw.root}/v1beta/models/${MODEL}:streamGenerateContent?key=sk-test`, {
+      method: 'POST',
+      headers: { 'x-mock-fault': 'STREAM_ERROR,after=2,status=503' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
+    const array = JSON.parse(await res.text());
+    expect(array).toHaveLength(3);
+    expect(array[2].error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
+  });
+
   it.each([
     ['a bad key', 'bad-key', 'hi', 400, 'INVALID_ARGUMENT', 'API_KEY_INVALID'],
     ['an unknown model', 'sk-test', 'hi', 404, 'NOT_FOUND', 'gemini-nope'],

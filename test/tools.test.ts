@@ -142,6 +142,14 @@ describe.each(modes)('tools and structured output ($name)', (mode) => {
     expect(unanswered.message).toContain('call_1');
   });
 
+  it('gives the same synthesized tool call whatever the key order of the tool schema', async () => {
+    const askWith = (parameters: Record<string, unknown>) =>
+      ctx.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'What is the weather in Oslo?' }], tools: [{ type: 'function', function: { name: 'get_weather', parameters } }] });
+    const a = await askWith({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+    const b = await askWith({ required: ['city'], properties: { city: { type: 'string' } }, type: 'object' });
+    expect(b.choices[0].message.tool_calls).toEqual(a.choices[0].message.tool_calls);
+  });
+
   it('answers legacy functions with function_call', async () => {
     const r = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('What is the weather in Rome?'), functions: [weather.function] });
     expect(r.choices[0].finish_reason).toBe('function_call');
