@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { checkAnswer, type Answer } from './helpers/fuzz/verdict.ts';
-import { HANG_MS, servedMeanwhile } from './helpers/ordering.ts';
+import { HANG_MS, seenMeanwhile } from './helpers/ordering.ts';
 import { MAX_DEPTH, MAX_KEYS, MAX_VALUES, parseInPieces, scanJson, stringifyInPieces, type JsonPieces } from '../src/pipeline/pieces.ts';
 import { GatewayError } from '../src/core/errors.ts';
 
@@ -105,7 +105,7 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
 
   /** The big request's answer, once another client was answered between the server reading its body and answering it. */
   async function answeredAfterOthers(path: string, body: string): Promise<{ status: number; text: string }> {
-    const { big, witnessed, statuses } = await servedMeanwhile(cli.url, path, auth, body);
+    const { big, witnessed, statuses } = await seenMeanwhile(cli.url, path, auth, body);
     expect(big, 'the big request got no answer').not.toBeInstanceOf(Error);
     expect([...new Set(statuses)]).toEqual([200]);
     // A server busy with the big request from the end of its body to its answer answers no one in between.
@@ -276,7 +276,7 @@ describe.runIf(socketSuites)('long unbroken strings (socket)', () => {
       it(`${route.name} with ${inputName}: answered or refused, other clients served while it is processed`, async () => {
         cli = await spawnCli();
         const body = JSON.stringify(route.body(make()));
-        const { big: res, witnessed, reads, before, statuses } = await servedMeanwhile(cli.url, route.path, route.headers, body);
+        const { big: res, witnessed, reads, before, statuses } = await seenMeanwhile(cli.url, route.path, route.headers, body);
         const outcome = res instanceof Error ? `no answer (${res.message})` : `${res.status}`;
         console.log(`${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome}; while it was pending the other client found it in progress ${witnessed} times in ${reads} journal reads, and had ${before} small answers`);
         expect(res, 'the big request got no answer (a hang, or a dropped connection)').not.toBeInstanceOf(Error);

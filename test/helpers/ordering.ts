@@ -119,3 +119,14 @@ export async function servedMeanwhile(url: string, path: string, headers: Record
     agent.destroy();
   }
 }
+
+/**
+ * servedMeanwhile, sent again (at most `attempts` times in all) until the other client has seen the big
+ * request in progress. Whether a read lands in one of the server's pauses is up to the scheduler: a
+ * fast machine can finish a big request between two reads. A server that never pauses is seen in none.
+ */
+export async function seenMeanwhile(url: string, path: string, headers: Record<string, string>, body: string | Buffer, attempts = 3): Promise<Meanwhile> {
+  let result = await servedMeanwhile(url, path, headers, body);
+  for (let i = 1; i < attempts && result.witnessed === 0 && !(result.big instanceof Error); i++) result = await servedMeanwhile(url, path, headers, body);
+  return result;
+}
