@@ -50,8 +50,9 @@ function testView(runtime: Runtime, id: string, add: (source: string, fixtures: 
   checkTestId(id, 'test');
   const scopes = runtime.testScopes;
   const own = () => scopes.get(id).fixtures;
-  // What the test would see, unmade: its counters and states start empty.
-  const seen = () => scopes.peek(id)?.fixtures ?? new FixtureScope(id);
+  // What the test would see, unmade: its counters and states start empty (only read, never asked to
+  // answer, so its generation, 0, keys nothing).
+  const seen = () => scopes.peek(id)?.fixtures ?? new FixtureScope(id, 0);
   return {
     id,
     use: (...fixtures) => add(`forTest(${JSON.stringify(id)}).use()`, fixtures, own()),

@@ -25,7 +25,7 @@ export class TestScope {
   constructor(id: string, generation: number) {
     this.id = id;
     this.generation = generation;
-    this.fixtures = new FixtureScope(id);
+    this.fixtures = new FixtureScope(id, generation);
   }
 }
 
