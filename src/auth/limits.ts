@@ -32,5 +32,6 @@ export function chargeReply(runtime: Runtime, token: string, entry: JournalEntry
   const price = entry.model === undefined ? undefined : priceOf(runtime.prices, runtime.catalogue, entry.model);
   if (price) entry.costUsd = costOf(usage, price);
   runtime.spending.charge(token, usage, entry.costUsd);
+  runtime.testScopes.charge(entry, usage, entry.costUsd);
   return runtime.limiter.charge(scope, limits, runtime.now(), usage.inputTokens, usage.outputTokens);
 }
