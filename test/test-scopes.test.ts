@@ -66,6 +66,19 @@ describe('test scopes in-process', () => {
     expect(gateway.tests()).toEqual(['test b']);
   });
 
+  it("lists each test's stored chat completions only; without a test id, every one", async () => {
+    const store = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: [{ role: 'user', content }] });
+    const ofA = await store(a, 'keep a');
+    const ofB = await store(b, 'keep b');
+    const shared = await store(plain, 'keep shared');
+    const ids = async (client: OpenAI) => (await client.chat.completions.list()).data.map((c) => c.id);
+    expect(await ids(a)).toEqual([ofA.id]);
+    expect(await ids(b)).toEqual([ofB.id]);
+    expect(await ids(plain)).toEqual([ofA.id, ofB.id, shared.id]);
+    // By id, a stored completion is still the server's (documented as shared).
+    expect((await b.chat.completions.retrieve(ofA.id)).id).toBe(ofA.id);
+  });
+
   it('answers each test from its own fixture, and a request without a test id from the shared state', async () => {
     gateway.forTest('test a').use(mine('a'));
     gateway.forTest('test b').use(mine('b'));
