@@ -69,10 +69,14 @@ export class TestScopes {
     return [...this.live.values()];
   }
 
-  /** Adds a reply's usage and cost to the totals of the test its entry was sent with, if any. */
+  /**
+   * Adds a reply's usage and cost to the totals of the test its entry was sent with, if any. Its scope
+   * was made when the entry was recorded; one reset (or dropped) since is not made again for it.
+   */
   charge(entry: Pick<JournalEntry, 'headers'>, usage: Usage, costUsd: number | undefined): void {
     const id = entryTestId(entry);
-    if (id !== undefined) addSpend(this.get(id).costs, usage, costUsd);
+    const scope = id === undefined ? undefined : this.peek(id);
+    if (scope) addSpend(scope.costs, usage, costUsd);
   }
 
   /**
