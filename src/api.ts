@@ -11,7 +11,7 @@ import type { IssuedToken, TokenScope } from './auth/keys.ts';
 import type { RecordOptions } from './record/forward.ts';
 import type { RateLimits } from './core/ratelimit.ts';
 import type { PriceTable } from './core/prices.ts';
-import type { CostReport } from './core/spending.ts';
+import type { CostReport, SpendTotals } from './core/spending.ts';
 
 export type { RateLimits } from './core/ratelimit.ts';
 export type { ModelPrice, PriceTable } from './core/prices.ts';
@@ -110,6 +110,12 @@ export interface ScenarioOperations {
  * fixtures answer that test's requests only, ahead of the shared ones; its use counts (`once`,
  * sequences) and scenario states are its own. Made on first use, dropped by `reset()`.
  */
+/** One test's cost totals: `forTest(id).costs()`, `GET /__admin/costs?test=<id>`. */
+export interface TestCosts {
+  test: string;
+  total: SpendTotals;
+}
+
 export interface GatewayTest {
   readonly id: string;
   /** Adds fixtures for this test's requests only; returns their ids. */
@@ -119,8 +125,14 @@ export interface GatewayTest {
   countRequests(filter?: RequestFilter): number;
   /** Empties this test's journal view only. */
   clearRequests(): void;
-  /** Drops this test's fixtures, counters and scenario states, and empties its journal view. */
+  /** Drops this test's fixtures, counters, scenario states and cost totals, and empties its journal view. */
   reset(): void;
+  /**
+   * What this test's replies cost since its last reset, every token's together (`gateway.costs()` has
+   * them per token); whole when the journal drops old entries.
+   * @example expect(gateway.forTest('checkout-1').costs().total.requests).toBe(1);
+   */
+  costs(): TestCosts;
   /** This test's fixtures first, then the shared ones (with this test's use counts). */
   readonly fixtures: FixtureOperations;
   /** Scenario states as this test's requests see them. */

@@ -13,6 +13,7 @@ import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
 import { checkTestId, entryTestId, inView } from './scope.ts';
 import { FixtureScope } from './fixtures/match.ts';
+import { noSpend } from './core/spending.ts';
 
 export type { Gateway, RequestFilter } from './api.ts';
 
@@ -50,8 +51,9 @@ function testView(runtime: Runtime, id: string, add: (source: string, fixtures: 
   checkTestId(id, 'test');
   const scopes = runtime.testScopes;
   const own = () => scopes.get(id).fixtures;
-  // What the test would see, unmade: its counters and states start empty.
-  const seen = () => scopes.peek(id)?.fixtures ?? new FixtureScope(id);
+  // What the test would see, unmade: its counters and states start empty (only read, never asked to
+  // answer, so its generation, 0, keys nothing).
+  const seen = () => scopes.peek(id)?.fixtures ?? new FixtureScope(id, 0);
   return {
     id,
     use: (...fixtures) => add(`forTest(${JSON.stringify(id)}).use()`, fixtures, own()),
@@ -62,6 +64,7 @@ function testView(runtime: Runtime, id: string, add: (source: string, fixtures: 
       if (scope) scope.view = {};
     },
     reset: () => void scopes.drop(id),
+    costs: () => ({ test: id, total: { ...(scopes.peek(id)?.costs ?? noSpend()) } }),
     fixtures: {
       list: () => runtime.fixtures.list(seen()),
       add: (...fixtures) => add(`forTest(${JSON.stringify(id)}).fixtures.add()`, fixtures, own()),

@@ -6,6 +6,8 @@
 import { Journal, type JournalEntry } from './core/journal.ts';
 import { GatewayError } from './core/errors.ts';
 import { FixtureScope } from './fixtures/match.ts';
+import { addSpend, noSpend, type SpendTotals } from './core/spending.ts';
+import type { Usage } from './core/reply.ts';
 
 /** The header that marks a request (or a WebSocket upgrade) as one test's. */
 export const TEST_ID_HEADER = 'x-mock-test-id';
@@ -20,12 +22,14 @@ export class TestScope {
   /** This test's journal view: the entries recorded against this object (clearing the view replaces it). */
   view = {};
   readonly id: string;
+  /** What this test's replies cost (every token's), since its scope was made: its reset starts them at zero. */
+  readonly costs: SpendTotals = noSpend();
   /** Which life of the test id this is: a reset test comes back with a new one, so its old state keys (stateKey) reach nothing. */
   readonly generation: number;
   constructor(id: string, generation: number) {
     this.id = id;
     this.generation = generation;
-    this.fixtures = new FixtureScope(id);
+    this.fixtures = new FixtureScope(id, generation);
   }
 }
 
@@ -63,6 +67,16 @@ export class TestScopes {
 
   all(): TestScope[] {
     return [...this.live.values()];
+  }
+
+  /**
+   * Adds a reply's usage and cost to the totals of the test its entry was sent with, if any. Its scope
+   * was made when the entry was recorded; one reset (or dropped) since is not made again for it.
+   */
+  charge(entry: Pick<JournalEntry, 'headers'>, usage: Usage, costUsd: number | undefined): void {
+    const id = entryTestId(entry);
+    const scope = id === undefined ? undefined : this.peek(id);
+    if (scope) addSpend(scope.costs, usage, costUsd);
   }
 
   /**

@@ -1,7 +1,8 @@
 // setupGateway({ url }): the vitest helper pointed at a standalone server that many test files and
 // workers share. Each test gets its own test id; msw intercepts the test's requests to that server's
-// origin and sends them on unchanged but for the `x-mock-test-id` header (so every client, SDK or not,
-// is covered and the test does nothing); the server keeps that test's fixtures, counters and journal
+// origin and sends them on unchanged but for the `x-mock-test-id` header (so every HTTP client, SDK or
+// not, is covered and the test does nothing; a WebSocket upgrade passes untouched and the test sets the
+// header on its socket from `testId`); the server keeps that test's fixtures, counters and journal
 // apart (scope.ts), and the test's state there is reset after it.
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { bypass, http, passthrough, type RequestHandler } from 'msw';
@@ -33,7 +34,11 @@ export interface RemoteGateway {
   readonly url: string;
   /** The msw server that adds the test id, for `server.use(...)` of your own per-test handlers. */
   readonly server: ReturnType<typeof setupServer>;
-  /** The running test's id (what its requests carry as `x-mock-test-id`); undefined between tests. */
+  /**
+   * The running test's id (what its requests carry as `x-mock-test-id`); undefined between tests. A
+   * WebSocket is not tagged for you: set the header on its upgrade.
+   * @example new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': gateway.testId! } })
+   */
   readonly testId: string | undefined;
   /** Adds fixtures for the running test's requests only; returns their ids. */
   use(...fixtures: Fixture[]): Promise<string[]>;
@@ -87,8 +92,10 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
   let current: string | undefined;
 
   // The test's requests to the server: sent on as they are, with the test id (bypass: msw lets it out).
+  // A WebSocket upgrade cannot be sent again through fetch (undici refuses it, and msw would answer
+  // 500): it goes through untouched, and the test tags its socket with `testId` itself.
   const tagging = http.all(`${origin}/*`, ({ request }) => {
-    if (current === undefined) return passthrough();
+    if (current === undefined || request.headers.has('upgrade')) return passthrough();
     const headers = new Headers(request.headers);
     headers.set(TEST_ID_HEADER, current);
     return fetch(bypass(request, { headers }));

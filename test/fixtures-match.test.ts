@@ -7,6 +7,7 @@ import type { CanonicalRequest, Message } from '../src/core/request.ts';
 import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
 import { historyOf } from '../src/fixtures/history.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { TestScopes } from '../src/scope.ts';
 import { requestKey } from '../src/core/respond.ts';
 import { hashString } from '../src/core/seed.ts';
 
@@ -264,6 +265,39 @@ describe('sequences per conversation', () => {
     expect(say(set, [user('one more')])).toBe('one');
     expect(say(set, [user('kept')])).toBe('three');
     expect(say(set, [user('first')])).toBe('one');
+  });
+
+  it(`one bound for the shared requests and every test's: ${MAX_SEQUENCE_CONVERSATIONS} places in all, however many tests`, () => {
+    const set = new FixtureSet([steps]);
+    const scopes = new TestScopes();
+    const sayIn = (test: string, text: string) => set.take(ctx(request([user(text)])), scopes.get(test).fixtures)?.answer.reply?.text;
+    expect(sayIn('first test', 'hello')).toBe('one');
+    expect(say(set, [user('hello')])).toBe('one');
+    // Every live test (and more) fills the store: the first test's place is the least recently advanced.
+    const perTest = Math.ceil(MAX_SEQUENCE_CONVERSATIONS / scopes.capacity) + 1;
+    for (let t = 0; t <= scopes.capacity; t++) for (let i = 0; i < perTest; i++) sayIn(`test ${t}`, `conversation ${i}`);
+    expect(set.sequencePlaces).toBe(MAX_SEQUENCE_CONVERSATIONS);
+    // Forgotten under the shared bound (a store per test would have kept it: its test advanced one pair).
+    expect(sayIn('first test', 'hello')).toBe('one');
+    expect(set.sequencePlaces).toBe(MAX_SEQUENCE_CONVERSATIONS);
+  });
+
+  it("a reset test starts its sequences at the first step; other tests' and the shared places stay", () => {
+    const set = new FixtureSet([steps]);
+    const scopes = new TestScopes();
+    const sayIn = (test: string, text: string) => set.take(ctx(request([user(text)])), scopes.get(test).fixtures)?.answer.reply?.text;
+    expect(sayIn('a', 'hello')).toBe('one');
+    expect(sayIn('a', 'hello')).toBe('two');
+    expect(sayIn('b', 'hello')).toBe('one');
+    expect(say(set, [user('hello')])).toBe('one');
+    scopes.drop('a');
+    expect(sayIn('a', 'hello')).toBe('one');
+    expect(sayIn('b', 'hello')).toBe('two');
+    expect(say(set, [user('hello')])).toBe('two');
+    // The reset test's old place ages out under the bound; removing the fixture forgets its places in every scope.
+    expect(set.sequencePlaces).toBe(4);
+    set.remove(set.list()[0].id);
+    expect(set.sequencePlaces).toBe(0);
   });
 
   it('conversationOf is the first user message, not the system prompt or what follows', () => {

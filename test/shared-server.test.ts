@@ -54,3 +54,21 @@ describe.runIf(socketSuites)('setupGateway({ url }) against a strict server', ()
     expect(await (await fetch(`${cli.url}/__admin/tests`)).json()).toEqual({ tests: [] });
   });
 });
+
+describe.runIf(socketSuites)('setupGateway({ url }) and a realtime WebSocket', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli();
+  });
+  afterAll(() => cli.stop());
+
+  for (const msw of ['3', '2']) {
+    it(`lets the upgrade through, and the socket tagged with gateway.testId is answered from that test's fixture, with msw ${msw}`, async () => {
+      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, ['realtime.case.ts']);
+      const outcome = results['answers a realtime socket from the test fixture'];
+      expect(outcome?.failureMessages.join('\n')).toBe('');
+      expect(outcome?.status).toBe('passed');
+      expect(await (await fetch(`${cli.url}/__admin/tests`)).json()).toEqual({ tests: [] });
+    });
+  }
+});

@@ -42,6 +42,43 @@ describe('test scopes in-process', () => {
   afterEach(() => gateway.reset());
   afterAll(() => server.close());
 
+  it("sums each test's cost on its own (every token's), and its reset starts it at zero", async () => {
+    const spend = async (client: OpenAI, content: string) => (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] })).usage!;
+    const first = await spend(a, 'count');
+    const second = await spend(a, 'and more');
+    const other = await spend(b, 'count');
+    await spend(plain, 'count');
+    const totals = (test: string) => gateway.forTest(test).costs().total;
+    expect(totals('test a')).toMatchObject({ requests: 2, inputTokens: first.prompt_tokens + second.prompt_tokens, outputTokens: first.completion_tokens + second.completion_tokens, unpriced: 0 });
+    expect(totals('test b')).toMatchObject({ requests: 1, inputTokens: other.prompt_tokens, outputTokens: other.completion_tokens });
+    // Each test's USD is the sum of its journal entries' (the token's totals hold all four requests).
+    const entries = (test: string) => gateway.forTest(test).requests().reduce((sum, e) => sum + e.costUsd!, 0);
+    expect(totals('test a').costUsd).toBeGreaterThan(0);
+    expect(totals('test a').costUsd).toBeCloseTo(entries('test a'), 12);
+    expect(totals('test b').costUsd).toBeCloseTo(entries('test b'), 12);
+    expect(gateway.costs().total.requests).toBe(4);
+    expect(gateway.forTest('test a').costs().test).toBe('test a');
+    gateway.forTest('test a').reset();
+    expect(totals('test a').requests).toBe(0);
+    expect(totals('test b').requests).toBe(1);
+    // A test never seen has spent nothing (and reading does not make its state).
+    expect(totals('never seen')).toMatchObject({ requests: 0, costUsd: 0 });
+    expect(gateway.tests()).toEqual(['test b']);
+  });
+
+  it("lists each test's stored chat completions only; without a test id, every one", async () => {
+    const store = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: [{ role: 'user', content }] });
+    const ofA = await store(a, 'keep a');
+    const ofB = await store(b, 'keep b');
+    const shared = await store(plain, 'keep shared');
+    const ids = async (client: OpenAI) => (await client.chat.completions.list()).data.map((c) => c.id);
+    expect(await ids(a)).toEqual([ofA.id]);
+    expect(await ids(b)).toEqual([ofB.id]);
+    expect(await ids(plain)).toEqual([ofA.id, ofB.id, shared.id]);
+    // By id, a stored completion is still the server's (documented as shared).
+    expect((await b.chat.completions.retrieve(ofA.id)).id).toBe(ofA.id);
+  });
+
   it('answers each test from its own fixture, and a request without a test id from the shared state', async () => {
     gateway.forTest('test a').use(mine('a'));
     gateway.forTest('test b').use(mine('b'));
@@ -175,6 +212,23 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
     cli = await spawnCli(['--fixtures', dir]);
   });
   afterAll(() => cli.stop());
+
+  it('GET /__admin/costs?test=<id>: what that test spent, apart from the token totals', async () => {
+    const one = (await client('cost a').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).usage!;
+    await client('cost b').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] });
+    const mine = (await admin(`/costs?test=${encodeURIComponent('cost a')}`)).body as { test: string; total: { requests: number; inputTokens: number; outputTokens: number; costUsd: number } };
+    expect(mine.test).toBe('cost a');
+    expect(mine.total).toMatchObject({ requests: 1, inputTokens: one.prompt_tokens, outputTokens: one.completion_tokens });
+    expect(mine.total.costUsd).toBeGreaterThan(0);
+    expect(((await admin('/costs?test=cost%20b')).body.total as { requests: number }).requests).toBe(1);
+    await admin('/reset?test=cost%20a', { method: 'POST' });
+    expect(((await admin('/costs?test=cost%20a')).body.total as { requests: number }).requests).toBe(0);
+    const bad = await admin(`/costs?test=${'x'.repeat(300)}`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toContain('a test id is 1 to 256 printable ASCII characters');
+    // The next test counts the shared journal from empty.
+    await admin('/reset', { method: 'POST' });
+  });
 
   it("puts fixtures in under a test id through /__admin, and filters the journal and the fixtures by test", async () => {
     expect((await addFixtures('a', [mine('a')])).status).toBe(201);

@@ -39,5 +39,6 @@ export function chargeReply(runtime: Runtime, token: string, entry: JournalEntry
   // Priced already when the handler priced its parts itself (a batch: each request by its model, discounted).
   entry.costUsd ??= priceUsage(runtime, entry.model, usage);
   runtime.spending.charge(token, usage, entry.costUsd);
+  runtime.testScopes.charge(entry, usage, entry.costUsd);
   return runtime.limiter.charge(scope, limits, runtime.now(), usage.inputTokens, usage.outputTokens);
 }

@@ -166,8 +166,11 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     res.json({ revoked: req.params.token });
   });
 
-  // What each token has spent (requests, tokens, USD) since the start or the last reset.
-  router.get('/costs', (_req, res) => void res.json(gateway.costs()));
+  // What each token has spent (requests, tokens, USD) since the start or the last reset; with ?test=<id>, what that test's requests have.
+  router.get('/costs', (req, res) => {
+    const test = testOf(req);
+    res.json(test === undefined ? gateway.costs() : gateway.forTest(test).costs());
+  });
 
   // The gateway's clock: read it, or move it on so rate windows pass (`{"advance": 60}`).
   router.get('/clock', (_req, res) => void res.json({ now: gateway.advanceClock(0) }));

@@ -27,9 +27,11 @@ export interface CostReport {
 /** Keys whose totals are kept at most (the least recently charged dropped first): memory stays bounded. */
 export const MAX_SPENDING_KEYS = 10_000;
 
-const zero = (): SpendTotals => ({ requests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, reasoningTokens: 0, costUsd: 0, unpriced: 0 });
+/** Totals of nothing spent yet. */
+export const noSpend = (): SpendTotals => ({ requests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, reasoningTokens: 0, costUsd: 0, unpriced: 0 });
 
-function add(into: SpendTotals, usage: Usage, costUsd: number | undefined): void {
+/** Adds one reply's usage and cost (undefined: the model has no price) to `into`. */
+export function addSpend(into: SpendTotals, usage: Usage, costUsd: number | undefined): void {
   into.requests++;
   into.inputTokens += usage.inputTokens;
   into.outputTokens += usage.outputTokens;
@@ -49,15 +51,15 @@ export class Spending {
     let totals = this.byToken.get(token);
     if (totals) this.byToken.delete(token);
     else {
-      totals = zero();
+      totals = noSpend();
       if (this.byToken.size >= MAX_SPENDING_KEYS) this.byToken.delete(this.byToken.keys().next().value!);
     }
     this.byToken.set(token, totals);
-    add(totals, usage, costUsd);
+    addSpend(totals, usage, costUsd);
   }
 
   report(): CostReport {
-    const total = zero();
+    const total = noSpend();
     const tokens = [...this.byToken].map(([token, t]) => {
       total.requests += t.requests;
       total.inputTokens += t.inputTokens;

@@ -7,6 +7,7 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
+import { entryTestId } from '../../scope.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -14,6 +15,8 @@ type Raw = Record<string, unknown>;
 interface StoredChat {
   completion: Raw;
   messages: readonly unknown[];
+  /** The test (`x-mock-test-id`) whose request stored it, if any: a test's list shows its own only. */
+  test?: string;
 }
 
 const KEY = 'chat:';
@@ -49,6 +52,7 @@ export function storeChat(call: Call, reply: CanonicalReply, completion: Raw): v
       input_user: body.user ?? null,
     },
     messages: body.messages as unknown[],
+    test: entryTestId(call.entry),
   };
   call.runtime.stored.set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
 }
@@ -95,11 +99,14 @@ function list(call: Call) {
   const query = call.inbound.url.searchParams;
   const model = query.get('model');
   const filters = metadataFilters(query);
+  // A request with a test id lists that test's completions only (tests sharing a server never see each
+  // other's); one without lists every stored completion, as before.
+  const test = entryTestId(call.entry);
   const completions: Raw[] = [];
   for (const [, value] of call.runtime.stored.entries(KEY)) {
-    const { completion } = value as StoredChat;
+    const { completion, test: owner } = value as StoredChat;
     const metadata = (completion.metadata ?? {}) as Raw;
-    if ((model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
+    if ((test === undefined || owner === test) && (model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
   }
   return json(cursorPage(call, completions));
 }
