@@ -98,3 +98,96 @@ describe.runIf(socketSuites)('--prices', () => {
     expect(output).toContain('models.gpt-4o.input must be a non-negative number');
   });
 });
+
+/** Bodies as the real services send them (what record mode writes as a fixture's `raw`), their usage far from what the gateway would count. */
+const RAW_CHAT = {
+  id: 'chatcmpl-recorded',
+  object: 'chat.completion',
+  created: 1_760_000_000,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'recorded', refusal: null }, finish_reason: 'stop', logprobs: null }],
+  usage: { prompt_tokens: 5000, completion_tokens: 9000, total_tokens: 14000, prompt_tokens_details: { cached_tokens: 1000 }, completion_tokens_details: { reasoning_tokens: 0 } },
+};
+const RAW_MESSAGE = {
+  id: 'msg_recorded',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-3-5-haiku-20241022',
+  content: [{ type: 'text', text: 'recorded' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  // Anthropic's input_tokens leaves out the cache: the prompt is 3000 + 2000 read = 5000.
+  usage: { input_tokens: 3000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 9000 },
+};
+const chunk = (extra: object) => JSON.stringify({ id: 'chatcmpl-recorded', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-4o-mini', ...extra });
+/** A recorded stream: the usage in its last chunk before [DONE], as include_usage asks. */
+const RAW_STREAM = {
+  events: [
+    { data: chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'recorded' }, finish_reason: null }], usage: null }) },
+    { data: chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null }) },
+    { data: chunk({ choices: [], usage: { prompt_tokens: 5000, completion_tokens: 9000, total_tokens: 14000 } }) },
+    { data: '[DONE]' },
+  ],
+};
+const RAW_FIXTURES = [
+  { name: 'raw-chat', match: { userMessage: 'raw chat' }, raw: { openai: RAW_CHAT } },
+  { name: 'raw-stream', match: { userMessage: 'raw stream' }, raw: { openai: RAW_STREAM } },
+  { name: 'raw-message', match: { userMessage: 'raw message' }, raw: { anthropic: RAW_MESSAGE } },
+  { name: 'raw-no-usage', match: { userMessage: 'raw without usage' }, raw: { openai: { ...RAW_CHAT, usage: undefined } } },
+];
+const TPM = 100_000;
+
+describe.each(MODES)('a raw body is charged for the usage it tells its client (%s)', (mode) => {
+  let gw: Metered;
+  beforeAll(async () => {
+    gw = await startMetered(mode, { tokens: ['sk-chat', 'sk-stream', 'sk-message', 'sk-none'], tpm: TPM, fixtures: RAW_FIXTURES });
+  });
+  afterAll(() => gw.stop());
+  const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
+  const mini = shipped.models['gpt-4o-mini'] as ModelPrice;
+
+  it('an OpenAI body: its prompt_tokens and completion_tokens (cached ones at the cached price), not the synthesized reply\'s', async () => {
+    const client = new OpenAI({ apiKey: 'sk-chat', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw chat') }).withResponse();
+    expect(data.usage?.prompt_tokens).toBe(5000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 1000, reasoningTokens: 0 });
+    expect(entry.costUsd).toBeCloseTo(usd(4000, mini.input) + usd(1000, mini.cached_input!) + usd(9000, mini.output), 12);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - 14_000));
+  });
+
+  it('a recorded stream: the usage its events tell', async () => {
+    const client = new OpenAI({ apiKey: 'sk-stream', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw stream'), stream: true, stream_options: { include_usage: true } }).withResponse();
+    let told: number | undefined;
+    for await (const c of data) told = c.usage?.completion_tokens ?? told;
+    expect(told).toBe(9000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 0, reasoningTokens: 0 });
+    expect(entry.costUsd).toBeCloseTo(usd(5000, mini.input) + usd(9000, mini.output), 12);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - 14_000));
+  });
+
+  it('an Anthropic body: its input_tokens with the cache read added, its output_tokens', async () => {
+    const client = new Anthropic({ apiKey: 'sk-message', baseURL: gw.root, maxRetries: 0 });
+    const { data, response } = await client.messages.create({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message') }).withResponse();
+    expect(data.usage.output_tokens).toBe(9000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 2000, reasoningTokens: 0 });
+    const haiku = shipped.models['claude-3-5-haiku'] as ModelPrice;
+    expect(entry.costUsd).toBeCloseTo(usd(3000, haiku.input) + usd(2000, haiku.cached_input!) + usd(9000, haiku.output), 12);
+    expect(response.headers.get('anthropic-ratelimit-input-tokens-remaining')).toBe(String(TPM - 5000));
+    expect(response.headers.get('anthropic-ratelimit-output-tokens-remaining')).toBe(String(TPM - 9000));
+  });
+
+  it('a body that tells no usage is charged none', async () => {
+    const client = new OpenAI({ apiKey: 'sk-none', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw without usage') }).withResponse();
+    expect(data.usage).toBeUndefined();
+    const entry = await last();
+    expect(entry.fixture).toBe('raw-no-usage');
+    expect(entry.usage).toBeUndefined();
+    expect(entry.costUsd).toBeUndefined();
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM));
+  });
+});

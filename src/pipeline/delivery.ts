@@ -140,6 +140,9 @@ function formatFaultedEvents(call: Call, events: TimedEvent[], fault: FaultSpec 
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
 export function deliver(call: Call, answered: Answered, stream: boolean, render: Rendering): Outbound | Promise<Outbound> {
   const { reply, latency, fault } = answered;
+  // Charged for what the client is told: a raw body's own usage (none if it tells none: no cost, no
+  // tokens), else the reply's (for legacy completions, all prompts' replies combined).
+  call.entry.usage = answered.raw === undefined ? reply.usage : call.format.usageOf(answered.raw);
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
   // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.
