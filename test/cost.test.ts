@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import shipped from '../catalog/prices.json' with { type: 'json' };
 import type { JournalEntry, ModelPrice } from '../src/index.ts';
+import { checkPrices, costOf } from '../src/core/prices.ts';
 import { runCli } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { startMetered, type Metered, type MeteredMode } from './helpers/metered.ts';
@@ -189,5 +190,52 @@ describe.each(MODES)('a raw body is charged for the usage it tells its client (%
     expect(entry.usage).toBeUndefined();
     expect(entry.costUsd).toBeUndefined();
     expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM));
+  });
+});
+
+describe.each(MODES)('prompt cache writes and reads at their own prices (%s)', (mode) => {
+  let gw: Metered;
+  beforeAll(async () => {
+    gw = await startMetered(mode, { tokens: ['sk-5m', 'sk-1h'] });
+  });
+  afterAll(() => gw.stop());
+  const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
+  /** A system prompt well over Sonnet's 1,024-token caching minimum. */
+  const system = Array.from({ length: 120 }, (_, i) => `Clause ${i + 1}: quote the price list and round every total to the cent.`).join('\n');
+  const sonnet = shipped.families['claude-sonnet'] as ModelPrice;
+  const cachedAsk = (apiKey: string, question: string, ttl?: '1h') =>
+    new Anthropic({ apiKey, baseURL: gw.root, maxRetries: 0 }).messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 200,
+      system: [{ type: 'text', text: system, cache_control: { type: 'ephemeral', ...(ttl ? { ttl } : {}) } }],
+      messages: ask(question),
+    });
+
+  it('a 5-minute write at cache_write, then the read at cached_input, the rest at input and output', async () => {
+    const write = await cachedAsk('sk-5m', 'What does the first order cost?');
+    const written = write.usage.cache_creation_input_tokens!;
+    expect(written).toBeGreaterThan(1024);
+    expect((await last()).costUsd).toBeCloseTo(usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write!) + usd(write.usage.output_tokens, sonnet.output), 12);
+    const read = await cachedAsk('sk-5m', 'And the second?');
+    expect(read.usage).toMatchObject({ cache_read_input_tokens: written, cache_creation_input_tokens: 0 });
+    expect((await last()).costUsd).toBeCloseTo(usd(read.usage.input_tokens, sonnet.input) + usd(written, sonnet.cached_input!) + usd(read.usage.output_tokens, sonnet.output), 12);
+  });
+
+  it("a 1-hour write at cache_write_1h, twice input as Anthropic bills it, not at the 5-minute rate", async () => {
+    expect(sonnet.cache_write_1h).toBe(2 * sonnet.input);
+    const write = await cachedAsk('sk-1h', 'What does the first order cost?', '1h');
+    const written = write.usage.cache_creation!.ephemeral_1h_input_tokens;
+    expect(written).toBeGreaterThan(1024);
+    expect(write.usage.cache_creation_input_tokens).toBe(written);
+    expect((await last()).costUsd).toBeCloseTo(usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write_1h!) + usd(write.usage.output_tokens, sonnet.output), 12);
+  });
+});
+
+describe('the price arithmetic', () => {
+  it("prices a 1-hour cache write at twice input when the entry gives no cache_write_1h, and refuses an audio_output price it could never apply", () => {
+    const usage = { inputTokens: 3000, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, cacheCreationInputTokens: 2000, cacheCreation1hInputTokens: 1500 };
+    // 1000 plain, 500 written for 5 minutes at cache_write, 1500 for an hour at twice input.
+    expect(costOf(usage, { input: 4, output: 1, cache_write: 5 })).toBeCloseTo(usd(1000, 4) + usd(500, 5) + usd(1500, 8), 12);
+    expect(() => checkPrices({ models: { m: { input: 1, output: 1, audio_output: 2 } } })).toThrow('models.m: unknown price "audio_output"');
   });
 });
