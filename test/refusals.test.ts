@@ -273,6 +273,11 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
     const ask = { model: 'text-embedding-3-small', input: 'a lock' };
     const busy = await openai.embeddings.create(ask, fault('OVERLOADED')).catch((e) => e);
     expect(busy).toMatchObject({ status: 503, type: 'server_error' });
+    expect((await gw.requests()).at(-1)).toMatchObject({ path: '/v1/embeddings', status: 503, fault: 'OVERLOADED' });
+    // A streamed speech (a decided stream) is refused the same way, before any event.
+    const speech = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'a lock', stream_format: 'sse' }, fault('OVERLOADED')).catch((e) => e);
+    expect(speech).toMatchObject({ status: 503 });
+    expect((await gw.requests()).at(-1)).toMatchObject({ path: '/v1/audio/speech', status: 503, fault: 'OVERLOADED' });
     const plain = await openai.embeddings.create(ask);
     for (const name of ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED']) expect(await openai.embeddings.create(ask, fault(name))).toEqual(plain);
   });
