@@ -115,6 +115,25 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       expect(spared.choices[0].message.content).toBeTruthy();
     });
 
+    it('on legacy completions too, a blocked prompt is the 400 invalid_prompt: streamed or not, by fixture or fault, one blocked prompt of several', async () => {
+      const legacy = { model: 'gpt-3.5-turbo-instruct', max_tokens: 20 };
+      const asks = [
+        [{ ...legacy, prompt: 'A prompt the filter blocks' }, {}],
+        [{ ...legacy, prompt: 'Tell me a story' }, fault('PROMPT_BLOCKED')],
+        [{ ...legacy, prompt: ['Tell me a story', 'A prompt the filter blocks'] }, {}],
+      ] as const;
+      for (const [body, options] of asks) {
+        for (const stream of [false, true]) {
+          const error = await openai.completions.create({ ...body, prompt: [body.prompt].flat(), stream }, options).catch((e) => e);
+          expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+          expect(error).toMatchObject({ status: 400, code: 'invalid_prompt', type: 'invalid_request_error' });
+          const entry = (await gw.requests()).at(-1)!;
+          expect(entry).toMatchObject({ path: '/v1/completions', status: 400 });
+          expect(entry.fault ?? entry.fixture).toBe(body.prompt === 'Tell me a story' ? 'PROMPT_BLOCKED' : 'blocked-prompt');
+        }
+      }
+    });
+
     it('an unknown fault name is a 400 that lists the new ones', async () => {
       const error = await openai.chat.completions.create({ model: GPT, messages: user('hi') }, fault('REFUSE')).catch((e) => e);
       expect(error.status).toBe(400);
