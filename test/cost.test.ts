@@ -3,6 +3,7 @@
 // through the openai and Anthropic SDKs, in-process and over a socket (--prices, GET /__admin/costs).
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import shipped from '../catalog/prices.json' with { type: 'json' };
 import type { JournalEntry, ModelPrice } from '../src/index.ts';
@@ -130,7 +131,26 @@ const RAW_STREAM = {
     { data: '[DONE]' },
   ],
 };
+const event = (data: object) => ({ event: (data as { type: string }).type, data: JSON.stringify(data) });
+/** A recorded Anthropic stream: the input in message_start, the output in message_delta. */
+const RAW_MESSAGE_STREAM = {
+  events: [
+    event({ type: 'message_start', message: { ...RAW_MESSAGE, content: [], stop_reason: null, usage: { ...RAW_MESSAGE.usage, output_tokens: 1 } } }),
+    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'recorded' } }),
+    event({ type: 'content_block_stop', index: 0 }),
+    event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9000 } }),
+    event({ type: 'message_stop' }),
+  ],
+};
+const RAW_GEMINI = {
+  candidates: [{ content: { role: 'model', parts: [{ text: 'recorded' }] }, finishReason: 'STOP', index: 0 }],
+  usageMetadata: { promptTokenCount: 5000, candidatesTokenCount: 8000, thoughtsTokenCount: 1000, totalTokenCount: 14000 },
+  modelVersion: 'gemini-2.5-pro',
+};
 const RAW_FIXTURES = [
+  { name: 'raw-message-stream', match: { userMessage: 'raw message stream' }, raw: { anthropic: RAW_MESSAGE_STREAM } },
+  { name: 'raw-gemini', match: { userMessage: 'raw gemini' }, raw: { gemini: RAW_GEMINI } },
   { name: 'raw-chat', match: { userMessage: 'raw chat' }, raw: { openai: RAW_CHAT } },
   { name: 'raw-stream', match: { userMessage: 'raw stream' }, raw: { openai: RAW_STREAM } },
   { name: 'raw-message', match: { userMessage: 'raw message' }, raw: { anthropic: RAW_MESSAGE } },
@@ -141,7 +161,7 @@ const TPM = 100_000;
 describe.each(MODES)('a raw body is charged for the usage it tells its client (%s)', (mode) => {
   let gw: Metered;
   beforeAll(async () => {
-    gw = await startMetered(mode, { tokens: ['sk-chat', 'sk-stream', 'sk-message', 'sk-none'], tpm: TPM, fixtures: RAW_FIXTURES });
+    gw = await startMetered(mode, { tokens: ['sk-chat', 'sk-stream', 'sk-message', 'sk-message-stream', 'sk-gemini', 'sk-none'], tpm: TPM, fixtures: RAW_FIXTURES });
   });
   afterAll(() => gw.stop());
   const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
@@ -179,6 +199,26 @@ describe.each(MODES)('a raw body is charged for the usage it tells its client (%
     expect(entry.costUsd).toBeCloseTo(usd(3000, haiku.input) + usd(2000, haiku.cached_input!) + usd(9000, haiku.output), 12);
     expect(response.headers.get('anthropic-ratelimit-input-tokens-remaining')).toBe(String(TPM - 5000));
     expect(response.headers.get('anthropic-ratelimit-output-tokens-remaining')).toBe(String(TPM - 9000));
+  });
+
+  it('a recorded Anthropic stream: message_start\'s input and message_delta\'s output together', async () => {
+    const client = new Anthropic({ apiKey: 'sk-message-stream', baseURL: gw.root, maxRetries: 0 });
+    const final = await client.messages.stream({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message stream') }).finalMessage();
+    expect(final.usage).toMatchObject({ input_tokens: 3000, output_tokens: 9000 });
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 2000, reasoningTokens: 0 });
+    const haiku = shipped.models['claude-3-5-haiku'] as ModelPrice;
+    expect(entry.costUsd).toBeCloseTo(usd(3000, haiku.input) + usd(2000, haiku.cached_input!) + usd(9000, haiku.output), 12);
+  });
+
+  it('a Gemini body: its usageMetadata, thoughts as reasoning output', async () => {
+    const google = new GoogleGenAI({ apiKey: 'sk-gemini', httpOptions: { baseUrl: gw.root } });
+    const reply = await google.models.generateContent({ model: 'gemini-2.5-pro', contents: 'raw gemini' });
+    expect(reply.usageMetadata?.promptTokenCount).toBe(5000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 0, reasoningTokens: 1000 });
+    const pro = shipped.models['gemini-2.5-pro'] as ModelPrice;
+    expect(entry.costUsd).toBeCloseTo(usd(5000, pro.input) + usd(9000, pro.output), 12);
   });
 
   it('a body that tells no usage is charged none', async () => {
