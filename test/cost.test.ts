@@ -3,9 +3,11 @@
 // through the openai and Anthropic SDKs, in-process and over a socket (--prices, GET /__admin/costs).
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import shipped from '../catalog/prices.json' with { type: 'json' };
 import type { JournalEntry, ModelPrice } from '../src/index.ts';
+import { checkPrices, costOf } from '../src/core/prices.ts';
 import { runCli } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { startMetered, type Metered, type MeteredMode } from './helpers/metered.ts';
@@ -96,5 +98,184 @@ describe.runIf(socketSuites)('--prices', () => {
     const { code, output } = await runCli(['--prices', file]);
     expect(code).toBe(2);
     expect(output).toContain('models.gpt-4o.input must be a non-negative number');
+  });
+});
+
+/** Bodies as the real services send them (what record mode writes as a fixture's `raw`), their usage far from what the gateway would count. */
+const RAW_CHAT = {
+  id: 'chatcmpl-recorded',
+  object: 'chat.completion',
+  created: 1_760_000_000,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'recorded', refusal: null }, finish_reason: 'stop', logprobs: null }],
+  usage: { prompt_tokens: 5000, completion_tokens: 9000, total_tokens: 14000, prompt_tokens_details: { cached_tokens: 1000 }, completion_tokens_details: { reasoning_tokens: 0 } },
+};
+const RAW_MESSAGE = {
+  id: 'msg_recorded',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-3-5-haiku-20241022',
+  content: [{ type: 'text', text: 'recorded' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  // Anthropic's input_tokens leaves out the cache: the prompt is 3000 + 2000 read = 5000.
+  usage: { input_tokens: 3000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 9000 },
+};
+const chunk = (extra: object) => JSON.stringify({ id: 'chatcmpl-recorded', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-4o-mini', ...extra });
+/** A recorded stream: the usage in its last chunk before [DONE], as include_usage asks. */
+const RAW_STREAM = {
+  events: [
+    { data: chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'recorded' }, finish_reason: null }], usage: null }) },
+    { data: chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null }) },
+    { data: chunk({ choices: [], usage: { prompt_tokens: 5000, completion_tokens: 9000, total_tokens: 14000 } }) },
+    { data: '[DONE]' },
+  ],
+};
+const event = (data: object) => ({ event: (data as { type: string }).type, data: JSON.stringify(data) });
+/** A recorded Anthropic stream: the input in message_start, the output in message_delta. */
+const RAW_MESSAGE_STREAM = {
+  events: [
+    event({ type: 'message_start', message: { ...RAW_MESSAGE, content: [], stop_reason: null, usage: { ...RAW_MESSAGE.usage, output_tokens: 1 } } }),
+    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'recorded' } }),
+    event({ type: 'content_block_stop', index: 0 }),
+    event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9000 } }),
+    event({ type: 'message_stop' }),
+  ],
+};
+const RAW_GEMINI = {
+  candidates: [{ content: { role: 'model', parts: [{ text: 'recorded' }] }, finishReason: 'STOP', index: 0 }],
+  usageMetadata: { promptTokenCount: 5000, candidatesTokenCount: 8000, thoughtsTokenCount: 1000, totalTokenCount: 14000 },
+  modelVersion: 'gemini-2.5-pro',
+};
+const RAW_FIXTURES = [
+  { name: 'raw-message-stream', match: { userMessage: 'raw message stream' }, raw: { anthropic: RAW_MESSAGE_STREAM } },
+  { name: 'raw-gemini', match: { userMessage: 'raw gemini' }, raw: { gemini: RAW_GEMINI } },
+  { name: 'raw-chat', match: { userMessage: 'raw chat' }, raw: { openai: RAW_CHAT } },
+  { name: 'raw-stream', match: { userMessage: 'raw stream' }, raw: { openai: RAW_STREAM } },
+  { name: 'raw-message', match: { userMessage: 'raw message' }, raw: { anthropic: RAW_MESSAGE } },
+  { name: 'raw-no-usage', match: { userMessage: 'raw without usage' }, raw: { openai: { ...RAW_CHAT, usage: undefined } } },
+];
+const TPM = 100_000;
+
+describe.each(MODES)('a raw body is charged for the usage it tells its client (%s)', (mode) => {
+  let gw: Metered;
+  beforeAll(async () => {
+    gw = await startMetered(mode, { tokens: ['sk-chat', 'sk-stream', 'sk-message', 'sk-message-stream', 'sk-gemini', 'sk-none'], tpm: TPM, fixtures: RAW_FIXTURES });
+  });
+  afterAll(() => gw.stop());
+  const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
+  const mini = shipped.models['gpt-4o-mini'] as ModelPrice;
+
+  it('an OpenAI body: its prompt_tokens and completion_tokens (cached ones at the cached price), not the synthesized reply\'s', async () => {
+    const client = new OpenAI({ apiKey: 'sk-chat', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw chat') }).withResponse();
+    expect(data.usage?.prompt_tokens).toBe(5000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 1000, reasoningTokens: 0 });
+    expect(entry.costUsd).toBeCloseTo(usd(4000, mini.input) + usd(1000, mini.cached_input!) + usd(9000, mini.output), 12);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - 14_000));
+  });
+
+  it('a recorded stream: the usage its events tell', async () => {
+    const client = new OpenAI({ apiKey: 'sk-stream', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw stream'), stream: true, stream_options: { include_usage: true } }).withResponse();
+    let told: number | undefined;
+    for await (const c of data) told = c.usage?.completion_tokens ?? told;
+    expect(told).toBe(9000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 0, reasoningTokens: 0 });
+    expect(entry.costUsd).toBeCloseTo(usd(5000, mini.input) + usd(9000, mini.output), 12);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - 14_000));
+  });
+
+  it('an Anthropic body: its input_tokens with the cache read added, its output_tokens', async () => {
+    const client = new Anthropic({ apiKey: 'sk-message', baseURL: gw.root, maxRetries: 0 });
+    const { data, response } = await client.messages.create({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message') }).withResponse();
+    expect(data.usage.output_tokens).toBe(9000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 2000, reasoningTokens: 0 });
+    const haiku = shipped.models['claude-3-5-haiku'] as ModelPrice;
+    expect(entry.costUsd).toBeCloseTo(usd(3000, haiku.input) + usd(2000, haiku.cached_input!) + usd(9000, haiku.output), 12);
+    expect(response.headers.get('anthropic-ratelimit-input-tokens-remaining')).toBe(String(TPM - 5000));
+    expect(response.headers.get('anthropic-ratelimit-output-tokens-remaining')).toBe(String(TPM - 9000));
+  });
+
+  it('a recorded Anthropic stream: message_start\'s input and message_delta\'s output together', async () => {
+    const client = new Anthropic({ apiKey: 'sk-message-stream', baseURL: gw.root, maxRetries: 0 });
+    const final = await client.messages.stream({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message stream') }).finalMessage();
+    expect(final.usage).toMatchObject({ input_tokens: 3000, output_tokens: 9000 });
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 2000, reasoningTokens: 0 });
+    const haiku = shipped.models['claude-3-5-haiku'] as ModelPrice;
+    expect(entry.costUsd).toBeCloseTo(usd(3000, haiku.input) + usd(2000, haiku.cached_input!) + usd(9000, haiku.output), 12);
+  });
+
+  it('a Gemini body: its usageMetadata, thoughts as reasoning output', async () => {
+    const google = new GoogleGenAI({ apiKey: 'sk-gemini', httpOptions: { baseUrl: gw.root } });
+    const reply = await google.models.generateContent({ model: 'gemini-2.5-pro', contents: 'raw gemini' });
+    expect(reply.usageMetadata?.promptTokenCount).toBe(5000);
+    const entry = await last();
+    expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 0, reasoningTokens: 1000 });
+    const pro = shipped.models['gemini-2.5-pro'] as ModelPrice;
+    expect(entry.costUsd).toBeCloseTo(usd(5000, pro.input) + usd(9000, pro.output), 12);
+  });
+
+  it('a body that tells no usage is charged none', async () => {
+    const client = new OpenAI({ apiKey: 'sk-none', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw without usage') }).withResponse();
+    expect(data.usage).toBeUndefined();
+    const entry = await last();
+    expect(entry.fixture).toBe('raw-no-usage');
+    expect(entry.usage).toBeUndefined();
+    expect(entry.costUsd).toBeUndefined();
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM));
+  });
+});
+
+describe.each(MODES)('prompt cache writes and reads at their own prices (%s)', (mode) => {
+  let gw: Metered;
+  beforeAll(async () => {
+    gw = await startMetered(mode, { tokens: ['sk-5m', 'sk-1h'] });
+  });
+  afterAll(() => gw.stop());
+  const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
+  /** A system prompt well over Sonnet's 1,024-token caching minimum. */
+  const system = Array.from({ length: 120 }, (_, i) => `Clause ${i + 1}: quote the price list and round every total to the cent.`).join('\n');
+  const sonnet = shipped.families['claude-sonnet'] as ModelPrice;
+  const cachedAsk = (apiKey: string, question: string, ttl?: '1h') =>
+    new Anthropic({ apiKey, baseURL: gw.root, maxRetries: 0 }).messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 200,
+      system: [{ type: 'text', text: system, cache_control: { type: 'ephemeral', ...(ttl ? { ttl } : {}) } }],
+      messages: ask(question),
+    });
+
+  it('a 5-minute write at cache_write, then the read at cached_input, the rest at input and output', async () => {
+    const write = await cachedAsk('sk-5m', 'What does the first order cost?');
+    const written = write.usage.cache_creation_input_tokens!;
+    expect(written).toBeGreaterThan(1024);
+    expect((await last()).costUsd).toBeCloseTo(usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write!) + usd(write.usage.output_tokens, sonnet.output), 12);
+    const read = await cachedAsk('sk-5m', 'And the second?');
+    expect(read.usage).toMatchObject({ cache_read_input_tokens: written, cache_creation_input_tokens: 0 });
+    expect((await last()).costUsd).toBeCloseTo(usd(read.usage.input_tokens, sonnet.input) + usd(written, sonnet.cached_input!) + usd(read.usage.output_tokens, sonnet.output), 12);
+  });
+
+  it("a 1-hour write at cache_write_1h, twice input as Anthropic bills it, not at the 5-minute rate", async () => {
+    expect(sonnet.cache_write_1h).toBe(2 * sonnet.input);
+    const write = await cachedAsk('sk-1h', 'What does the first order cost?', '1h');
+    const written = write.usage.cache_creation!.ephemeral_1h_input_tokens;
+    expect(written).toBeGreaterThan(1024);
+    expect(write.usage.cache_creation_input_tokens).toBe(written);
+    expect((await last()).costUsd).toBeCloseTo(usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write_1h!) + usd(write.usage.output_tokens, sonnet.output), 12);
+  });
+});
+
+describe('the price arithmetic', () => {
+  it("prices a 1-hour cache write at twice input when the entry gives no cache_write_1h, and refuses an audio_output price it could never apply", () => {
+    const usage = { inputTokens: 3000, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, cacheCreationInputTokens: 2000, cacheCreation1hInputTokens: 1500 };
+    // 1000 plain, 500 written for 5 minutes at cache_write, 1500 for an hour at twice input.
+    expect(costOf(usage, { input: 4, output: 1, cache_write: 5 })).toBeCloseTo(usd(1000, 4) + usd(500, 5) + usd(1500, 8), 12);
+    expect(() => checkPrices({ models: { m: { input: 1, output: 1, audio_output: 2 } } })).toThrow('models.m: unknown price "audio_output"');
   });
 });

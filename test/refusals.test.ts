@@ -115,6 +115,25 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       expect(spared.choices[0].message.content).toBeTruthy();
     });
 
+    it('on legacy completions too, a blocked prompt is the 400 invalid_prompt: streamed or not, by fixture or fault, one blocked prompt of several', async () => {
+      const legacy = { model: 'gpt-3.5-turbo-instruct', max_tokens: 20 };
+      const asks = [
+        [{ ...legacy, prompt: 'A prompt the filter blocks' }, {}],
+        [{ ...legacy, prompt: 'Tell me a story' }, fault('PROMPT_BLOCKED')],
+        [{ ...legacy, prompt: ['Tell me a story', 'A prompt the filter blocks'] }, {}],
+      ] as const;
+      for (const [body, options] of asks) {
+        for (const stream of [false, true]) {
+          const error = await openai.completions.create({ ...body, prompt: [body.prompt].flat(), stream }, options).catch((e) => e);
+          expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+          expect(error).toMatchObject({ status: 400, code: 'invalid_prompt', type: 'invalid_request_error' });
+          const entry = (await gw.requests()).at(-1)!;
+          expect(entry).toMatchObject({ path: '/v1/completions', status: 400 });
+          expect(entry.fault ?? entry.fixture).toBe(body.prompt === 'Tell me a story' ? 'PROMPT_BLOCKED' : 'blocked-prompt');
+        }
+      }
+    });
+
     it('an unknown fault name is a 400 that lists the new ones', async () => {
       const error = await openai.chat.completions.create({ model: GPT, messages: user('hi') }, fault('REFUSE')).catch((e) => e);
       expect(error.status).toBe(400);
@@ -273,6 +292,11 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
     const ask = { model: 'text-embedding-3-small', input: 'a lock' };
     const busy = await openai.embeddings.create(ask, fault('OVERLOADED')).catch((e) => e);
     expect(busy).toMatchObject({ status: 503, type: 'server_error' });
+    expect((await gw.requests()).at(-1)).toMatchObject({ path: '/v1/embeddings', status: 503, fault: 'OVERLOADED' });
+    // A streamed speech (a decided stream) is refused the same way, before any event.
+    const speech = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'a lock', stream_format: 'sse' }, fault('OVERLOADED')).catch((e) => e);
+    expect(speech).toMatchObject({ status: 503 });
+    expect((await gw.requests()).at(-1)).toMatchObject({ path: '/v1/audio/speech', status: 503, fault: 'OVERLOADED' });
     const plain = await openai.embeddings.create(ask);
     for (const name of ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED']) expect(await openai.embeddings.create(ask, fault(name))).toEqual(plain);
   });

@@ -4,18 +4,22 @@
 import type { Catalogue } from './models.ts';
 import type { Usage } from './reply.ts';
 
-/** USD per million tokens of each kind; a kind left out costs what `input` (for prompt kinds) or `output` (for generated kinds) costs. */
+/**
+ * USD per million tokens of each kind; a kind left out costs what `input` (for prompt kinds) or
+ * `output` (for generated kinds) costs, except 1-hour cache writes: twice `input`, as Anthropic bills them.
+ */
 export interface ModelPrice {
   input: number;
   output: number;
   /** Prompt tokens read from the cache. */
   cached_input?: number;
-  /** Prompt tokens written to the cache. */
+  /** Prompt tokens written to the cache to be kept 5 minutes (the default). */
   cache_write?: number;
+  /** Prompt tokens written to the cache to be kept an hour (`ttl: "1h"`); default twice `input`. */
+  cache_write_1h?: number;
   /** Thinking tokens (part of the output). */
   reasoning?: number;
   audio_input?: number;
-  audio_output?: number;
   image_input?: number;
 }
 
@@ -31,7 +35,8 @@ export function mergePrices(base: PriceTable, over: PriceTable | undefined): Pri
   return { models: { ...base.models, ...over.models }, families: { ...base.families, ...over.families } };
 }
 
-const KINDS = ['input', 'output', 'cached_input', 'cache_write', 'reasoning', 'audio_input', 'audio_output', 'image_input'] as const;
+// No audio_output: no reply's usage counts generated audio apart yet (Usage has no such figure), so a price for it would never apply.
+const KINDS = ['input', 'output', 'cached_input', 'cache_write', 'cache_write_1h', 'reasoning', 'audio_input', 'image_input'] as const;
 
 /** Fails, naming the entry and field, unless `table` is a price table. */
 export function checkPrices(table: unknown): PriceTable {
@@ -76,13 +81,14 @@ export const BATCH_DISCOUNT = 0.5;
 
 /**
  * What `usage` costs at `price`, in USD. Input tokens count every prompt token: of them, the cached,
- * cache-written, image and audio ones at their own prices, the rest at `input`. Output tokens count
- * every generated token: of them, the reasoning ones at `reasoning`, the rest at `output`. `share`
- * scales the whole (BATCH_DISCOUNT for a batch's requests).
+ * cache-written (5-minute and 1-hour apart), image and audio ones at their own prices, the rest at
+ * `input`. Output tokens count every generated token: of them, the reasoning ones at `reasoning`, the
+ * rest at `output`. `share` scales the whole (BATCH_DISCOUNT for a batch's requests).
  */
 export function costOf(usage: Usage, price: ModelPrice, share = 1): number {
   const cached = usage.cachedInputTokens;
   const written = usage.cacheCreationInputTokens ?? 0;
+  const writtenHour = Math.min(usage.cacheCreation1hInputTokens ?? 0, written);
   const image = usage.imageInputTokens ?? 0;
   const audio = usage.audioInputTokens ?? 0;
   const text = Math.max(0, usage.inputTokens - cached - written - image - audio);
@@ -90,7 +96,8 @@ export function costOf(usage: Usage, price: ModelPrice, share = 1): number {
   const perMillion =
     text * price.input +
     cached * (price.cached_input ?? price.input) +
-    written * (price.cache_write ?? price.input) +
+    (written - writtenHour) * (price.cache_write ?? price.input) +
+    writtenHour * (price.cache_write_1h ?? 2 * price.input) +
     image * (price.image_input ?? price.input) +
     audio * (price.audio_input ?? price.input) +
     (usage.outputTokens - reasoning) * price.output +

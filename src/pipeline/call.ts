@@ -5,6 +5,7 @@ import type { GatewayError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/journal.ts';
 import type { KeyWay } from '../auth/keys.ts';
 import type { RateWindow } from '../core/ratelimit.ts';
+import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Inbound, Outbound } from './exchange.ts';
 import type { Forward } from './decide.ts';
@@ -24,6 +25,11 @@ export interface FormatEdge {
   streamError(error: GatewayError, requestId: string): string;
   /** The vendor's rate-limit headers for a window (on replies and on its 429); none for a vendor that sends none. */
   rateLimitHeaders(window: RateWindow): Record<string, string>;
+  /**
+   * The usage a fixture's verbatim `raw` body (a body, a stream's payloads, or a recorded stream) tells
+   * its client, in canonical form; undefined when it tells none. A raw answer is charged for this.
+   */
+  usageOf(raw: unknown): Usage | undefined;
   /**
    * Whether a request no endpoint takes (unknown path, wrong method) came from this vendor's clients
    * (their headers, their path prefixes): its error is then rendered in this format (paths.ts's errorFormat).

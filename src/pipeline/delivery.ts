@@ -85,6 +85,9 @@ export interface Rendering {
  */
 async function faultedReply(call: Call, make: () => Outbound | Promise<Outbound>, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
   if (fault && (isConnectionFault(fault) || fault.type === 'STREAM_CUT')) return brokenConnection(fault, key);
+  // The journal names the fault (a broken connection is named where it breaks, endpoint.ts): an
+  // overload or error answered here is otherwise only its status, a stall only its time.
+  if (fault && !isReplyFault(fault)) call.entry.fault = fault.type;
   if (fault?.type === 'STREAM_ERROR') throw faultError(fault);
   if (fault?.type === 'OVERLOADED') throw overloaded(fault);
   const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
@@ -121,7 +124,10 @@ export function decidedOutbound(call: Call, decision: Decision, key: number, mak
  */
 export function decidedStream(call: Call, decision: Decision, key: number, events: () => TimedEvent[]): Outbound {
   const struck = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
-  if (struck?.type === 'OVERLOADED') throw overloaded(struck);
+  if (struck?.type === 'OVERLOADED') {
+    call.entry.fault = struck.type;
+    throw overloaded(struck);
+  }
   const fault = struck && !isReplyFault(struck) ? struck : undefined;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, key);
   const rendered = decision.raw === undefined ? events() : rawEvents(call, decision.raw, false);
@@ -140,6 +146,9 @@ function formatFaultedEvents(call: Call, events: TimedEvent[], fault: FaultSpec 
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
 export function deliver(call: Call, answered: Answered, stream: boolean, render: Rendering): Outbound | Promise<Outbound> {
   const { reply, latency, fault } = answered;
+  // Charged for what the client is told: a raw body's own usage (none if it tells none: no cost, no
+  // tokens), else the reply's (for legacy completions, all prompts' replies combined).
+  call.entry.usage = answered.raw === undefined ? reply.usage : call.format.usageOf(answered.raw);
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
   // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.

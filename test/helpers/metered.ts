@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setupServer } from 'msw/node';
-import { createGateway, type CostReport, type IssuedToken, type JournalEntry, type PriceTable, type TokenScope } from '../../src/index.ts';
+import { createGateway, type CostReport, type Fixture, type IssuedToken, type JournalEntry, type PriceTable, type TokenScope } from '../../src/index.ts';
 import { spawnCli } from './cli.ts';
 import { strictListen } from './modes.ts';
 
@@ -14,6 +14,8 @@ export interface MeteredOptions {
   tpm?: number;
   windowSeconds?: number;
   prices?: PriceTable;
+  /** Fixtures in force from the start (JSON-able: the socket mode writes them to a --fixtures dir). */
+  fixtures?: Fixture[];
 }
 
 export interface Metered {
@@ -29,7 +31,7 @@ export interface Metered {
 export type MeteredMode = 'in-process' | 'socket';
 
 async function inProcess(o: MeteredOptions): Promise<Metered> {
-  const gateway = createGateway({ tokens: o.tokens, rateLimits: { rpm: o.rpm, tpm: o.tpm, windowSeconds: o.windowSeconds }, prices: o.prices });
+  const gateway = createGateway({ tokens: o.tokens, rateLimits: { rpm: o.rpm, tpm: o.tpm, windowSeconds: o.windowSeconds }, prices: o.prices, fixtures: o.fixtures });
   const server = setupServer(...gateway.handlers);
   strictListen(server);
   return {
@@ -53,6 +55,11 @@ async function overSocket(o: MeteredOptions): Promise<Metered> {
     const file = join(mkdtempSync(join(tmpdir(), 'mgm-prices-')), 'prices.json');
     writeFileSync(file, JSON.stringify(o.prices));
     args.push('--prices', file);
+  }
+  if (o.fixtures) {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
+    writeFileSync(join(dir, 'fixtures.json'), JSON.stringify(o.fixtures));
+    args.push('--fixtures', dir);
   }
   const cli = await spawnCli(args);
   const admin = async (path: string, init?: { method: string; body?: unknown }) => {

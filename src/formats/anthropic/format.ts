@@ -2,6 +2,8 @@
 import type { VendorFormat } from '../format.ts';
 import { anthropicErrorResponse, anthropicStreamError } from './errors.ts';
 import type { RateWindow } from '../../core/ratelimit.ts';
+import type { Usage } from '../../core/reply.ts';
+import { count, field, foldedUsage, usageFrom } from '../raw-usage.ts';
 
 /**
  * Anthropic's anthropic-ratelimit-* headers: requests, tokens (input and output together, the most
@@ -23,6 +25,25 @@ function rateLimitHeaders(w: RateWindow): Record<string, string> {
   return headers;
 }
 
+/**
+ * The usage of a raw Anthropic body (a stream's: message_start's `message.usage`, then message_delta's
+ * `usage` over it). `input_tokens` leaves out what was read from or written to the cache: the prompt is the three together.
+ */
+function usageOf(raw: unknown): Usage | undefined {
+  const u = foldedUsage(raw, (p) => p.usage ?? field(p, 'message').usage);
+  if (!u) return undefined;
+  const cached = count(u.cache_read_input_tokens);
+  const written = count(u.cache_creation_input_tokens);
+  return usageFrom({
+    input: count(u.input_tokens) + cached + written,
+    output: count(u.output_tokens),
+    cached,
+    written,
+    written1h: count(field(u, 'cache_creation').ephemeral_1h_input_tokens),
+    reasoning: count(field(u, 'output_tokens_details').thinking_tokens),
+  });
+}
+
 export const anthropicFormat: VendorFormat = {
   name: 'anthropic',
   requestIdHeader: 'request-id',
@@ -33,6 +54,7 @@ export const anthropicFormat: VendorFormat = {
   streamError: anthropicStreamError,
   credentialHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
   rateLimitHeaders,
+  usageOf,
   // Anthropic's SDKs send anthropic-version on every request, and its key in x-api-key, which no other vendor uses.
   recognizes: (request) => request.header('anthropic-version') !== undefined || request.header('x-api-key') !== undefined,
 };

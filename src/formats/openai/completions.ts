@@ -8,7 +8,7 @@ import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { LogprobCount, synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import { FINISH, systemFingerprint, usageBody } from './chat.ts';
+import { FINISH, refuseBlockedPrompt, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
 import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
@@ -126,7 +126,9 @@ export function combine(replies: CanonicalReply[], call: CompletionCall): Canoni
     cachedInputTokens: 0,
     reasoningTokens: replies.reduce((n, r) => n + r.usage.reasoningTokens, 0),
   };
-  return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture };
+  // A blocked prompt blocks the request, as on chat completions (rendering refuses it).
+  const promptBlocked = replies.some((r) => r.promptBlocked);
+  return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture, ...(promptBlocked && { promptBlocked }) };
 }
 
 function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number, count: LogprobCount) {
@@ -150,6 +152,7 @@ function head(reply: CanonicalReply, model: string) {
 }
 
 export function renderCompletion(reply: CanonicalReply, call: CompletionCall, model: string) {
+  refuseBlockedPrompt(reply);
   const count = new LogprobCount();
   return {
     ...head(reply, model),
@@ -164,6 +167,7 @@ export function renderCompletion(reply: CanonicalReply, call: CompletionCall, mo
 }
 
 export function completionStreamEvents(reply: CanonicalReply, call: CompletionCall, model: string, latency: LatencyProfile): TimedEvent[] {
+  refuseBlockedPrompt(reply);
   const base = head(reply, model);
   const count = new LogprobCount();
   const lps = reply.choices.map((c) => (call.logprobs === undefined ? undefined : legacyLogprobs(reply, c, call.logprobs, count)));

@@ -2,6 +2,8 @@
 import type { VendorFormat } from '../format.ts';
 import { openaiErrorResponse, openaiStreamError } from './errors.ts';
 import type { RateWindow } from '../../core/ratelimit.ts';
+import type { Usage } from '../../core/reply.ts';
+import { count, field, foldedUsage, usageFrom } from '../raw-usage.ts';
 
 /** A duration as OpenAI's reset headers write it: `1s`, `6m0s`, `1h2m3s`. */
 export function openaiDuration(seconds: number): string {
@@ -24,6 +26,28 @@ function rateLimitHeaders(w: RateWindow): Record<string, string> {
   };
 }
 
+/**
+ * The usage of a raw OpenAI body: Chat Completions' and legacy completions' `usage.prompt_tokens`/
+ * `completion_tokens` (with their details), the Responses API's `usage.input_tokens`/`output_tokens`
+ * (a stream's in its `response.completed` event's `response`).
+ */
+function usageOf(raw: unknown): Usage | undefined {
+  const u = foldedUsage(raw, (p) => p.usage ?? field(p, 'response').usage);
+  if (!u) return undefined;
+  const chat = 'prompt_tokens' in u || 'completion_tokens' in u;
+  const input = field(u, chat ? 'prompt_tokens_details' : 'input_tokens_details');
+  const output = field(u, chat ? 'completion_tokens_details' : 'output_tokens_details');
+  return usageFrom({
+    input: count(chat ? u.prompt_tokens : u.input_tokens),
+    output: count(chat ? u.completion_tokens : u.output_tokens),
+    cached: count(input.cached_tokens),
+    written: count(input.cache_write_tokens),
+    reasoning: count(output.reasoning_tokens),
+    image: count(input.image_tokens),
+    audio: count(input.audio_tokens),
+  });
+}
+
 export const openaiFormat: VendorFormat = {
   name: 'openai',
   requestIdHeader: 'x-request-id',
@@ -33,4 +57,5 @@ export const openaiFormat: VendorFormat = {
   streamError: openaiStreamError,
   credentialHeaders: (key) => ({ authorization: `Bearer ${key}` }),
   rateLimitHeaders,
+  usageOf,
 };
