@@ -20,6 +20,7 @@ import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { loadInSteps, preloadLazy } from './core/preload.ts';
+import { preloadMediaHandlers } from './formats/openai/routes-media.ts';
 import { validateFixtures } from './fixture-check.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
@@ -198,9 +199,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server.once('error', reject);
     server.listen(options.port ?? 4010, bindHost, () => resolve());
   });
-  // The first API request is then as quick as the hundredth: the tokenizer and faker load now, in the
-  // background, instead of with it; express after the first answer (above).
+  // The first API request is then as quick as the hundredth: the tokenizer, faker and the media
+  // handlers load now, in the background, instead of with it; express after the first answer (above).
   preloadLazy();
+  preloadMediaHandlers();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;

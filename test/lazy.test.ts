@@ -44,4 +44,28 @@ describe('lazy loading', () => {
     expect(from('@faker-js/faker').length).toBeGreaterThan(0);
     expect({ ajv: from('ajv'), fflate: from('fflate'), tokenizer: from('gpt-tokenizer') }).toEqual({ ajv: [], fflate: [], tokenizer: [] });
   });
+
+  it('in-process: the realtime, audio and image handlers load with their first request, not with the package or a chat reply', async () => {
+    // `media` mode: the same import and chat replies, then one request to each of those routes.
+    const CHILD = fileURLToPath(new URL('./helpers/module-graph.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [CHILD, 'media'], { maxBuffer: 64 * 1024 * 1024 });
+    const { modules, beforeMedia, answers } = JSON.parse(stdout) as { modules: string[]; beforeMedia: string[]; answers: string[] };
+    // The handlers' modules and what only they import: speech and transcripts, audio encoders and decoders.
+    const handlers = [
+      'formats/openai/realtime-routes', 'formats/openai/realtime', 'formats/openai/realtime-config', 'formats/openai/realtime-response',
+      'formats/openai/audio', 'formats/openai/images', 'formats/openai/image-edits', 'formats/openai/image-variations',
+      'core/audio/encode', 'core/audio/decode', 'core/audio/flac', 'core/audio/ogg', 'core/audio/bytes', 'core/transcribe', 'core/voice', 'core/synthesize/transcript',
+    ].map((name) => `/dist/src/${name}.js`);
+    const loaded = (graph: string[]) => handlers.filter((name) => graph.some((url) => url.endsWith(name)));
+    expect(beforeMedia.some((url) => url.endsWith('/dist/src/formats/openai/routes.js'))).toBe(true);
+    expect(loaded(beforeMedia)).toEqual([]);
+    expect(loaded(modules)).toEqual(handlers);
+    expect(answers).toEqual([
+      expect.stringMatching(/^200 application\/json \{"created":/),
+      expect.stringMatching(/^400 application\/json .*multipart\/form-data/),
+      expect.stringMatching(/^400 application\/json .*multipart\/form-data/),
+      expect.stringMatching(/^200 audio\/wav RIFF/),
+      'session.created',
+    ]);
+  });
 });

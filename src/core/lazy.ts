@@ -36,6 +36,16 @@ export function lazyOwnModule<T>(path: string, from: string, load: () => Promise
 }
 
 /**
+ * A module loaded on first use by `load` (a literal import()) everywhere, Node included: for callers that
+ * can await its loading (request handlers). Under a module runner (vitest) import() goes through the
+ * runner, so the module shares its imports (GatewayError, counters) with the code that loaded it, where
+ * require would load a second copy of them.
+ */
+export function lazyImport<T>(name: string, load: () => Promise<T>): Lazy<T> {
+  return lazy(name, undefined, load);
+}
+
+/**
  * A value built on first use: in Node by `node` (synchronous), in a browser by `browser`; `init` runs
  * once on it.
  */

@@ -1,7 +1,8 @@
 // Run by test/layering.test.ts in a child process: loads one way of using the package, uses it, and
 // prints (as JSON) every module URL resolved on the way, by import or require, and how many servers
 // node:http / node:https created. `standalone` starts the server and exercises routes, a WebSocket
-// and the pages; `inprocess` runs createGateway's handlers under msw/node.
+// and the pages; `inprocess` runs createGateway's handlers under msw/node; `media` does the same, then
+// asks an image, audio and realtime route in-process and lists apart what had resolved before those.
 import http from 'node:http';
 import https from 'node:https';
 import { registerHooks, syncBuiltinESMExports } from 'node:module';
@@ -53,5 +54,36 @@ async function inprocess(): Promise<void> {
   msw.close();
 }
 
-await (process.argv[2] === 'standalone' ? standalone() : inprocess());
-process.stdout.write(JSON.stringify({ modules: [...resolved], servers }));
+/** The in-process chat, then one request to each route whose handler loads on first use; their answers. */
+async function media(): Promise<{ beforeMedia: string[]; answers: unknown[] }> {
+  await inprocess();
+  const beforeMedia = [...resolved];
+  const { createGateway } = await import('model-gateway-mock');
+  const { setupServer } = await import('msw/node');
+  const msw = setupServer(...createGateway().handlers);
+  msw.listen();
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`https://api.openai.com${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+    return `${response.status} ${response.headers.get('content-type')} ${(await response.text()).slice(0, 80)}`;
+  };
+  const answers: unknown[] = [
+    await post('/v1/images/generations', { model: 'dall-e-2', prompt: 'a red kite', size: '256x256', response_format: 'b64_json' }),
+    // JSON where a form is due: each handler's own refusal shows it loaded.
+    await post('/v1/images/edits', { model: 'gpt-image-1', prompt: 'x' }),
+    await post('/v1/images/variations', { model: 'dall-e-2' }),
+    await post('/v1/audio/speech', { model: 'tts-1', input: 'Hello there.', voice: 'alloy', response_format: 'wav' }),
+    await new Promise<string>((resolve) => {
+      const socket = new WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-test']);
+      socket.onmessage = (event) => {
+        resolve(String((JSON.parse(String(event.data)) as { type: string }).type));
+        socket.close();
+      };
+    }),
+  ];
+  msw.close();
+  return { beforeMedia, answers };
+}
+
+const mode = process.argv[2];
+const extra = mode === 'media' ? await media() : await (mode === 'standalone' ? standalone() : inprocess());
+process.stdout.write(JSON.stringify({ modules: [...resolved], servers, ...extra }));

@@ -16,7 +16,6 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type FormBody, type Upload } from '../../pipeline/exchange.ts';
 import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
 import { refuseUnrecognized } from '../fields.ts';
 import { decide, isForward } from '../../pipeline/decide.ts';
@@ -283,8 +282,9 @@ async function transcribe(call: Call, translate: boolean) {
   });
 }
 
-export const audioEndpoints: EndpointSpec[] = [
-  { method: 'POST', path: '/v1/audio/speech', format: openaiFormat, auth: ['bearer'], handle: speech },
-  { method: 'POST', path: '/v1/audio/transcriptions', format: openaiFormat, auth: ['bearer'], handle: (call) => transcribe(call, false) },
-  { method: 'POST', path: '/v1/audio/translations', format: openaiFormat, auth: ['bearer'], handle: (call) => transcribe(call, true) },
-];
+/** The handlers of the audio routes (routes-media.ts: loaded on the first request to one). */
+export const audioHandlers = {
+  speech,
+  transcriptions: (call) => transcribe(call, false),
+  translations: (call) => transcribe(call, true),
+} satisfies Record<string, EndpointSpec['handle']>;

@@ -9,7 +9,6 @@ import { DecodeAbandoned } from '../../core/synthesize/image-pool.ts';
 import { decodeImage, editLayout, editPictureOffThread, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
-import { openaiFormat } from './format.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
@@ -162,4 +161,5 @@ async function edits(call: Call): Promise<Outbound | Forward> {
   return answerImages(call, ask, decision, key, produced, 'image_edit', imageTokens);
 }
 
-export const imageEditEndpoints: EndpointSpec[] = [{ method: 'POST', path: '/v1/images/edits', format: openaiFormat, auth: ['bearer'], handle: edits }];
+/** The handler of the image edits route (routes-media.ts: loaded on its first request). */
+export const imageEditHandlers = { edits } satisfies Record<string, EndpointSpec['handle']>;

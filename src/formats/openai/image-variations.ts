@@ -9,7 +9,6 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
 import { optional } from '../fields.ts';
-import { openaiFormat } from './format.ts';
 import { checkUpload, decodeUpload, imageForm, requireSquarePng, uploadDigest } from './image-edits.ts';
 import { answerImages, produce, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
@@ -48,4 +47,5 @@ async function variations(call: Call): Promise<Outbound | Forward> {
   return answerImages(call, ask, decision, key, produced, 'image_variation');
 }
 
-export const imageVariationEndpoints: EndpointSpec[] = [{ method: 'POST', path: '/v1/images/variations', format: openaiFormat, auth: ['bearer'], handle: variations }];
+/** The handler of the image variations route (routes-media.ts: loaded on its first request). */
+export const imageVariationHandlers = { variations } satisfies Record<string, EndpointSpec['handle']>;

@@ -14,7 +14,6 @@ import type { Outbound } from '../../pipeline/exchange.ts';
 import { decidedReply, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { requestOrigin } from '../../pipeline/paths.ts';
-import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
 import { optional } from '../fields.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
@@ -282,8 +281,5 @@ function imageFile(call: Call): Outbound {
   return { status: 200, headers: { 'content-type': file.contentType, 'cache-control': 'private, max-age=3600' }, body: file.bytes };
 }
 
-export const imageEndpoints: EndpointSpec[] = [
-  { method: 'POST', path: '/v1/images/generations', format: openaiFormat, auth: ['bearer'], handle: generations },
-  // Public, as the service's own image URLs are: an <img> tag or a plain fetch can load them.
-  { method: 'GET', path: '/v1/images/files/:file', format: openaiFormat, auth: [], handle: imageFile },
-];
+/** The handlers of the image routes (routes-media.ts: loaded on the first request to one). */
+export const imageHandlers = { generations, imageFile } satisfies Record<string, EndpointSpec['handle']>;

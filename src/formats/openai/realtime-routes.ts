@@ -1,10 +1,9 @@
-// The realtime endpoints: the WebSocket upgrade on GET /v1/realtime, and the REST routes that mint
-// ephemeral client secrets (GA /v1/realtime/client_secrets, beta /v1/realtime/sessions).
+// The realtime endpoints' handlers: the WebSocket upgrade on GET /v1/realtime, and the REST routes that
+// mint ephemeral client secrets (GA /v1/realtime/client_secrets, beta /v1/realtime/sessions).
 import { GatewayError } from '../../core/errors.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
-import { openaiFormat } from './format.ts';
 import { RealtimeSession } from './realtime.ts';
 import { applySession, defaultConfig, renderSession } from './realtime-config.ts';
 import { checkField, checkFields, missing } from './validate.ts';
@@ -65,52 +64,35 @@ function mint(call: Call, session: Raw, seconds: number) {
   return call.runtime.tokens.mint({ expiresAt, parent: call.token, session });
 }
 
-export const realtimeEndpoints: EndpointSpec[] = [
-  {
-    method: 'GET',
-    path: '/v1/realtime',
-    format: openaiFormat,
-    auth: ['bearer', 'subprotocol'],
-    upgrade: true,
-    ephemeral: true,
-    handle: upgrade,
-  },
-  {
-    method: 'POST',
-    path: '/v1/realtime/client_secrets',
-    format: openaiFormat,
-    auth: ['bearer'],
-    handle(call) {
-      const body = call.body as Raw;
-      checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
-      const seconds = lifetime(body);
-      const session = (body.session as Raw | undefined) ?? { type: 'realtime' };
-      if (session.type === 'transcription') throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', { param: 'session.type' });
-      const model = realtimeModel(call, session.model ?? DEFAULT_MODEL);
-      // Checked as a session.update would be, so a bad configuration is refused here, not at connect.
-      const config = applySession(defaultConfig(model, false), { ...session, model: undefined }, false);
-      const key = mint(call, { ...session, model }, seconds);
-      const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
-      return json({ value: key.value, expires_at: key.expiresAt, session: renderSession(config, id, key.expiresAt, false) });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/realtime/sessions',
-    format: openaiFormat,
-    auth: ['bearer'],
-    handle(call) {
-      const body = call.body as Raw;
-      const model = realtimeModel(call, body.model ?? DEFAULT_MODEL);
-      const { model: _model, ...rest } = body;
-      const config = applySession(defaultConfig(model, true), rest, true, 'session');
-      // Beta keys live one minute, as the service's did.
-      const key = mint(call, { ...betaAsGa(rest), model }, 60);
-      const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
-      return json({ ...renderSession(config, id, key.expiresAt, true), client_secret: { value: key.value, expires_at: key.expiresAt } });
-    },
-  },
-];
+/** GA: a client secret for one session configuration, checked as a session.update would check it. */
+function clientSecrets(call: Call): Outbound {
+  const body = call.body as Raw;
+  checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
+  const seconds = lifetime(body);
+  const session = (body.session as Raw | undefined) ?? { type: 'realtime' };
+  if (session.type === 'transcription') throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', { param: 'session.type' });
+  const model = realtimeModel(call, session.model ?? DEFAULT_MODEL);
+  // Checked as a session.update would be, so a bad configuration is refused here, not at connect.
+  const config = applySession(defaultConfig(model, false), { ...session, model: undefined }, false);
+  const key = mint(call, { ...session, model }, seconds);
+  const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
+  return json({ value: key.value, expires_at: key.expiresAt, session: renderSession(config, id, key.expiresAt, false) });
+}
+
+/** Beta: a session, with its client secret. */
+function sessions(call: Call): Outbound {
+  const body = call.body as Raw;
+  const model = realtimeModel(call, body.model ?? DEFAULT_MODEL);
+  const { model: _model, ...rest } = body;
+  const config = applySession(defaultConfig(model, true), rest, true, 'session');
+  // Beta keys live one minute, as the service's did.
+  const key = mint(call, { ...betaAsGa(rest), model }, 60);
+  const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
+  return json({ ...renderSession(config, id, key.expiresAt, true), client_secret: { value: key.value, expires_at: key.expiresAt } });
+}
+
+/** The handlers of the realtime routes (routes-media.ts: loaded on the first request to one). */
+export const realtimeHandlers = { upgrade, clientSecrets, sessions } satisfies Record<string, EndpointSpec['handle']>;
 
 /** A beta session configuration in GA terms, so the key presets any client's session alike. */
 function betaAsGa(s: Raw): Raw {

@@ -14,12 +14,9 @@ import { listedInputItems, parseResponsesRequest, storedResponse, renderResponse
 import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
-import { realtimeEndpoints } from './realtime-routes.ts';
-import { audioEndpoints } from './audio.ts';
-import { imageEndpoints } from './images.ts';
-import { imageEditEndpoints } from './image-edits.ts';
 import { compactEndpoints } from './compact.ts';
-import { imageVariationEndpoints } from './image-variations.ts';
+// Realtime, audio and images: their handlers load on their first request (routes-media.ts).
+import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { cursorPage, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { Message } from '../../core/request.ts';
