@@ -43,7 +43,7 @@ type Present<R extends FieldRule, T extends JsonType = R['types'][number]> = T e
 /** What a value is once it passed `rule`. */
 export type FieldValue<R extends FieldRule> =
   | Present<R>
-  | (R extends { nullable: true } ? null : R extends { nullable?: false } ? never : null)
+  | ('nullable' extends keyof R ? (R extends { nullable: false } ? never : null) : never)
   | (R extends { required: true } ? never : undefined);
 
 /** What an object's known fields are once it passed `rules` (nothing more for a rule set typed by its index). */
@@ -58,6 +58,18 @@ export interface Wording {
   badLength(param: string, length: number, bound: number, side: 'above' | 'below'): GatewayError;
   unknownField(param: string): GatewayError;
 }
+
+/** Whether a value is a JSON object (not null, not an array): for fields read without a rule. */
+export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The fields of a value read without a rule: its own when it is an object, else none (as reading a
+ * named field of a string, number, boolean or array of JSON gives undefined).
+ */
+export const fieldsOf = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
+
+/** Whether `value` is one of `values`, narrowing it to their union. */
+export const isOneOf = <const T extends string>(values: readonly T[], value: unknown): value is T => values.some((v) => v === value);
 
 /** The JSON type of a value, telling integers from other numbers. */
 export function typeOf(value: unknown): string {
