@@ -1,5 +1,5 @@
 // Gemini generateContent request → canonical request, refusing what the API refuses.
-import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort, TokenFraming } from '../../core/request.ts';
+import type { CacheRequest, CanonicalRequest, Message, OutputFormat, ReasoningEffort, TokenFraming } from '../../core/request.ts';
 import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
