@@ -5,8 +5,11 @@ import { unknownParamsReport } from '../pipeline/params.ts';
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
 
+/** A JSON object as parsed from a request: its fields are unknown until checked. */
+export type JsonObject = Record<string, unknown>;
+
 export interface FieldRule {
-  types: JsonType[];
+  types: readonly JsonType[];
   required?: boolean;
   nullable?: boolean;
   /** Lower bound: of the value for numbers, of the length for arrays. */
@@ -14,11 +17,37 @@ export interface FieldRule {
   /** Upper bound: of the value for numbers, of the length for arrays. */
   max?: number;
   /** Allowed values (strings). */
-  values?: string[];
+  values?: readonly string[];
 }
 
+/** A rule set: one rule per known field. Declare it `as const satisfies FieldRules` so checks narrow. */
+export type FieldRules = { readonly [name: string]: FieldRule };
+
 /** A field that may be absent or null, of one of `types`. */
-export const optional = (...types: JsonType[]): FieldRule => ({ types, nullable: true });
+export const optional = <const T extends readonly JsonType[]>(...types: T): { types: T; nullable: true } => ({ types, nullable: true });
+
+interface JsonTypes {
+  string: string;
+  number: number;
+  integer: number;
+  boolean: boolean;
+  object: JsonObject;
+  array: unknown[];
+}
+
+// A string rule with `values` admits only those; a rule typed wider than a literal admits null and
+// absence unless it says otherwise, so a checker given a plain FieldRule promises no more than it checks.
+type Valued<R extends FieldRule> = R extends { values: readonly (infer V extends string)[] } ? V : string;
+type Present<R extends FieldRule, T extends JsonType = R['types'][number]> = T extends 'string' ? Valued<R> : JsonTypes[T];
+
+/** What a value is once it passed `rule`. */
+export type FieldValue<R extends FieldRule> =
+  | Present<R>
+  | ('nullable' extends keyof R ? (R extends { nullable: false } ? never : null) : never)
+  | (R extends { required: true } ? never : undefined);
+
+/** What an object's known fields are once it passed `rules` (nothing more for a rule set typed by its index). */
+export type CheckedFields<R extends FieldRules> = string extends keyof R ? JsonObject : JsonObject & { [K in keyof R]: FieldValue<R[K]> };
 
 /** The vendor's words for each kind of failure; `param` is the field's path in the vendor's syntax. */
 export interface Wording {
@@ -29,6 +58,18 @@ export interface Wording {
   badLength(param: string, length: number, bound: number, side: 'above' | 'below'): GatewayError;
   unknownField(param: string): GatewayError;
 }
+
+/** Whether a value is a JSON object (not null, not an array): for fields read without a rule. */
+export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The fields of a value read without a rule: its own when it is an object, else none (as reading a
+ * named field of a string, number, boolean or array of JSON gives undefined).
+ */
+export const fieldsOf = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
+
+/** Whether `value` is one of `values`, narrowing it to their union. */
+export const isOneOf = <const T extends string>(values: readonly T[], value: unknown): value is T => values.some((v) => v === value);
 
 /** The JSON type of a value, telling integers from other numbers. */
 export function typeOf(value: unknown): string {
@@ -47,27 +88,27 @@ function fits(value: unknown, type: JsonType): boolean {
  * Tool parameters must describe an object (every vendor refuses other schemas, and arguments are an
  * object on every wire): the offending type's name, or undefined when it does. `{}` means no parameters.
  */
-export function nonObjectSchema(schema: Record<string, unknown>): string | undefined {
+export function nonObjectSchema(schema: JsonObject): string | undefined {
   if (!Object.keys(schema).length) return undefined;
   const type = schema.type;
   return typeof type === 'string' && type.toLowerCase() === 'object' ? undefined : String(type ?? 'None');
 }
 
 export interface FieldChecker {
-  /** Checks one value against its rule. */
-  checkField(param: string, value: unknown, rule: FieldRule): void;
+  /** Checks one value against its rule; past the call, `value` has the type the rule promises. */
+  checkField<const R extends FieldRule>(param: string, value: unknown, rule: R): asserts value is FieldValue<R>;
   /**
    * Checks every field of `body`; a field with no rule is refused. `path` prefixes params. At the top
    * level (no `path`) of a request's body, unknown names are reported and left out instead, unless
-   * strictParams is on (see pipeline/params.ts).
+   * strictParams is on (see pipeline/params.ts). Past the call, the known fields have their rules' types.
    */
-  checkFields(body: Record<string, unknown>, rules: Record<string, FieldRule>, path?: string): void;
+  checkFields<const R extends FieldRules>(body: JsonObject, rules: R, path?: string): asserts body is CheckedFields<R>;
 }
 
 // The required rules of each rule set, listed once: the sets are constants and every request is checked.
-const required = new WeakMap<Record<string, FieldRule>, [string, FieldRule][]>();
+const required = new WeakMap<FieldRules, [string, FieldRule][]>();
 
-function requiredOf(rules: Record<string, FieldRule>): [string, FieldRule][] {
+function requiredOf(rules: FieldRules): [string, FieldRule][] {
   let list = required.get(rules);
   if (!list) required.set(rules, (list = Object.entries(rules).filter(([, rule]) => rule.required)));
   return list;
@@ -95,7 +136,7 @@ export function fieldChecker(w: Wording): FieldChecker {
     if (Array.isArray(value) && rule.min !== undefined && value.length < rule.min) throw w.badLength(param, value.length, rule.min, 'below');
   }
 
-  function checkFields(body: Record<string, unknown>, rules: Record<string, FieldRule>, path = ''): void {
+  function checkFields(body: JsonObject, rules: FieldRules, path = ''): void {
     if (!path) refuseUnrecognized(body, Object.keys(body).filter((name) => !Object.hasOwn(rules, name)), w.unknownField);
     for (const [name, rule] of requiredOf(rules)) checkField(path + name, body[name], rule);
     for (const name in body) {
@@ -118,6 +159,6 @@ export function refuseUnrecognized(body: object, names: string[], refusal: (para
   if (!names.length) return;
   const report = unknownParamsReport(body);
   if (!report) throw refusal(names[0]);
-  for (const name of names) delete (body as Record<string, unknown>)[name];
+  for (const name of names) delete (body as JsonObject)[name];
   report(names);
 }

@@ -1,15 +1,15 @@
 // Anthropic messages request → canonical request, refusing what the Messages API refuses.
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
-import { optional } from '../fields.ts';
+import { checkField, checkFields, invalid } from './validate.ts';
+import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optional } from '../fields.ts';
 
 /** The version that first allowed `role: "system"` inside messages. */
 export const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
 
 
 /** The fields of a messages request (and of count_tokens, which takes a subset). */
-const MESSAGE_FIELDS: Record<string, FieldRule> = {
+const MESSAGE_FIELDS = {
   model: { types: ['string'], required: true },
   max_tokens: { types: ['integer'], required: true, min: 1 },
   messages: { types: ['array'], required: true },
@@ -34,21 +34,29 @@ const MESSAGE_FIELDS: Record<string, FieldRule> = {
   speed: { types: ['string'], nullable: true, values: ['standard', 'fast'] },
   user_profile_id: { types: ['string'] },
   workspace_id: { types: ['string'] },
-};
+} as const satisfies FieldRules;
 
 const COUNT_FIELDS = Object.fromEntries(
   Object.entries(MESSAGE_FIELDS).filter(([k]) => !['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'metadata', 'service_tier', 'container', 'inference_geo'].includes(k)),
 );
 
-type Raw = Record<string, unknown>;
+/**
+ * A checked messages (or count_tokens) body: count_tokens takes a subset, and the fields it leaves out
+ * are then absent (left out as unknown, or refused), max_tokens among them.
+ */
+type MessagesBody = CheckedFields<Omit<typeof MESSAGE_FIELDS, 'max_tokens'>> & { max_tokens?: number };
+
+function checkBody(body: JsonObject, countOnly: boolean): asserts body is MessagesBody {
+  checkFields(body, countOnly ? COUNT_FIELDS : MESSAGE_FIELDS);
+}
 
 function textOfBlocks(param: string, content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw invalid(param, 'Input should be a valid string or a valid list');
   return content
     .map((b, i) => {
-      const block = b as Raw;
-      checkField(`${param}.${i}.type`, block?.type, { types: ['string'], required: true });
+      const block = fieldsOf(b);
+      checkField(`${param}.${i}.type`, block.type, { types: ['string'], required: true });
       return block.type === 'text' ? String(block.text ?? '') : '';
     })
     .join('');
@@ -60,27 +68,25 @@ interface Turn {
   results: Message[];
 }
 
-function parseTurn(param: string, raw: unknown, systemAllowed: boolean): Turn {
-  checkField(param, raw, { types: ['object'], required: true });
-  const m = raw as Raw;
-  const roles = systemAllowed ? ['user', 'assistant', 'system'] : ['user', 'assistant'];
+function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
+  checkField(param, m, { types: ['object'], required: true });
+  const roles: Message['role'][] = systemAllowed ? ['user', 'assistant', 'system'] : ['user', 'assistant'];
   checkField(`${param}.role`, m.role, { types: ['string'], required: true, values: roles });
   checkField(`${param}.content`, m.content, { types: ['string', 'array'], required: true });
-  const role = m.role as 'user' | 'assistant' | 'system';
+  const role = m.role;
   if (typeof m.content === 'string') return { message: { role, parts: [{ type: 'text', text: m.content }] }, results: [] };
   const parts: Part[] = [];
   const toolCalls: NonNullable<Message['toolCalls']> = [];
   const results: Message[] = [];
-  (m.content as unknown[]).forEach((b, i) => {
+  m.content.forEach((block, i) => {
     const at = `${param}.content.${i}`;
-    checkField(at, b, { types: ['object'], required: true });
-    const block = b as Raw;
+    checkField(at, block, { types: ['object'], required: true });
     const kinds = role === 'assistant' ? ['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use'] : ['text', 'image', 'document', 'search_result', 'tool_result'];
     checkField(`${at}.type`, block.type, { types: ['string'], required: true, values: kinds });
     switch (block.type) {
       case 'text':
         checkField(`${at}.text`, block.text, { types: ['string'], required: true });
-        parts.push({ type: 'text', text: block.text as string });
+        parts.push({ type: 'text', text: block.text });
         break;
       case 'image':
         checkField(`${at}.source`, block.source, { types: ['object'], required: true });
@@ -95,11 +101,11 @@ function parseTurn(param: string, raw: unknown, systemAllowed: boolean): Turn {
         checkField(`${at}.id`, block.id, { types: ['string'], required: true });
         checkField(`${at}.name`, block.name, { types: ['string'], required: true });
         checkField(`${at}.input`, block.input, { types: ['object'], required: true });
-        toolCalls.push({ id: block.id as string, name: block.name as string, arguments: JSON.stringify(block.input) });
+        toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
         break;
       case 'tool_result':
         checkField(`${at}.tool_use_id`, block.tool_use_id, { types: ['string'], required: true });
-        results.push({ role: 'tool', toolCallId: block.tool_use_id as string, parts: [{ type: 'text', text: block.content === undefined ? '' : textOfBlocks(`${at}.content`, block.content) }] });
+        results.push({ role: 'tool', toolCallId: block.tool_use_id, parts: [{ type: 'text', text: block.content === undefined ? '' : textOfBlocks(`${at}.content`, block.content) }] });
         break;
       default:
         // thinking blocks sent back are context, not content to answer
@@ -124,41 +130,39 @@ function checkToolResults(turns: Turn[]): void {
   });
 }
 
-function parseTools(raw: unknown): ToolSpec[] {
-  return ((raw as unknown[] | undefined) ?? []).map((t, i) => {
-    checkField(`tools.${i}`, t, { types: ['object'], required: true });
-    const tool = t as Raw;
+function parseTools(raw: unknown[] = []): ToolSpec[] {
+  return raw.map((tool, i) => {
+    checkField(`tools.${i}`, tool, { types: ['object'], required: true });
     checkField(`tools.${i}.name`, tool.name, { types: ['string'], required: true });
-    if (!/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name as string)) throw invalid(`tools.${i}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+    if (!/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) throw invalid(`tools.${i}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
     checkField(`tools.${i}.input_schema`, tool.input_schema, { types: ['object'], required: true });
-    if ((tool.input_schema as Raw).type !== 'object') throw invalid(`tools.${i}.custom.input_schema.type`, "Input should be 'object'");
-    return { name: tool.name as string, description: tool.description as string | undefined, parameters: tool.input_schema as Raw };
+    if (tool.input_schema.type !== 'object') throw invalid(`tools.${i}.custom.input_schema.type`, "Input should be 'object'");
+    // The description is passed on unchecked, as before.
+    return { name: tool.name, description: tool.description as string | undefined, parameters: tool.input_schema };
   });
 }
 
-function parseToolChoice(raw: unknown, tools: ToolSpec[]): { choice: ToolChoice; parallel: boolean } {
-  if (raw === undefined) return { choice: 'auto', parallel: true };
-  const c = raw as Raw;
+function parseToolChoice(c: JsonObject | undefined, tools: ToolSpec[]): { choice: ToolChoice; parallel: boolean } {
+  if (c === undefined) return { choice: 'auto', parallel: true };
   checkField('tool_choice.type', c.type, { types: ['string'], required: true, values: ['auto', 'any', 'tool', 'none'] });
   const parallel = c.disable_parallel_tool_use !== true;
   if (c.type === 'tool') {
     checkField('tool_choice.name', c.name, { types: ['string'], required: true });
     if (!tools.some((t) => t.name === c.name)) throw invalid('tool_choice.name', `Tool '${String(c.name)}' not found in tools`);
-    return { choice: { name: c.name as string }, parallel };
+    return { choice: { name: c.name }, parallel };
   }
   if (c.type !== 'none' && !tools.length) throw invalid('tool_choice', 'tool_choice may only be specified while providing tools.');
-  return { choice: c.type === 'any' ? 'required' : (c.type as 'auto' | 'none'), parallel };
+  return { choice: c.type === 'any' ? 'required' : c.type, parallel };
 }
 
 /** Claude thinks only when asked to, and shows its thinking (a summary of it) when it does. */
-function parseThinking(raw: unknown, maxTokens: number | undefined): CanonicalRequest['reasoning'] {
-  if (raw === undefined) return { effort: 'none' };
-  const t = raw as Raw;
+function parseThinking(t: JsonObject | undefined, maxTokens: number | undefined): CanonicalRequest['reasoning'] {
+  if (t === undefined) return { effort: 'none' };
   checkField('thinking.type', t.type, { types: ['string'], required: true, values: ['enabled', 'disabled', 'adaptive', 'between_tools'] });
   if (t.type === 'disabled') return { effort: 'none' };
   if (t.type !== 'enabled') return { budgetTokens: Math.max(1024, Math.floor((maxTokens ?? 4096) / 2)), show: true };
   checkField('thinking.budget_tokens', t.budget_tokens, { types: ['integer'], required: true, min: 1024 });
-  const budget = t.budget_tokens as number;
+  const budget = t.budget_tokens;
   if (maxTokens !== undefined && budget >= maxTokens) {
     throw invalid('max_tokens', `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size`);
   }
@@ -171,13 +175,12 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 const TTL_SECONDS: Record<string, number> = { '5m': 300, '1h': 3600 };
 
 /** A block's cache_control, checked: its TTL in seconds, or undefined when it has none. */
-function cacheTtl(param: string, raw: unknown): number | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  checkField(param, raw, { types: ['object'] });
-  const c = raw as Raw;
+function cacheTtl(param: string, c: unknown): number | undefined {
+  if (c === undefined || c === null) return undefined;
+  checkField(param, c, { types: ['object'] });
   checkField(`${param}.type`, c.type, { types: ['string'], required: true, values: ['ephemeral'] });
   checkField(`${param}.ttl`, c.ttl, { types: ['string'], values: Object.keys(TTL_SECONDS) });
-  return TTL_SECONDS[(c.ttl as string | undefined) ?? '5m'];
+  return TTL_SECONDS[c.ttl ?? '5m'];
 }
 
 /**
@@ -185,35 +188,38 @@ function cacheTtl(param: string, raw: unknown): number | undefined {
  * system message), on a turn's blocks (after the canonical messages that turn became), and the
  * top-level one (after the last message). `ends[i]` is the last canonical message of turn i.
  */
-function cacheBreakpoints(body: Raw, hasSystem: boolean, ends: number[]): CacheRequest | undefined {
+function cacheBreakpoints(body: MessagesBody, hasSystem: boolean, ends: number[]): CacheRequest | undefined {
   const points: { after: number; ttlSeconds: number }[] = [];
   const mark = (param: string, raw: unknown, after: number) => {
     const ttl = cacheTtl(param, raw);
     if (ttl !== undefined) points.push({ after, ttlSeconds: ttl });
   };
-  ((body.tools as Raw[] | undefined) ?? []).forEach((t, i) => mark(`tools.${i}.cache_control`, t.cache_control, -1));
-  if (Array.isArray(body.system)) (body.system as Raw[]).forEach((b, i) => mark(`system.${i}.cache_control`, b?.cache_control, hasSystem ? 0 : -1));
-  (body.messages as Raw[]).forEach((m, i) => {
-    if (Array.isArray(m.content)) (m.content as Raw[]).forEach((b, j) => mark(`messages.${i}.content.${j}.cache_control`, b?.cache_control, ends[i]));
+  // By now every tool, system block and message is known to be an object; blocks are read as parsed.
+  (body.tools ?? []).forEach((t, i) => mark(`tools.${i}.cache_control`, fieldsOf(t).cache_control, -1));
+  if (Array.isArray(body.system)) body.system.forEach((b, i) => mark(`system.${i}.cache_control`, fieldsOf(b).cache_control, hasSystem ? 0 : -1));
+  body.messages.forEach((m, i) => {
+    const { content } = fieldsOf(m);
+    if (Array.isArray(content)) content.forEach((b, j) => mark(`messages.${i}.content.${j}.cache_control`, fieldsOf(b).cache_control, ends[i]));
   });
   mark('cache_control', body.cache_control, ends.at(-1) ?? -1);
   if (points.length > MAX_CACHE_BREAKPOINTS) throw invalid('cache_control', `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${points.length}.`);
   return points.length ? { breakpoints: points } : undefined;
 }
 
-function parseOutput(raw: unknown): OutputFormat {
-  const format = (raw as Raw | null | undefined)?.format as Raw | null | undefined;
-  if (!format) return { type: 'text' };
+function parseOutput(config: JsonObject | null | undefined): OutputFormat {
+  // format has no rule: a truthy non-object reads as a format with no fields.
+  if (!config?.format) return { type: 'text' };
+  const format = fieldsOf(config.format);
   checkField('output_config.format.type', format.type, { types: ['string'], required: true, values: ['json_schema'] });
   checkField('output_config.format.schema', format.schema, { types: ['object'], required: true });
-  return { type: 'json_schema', schema: format.schema as Raw };
+  return { type: 'json_schema', schema: format.schema };
 }
 
 /** Parses a messages (or count_tokens) body. `version` is the request's anthropic-version. */
-export function parseMessagesRequest(body: Raw, version: string, countOnly = false): CanonicalRequest {
-  checkFields(body, countOnly ? COUNT_FIELDS : MESSAGE_FIELDS);
+export function parseMessagesRequest(body: JsonObject, version: string, countOnly = false): CanonicalRequest {
+  checkBody(body, countOnly);
   const systemAllowed = version >= SYSTEM_IN_MESSAGES_SINCE;
-  const turns = (body.messages as unknown[]).map((m, i) => parseTurn(`messages.${i}`, m, systemAllowed));
+  const turns = body.messages.map((m, i) => parseTurn(`messages.${i}`, m, systemAllowed));
   checkToolResults(turns);
   const system = body.system === undefined || body.system === null ? [] : [{ role: 'system' as const, parts: [{ type: 'text' as const, text: textOfBlocks('system', body.system) }] }];
   const messages: Message[] = [...system];
@@ -223,18 +229,20 @@ export function parseMessagesRequest(body: Raw, version: string, countOnly = fal
     if (message.parts.length || message.toolCalls || !results.length) messages.push(message);
     ends.push(messages.length - 1);
   }
-  const stop = (body.stop_sequences as unknown[] | undefined) ?? [];
-  stop.forEach((s, i) => checkField(`stop_sequences.${i}`, s, { types: ['string'], required: true }));
+  const stop = (body.stop_sequences ?? []).map((s, i) => {
+    checkField(`stop_sequences.${i}`, s, { types: ['string'], required: true });
+    return s;
+  });
   const tools = parseTools(body.tools);
   const { choice, parallel } = parseToolChoice(body.tool_choice, tools);
-  const maxTokens = body.max_tokens as number | undefined;
+  const maxTokens = body.max_tokens;
   return {
     format: 'anthropic',
     operation: 'chat',
-    model: body.model as string,
+    model: body.model,
     messages,
     maxTokens,
-    stop: stop as string[],
+    stop,
     n: 1,
     stream: body.stream === true,
     tools,

@@ -1,6 +1,6 @@
 // Field checks in Anthropic's wording (its API reports validation errors pydantic-style: `path: message`).
 import { GatewayError } from '../../core/errors.ts';
-import { fieldChecker, type JsonType } from '../fields.ts';
+import { type FieldChecker, fieldChecker, type JsonType } from '../fields.ts';
 
 export type { FieldRule } from '../fields.ts';
 
@@ -17,7 +17,7 @@ export const invalid = (param: string, message: string) => new GatewayError('inv
 
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(values.length > 2 ? ', ' : ' or ').replace(/, ([^,]*)$/, ' or $1');
 
-export const { checkField, checkFields } = fieldChecker({
+const checker: FieldChecker = fieldChecker({
   missing: (param) => invalid(param, 'Field required'),
   invalidType: (param, expected) => invalid(param, `Input should be ${expected.map((t) => NAMES[t]).join(' or ')}`),
   outOfRange: (param, _value, bound, side) => invalid(param, `Input should be ${side === 'above' ? 'less' : 'greater'} than or equal to ${bound}`),
@@ -26,3 +26,6 @@ export const { checkField, checkFields } = fieldChecker({
     invalid(param, `List should have ${side === 'above' ? 'at most' : 'at least'} ${bound} item${bound === 1 ? '' : 's'} after validation, not ${length}`),
   unknownField: (param) => invalid(param, 'Extra inputs are not permitted'),
 });
+// Assertion functions need declared types to narrow at their call sites.
+export const checkField: FieldChecker['checkField'] = checker.checkField;
+export const checkFields: FieldChecker['checkFields'] = checker.checkFields;

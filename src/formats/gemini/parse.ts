@@ -1,9 +1,9 @@
 // Gemini generateContent request → canonical request, refusing what the API refuses.
-import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort, TokenFraming } from '../../core/request.ts';
+import type { CacheRequest, CanonicalRequest, Message, OutputFormat, ReasoningEffort, TokenFraming } from '../../core/request.ts';
 import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
-import { nonObjectSchema } from '../fields.ts';
+import { checkField, checkFields, invalid } from './validate.ts';
+import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
 export const VOICES = [
@@ -12,9 +12,7 @@ export const VOICES = [
   'Sadachbia', 'Sadaltager', 'Sulafat',
 ];
 
-type Raw = Record<string, unknown>;
-
-const REQUEST_FIELDS: Record<string, FieldRule> = {
+const REQUEST_FIELDS = {
   contents: { types: ['array'], required: true, min: 1 },
   systemInstruction: { types: ['object'] },
   tools: { types: ['array'] },
@@ -28,9 +26,9 @@ const REQUEST_FIELDS: Record<string, FieldRule> = {
   serviceTier: { types: ['string'] },
   continuationToken: { types: ['string'] },
   store: { types: ['boolean'] },
-};
+} as const satisfies FieldRules;
 
-export const GENERATION_FIELDS: Record<string, FieldRule> = {
+export const GENERATION_FIELDS = {
   temperature: { types: ['number'], min: 0, max: 2 },
   topP: { types: ['number'], min: 0, max: 1 },
   topK: { types: ['integer'], min: 1 },
@@ -53,7 +51,7 @@ export const GENERATION_FIELDS: Record<string, FieldRule> = {
   enableEnhancedCivicAnswers: { types: ['boolean'] },
   imageConfig: { types: ['object'] },
   audioTranscriptionConfig: { types: ['object'] },
-};
+} as const satisfies FieldRules;
 
 /** A turn as parsed: function responses are split out into canonical tool turns. */
 type Turn = Message & { results?: Message[] };
@@ -63,26 +61,26 @@ const PART_KINDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionR
 /** Gemini's OpenAPI-style Schema (types in capitals, `nullable`) as JSON Schema. */
 export function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unknown> {
   if (schema === null || typeof schema !== 'object') return {};
-  const s = schema as Raw;
-  const out: Raw = {};
+  const s: JsonObject = { ...schema };
+  const out: JsonObject = {};
   // A Schema is a typed message: properties a map of Schemas, items a Schema, anyOf a list of them.
-  const expect = (key: string, value: unknown, kind: 'object' | 'array') => {
+  function expect<K extends 'object' | 'array'>(key: string, value: unknown, kind: K): asserts value is K extends 'array' ? unknown[] : JsonObject {
     if (value === null || typeof value !== 'object' || Array.isArray(value) !== (kind === 'array')) {
       throw invalid(`${at}.${key}`, `Invalid value at '${at}.${key}' (${kind === 'array' ? 'TYPE_LIST' : 'TYPE_MESSAGE'}), ${JSON.stringify(value) ?? 'undefined'}`);
     }
-  };
+  }
   for (const [key, value] of Object.entries(s)) {
     if (key === 'type') continue;
     if (key === 'nullable' || key === 'propertyOrdering') continue;
     if (key === 'properties') {
       expect(key, value, 'object');
-      out.properties = Object.fromEntries(Object.entries(value as Raw).map(([k, v]) => [k, toJsonSchema(v, `${at}.properties.${k}`)]));
+      out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonSchema(v, `${at}.properties.${k}`)]));
     } else if (key === 'items') {
       expect(key, value, 'object');
       out.items = toJsonSchema(value, `${at}.items`);
     } else if (key === 'anyOf') {
       expect(key, value, 'array');
-      out.anyOf = (value as unknown[]).map((v, i) => toJsonSchema(v, `${at}.anyOf[${i}]`));
+      out.anyOf = value.map((v, i) => toJsonSchema(v, `${at}.anyOf[${i}]`));
     } else if (key === 'minItems' || key === 'maxItems' || key === 'minLength' || key === 'maxLength' || key === 'minProperties' || key === 'maxProperties') out[key] = Number(value);
     else out[key] = value;
   }
@@ -93,32 +91,32 @@ export function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unk
   return out;
 }
 
-function parsePart(param: string, raw: unknown, role: string, message: Turn): void {
-  checkField(param, raw, { types: ['object'], required: true });
-  const part = raw as Raw;
+function parsePart(param: string, part: unknown, role: string, message: Turn): void {
+  checkField(param, part, { types: ['object'], required: true });
   const kind = PART_KINDS.find((k) => part[k] !== undefined);
   if (!kind) throw invalid(param, `${param}: a part must set one of ${PART_KINDS.join(', ')}.`);
-  if (kind !== 'text') checkField(`${param}.${kind}`, part[kind], { types: ['object'], required: true });
   if (kind === 'text') {
     checkField(`${param}.text`, part.text, { types: ['string'], required: true });
     // Earlier thoughts are context, not conversation.
-    if (part.thought !== true) message.parts.push({ type: 'text', text: part.text as string });
-  } else if (kind === 'inlineData' || kind === 'fileData') {
-    const data = part[kind] as Raw;
-    checkField(`${param}.${kind}.mimeType`, data?.mimeType, { types: ['string'], required: true });
-    const mime = data.mimeType as string;
-    message.parts.push({ type: mime.startsWith('image/') ? 'image' : mime.startsWith('audio/') ? 'audio' : 'file' } as Part);
+    if (part.thought !== true) message.parts.push({ type: 'text', text: part.text });
+    return;
+  }
+  const value = part[kind];
+  checkField(`${param}.${kind}`, value, { types: ['object'], required: true });
+  if (kind === 'inlineData' || kind === 'fileData') {
+    checkField(`${param}.${kind}.mimeType`, value.mimeType, { types: ['string'], required: true });
+    const mime = value.mimeType;
+    message.parts.push({ type: mime.startsWith('image/') ? 'image' : mime.startsWith('audio/') ? 'audio' : 'file' });
   } else if (kind === 'functionCall') {
     if (role !== 'model') throw invalid(`${param}.functionCall`, `${param}.functionCall: function calls can only appear in model turns.`);
-    const call = part.functionCall as Raw;
-    checkField(`${param}.functionCall.name`, call.name, { types: ['string'], required: true });
-    // Gemini pairs calls and responses by name (an id is optional): the name serves as the id.
-    (message.toolCalls ??= []).push({ id: (call.id as string) ?? (call.name as string), name: call.name as string, arguments: JSON.stringify(call.args ?? {}) });
+    checkField(`${param}.functionCall.name`, value.name, { types: ['string'], required: true });
+    // Gemini pairs calls and responses by name (an id is optional): the name serves as the id. The id
+    // is passed on unchecked, as Gemini echoes it.
+    (message.toolCalls ??= []).push({ id: (value.id as string | undefined) ?? value.name, name: value.name, arguments: JSON.stringify(value.args ?? {}) });
   } else if (kind === 'functionResponse') {
-    const response = part.functionResponse as Raw;
-    checkField(`${param}.functionResponse.name`, response.name, { types: ['string'], required: true });
+    checkField(`${param}.functionResponse.name`, value.name, { types: ['string'], required: true });
     message.results ??= [];
-    message.results.push({ role: 'tool', toolCallId: (response.id as string) ?? (response.name as string), parts: [{ type: 'text', text: JSON.stringify(response.response ?? {}) }] });
+    message.results.push({ role: 'tool', toolCallId: (value.id as string | undefined) ?? value.name, parts: [{ type: 'text', text: JSON.stringify(value.response ?? {}) }] });
   }
 }
 
@@ -127,12 +125,11 @@ function parseContents(raw: unknown[]): Message[] {
   raw.forEach((c, i) => {
     const param = `contents[${i}]`;
     checkField(param, c, { types: ['object'], required: true });
-    const content = c as Raw;
-    const role = (content.role as string | undefined) ?? 'user';
+    const role = c.role ?? 'user';
     if (role !== 'user' && role !== 'model') throw invalid(`${param}.role`, 'Please use a valid role: user, model.');
-    checkField(`${param}.parts`, content.parts, { types: ['array'], required: true, min: 1 });
+    checkField(`${param}.parts`, c.parts, { types: ['array'], required: true, min: 1 });
     const turn: Turn = { role: role === 'model' ? 'assistant' : 'user', parts: [] };
-    (content.parts as unknown[]).forEach((p, j) => parsePart(`${param}.parts[${j}]`, p, role, turn));
+    c.parts.forEach((p, j) => parsePart(`${param}.parts[${j}]`, p, role, turn));
     const { results, ...message } = turn;
     out.push(...(results ?? []));
     if (message.parts.length || message.toolCalls || !results) out.push(message);
@@ -140,69 +137,77 @@ function parseContents(raw: unknown[]): Message[] {
   return out;
 }
 
-function parseTools(raw: unknown): ToolSpec[] {
+function parseTools(raw: unknown[] = []): ToolSpec[] {
   const tools: ToolSpec[] = [];
-  ((raw as unknown[] | undefined) ?? []).forEach((t, i) => {
+  raw.forEach((t, i) => {
     checkField(`tools[${i}]`, t, { types: ['object'], required: true });
-    const declarations = (t as Raw).functionDeclarations;
+    const declarations = t.functionDeclarations;
     if (declarations === undefined) return; // built-in tools (search, code execution) are not emulated
     checkField(`tools[${i}].functionDeclarations`, declarations, { types: ['array'], required: true });
-    (declarations as unknown[]).forEach((d, j) => {
+    declarations.forEach((decl, j) => {
       const at = `tools[${i}].functionDeclarations[${j}]`;
-      checkField(at, d, { types: ['object'], required: true });
-      const decl = d as Raw;
+      checkField(at, decl, { types: ['object'], required: true });
       checkField(`${at}.name`, decl.name, { types: ['string'], required: true });
-      if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(decl.name as string)) {
+      if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(decl.name)) {
         throw invalid(`${at}.name`, `${at}.name: Invalid function name. Must start with a letter or an underscore, and contain only a-z, A-Z, 0-9, underscores, dots, colons and dashes, at most 64 characters.`);
       }
-      for (const field of ['parameters', 'parametersJsonSchema']) {
-        checkField(`${at}.${field}`, decl[field], { types: ['object'] });
-        const type = decl[field] === undefined ? undefined : nonObjectSchema(decl[field] as Raw);
+      const objectSchema = (field: string, schema: unknown): JsonObject | undefined => {
+        checkField(`${at}.${field}`, schema, { types: ['object'] });
+        const type = schema === undefined ? undefined : nonObjectSchema(schema);
         if (type !== undefined) throw invalid(`${at}.${field}`, `${at}.${field}: function parameters must be a schema of type OBJECT, got ${type}.`);
-      }
-      const given = [decl.parametersJsonSchema, decl.parameters].find((s) => s && Object.keys(s).length) as Raw | undefined;
-      const parameters = given === undefined ? { type: 'object', properties: {} } : given === decl.parametersJsonSchema ? given : toJsonSchema(given, `${at}.parameters`);
-      tools.push({ name: decl.name as string, description: decl.description as string | undefined, parameters: parameters as Raw });
+        return schema;
+      };
+      const schema = objectSchema('parameters', decl.parameters);
+      const jsonSchema = objectSchema('parametersJsonSchema', decl.parametersJsonSchema);
+      const given = [jsonSchema, schema].find((s) => s && Object.keys(s).length);
+      const parameters = given === undefined ? { type: 'object', properties: {} } : given === jsonSchema ? given : toJsonSchema(given, `${at}.parameters`);
+      // The description is passed on unchecked, as before.
+      tools.push({ name: decl.name, description: decl.description as string | undefined, parameters });
     });
   });
   return tools;
 }
 
-function parseToolConfig(raw: unknown, tools: ToolSpec[]): ToolChoice {
-  const config = (raw as Raw | undefined)?.functionCallingConfig as Raw | undefined;
-  if (!config) return 'auto';
+function parseToolConfig(raw: JsonObject | undefined, tools: ToolSpec[]): ToolChoice {
+  // functionCallingConfig has no rule: anything but an object is read as no config.
+  const config = raw?.functionCallingConfig;
+  if (!isJsonObject(config)) return 'auto';
   checkField('toolConfig.functionCallingConfig.mode', config.mode, { types: ['string'], values: ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'] });
   checkField('toolConfig.functionCallingConfig.allowedFunctionNames', config.allowedFunctionNames, { types: ['array'] });
-  const allowed = (config.allowedFunctionNames as unknown[] | undefined) ?? [];
-  allowed.forEach((n, i) => checkField(`toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`, n, { types: ['string'], required: true }));
+  const allowed = (config.allowedFunctionNames ?? []).map((n, i) => {
+    checkField(`toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`, n, { types: ['string'], required: true });
+    return n;
+  });
   for (const name of allowed) {
     if (!tools.some((t) => t.name === name)) throw invalid('toolConfig.functionCallingConfig.allowedFunctionNames', `Function "${name}" in allowedFunctionNames is not declared in tools.`);
   }
   if (config.mode === 'NONE') return 'none';
-  if (config.mode === 'ANY') return allowed.length === 1 ? { name: allowed[0] as string } : 'required';
+  if (config.mode === 'ANY') return allowed.length === 1 ? { name: allowed[0] } : 'required';
   return 'auto';
 }
 
-function parseSpeech(raw: unknown): Extract<OutputFormat, { type: 'audio' }> {
-  const config = (raw ?? {}) as Raw;
+function parseSpeech(config: JsonObject = {}): Extract<OutputFormat, { type: 'audio' }> {
+  // The voice configs have no rules: what is not an object is read as no voice (Kore).
   const voiceName = (voice: unknown, at: string): string => {
-    const name = ((voice as Raw | undefined)?.prebuiltVoiceConfig as Raw | undefined)?.voiceName;
+    const prebuilt = isJsonObject(voice) ? voice.prebuiltVoiceConfig : undefined;
+    const name = isJsonObject(prebuilt) ? prebuilt.voiceName : undefined;
     if (name === undefined) return 'Kore';
     checkField(at, name, { types: ['string'] });
-    if (!VOICES.includes(name as string)) throw invalid(at, `Voice name ${String(name)} is not supported. Allowed voice names are: ${VOICES.map((v) => v.toLowerCase()).join(', ')}`);
-    return name as string;
+    if (!VOICES.includes(name)) throw invalid(at, `Voice name ${String(name)} is not supported. Allowed voice names are: ${VOICES.map((v) => v.toLowerCase()).join(', ')}`);
+    return name;
   };
-  const multi = config.multiSpeakerVoiceConfig as Raw | undefined;
+  const multi = config.multiSpeakerVoiceConfig;
   if (multi) {
-    const speakers = (multi.speakerVoiceConfigs as unknown[] | undefined) ?? [];
+    // Unchecked: a truthy non-object reads as no speakers.
+    const speakers = ((isJsonObject(multi) ? multi.speakerVoiceConfigs : undefined) as unknown[] | undefined) ?? [];
     if (speakers.length !== 2) {
       throw invalid('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', `Multi-speaker voice config must have exactly 2 speakers, but ${speakers.length} were given.`);
     }
     const parsed = speakers.map((s, i) => {
       const at = `generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs[${i}]`;
       checkField(at, s, { types: ['object'], required: true });
-      checkField(`${at}.speaker`, (s as Raw).speaker, { types: ['string'], required: true });
-      return { name: (s as Raw).speaker as string, voice: voiceName((s as Raw).voiceConfig, `${at}.voiceConfig.prebuiltVoiceConfig.voiceName`) };
+      checkField(`${at}.speaker`, s.speaker, { types: ['string'], required: true });
+      return { name: s.speaker, voice: voiceName(s.voiceConfig, `${at}.voiceConfig.prebuiltVoiceConfig.voiceName`) };
     });
     return { type: 'audio', voice: parsed[0].voice, speakers: parsed };
   }
@@ -215,21 +220,20 @@ export const ASPECT_RATIOS: Record<string, [number, number]> = {
   '4:5': [896, 1152], '5:4': [1152, 896], '9:16': [768, 1344], '16:9': [1344, 768], '21:9': [1536, 672],
 };
 
-function imageSize(raw: unknown): { width: number; height: number } {
-  const config = (raw ?? {}) as Raw;
+function imageSize(config: JsonObject = {}): { width: number; height: number } {
   checkFields(config, { aspectRatio: { types: ['string'], values: Object.keys(ASPECT_RATIOS) }, imageSize: { types: ['string'], values: ['1K'] } }, 'generationConfig.imageConfig.');
-  const [width, height] = ASPECT_RATIOS[(config.aspectRatio as string | undefined) ?? '1:1'];
+  const [width, height] = ASPECT_RATIOS[config.aspectRatio ?? '1:1'];
   return { width, height };
 }
 
-function parseOutput(config: Raw): OutputFormat {
-  const modalities = (config.responseModalities as unknown[] | undefined) ?? ['TEXT'];
+function parseOutput(config: CheckedFields<typeof GENERATION_FIELDS>): OutputFormat {
+  const modalities: unknown[] = config.responseModalities ?? ['TEXT'];
   modalities.forEach((m, i) => checkField(`generationConfig.responseModalities[${i}]`, m, { types: ['string'], values: ['TEXT', 'IMAGE', 'AUDIO'] }));
   if (modalities.includes('AUDIO')) return parseSpeech(config.speechConfig);
   if (modalities.includes('IMAGE')) return { type: 'image', ...imageSize(config.imageConfig), text: modalities.includes('TEXT') };
   if (config.responseMimeType !== 'application/json') return { type: 'text' };
   const schema = config.responseJsonSchema ?? config._responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema, 'generationConfig.responseSchema') : undefined);
-  return schema ? { type: 'json_schema', schema: schema as Raw } : { type: 'json' };
+  return schema ? { type: 'json_schema', schema } : { type: 'json' };
 }
 
 /**
@@ -247,10 +251,10 @@ const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low'
  * thinkingConfig: `thinkingBudget` 0 turns thinking off, -1 (or none) leaves it dynamic (the default
  * effort), a positive budget bounds it; `thinkingLevel` names an effort; includeThoughts shows it.
  */
-function parseThinking(config: Raw, show: boolean): CanonicalRequest['reasoning'] {
+function parseThinking(config: JsonObject, show: boolean): CanonicalRequest['reasoning'] {
   checkFields(config, { includeThoughts: { types: ['boolean'] }, thinkingBudget: { types: ['integer'], min: -1 }, thinkingLevel: { types: ['string'], values: ['THINKING_LEVEL_UNSPECIFIED', ...Object.keys(LEVELS)] } }, 'generationConfig.thinkingConfig.');
-  const budget = config.thinkingBudget as number | undefined;
-  const level = LEVELS[config.thinkingLevel as string];
+  const budget = config.thinkingBudget;
+  const level = config.thinkingLevel && LEVELS[config.thinkingLevel];
   if (budget === 0) return { effort: 'none' };
   const out: NonNullable<CanonicalRequest['reasoning']> = {};
   if (budget !== undefined && budget > 0) out.budgetTokens = budget;
@@ -266,21 +270,27 @@ export interface GeminiOptions {
   files?: Map<Block, { bytes: Uint8Array; mimeType: string }>;
 }
 
-export function parseGenerateRequest(body: Raw, model: string, stream: boolean): { request: CanonicalRequest; options: GeminiOptions } {
+export function parseGenerateRequest(body: JsonObject, model: string, stream: boolean): { request: CanonicalRequest; options: GeminiOptions } {
   checkFields(body, REQUEST_FIELDS);
-  const config = (body.generationConfig ?? {}) as Raw;
+  const config: JsonObject = body.generationConfig ?? {};
   checkFields(config, GENERATION_FIELDS, 'generationConfig.');
-  const stop = (config.stopSequences as unknown[] | undefined) ?? [];
-  stop.forEach((s, i) => checkField(`generationConfig.stopSequences[${i}]`, s, { types: ['string'], required: true }));
-  const system = body.systemInstruction as Raw | undefined;
-  if (system) checkField('systemInstruction.parts', system.parts, { types: ['array'], required: true });
-  const systemText = system ? (system.parts as unknown[]).map((p) => String((p as Raw | null)?.text ?? '')).join('') : '';
-  const messages: Message[] = [...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []), ...parseContents(body.contents as unknown[])];
+  const stop = (config.stopSequences ?? []).map((s, i) => {
+    checkField(`generationConfig.stopSequences[${i}]`, s, { types: ['string'], required: true });
+    return s;
+  });
+  const system = body.systemInstruction;
+  let systemText = '';
+  if (system) {
+    checkField('systemInstruction.parts', system.parts, { types: ['array'], required: true });
+    // The parts' texts, unchecked: what has none adds nothing.
+    systemText = system.parts.map((p) => (isJsonObject(p) ? String(p.text ?? '') : '')).join('');
+  }
+  const messages: Message[] = [...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []), ...parseContents(body.contents)];
   const tools = parseTools(body.tools);
-  const thinking = (config.thinkingConfig ?? {}) as Raw;
+  const thinking = config.thinkingConfig ?? {};
   const includeThoughts = thinking.includeThoughts === true;
   const reasoning = parseThinking(thinking, includeThoughts);
-  const maxTokens = config.maxOutputTokens as number | undefined;
+  const maxTokens = config.maxOutputTokens;
   return {
     request: {
       format: 'gemini',
@@ -288,9 +298,9 @@ export function parseGenerateRequest(body: Raw, model: string, stream: boolean):
       model,
       messages,
       maxTokens,
-      stop: stop as string[],
-      n: (config.candidateCount as number | undefined) ?? 1,
-      seed: config.seed as number | undefined,
+      stop,
+      n: config.candidateCount ?? 1,
+      seed: config.seed,
       stream,
       tools,
       toolChoice: parseToolConfig(body.toolConfig, tools),

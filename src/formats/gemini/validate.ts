@@ -1,6 +1,6 @@
 // Field checks in Google's wording (its API reports the field path and the proto type at fault).
 import { GatewayError } from '../../core/errors.ts';
-import { fieldChecker, type JsonType } from '../fields.ts';
+import { type FieldChecker, fieldChecker, type JsonType } from '../fields.ts';
 
 export type { FieldRule } from '../fields.ts';
 
@@ -15,7 +15,7 @@ const PROTO: Record<JsonType, string> = {
 
 export const invalid = (param: string, message: string) => new GatewayError('invalid_request', message, { param });
 
-export const { checkField, checkFields } = fieldChecker({
+const checker: FieldChecker = fieldChecker({
   missing: (param) => invalid(param, `* GenerateContentRequest.${param}: ${param.split('.').pop()} is not specified`),
   invalidType: (param, expected, value) => invalid(param, `Invalid value at '${param}' (${PROTO[expected[0]]}), ${JSON.stringify(value)}`),
   outOfRange: (param, value, bound, side) =>
@@ -27,3 +27,6 @@ export const { checkField, checkFields } = fieldChecker({
     return invalid(param, `Invalid JSON payload received. Unknown name "${param.slice(at + 1)}"${at > 0 ? ` at '${param.slice(0, at)}'` : ''}: Cannot find field.`);
   },
 });
+// Assertion functions need declared types to narrow at their call sites.
+export const checkField: FieldChecker['checkField'] = checker.checkField;
+export const checkFields: FieldChecker['checkFields'] = checker.checkFields;

@@ -17,10 +17,8 @@ import { isUpload, json, type FormBody, type Upload } from '../../pipeline/excha
 import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
-import { refuseUnrecognized } from '../fields.ts';
+import { refuseUnrecognized, type JsonObject } from '../fields.ts';
 import { decide, isForward } from '../../pipeline/decide.ts';
-
-type Raw = Record<string, unknown>;
 
 // ---- speech ----
 
@@ -44,7 +42,7 @@ const isTts1 = (model: string) => /^tts-1(-hd)?($|-)/.test(model);
 
 function voiceName(voice: unknown): string {
   if (typeof voice === 'object' && voice !== null && !Array.isArray(voice)) {
-    const id = (voice as Raw).id;
+    const id = (voice as JsonObject).id;
     if (typeof id !== 'string' || !id) throw invalidType('voice.id', ['string'], id);
     return id;
   }
@@ -54,7 +52,7 @@ function voiceName(voice: unknown): string {
 
 async function speech(call: Call) {
   if (call.body === undefined || typeof call.body !== 'object') throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, SPEECH_FIELDS);
   const model = body.model as string;
   call.entry.model = model;

@@ -8,12 +8,10 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 import { decidedReply } from '../../pipeline/delivery.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
-import { optional } from '../fields.ts';
+import { optional, type JsonObject } from '../fields.ts';
 import { openaiFormat } from './format.ts';
 import { parseInput, responseUsage, storedResponse } from './responses.ts';
 import { checkFields, missing, type FieldRule } from './validate.ts';
-
-type Raw = Record<string, unknown>;
 
 /** Every field of ResponseCompactParams. */
 const COMPACT_FIELDS: Record<string, FieldRule> = {
@@ -29,13 +27,13 @@ const COMPACT_FIELDS: Record<string, FieldRule> = {
 };
 
 /** A user message as an output item: its text parts (pictures and files are not kept by the canonical form). */
-function userItem(message: Message, key: number, index: number): Raw {
+function userItem(message: Message, key: number, index: number): JsonObject {
   const content = message.parts.flatMap((p) => (p.type === 'text' ? [{ type: 'input_text', text: p.text }] : []));
   return { id: makeId('msg_', 40, deriveKey(key, `user:${index}`)), type: 'message', status: 'completed', role: 'user', content };
 }
 
 async function compact(call: Call): Promise<Outbound | Forward> {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, COMPACT_FIELDS);
   const model = body.model as string;
   call.entry.model = model;

@@ -13,8 +13,8 @@ import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
 import { decide, isForward, type Decision } from '../../pipeline/decide.ts';
+import type { JsonObject } from '../fields.ts';
 
-type Raw = Record<string, unknown>;
 const MAX_INPUTS = 2048;
 /** OpenAI's limit on the tokens of all inputs of one request. */
 const MAX_REQUEST_TOKENS = 300_000;
@@ -50,7 +50,7 @@ function inputs(raw: unknown): string[] {
 }
 
 async function embeddings(call: Call) {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, EMBEDDING_FIELDS);
   const model = body.model as string;
   call.entry.model = model;
@@ -119,14 +119,14 @@ const RERANK_FIELDS: Record<string, FieldRule> = {
 
 /** Documents ranked by relevance to the query, best first (ties by index). */
 function rank(call: Call, cohere: boolean) {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, cohere ? Object.fromEntries(Object.entries(RERANK_FIELDS).filter(([k]) => k !== 'return_documents')) : RERANK_FIELDS);
   const model = body.model as string;
   call.entry.model = model;
   call.runtime.requireModel(model, 'rerank');
   const documents = (body.documents as unknown[]).map((d, i) => {
     if (typeof d === 'string') return d;
-    if (!cohere && d && typeof d === 'object' && typeof (d as Raw).text === 'string') return (d as Raw).text as string;
+    if (!cohere && d && typeof d === 'object' && typeof (d as JsonObject).text === 'string') return (d as JsonObject).text as string;
     throw invalidType(`documents[${i}]`, cohere ? ['string'] : ['string', 'object with text'], d);
   });
   const query = body.query as string;
@@ -154,7 +154,7 @@ export const embeddingEndpoints: EndpointSpec[] = [
       const ranking = rank(call, false);
       if (isForward(ranking)) return ranking;
       const { ranked, tokens, model, decision } = ranking;
-      const withDocs = (call.body as Raw).return_documents !== false;
+      const withDocs = (call.body as JsonObject).return_documents !== false;
       return decidedReply(call, decision, hashString(JSON.stringify(call.body), call.runtime.seed), () => ({
         model,
         results: ranked.map((r) => ({ index: r.index, relevance_score: r.score, ...(withDocs ? { document: { text: r.text } } : {}) })),

@@ -13,8 +13,7 @@ import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, res
 import { checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
-
-type Raw = Record<string, unknown>;
+import type { JsonObject as Raw } from '../fields.ts';
 
 const { style: _style, moderation: _moderation, ...shared } = GENERATION_FIELDS;
 

@@ -1,14 +1,14 @@
 // OpenAI chat completion request → canonical request, refusing what OpenAI refuses.
-import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort, Role } from '../../core/request.ts';
+import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, Role, ToolCallRef } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing, type FieldRule } from './validate.ts';
-import { nonObjectSchema, optional } from '../fields.ts';
+import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing } from './validate.ts';
+import { type CheckedFields, type FieldRules, fieldsOf, isJsonObject, isOneOf, type JsonObject, nonObjectSchema, optional } from '../fields.ts';
 
-const nullableInt = (min?: number, max?: number): FieldRule => ({ types: ['integer'], nullable: true, min, max });
-const nullableNum = (min?: number, max?: number): FieldRule => ({ types: ['number'], nullable: true, min, max });
+const nullableInt = (min?: number, max?: number) => ({ ...optional('integer'), min, max });
+const nullableNum = (min?: number, max?: number) => ({ ...optional('number'), min, max });
 
 /** Every field of CreateChatCompletionRequest, with its type and bounds. */
-const CHAT_FIELDS: Record<string, FieldRule> = {
+const CHAT_FIELDS = {
   model: { types: ['string'], required: true },
   messages: { types: ['array'], required: true, min: 1 },
   audio: optional('object'),
@@ -46,26 +46,28 @@ const CHAT_FIELDS: Record<string, FieldRule> = {
   user: { types: ['string'] },
   verbosity: { types: ['string'], nullable: true, values: ['low', 'medium', 'high'] },
   web_search_options: optional('object'),
-};
+} as const satisfies FieldRules;
+
+type ChatBody = CheckedFields<typeof CHAT_FIELDS>;
 
 const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
 const USER_PARTS = ['text', 'image_url', 'input_audio', 'file'];
 
-function parsePart(param: string, raw: unknown, allowed: readonly string[]): Part {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidType(param, ['object'], raw);
-  const part = raw as Record<string, unknown>;
+function parsePart(param: string, part: unknown, allowed: readonly string[]): Part {
+  if (!isJsonObject(part)) throw invalidType(param, ['object'], part);
   if (part.type === undefined) throw missing(`${param}.type`);
   if (typeof part.type !== 'string' || !allowed.includes(part.type)) throw invalidValue(`${param}.type`, part.type, allowed);
   switch (part.type) {
     case 'text':
     case 'refusal': {
       const key = part.type;
-      checkField(`${param}.${key}`, part[key], { types: ['string'], required: true });
-      return { type: 'text', text: part[key] as string };
+      const text = part[key];
+      checkField(`${param}.${key}`, text, { types: ['string'], required: true });
+      return { type: 'text', text };
     }
     case 'image_url': {
       checkField(`${param}.image_url`, part.image_url, { types: ['object'], required: true });
-      checkField(`${param}.image_url.url`, (part.image_url as Record<string, unknown>).url, { types: ['string'], required: true });
+      checkField(`${param}.image_url.url`, part.image_url.url, { types: ['string'], required: true });
       return { type: 'image' };
     }
     case 'input_audio':
@@ -83,32 +85,33 @@ function parseContent(param: string, content: unknown, allowed: readonly string[
   return content.map((p, i) => parsePart(`${param}[${i}]`, p, allowed));
 }
 
-function parseMessage(param: string, raw: unknown): Message {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidType(param, ['object'], raw);
-  const m = raw as Record<string, unknown>;
+function parseMessage(param: string, m: unknown): Message {
+  if (!isJsonObject(m)) throw invalidType(param, ['object'], m);
   if (m.role === undefined) throw missing(`${param}.role`);
   if (typeof m.role !== 'string' || !ROLES.includes(m.role)) throw invalidValue(`${param}.role`, m.role, ROLES);
   const role = m.role;
   if (role === 'assistant') {
-    const hasCalls = Array.isArray(m.tool_calls) && m.tool_calls.length > 0;
+    const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+    const hasCalls = calls.length > 0;
     if ((m.content === undefined || m.content === null) && !hasCalls && !m.function_call) throw missing(`${param}.content`);
     const parts = m.content === undefined || m.content === null ? [] : parseContent(`${param}.content`, m.content, ['text', 'refusal']);
-    const legacy = m.function_call as Record<string, unknown> | undefined | null;
-    if (legacy) {
+    let legacyCalls: ToolCallRef[] | undefined;
+    if (m.function_call) {
+      const legacy = fieldsOf(m.function_call);
       checkField(`${param}.function_call.name`, legacy.name, { types: ['string'], required: true });
       checkField(`${param}.function_call.arguments`, legacy.arguments, { types: ['string'], required: true });
+      // A legacy function call is answered by a `function` message naming it: its name is its id.
+      legacyCalls = [{ id: legacy.name, name: legacy.name, arguments: legacy.arguments }];
     }
-    // A legacy function call is answered by a `function` message naming it: its name is its id.
-    const legacyCalls = legacy ? [{ id: legacy.name as string, name: legacy.name as string, arguments: legacy.arguments as string }] : undefined;
     const toolCalls = hasCalls
-      ? (m.tool_calls as unknown[]).map((c, i) => {
-          const call = c as Record<string, unknown>;
-          checkField(`${param}.tool_calls[${i}].id`, call?.id, { types: ['string'], required: true });
-          checkField(`${param}.tool_calls[${i}].function`, call?.function, { types: ['object'], required: true });
-          const fn = call.function as Record<string, unknown>;
+      ? calls.map((c, i) => {
+          const call = fieldsOf(c);
+          checkField(`${param}.tool_calls[${i}].id`, call.id, { types: ['string'], required: true });
+          checkField(`${param}.tool_calls[${i}].function`, call.function, { types: ['object'], required: true });
+          const fn = call.function;
           checkField(`${param}.tool_calls[${i}].function.name`, fn.name, { types: ['string'], required: true });
           checkField(`${param}.tool_calls[${i}].function.arguments`, fn.arguments, { types: ['string'], required: true });
-          return { id: call.id as string, name: fn.name as string, arguments: fn.arguments as string };
+          return { id: call.id, name: fn.name, arguments: fn.arguments };
         })
       : legacyCalls;
     return { role: 'assistant', parts, toolCalls };
@@ -116,11 +119,11 @@ function parseMessage(param: string, raw: unknown): Message {
   if (m.content === undefined || m.content === null) throw missing(`${param}.content`);
   if (role === 'tool') {
     checkField(`${param}.tool_call_id`, m.tool_call_id, { types: ['string'], required: true });
-    return { role: 'tool', parts: parseContent(`${param}.content`, m.content, ['text']), toolCallId: m.tool_call_id as string };
+    return { role: 'tool', parts: parseContent(`${param}.content`, m.content, ['text']), toolCallId: m.tool_call_id };
   }
   if (role === 'function') {
     checkField(`${param}.name`, m.name, { types: ['string'], required: true });
-    return { role: 'tool', parts: parseContent(`${param}.content`, m.content, ['text']), toolCallId: m.name as string };
+    return { role: 'tool', parts: parseContent(`${param}.content`, m.content, ['text']), toolCallId: m.name };
   }
   const canonicalRole: Role = role === 'user' ? 'user' : 'system';
   return { role: canonicalRole, parts: parseContent(`${param}.content`, m.content, role === 'user' ? USER_PARTS : ['text']) };
@@ -130,12 +133,15 @@ function parseMessage(param: string, raw: unknown): Message {
 export function parseStop(stop: unknown): string[] {
   if (stop === undefined || stop === null) return [];
   if (typeof stop === 'string') return [stop];
-  const list = stop as unknown[];
-  if (list.length > 4) {
-    throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${list.length} instead.`, 'array_above_max_length');
+  // Callers check `stop` by its field rule first, so this refusal is only a guard.
+  if (!Array.isArray(stop)) throw invalidType('stop', ['string', 'array'], stop);
+  if (stop.length > 4) {
+    throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`, 'array_above_max_length');
   }
-  list.forEach((s, i) => checkField(`stop[${i}]`, s, { types: ['string'], required: true }));
-  return list as string[];
+  return stop.map((s, i) => {
+    checkField(`stop[${i}]`, s, { types: ['string'], required: true });
+    return s;
+  });
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -145,7 +151,7 @@ const EMPTY_PARAMETERS = { type: 'object', properties: {} };
  * A function's parameters as the tool rule uses them (none or `{}`: no parameters), or OpenAI's refusal
  * when they are not an object schema.
  */
-export function functionParameters(param: string, name: string, parameters: Record<string, unknown> | undefined): Record<string, unknown> {
+export function functionParameters(param: string, name: string, parameters: JsonObject | undefined): JsonObject {
   const type = parameters && nonObjectSchema(parameters);
   if (type !== undefined) {
     throw invalid(param, `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`, 'invalid_function_parameters');
@@ -153,25 +159,23 @@ export function functionParameters(param: string, name: string, parameters: Reco
   return parameters && Object.keys(parameters).length ? parameters : EMPTY_PARAMETERS;
 }
 
-function parseFunction(param: string, raw: unknown): ToolSpec {
-  checkField(param, raw, { types: ['object'], required: true });
-  const fn = raw as Record<string, unknown>;
+function parseFunction(param: string, fn: unknown): ToolSpec {
+  checkField(param, fn, { types: ['object'], required: true });
   checkField(`${param}.name`, fn.name, { types: ['string'], required: true });
-  if (!NAME.test(fn.name as string)) {
+  if (!NAME.test(fn.name)) {
     throw invalid(`${param}.name`, `Invalid '${param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, 'invalid_value');
   }
   checkField(`${param}.description`, fn.description, { types: ['string'] });
   checkField(`${param}.parameters`, fn.parameters, { types: ['object'] });
   checkField(`${param}.strict`, fn.strict, { types: ['boolean'], nullable: true });
-  const parameters = functionParameters(`${param}.parameters`, fn.name as string, fn.parameters as Record<string, unknown> | undefined);
-  return { name: fn.name as string, description: fn.description as string | undefined, parameters };
+  const parameters = functionParameters(`${param}.parameters`, fn.name, fn.parameters);
+  return { name: fn.name, description: fn.description, parameters };
 }
 
-function parseTools(body: Record<string, unknown>): ToolSpec[] {
+function parseTools(body: ChatBody): ToolSpec[] {
   if (Array.isArray(body.tools)) {
-    return body.tools.map((t, i) => {
-      checkField(`tools[${i}]`, t, { types: ['object'], required: true });
-      const tool = t as Record<string, unknown>;
+    return body.tools.map((tool, i) => {
+      checkField(`tools[${i}]`, tool, { types: ['object'], required: true });
       if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
       return parseFunction(`tools[${i}].function`, tool.function);
     });
@@ -180,7 +184,7 @@ function parseTools(body: Record<string, unknown>): ToolSpec[] {
   return Array.isArray(body.functions) ? body.functions.map((f, i) => parseFunction(`functions[${i}]`, f)) : [];
 }
 
-function parseToolChoice(body: Record<string, unknown>, tools: ToolSpec[]): ToolChoice {
+function parseToolChoice(body: ChatBody, tools: ToolSpec[]): ToolChoice {
   const param = body.tool_choice !== undefined ? 'tool_choice' : 'function_call';
   const raw = body.tool_choice ?? body.function_call;
   if (raw === undefined || raw === null) return 'auto';
@@ -188,24 +192,23 @@ function parseToolChoice(body: Record<string, unknown>, tools: ToolSpec[]): Tool
     throw invalid(param, `Invalid value for '${param}': '${param}' is only allowed when '${param === 'tool_choice' ? 'tools' : 'functions'}' are specified.`);
   }
   if (typeof raw === 'string') {
-    const allowed = param === 'tool_choice' ? ['none', 'auto', 'required'] : ['none', 'auto'];
-    if (!allowed.includes(raw)) throw invalidValue(param, raw, allowed);
-    return raw as ToolChoice;
+    const allowed: Extract<ToolChoice, string>[] = param === 'tool_choice' ? ['none', 'auto', 'required'] : ['none', 'auto'];
+    if (!isOneOf(allowed, raw)) throw invalidValue(param, raw, allowed);
+    return raw;
   }
-  const choice = raw as Record<string, unknown>;
-  const name = param === 'tool_choice' ? (choice.function as Record<string, unknown> | undefined)?.name : choice.name;
+  const choice = raw;
+  const name = param === 'tool_choice' ? fieldsOf(choice.function).name : choice.name;
   if (param === 'tool_choice' && choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
   const path = param === 'tool_choice' ? 'tool_choice.function.name' : 'function_call.name';
   checkField(path, name, { types: ['string'], required: true });
   if (!tools.some((t) => t.name === name)) {
     throw invalid(path, `Invalid value for '${path}': no tool named '${String(name)}' is among the provided tools (${tools.map((t) => t.name).join(', ')}).`);
   }
-  return { name: name as string };
+  return { name };
 }
 
-function parseResponseFormat(raw: unknown, messages: Message[]): OutputFormat {
-  if (raw === undefined || raw === null) return { type: 'text' };
-  const format = raw as Record<string, unknown>;
+function parseResponseFormat(format: JsonObject | null | undefined, messages: Message[]): OutputFormat {
+  if (format === undefined || format === null) return { type: 'text' };
   const types = ['text', 'json_object', 'json_schema'];
   if (typeof format.type !== 'string' || !types.includes(format.type)) throw invalidValue('response_format.type', format.type, types);
   if (format.type === 'text') return { type: 'text' };
@@ -216,14 +219,14 @@ function parseResponseFormat(raw: unknown, messages: Message[]): OutputFormat {
     return { type: 'json' };
   }
   checkField('response_format.json_schema', format.json_schema, { types: ['object'], required: true });
-  const spec = format.json_schema as Record<string, unknown>;
+  const spec = format.json_schema;
   checkField('response_format.json_schema.name', spec.name, { types: ['string'], required: true });
-  if (!NAME.test(spec.name as string)) {
+  if (!NAME.test(spec.name)) {
     throw invalid('response_format.json_schema.name', `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`);
   }
   checkField('response_format.json_schema.schema', spec.schema, { types: ['object'] });
   checkField('response_format.json_schema.strict', spec.strict, { types: ['boolean'], nullable: true });
-  return { type: 'json_schema', name: spec.name as string, schema: (spec.schema as Record<string, unknown>) ?? { type: 'object' } };
+  return { type: 'json_schema', name: spec.name, schema: spec.schema ?? { type: 'object' } };
 }
 
 /** Every tool message must answer a call of an earlier assistant turn, and every call be answered. */
@@ -246,7 +249,7 @@ function checkToolTurns(messages: Message[]): void {
 const RETENTION_SECONDS: Record<string, number> = { in_memory: 300, '24h': 86400 };
 
 /** OpenAI's automatic prefix caching: cached figures in steps of 128 tokens, routed by prompt_cache_key. */
-export function automaticCache(body: Record<string, unknown>): CacheRequest {
+export function automaticCache(body: JsonObject): CacheRequest {
   const key = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
   const ttlSeconds = RETENTION_SECONDS[String(body.prompt_cache_retention)] ?? RETENTION_SECONDS.in_memory;
   return { automatic: { stepTokens: 128, ttlSeconds, ...(key ? { key } : {}) } };
@@ -261,10 +264,10 @@ export interface ChatOptions {
   legacyFunctions: boolean;
 }
 
-export function parseChatRequest(body: Record<string, unknown>): { request: CanonicalRequest; options: ChatOptions } {
+export function parseChatRequest(body: JsonObject): { request: CanonicalRequest; options: ChatOptions } {
   checkFields(body, CHAT_FIELDS);
   checkMetadata(body.metadata);
-  const messages = (body.messages as unknown[]).map((m, i) => parseMessage(`messages[${i}]`, m));
+  const messages = body.messages.map((m, i) => parseMessage(`messages[${i}]`, m));
   const stream = body.stream === true;
   if (body.stream_options != null && !stream) {
     throw invalid('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.", undefined);
@@ -272,9 +275,9 @@ export function parseChatRequest(body: Record<string, unknown>): { request: Cano
   if (body.top_logprobs != null && body.logprobs !== true) {
     throw invalid('top_logprobs', "Invalid 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.", undefined);
   }
-  const streamOptions = (body.stream_options ?? {}) as Record<string, unknown>;
+  const streamOptions = body.stream_options ?? {};
   checkField('stream_options.include_usage', streamOptions.include_usage, { types: ['boolean'], nullable: true });
-  const maxTokens = (body.max_completion_tokens ?? body.max_tokens ?? undefined) as number | undefined;
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (body.tools !== undefined && body.functions !== undefined) {
     throw invalid('functions', "Invalid parameter: 'functions' and 'tools' cannot both be set; 'functions' is the legacy form of 'tools'.", undefined);
   }
@@ -285,24 +288,24 @@ export function parseChatRequest(body: Record<string, unknown>): { request: Cano
     request: {
       format: 'openai',
       operation: 'chat',
-      model: body.model as string,
+      model: body.model,
       messages,
       maxTokens,
       stop: parseStop(body.stop),
-      n: (body.n as number | null | undefined) ?? 1,
-      seed: (body.seed as number | null | undefined) ?? undefined,
+      n: body.n ?? 1,
+      seed: body.seed ?? undefined,
       stream,
       tools,
       toolChoice: parseToolChoice(body, tools),
       // Legacy functions are called one at a time.
       parallelToolCalls: !legacyFunctions && body.parallel_tool_calls !== false,
       output: parseResponseFormat(body.response_format, messages),
-      ...(typeof body.reasoning_effort === 'string' ? { reasoning: { effort: body.reasoning_effort as ReasoningEffort } } : {}),
+      ...(typeof body.reasoning_effort === 'string' ? { reasoning: { effort: body.reasoning_effort } } : {}),
       cache: automaticCache(body),
     },
     options: {
       includeUsage: streamOptions.include_usage === true,
-      topLogprobs: body.logprobs === true ? ((body.top_logprobs as number | null | undefined) ?? 0) : undefined,
+      topLogprobs: body.logprobs === true ? (body.top_logprobs ?? 0) : undefined,
       legacyFunctions,
     },
   };

@@ -2,9 +2,7 @@
 // same settings differently), and rendered back in the shape the client speaks.
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
-import { optional } from '../fields.ts';
-
-type Raw = Record<string, unknown>;
+import { optional, type JsonObject } from '../fields.ts';
 
 /** Server VAD settings (semantic VAD is served by the same energy rule). */
 export interface TurnDetection {
@@ -23,11 +21,11 @@ export interface SessionConfig {
   voice: string;
   /** 'audio' (audio with its transcript) or 'text'. */
   modalities: ('text' | 'audio')[];
-  tools: Raw[];
+  tools: JsonObject[];
   toolChoice: unknown;
   maxOutputTokens: number | 'inf';
   /** The input transcription settings as sent, or null when off. */
-  transcription: Raw | null;
+  transcription: JsonObject | null;
   turnDetection: TurnDetection | null;
   temperature: number;
   speed: number;
@@ -49,7 +47,7 @@ export function defaultConfig(model: string, beta: boolean): SessionConfig {
   };
 }
 
-function vad(raw: Raw): TurnDetection {
+function vad(raw: JsonObject): TurnDetection {
   return {
     type: raw.type === 'semantic_vad' ? 'semantic_vad' : 'server_vad',
     threshold: typeof raw.threshold === 'number' ? raw.threshold : 0.5,
@@ -134,11 +132,11 @@ function checkModalities(param: string, value: unknown): ('text' | 'audio')[] | 
   return [...new Set(value as ('text' | 'audio')[])];
 }
 
-function checkTools(param: string, value: unknown): Raw[] | undefined {
+function checkTools(param: string, value: unknown): JsonObject[] | undefined {
   if (value === undefined) return undefined;
   return (value as unknown[]).map((t, i) => {
     checkField(`${param}[${i}]`, t, { types: ['object'], required: true });
-    const tool = t as Raw;
+    const tool = t as JsonObject;
     checkFields(tool, { type: { types: ['string'], values: ['function', 'mcp'] }, name: { types: ['string'], required: true }, description: { types: ['string'] }, parameters: { types: ['object'] } }, `${param}[${i}]`);
     return tool;
   });
@@ -147,14 +145,14 @@ function checkTools(param: string, value: unknown): Raw[] | undefined {
 function checkVad(param: string, value: unknown): TurnDetection | null | undefined {
   if (value === undefined) return undefined;
   if (value === null) return null;
-  checkFields(value as Raw, VAD_FIELDS, param);
-  return vad(value as Raw);
+  checkFields(value as JsonObject, VAD_FIELDS, param);
+  return vad(value as JsonObject);
 }
 
-function checkTranscription(param: string, value: unknown): Raw | null | undefined {
+function checkTranscription(param: string, value: unknown): JsonObject | null | undefined {
   if (value === undefined || value === null) return value as null | undefined;
-  checkFields(value as Raw, TRANSCRIPTION_FIELDS, param);
-  return { model: 'whisper-1', ...(value as Raw) };
+  checkFields(value as JsonObject, TRANSCRIPTION_FIELDS, param);
+  return { model: 'whisper-1', ...(value as JsonObject) };
 }
 
 /**
@@ -163,7 +161,7 @@ function checkTranscription(param: string, value: unknown): Raw | null | undefin
  */
 export function applySession(base: SessionConfig, session: unknown, beta: boolean, path = 'session'): SessionConfig {
   checkField(path, session, { types: ['object'], required: true });
-  const s = session as Raw;
+  const s = session as JsonObject;
   const next = { ...base };
   checkFields(s, beta ? BETA_FIELDS : GA_FIELDS, path);
   if (typeof s.instructions === 'string') next.instructions = s.instructions;
@@ -184,21 +182,21 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
   next.modalities = checkModalities(`${path}.output_modalities`, s.output_modalities) ?? next.modalities;
   next.maxOutputTokens = checkMaxTokens(`${path}.max_output_tokens`, s.max_output_tokens) ?? next.maxOutputTokens;
   if (s.audio !== undefined) {
-    const audio = s.audio as Raw;
+    const audio = s.audio as JsonObject;
     checkFields(audio, { input: { types: ['object'] }, output: { types: ['object'] } }, `${path}.audio`);
-    const input = audio.input as Raw | undefined;
+    const input = audio.input as JsonObject | undefined;
     if (input) {
       checkFields(input, { format: { types: ['object'] }, transcription: optional('object'), turn_detection: optional('object'), noise_reduction: optional('object') }, `${path}.audio.input`);
-      if (input.format) checkFields(input.format as Raw, FORMAT_FIELDS, `${path}.audio.input.format`);
+      if (input.format) checkFields(input.format as JsonObject, FORMAT_FIELDS, `${path}.audio.input.format`);
       const t = checkTranscription(`${path}.audio.input.transcription`, input.transcription);
       if (t !== undefined) next.transcription = t;
       const d = checkVad(`${path}.audio.input.turn_detection`, input.turn_detection);
       if (d !== undefined) next.turnDetection = d;
     }
-    const output = audio.output as Raw | undefined;
+    const output = audio.output as JsonObject | undefined;
     if (output) {
       checkFields(output, { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } }, `${path}.audio.output`);
-      if (output.format) checkFields(output.format as Raw, FORMAT_FIELDS, `${path}.audio.output.format`);
+      if (output.format) checkFields(output.format as JsonObject, FORMAT_FIELDS, `${path}.audio.output.format`);
       if (typeof output.voice === 'string') next.voice = output.voice;
       if (typeof output.speed === 'number') next.speed = output.speed;
     }
@@ -223,7 +221,7 @@ function vadObject(d: TurnDetection | null) {
 const PCM = { type: 'audio/pcm', rate: 24000 };
 
 /** The session object the client sees, in its protocol's shape. */
-export function renderSession(c: SessionConfig, id: string, expiresAt: number, beta: boolean): Raw {
+export function renderSession(c: SessionConfig, id: string, expiresAt: number, beta: boolean): JsonObject {
   if (beta) {
     return {
       id,
@@ -271,15 +269,15 @@ export function renderSession(c: SessionConfig, id: string, expiresAt: number, b
 }
 
 /** Session tools as canonical tool specs (function tools only). */
-export function toolSpecs(tools: readonly Raw[]): ToolSpec[] {
+export function toolSpecs(tools: readonly JsonObject[]): ToolSpec[] {
   return tools
     .filter((t) => t.type === undefined || t.type === 'function')
-    .map((t) => ({ name: String(t.name), description: typeof t.description === 'string' ? t.description : undefined, parameters: (t.parameters as Raw) ?? { type: 'object', properties: {} } }));
+    .map((t) => ({ name: String(t.name), description: typeof t.description === 'string' ? t.description : undefined, parameters: (t.parameters as JsonObject) ?? { type: 'object', properties: {} } }));
 }
 
 /** A realtime tool_choice as the canonical one. */
 export function toolChoiceOf(choice: unknown): ToolChoice {
   if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
-  if (choice && typeof choice === 'object' && typeof (choice as Raw).name === 'string') return { name: (choice as Raw).name as string };
+  if (choice && typeof choice === 'object' && typeof (choice as JsonObject).name === 'string') return { name: (choice as JsonObject).name as string };
   return 'auto';
 }

@@ -7,8 +7,7 @@ import type { LatencyProfile } from '../../core/timing.ts';
 import { deriveKey } from '../../core/seed.ts';
 import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, synthesizeSpeechSliced, toBase64, type SpeechWork } from '../../core/synthesize/audio.ts';
 import { yieldToLoop } from '../../core/slices.ts';
-
-type Raw = Record<string, unknown>;
+import type { JsonObject } from '../fields.ts';
 
 /** Output audio tokens per second (realtime models count about one per 50 ms). */
 const AUDIO_TOKENS_PER_SECOND = 20;
@@ -16,7 +15,7 @@ const AUDIO_TOKENS_PER_SECOND = 20;
 /** One server event (without its event_id, stamped when sent) and when it is due. */
 export interface PlannedEvent {
   due: number;
-  event: Raw;
+  event: JsonObject;
   /** Output items opened once this event is sent. */
   opened: number;
 }
@@ -24,9 +23,9 @@ export interface PlannedEvent {
 export interface ResponsePlan {
   events: PlannedEvent[];
   /** The output items as they stand at the end. */
-  items: Raw[];
+  items: JsonObject[];
   /** The response object as response.done shows it. */
-  done: Raw;
+  done: JsonObject;
 }
 
 /** GA event names → beta names (only those that differ). */
@@ -68,7 +67,7 @@ export interface ResponseContext {
   previousItemId: string | null;
 }
 
-export function responseObject(ctx: ResponseContext, status: string, output: Raw[], usage: Raw | null, statusDetails: Raw | null = null): Raw {
+export function responseObject(ctx: ResponseContext, status: string, output: JsonObject[], usage: JsonObject | null, statusDetails: JsonObject | null = null): JsonObject {
   const modalities = ctx.audio ? ['audio'] : ['text'];
   if (ctx.beta) {
     return {
@@ -104,7 +103,7 @@ export function responseObject(ctx: ResponseContext, status: string, output: Raw
 }
 
 /** Usage whose parts add up: input and output (text + audio) tokens, and their total. */
-function usageOf(reply: CanonicalReply, audioTokens: number): Raw {
+function usageOf(reply: CanonicalReply, audioTokens: number): JsonObject {
   const input = reply.usage.inputTokens;
   const text = reply.usage.outputTokens;
   return {
@@ -146,14 +145,14 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
   const { beta } = ctx;
   const choice = reply.choices[0];
   const events: PlannedEvent[] = [];
-  const items: Raw[] = [];
+  const items: JsonObject[] = [];
   const ids = { response_id: ctx.responseId };
   // Events keep their GA names here; the session renames them for beta clients as it sends them.
-  const push = (due: number, type: string, body: Raw) => void events.push({ due, event: { type, ...body }, opened: items.length });
+  const push = (due: number, type: string, body: JsonObject) => void events.push({ due, event: { type, ...body }, opened: items.length });
   push(0, 'response.created', { response: responseObject(ctx, 'in_progress', [], null) });
 
   // Each block's item, made when its first piece is due.
-  const blockItems = new Map<number, { item: Raw; text: string; audio?: Int16Array[]; piece: number; pieces: number }>();
+  const blockItems = new Map<number, { item: JsonObject; text: string; audio?: Int16Array[]; piece: number; pieces: number }>();
   const steps = planStream(reply, latency);
   const piecesOf = new Map<number, number>();
   for (const s of steps) piecesOf.set(s.block, (piecesOf.get(s.block) ?? 0) + 1);
@@ -164,11 +163,11 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
     if (block.type === 'thinking' || block.type === 'audio' || block.type === 'image') continue;
     if (step.blockStart) {
       const id = ctx.itemId();
-      const item: Raw =
+      const item: JsonObject =
         block.type === 'tool_call'
           ? { id, object: 'realtime.item', type: 'function_call', status: 'in_progress', name: block.name, call_id: ctx.callId(), arguments: '' }
           : { id, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-      const state: { item: Raw; text: string; audio?: Int16Array[]; piece: number; pieces: number } = { item, text: '', piece: 0, pieces: piecesOf.get(step.block) ?? 1 };
+      const state: { item: JsonObject; text: string; audio?: Int16Array[]; piece: number; pieces: number } = { item, text: '', piece: 0, pieces: piecesOf.get(step.block) ?? 1 };
       if (block.type === 'text' && ctx.audio) {
         const samples = speech.get(step.block) ?? synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
         audioTokens += Math.ceil(durationOf(samples, SPEECH_SAMPLE_RATE) * AUDIO_TOKENS_PER_SECOND);
@@ -226,7 +225,7 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
 }
 
 /** The response.done of a response stopped early: its items so far, incomplete, and why. */
-export function stoppedResponse(plan: ResponsePlan, ctx: ResponseContext, opened: number, status: 'cancelled' | 'failed', details: Raw): Raw {
+export function stoppedResponse(plan: ResponsePlan, ctx: ResponseContext, opened: number, status: 'cancelled' | 'failed', details: JsonObject): JsonObject {
   const output = plan.items.slice(0, opened).map((item) => (item.status === 'completed' ? item : { ...item, status: 'incomplete' }));
-  return responseObject(ctx, status, output, plan.done.usage as Raw, details);
+  return responseObject(ctx, status, output, plan.done.usage as JsonObject, details);
 }

@@ -7,8 +7,7 @@ import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { RealtimeSession } from './realtime.ts';
 import { applySession, defaultConfig, renderSession } from './realtime-config.ts';
 import { checkField, checkFields, missing } from './validate.ts';
-
-type Raw = Record<string, unknown>;
+import type { JsonObject } from '../fields.ts';
 
 const BETA_SUBPROTOCOL = 'openai-beta.realtime-v1';
 const DEFAULT_MODEL = 'gpt-realtime';
@@ -52,24 +51,24 @@ function upgrade(call: Call): Outbound {
 }
 
 /** Seconds an ephemeral key lives: `expires_after.seconds` (10..7200, default 600). */
-function lifetime(body: Raw): number {
-  const after = body.expires_after as Raw | undefined;
+function lifetime(body: JsonObject): number {
+  const after = body.expires_after as JsonObject | undefined;
   if (after === undefined) return 600;
   checkFields(after, { anchor: { types: ['string'], values: ['created_at'] }, seconds: { types: ['integer'], min: 10, max: 7200 } }, 'expires_after');
   return (after.seconds as number | undefined) ?? 600;
 }
 
-function mint(call: Call, session: Raw, seconds: number) {
+function mint(call: Call, session: JsonObject, seconds: number) {
   const expiresAt = call.runtime.now() + seconds;
   return call.runtime.tokens.mint({ expiresAt, parent: call.token, session });
 }
 
 /** GA: a client secret for one session configuration, checked as a session.update would check it. */
 function clientSecrets(call: Call): Outbound {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
   const seconds = lifetime(body);
-  const session = (body.session as Raw | undefined) ?? { type: 'realtime' };
+  const session = (body.session as JsonObject | undefined) ?? { type: 'realtime' };
   if (session.type === 'transcription') throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', { param: 'session.type' });
   const model = realtimeModel(call, session.model ?? DEFAULT_MODEL);
   // Checked as a session.update would be, so a bad configuration is refused here, not at connect.
@@ -81,7 +80,7 @@ function clientSecrets(call: Call): Outbound {
 
 /** Beta: a session, with its client secret. */
 function sessions(call: Call): Outbound {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   const model = realtimeModel(call, body.model ?? DEFAULT_MODEL);
   const { model: _model, ...rest } = body;
   const config = applySession(defaultConfig(model, true), rest, true, 'session');
@@ -95,11 +94,11 @@ function sessions(call: Call): Outbound {
 export const realtimeHandlers = { upgrade, clientSecrets, sessions } satisfies Record<string, EndpointSpec['handle']>;
 
 /** A beta session configuration in GA terms, so the key presets any client's session alike. */
-function betaAsGa(s: Raw): Raw {
-  const input: Raw = {};
+function betaAsGa(s: JsonObject): JsonObject {
+  const input: JsonObject = {};
   if (s.input_audio_transcription !== undefined) input.transcription = s.input_audio_transcription;
   if (s.turn_detection !== undefined) input.turn_detection = s.turn_detection;
-  const output: Raw = typeof s.voice === 'string' ? { voice: s.voice } : {};
+  const output: JsonObject = typeof s.voice === 'string' ? { voice: s.voice } : {};
   return {
     type: 'realtime',
     ...(typeof s.instructions === 'string' ? { instructions: s.instructions } : {}),

@@ -19,8 +19,7 @@ import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, ty
 import { contentType, eventName, planResponse, responseObject, speakBlocks, stoppedResponse, type ResponseContext, type ResponsePlan } from './realtime-response.ts';
 import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
 import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
-
-type Raw = Record<string, unknown>;
+import { fieldsOf, type JsonObject } from '../fields.ts';
 
 /** Limits of one session; past them the session is refused with an `error` event and closed (1008). */
 export const REALTIME_LIMITS = {
@@ -62,7 +61,7 @@ const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
 
 interface Item {
   /** The item as the GA protocol shows it. */
-  raw: Raw;
+  raw: JsonObject;
   /** What a user audio item said (its transcript, or what the transcription rule hears). */
   heard?: string;
 }
@@ -80,7 +79,7 @@ export interface RealtimeOptions {
   model: string;
   beta: boolean;
   /** The configuration an ephemeral key was minted for, applied before session.created. */
-  preset?: Raw;
+  preset?: JsonObject;
 }
 
 export class RealtimeSession implements SocketPeer {
@@ -139,7 +138,7 @@ export class RealtimeSession implements SocketPeer {
     if (this.beta) this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
   }
 
-  private session(): Raw {
+  private session(): JsonObject {
     return renderSession(this.config, this.sessionId, this.expiresAt, this.beta);
   }
 
@@ -153,14 +152,14 @@ export class RealtimeSession implements SocketPeer {
   }
 
   /** A server event as it goes on the wire: stamped with the next event id, in the client's names. */
-  private frame(type: string, body: Raw): string | undefined {
+  private frame(type: string, body: JsonObject): string | undefined {
     const name = eventName(type, this.beta);
     if (!name) return undefined;
     this.log('server', name);
     return JSON.stringify({ type: name, event_id: this.nextId('event_'), ...body });
   }
 
-  private emit(type: string, body: Raw = {}): void {
+  private emit(type: string, body: JsonObject = {}): void {
     const text = this.frame(type, body);
     if (text === undefined || this.gone) return;
     this.call.entry.eventsSent++;
@@ -233,7 +232,7 @@ export class RealtimeSession implements SocketPeer {
       }
       return;
     }
-    let event: Raw;
+    let event: JsonObject;
     try {
       event = JSON.parse(text);
     } catch {
@@ -257,15 +256,15 @@ export class RealtimeSession implements SocketPeer {
   private isCreate(text: string): boolean {
     if (!text.includes('response.create')) return false;
     try {
-      return (JSON.parse(text) as Raw | null)?.type === 'response.create';
+      return fieldsOf(JSON.parse(text)).type === 'response.create';
     } catch {
       return false;
     }
   }
 
-  private dispatch(event: Raw): void {
+  private dispatch(event: JsonObject): void {
     checkField('type', event.type, { types: ['string'], required: true });
-    if (!CLIENT_EVENTS.includes(event.type as string)) throw invalidValue('type', event.type, CLIENT_EVENTS);
+    if (!CLIENT_EVENTS.includes(event.type)) throw invalidValue('type', event.type, CLIENT_EVENTS);
     checkField('event_id', event.event_id, { types: ['string'] });
     switch (event.type) {
       case 'session.update':
@@ -274,7 +273,7 @@ export class RealtimeSession implements SocketPeer {
         return this.emit('session.updated', { session: this.session() });
       case 'input_audio_buffer.append':
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, audio: { types: ['string'], required: true } });
-        return this.append(event.audio as string);
+        return this.append(event.audio);
       case 'input_audio_buffer.commit':
         return this.commit();
       case 'input_audio_buffer.clear':
@@ -284,7 +283,7 @@ export class RealtimeSession implements SocketPeer {
         throw invalid('type', 'output_audio_buffer.clear is only supported for WebRTC sessions.', 'unsupported_event');
       case 'conversation.item.create':
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, item: { types: ['object'], required: true }, previous_item_id: { types: ['string'], nullable: true } });
-        return this.addItem(this.parseItem(event.item as Raw, 'item'), event.previous_item_id as string | undefined);
+        return this.addItem(this.parseItem(event.item, 'item'), event.previous_item_id);
       case 'conversation.item.retrieve': {
         const item = this.find(event, 'conversation.item.retrieve');
         return this.emit('conversation.item.retrieved', { item: this.show(item.raw) });
@@ -298,7 +297,7 @@ export class RealtimeSession implements SocketPeer {
         return this.truncate(event);
       case 'response.create':
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, response: { types: ['object'] } });
-        return this.respond((event.response as Raw | undefined) ?? {});
+        return this.respond(event.response ?? {});
       case 'response.cancel':
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, response_id: { types: ['string'] } });
         if (!this.active || (event.response_id !== undefined && event.response_id !== this.active.ctx.responseId)) {
@@ -311,10 +310,10 @@ export class RealtimeSession implements SocketPeer {
   // --- conversation items ---
 
   /** An item the client sent, in the GA form (beta content types mapped). */
-  private parseItem(raw: Raw, param: string): Item {
+  private parseItem(raw: JsonObject, param: string): Item {
     checkField(`${param}.type`, raw.type, { types: ['string'], required: true, values: ['message', 'function_call', 'function_call_output'] });
     checkField(`${param}.id`, raw.id, { types: ['string'] });
-    const id = (raw.id as string | undefined) ?? this.nextId('item_');
+    const id = raw.id ?? this.nextId('item_');
     const base = { id, object: 'realtime.item', type: raw.type, status: 'completed' };
     if (raw.type === 'function_call') {
       checkField(`${param}.name`, raw.name, { types: ['string'], required: true });
@@ -330,13 +329,12 @@ export class RealtimeSession implements SocketPeer {
     checkField(`${param}.role`, raw.role, { types: ['string'], required: true, values: ['user', 'assistant', 'system'] });
     checkField(`${param}.content`, raw.content, { types: ['array'], required: true });
     let heard = '';
-    const content = (raw.content as unknown[]).map((c, i) => {
+    const content = raw.content.map((part, i) => {
       const p = `${param}.content[${i}]`;
-      checkField(p, c, { types: ['object'], required: true });
-      const part = c as Raw;
+      checkField(p, part, { types: ['object'], required: true });
       const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
       checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: types });
-      const type = part.type === 'text' ? (raw.role === 'assistant' ? 'output_text' : 'input_text') : part.type === 'audio' ? (raw.role === 'assistant' ? 'output_audio' : 'input_audio') : (part.type as string);
+      const type = part.type === 'text' ? (raw.role === 'assistant' ? 'output_text' : 'input_text') : part.type === 'audio' ? (raw.role === 'assistant' ? 'output_audio' : 'input_audio') : part.type;
       if (type === 'input_text' || type === 'output_text') {
         checkField(`${p}.text`, part.text, { types: ['string'], required: true });
         return { type, text: part.text };
@@ -344,7 +342,7 @@ export class RealtimeSession implements SocketPeer {
       if (type === 'input_image') return { type, image_url: part.image_url, detail: part.detail ?? 'auto' };
       checkField(`${p}.audio`, part.audio, { types: ['string'] });
       checkField(`${p}.transcript`, part.transcript, { types: ['string'], nullable: true });
-      const transcript = part.transcript as string | undefined;
+      const transcript = part.transcript;
       if (transcript === undefined && typeof part.audio === 'string') {
         const samples = this.decodeAudio(part.audio, `${p}.audio`);
         heard += transcribe(samples, SPEECH_SAMPLE_RATE, hashString(part.audio));
@@ -363,9 +361,9 @@ export class RealtimeSession implements SocketPeer {
   }
 
   /** An item as the client's protocol shows it. */
-  private show(raw: Raw): Raw {
+  private show(raw: JsonObject): JsonObject {
     if (!this.beta || !Array.isArray(raw.content)) return raw;
-    return { ...raw, content: (raw.content as Raw[]).map((c) => ({ ...c, type: contentType(c.type as string, true) })) };
+    return { ...raw, content: (raw.content as JsonObject[]).map((c) => ({ ...c, type: contentType(c.type as string, true) })) };
   }
 
   private addItem(item: Item, previousId?: string | null): void {
@@ -384,16 +382,16 @@ export class RealtimeSession implements SocketPeer {
     this.emit('conversation.item.done', { previous_item_id: previous, item: this.show(item.raw) });
   }
 
-  private find(event: Raw, type: string): Item {
+  private find(event: JsonObject, type: string): Item {
     checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, item_id: { types: ['string'], required: true }, ...(type === 'conversation.item.truncate' ? { content_index: { types: ['integer'], required: true, min: 0 }, audio_end_ms: { types: ['integer'], required: true, min: 0 } } : {}) });
     const item = this.items.find((i) => i.raw.id === event.item_id);
     if (!item) throw invalid('item_id', `Item with item_id not found: ${String(event.item_id)}`, 'item_not_found');
     return item;
   }
 
-  private truncate(event: Raw): void {
+  private truncate(event: JsonObject): void {
     const item = this.find(event, 'conversation.item.truncate');
-    const content = item.raw.content as Raw[] | undefined;
+    const content = item.raw.content as JsonObject[] | undefined;
     const part = content?.[event.content_index as number];
     if (item.raw.role !== 'assistant' || part?.type !== 'output_audio') {
       throw invalid('content_index', 'Only the audio content of an assistant message can be truncated.', 'invalid_value');
@@ -477,7 +475,7 @@ export class RealtimeSession implements SocketPeer {
     this.emit('input_audio_buffer.committed', { previous_item_id: previous, item_id: id });
     this.addItem(item);
     if (this.config.transcription) {
-      (item.raw.content as Raw[])[0].transcript = heard;
+      (item.raw.content as JsonObject[])[0].transcript = heard;
       if (!this.beta) this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
       this.emit('conversation.item.input_audio_transcription.completed', { item_id: id, content_index: 0, transcript: heard, logprobs: null, usage: { type: 'duration', seconds: Math.ceil(ms / 1000) } });
     }
@@ -486,16 +484,16 @@ export class RealtimeSession implements SocketPeer {
   // --- responses ---
 
   /** The conversation as a canonical request: instructions, then each item as a message. */
-  private request(params: Raw): CanonicalRequest {
+  private request(params: JsonObject): CanonicalRequest {
     const items = params.conversation === 'none' ? [] : this.items;
-    const input = Array.isArray(params.input) ? (params.input as Raw[]).map((raw, i) => this.parseItem(raw, `response.input[${i}]`)) : [];
+    const input = Array.isArray(params.input) ? (params.input as JsonObject[]).map((raw, i) => this.parseItem(raw, `response.input[${i}]`)) : [];
     const instructions = typeof params.instructions === 'string' ? params.instructions : this.config.instructions;
     const messages: Message[] = instructions ? [{ role: 'system', parts: [{ type: 'text', text: instructions }] }] : [];
     for (const { raw, heard } of [...items, ...input]) {
       if (raw.type === 'function_call') messages.push({ role: 'assistant', parts: [], toolCalls: [{ id: raw.call_id as string, name: raw.name as string, arguments: raw.arguments as string }] });
       else if (raw.type === 'function_call_output') messages.push({ role: 'tool', parts: [{ type: 'text', text: raw.output as string }], toolCallId: raw.call_id as string });
       else {
-        const parts: Part[] = (raw.content as Raw[]).map((c) => {
+        const parts: Part[] = (raw.content as JsonObject[]).map((c) => {
           if (c.type === 'input_image') return { type: 'image' };
           if (c.type === 'input_audio') return { type: 'text', text: (c.transcript as string | null) ?? heard ?? '' };
           return { type: 'text', text: String(c.text ?? c.transcript ?? '') };
@@ -503,7 +501,7 @@ export class RealtimeSession implements SocketPeer {
         messages.push({ role: raw.role as Message['role'], parts });
       }
     }
-    const tools = Array.isArray(params.tools) ? (params.tools as Raw[]) : this.config.tools;
+    const tools = Array.isArray(params.tools) ? (params.tools as JsonObject[]) : this.config.tools;
     const max = params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens;
     return {
       format: 'openai',
@@ -521,11 +519,11 @@ export class RealtimeSession implements SocketPeer {
     };
   }
 
-  private respond(params: Raw): void {
+  private respond(params: JsonObject): void {
     const current = this.active?.ctx ?? this.preparing;
     if (current) throw invalid('response', `Conversation already has an active response in progress: ${current.responseId}. Wait until the response is finished before creating a new one.`, 'conversation_already_has_active_response');
     const modalities = (params.output_modalities ?? params.modalities ?? this.config.modalities) as string[];
-    const audioParams = (params.audio as Raw | undefined)?.output as Raw | undefined;
+    const audioParams = (params.audio as JsonObject | undefined)?.output as JsonObject | undefined;
     const ctx: ResponseContext = {
       responseId: this.nextId('resp_'),
       conversationId: this.conversationId,
@@ -580,7 +578,7 @@ export class RealtimeSession implements SocketPeer {
   private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
     const { call } = this;
     this.responses++;
-    this.tokensUsed += (plan.done.usage as Raw).total_tokens as number;
+    this.tokensUsed += (plan.done.usage as JsonObject).total_tokens as number;
     // Frames are stamped now, in order, so event ids follow the script, not the timers.
     let events = plan.events.flatMap((e) => {
       const frame = this.frame(e.event.type as string, stripType(e.event));
@@ -634,7 +632,7 @@ export class RealtimeSession implements SocketPeer {
   }
 
   /** Stops the active response: the client cancelled, or a new turn interrupted it. */
-  private stop(status: 'cancelled', details: Raw): void {
+  private stop(status: 'cancelled', details: JsonObject): void {
     const active = this.active!;
     this.active = undefined;
     active.stop();
@@ -651,7 +649,7 @@ export class RealtimeSession implements SocketPeer {
     }
   }
 
-  private rateLimits(): Raw[] {
+  private rateLimits(): JsonObject[] {
     return [
       { name: 'requests', limit: 5000, remaining: Math.max(0, 5000 - this.responses), reset_seconds: 0.012 },
       { name: 'tokens', limit: 40000, remaining: Math.max(0, 40000 - this.tokensUsed), reset_seconds: 60 },
@@ -659,7 +657,7 @@ export class RealtimeSession implements SocketPeer {
   }
 }
 
-function stripType(event: Raw): Raw {
+function stripType(event: JsonObject): JsonObject {
   const { type: _type, ...rest } = event;
   return rest;
 }

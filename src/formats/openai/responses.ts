@@ -1,7 +1,7 @@
 // The Responses API (/v1/responses): request items → canonical request, canonical reply → the
 // response object and its event stream, and the stored responses behind previous_response_id.
 import { GatewayError } from '../../core/errors.ts';
-import type { CanonicalRequest, Message, OutputFormat, Part, ReasoningEffort } from '../../core/request.ts';
+import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { CanonicalReply, Choice } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { makeId } from '../../core/seed.ts';
@@ -9,14 +9,12 @@ import { planStream, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { callId, refuseBlockedPrompt } from './chat.ts';
-import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, type FieldRule } from './validate.ts';
-import { optional } from '../fields.ts';
+import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue } from './validate.ts';
+import { type CheckedFields, type FieldRules, fieldsOf, isOneOf, type JsonObject, optional } from '../fields.ts';
 import { automaticCache, functionParameters } from './parse.ts';
 import type { Call } from '../../pipeline/call.ts';
 
-type Raw = Record<string, unknown>;
-
-const FIELDS: Record<string, FieldRule> = {
+const FIELDS = {
   model: { types: ['string'], required: true },
   input: { types: ['string', 'array'] },
   instructions: optional('string'),
@@ -51,14 +49,17 @@ const FIELDS: Record<string, FieldRule> = {
   image: optional('object'),
   moderation: optional('object'),
   prompt_cache_options: optional('object'),
-};
+} as const satisfies FieldRules;
+
+/** A request's body once checked against FIELDS. */
+type ResponsesBody = CheckedFields<typeof FIELDS>;
 
 /** What the store keeps of a response: the object, its input items, and the conversation after it. */
 export interface StoredResponse {
-  response: Raw;
+  response: JsonObject;
   /** Created with `background: true` (answered at once all the same): cancel() then returns it as it stands. */
   background?: boolean;
-  inputItems: Raw[];
+  inputItems: JsonObject[];
   conversation: Message[];
 }
 
@@ -66,46 +67,49 @@ function contentParts(param: string, content: unknown): Part[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) throw invalidType(param, ['string', 'array'], content);
   return content.map((c, i) => {
-    const part = c as Raw;
+    const part = fieldsOf(c);
     const types = ['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal', 'summary_text'];
-    if (typeof part?.type !== 'string' || !types.includes(part.type)) throw invalidValue(`${param}[${i}].type`, part?.type, types);
+    if (typeof part.type !== 'string' || !types.includes(part.type)) throw invalidValue(`${param}[${i}].type`, part.type, types);
     if (part.type === 'input_image') return { type: 'image' };
     if (part.type === 'input_file') return { type: 'file' };
     if (part.type === 'input_audio') return { type: 'audio' };
     const key = part.type === 'refusal' ? 'refusal' : 'text';
-    checkField(`${param}[${i}].${key}`, part[key], { types: ['string'], required: true });
-    return { type: 'text', text: part[key] as string };
+    const text = part[key];
+    checkField(`${param}[${i}].${key}`, text, { types: ['string'], required: true });
+    return { type: 'text', text };
   });
 }
 
 /** Input items → canonical messages, and the items as the store shows them back. */
-export function parseInput(input: unknown): { messages: Message[]; items: Raw[] } {
+export function parseInput(input: unknown): { messages: Message[]; items: JsonObject[] } {
   if (input === undefined || input === null) return { messages: [], items: [] };
   if (typeof input === 'string') return { messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }], items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }] };
   const messages: Message[] = [];
-  const items: Raw[] = [];
-  (input as unknown[]).forEach((raw, i) => {
+  const items: JsonObject[] = [];
+  // Callers check `input` by its field rule first, so this refusal is only a guard.
+  if (!Array.isArray(input)) throw invalidType('input', ['string', 'array'], input);
+  input.forEach((item, i) => {
     const param = `input[${i}]`;
-    checkField(param, raw, { types: ['object'], required: true });
-    const item = raw as Raw;
-    const type = (item.type as string | undefined) ?? 'message';
+    checkField(param, item, { types: ['object'], required: true });
+    const type = item.type ?? 'message';
     items.push(item);
     if (type === 'message') {
-      const roles = ['user', 'assistant', 'system', 'developer'];
-      checkField(`${param}.role`, item.role, { types: ['string'], required: true, values: roles });
+      checkField(`${param}.role`, item.role, { types: ['string'], required: true, values: ['user', 'assistant', 'system', 'developer'] });
       checkField(`${param}.content`, item.content, { types: ['string', 'array'], required: true });
-      const role = item.role === 'developer' ? 'system' : (item.role as Message['role']);
+      const role = item.role === 'developer' ? 'system' : item.role;
       messages.push({ role, parts: contentParts(`${param}.content`, item.content) });
     } else if (type === 'function_call') {
-      for (const k of ['call_id', 'name', 'arguments']) checkField(`${param}.${k}`, item[k], { types: ['string'], required: true });
-      const call = { id: item.call_id as string, name: item.name as string, arguments: item.arguments as string };
+      checkField(`${param}.call_id`, item.call_id, { types: ['string'], required: true });
+      checkField(`${param}.name`, item.name, { types: ['string'], required: true });
+      checkField(`${param}.arguments`, item.arguments, { types: ['string'], required: true });
+      const call = { id: item.call_id, name: item.name, arguments: item.arguments };
       const last = messages.at(-1);
       if (last?.role === 'assistant' && last.toolCalls) last.toolCalls.push(call);
       else messages.push({ role: 'assistant', parts: [], toolCalls: [call] });
     } else if (type === 'function_call_output') {
       checkField(`${param}.call_id`, item.call_id, { types: ['string'], required: true });
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
-      messages.push({ role: 'tool', toolCallId: item.call_id as string, parts: [{ type: 'text', text: output }] });
+      messages.push({ role: 'tool', toolCallId: item.call_id, parts: [{ type: 'text', text: output }] });
     } else if (type !== 'reasoning' && type !== 'item_reference' && type !== 'compaction') {
       // A compaction item (from responses.compact) stands for earlier turns the gateway does not keep: taken, not read.
       throw invalidValue(`${param}.type`, type, ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction']);
@@ -114,49 +118,50 @@ export function parseInput(input: unknown): { messages: Message[]; items: Raw[] 
   return { messages, items };
 }
 
-function parseTools(raw: unknown): ToolSpec[] {
-  return ((raw as unknown[] | undefined) ?? []).map((t, i) => {
-    checkField(`tools[${i}]`, t, { types: ['object'], required: true });
-    const tool = t as Raw;
+function parseTools(raw: unknown[] = []): ToolSpec[] {
+  return raw.map((tool, i) => {
+    checkField(`tools[${i}]`, tool, { types: ['object'], required: true });
     if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
     checkField(`tools[${i}].name`, tool.name, { types: ['string'], required: true });
     checkField(`tools[${i}].description`, tool.description, { types: ['string'], nullable: true });
     checkField(`tools[${i}].parameters`, tool.parameters, { types: ['object'], nullable: true });
     checkField(`tools[${i}].strict`, tool.strict, { types: ['boolean'], nullable: true });
-    const parameters = functionParameters(`tools[${i}].parameters`, tool.name as string, (tool.parameters ?? undefined) as Raw | undefined);
-    return { name: tool.name as string, description: tool.description as string | undefined, parameters };
+    const parameters = functionParameters(`tools[${i}].parameters`, tool.name, tool.parameters ?? undefined);
+    // A null description is kept as given (the tools are hashed for caching), though ToolSpec says string.
+    return { name: tool.name, description: tool.description as string | undefined, parameters };
   });
 }
 
-function parseToolChoice(raw: unknown, tools: ToolSpec[]): ToolChoice {
-  if (raw === undefined || raw === null) return 'auto';
-  if (typeof raw === 'string') {
-    if (!['none', 'auto', 'required'].includes(raw)) throw invalidValue('tool_choice', raw, ['none', 'auto', 'required']);
-    return raw as ToolChoice;
+function parseToolChoice(choice: ResponsesBody['tool_choice'], tools: ToolSpec[]): ToolChoice {
+  if (choice === undefined || choice === null) return 'auto';
+  if (typeof choice === 'string') {
+    if (!isOneOf(['none', 'auto', 'required'], choice)) throw invalidValue('tool_choice', choice, ['none', 'auto', 'required']);
+    return choice;
   }
-  const choice = raw as Raw;
   if (choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
-  if (!tools.some((t) => t.name === choice.name)) throw invalid('tool_choice.name', `Invalid value for 'tool_choice.name': no tool named '${String(choice.name)}' is among the provided tools.`);
-  return { name: choice.name as string };
+  const tool = tools.find((t) => t.name === choice.name);
+  if (!tool) throw invalid('tool_choice.name', `Invalid value for 'tool_choice.name': no tool named '${String(choice.name)}' is among the provided tools.`);
+  return { name: tool.name };
 }
 
-function parseTextFormat(raw: unknown): OutputFormat {
-  const format = (raw as Raw | null | undefined)?.format as Raw | undefined;
-  if (!format) return { type: 'text' };
+function parseTextFormat(text: JsonObject | null | undefined): OutputFormat {
+  // format has no rule: a truthy non-object reads as a format with no fields.
+  if (!text?.format) return { type: 'text' };
+  const format = fieldsOf(text.format);
   const types = ['text', 'json_object', 'json_schema'];
   if (typeof format.type !== 'string' || !types.includes(format.type)) throw invalidValue('text.format.type', format.type, types);
   if (format.type === 'text') return { type: 'text' };
   if (format.type === 'json_object') return { type: 'json' };
   checkField('text.format.name', format.name, { types: ['string'], required: true });
   checkField('text.format.schema', format.schema, { types: ['object'], required: true });
-  return { type: 'json_schema', name: format.name as string, schema: format.schema as Raw };
+  return { type: 'json_schema', name: format.name, schema: format.schema };
 }
 
 export interface ResponsesCall {
   request: CanonicalRequest;
-  body: Raw;
+  body: ResponsesBody;
   /** The input items of this request (for input_items). */
-  items: Raw[];
+  items: JsonObject[];
 }
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
@@ -167,7 +172,7 @@ export function storedResponse(call: Call, id: string, byPath = false): StoredRe
   throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
 }
 
-export function parseResponsesRequest(body: Raw, previous: StoredResponse | undefined): ResponsesCall {
+export function parseResponsesRequest(body: JsonObject, previous: StoredResponse | undefined): ResponsesCall {
   checkFields(body, FIELDS);
   checkMetadata(body.metadata);
   if (body.previous_response_id && !previous) {
@@ -186,9 +191,9 @@ export function parseResponsesRequest(body: Raw, previous: StoredResponse | unde
     request: {
       format: 'openai',
       operation: 'chat',
-      model: body.model as string,
+      model: body.model,
       messages: [...instructions, ...history, ...messages],
-      maxTokens: (body.max_output_tokens as number | null | undefined) ?? undefined,
+      maxTokens: body.max_output_tokens ?? undefined,
       stop: [],
       n: 1,
       stream: body.stream === true,
@@ -203,12 +208,11 @@ export function parseResponsesRequest(body: Raw, previous: StoredResponse | unde
 }
 
 /** `reasoning.effort`, and a summary shown when `reasoning.summary` asks for one. */
-function parseReasoning(raw: unknown): CanonicalRequest['reasoning'] {
-  if (raw === undefined || raw === null) return undefined;
-  const r = raw as Raw;
+function parseReasoning(r: JsonObject | null | undefined): CanonicalRequest['reasoning'] {
+  if (r === undefined || r === null) return undefined;
   checkField('reasoning.effort', r.effort, { types: ['string'], nullable: true, values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] });
   checkField('reasoning.summary', r.summary, { types: ['string'], nullable: true, values: ['auto', 'concise', 'detailed'] });
-  const effort = (r.effort ?? undefined) as ReasoningEffort | undefined;
+  const effort = r.effort ?? undefined;
   const show = typeof r.summary === 'string';
   return effort || show ? { ...(effort ? { effort } : {}), ...(show ? { show } : {}) } : undefined;
 }
@@ -220,15 +224,15 @@ export const responseId = (reply: CanonicalReply) => makeId('resp_', 40, reply.k
 const reasoned = (choice: Choice) => choice.reasoning !== undefined || choice.blocks.some((b) => b.type === 'thinking');
 
 /** The reasoning item: its summary is the shown thinking, if any (none unless `reasoning.summary` asked). */
-function reasoningItem(reply: CanonicalReply): Raw {
+function reasoningItem(reply: CanonicalReply): JsonObject {
   const thinking = reply.choices[0].blocks.find((b) => b.type === 'thinking');
   return { id: makeId('rs_', 40, reply.key), type: 'reasoning', summary: thinking ? [{ type: 'summary_text', text: thinking.text }] : [] };
 }
 
-function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' = 'completed'): Raw[] {
+function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' = 'completed'): JsonObject[] {
   const choice = reply.choices[0];
   const lead = reasoned(choice) ? [reasoningItem(reply)] : [];
-  return lead.concat(choice.blocks.flatMap((block, b): Raw[] => {
+  return lead.concat(choice.blocks.flatMap((block, b): JsonObject[] => {
     if (block.type === 'tool_call') {
       return [{ id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name }];
     }
@@ -254,7 +258,7 @@ export function responseUsage(inputTokens: number, outputTokens: number, cachedI
   };
 }
 
-export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state: 'final' | 'initial' = 'final'): Raw {
+export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state: 'final' | 'initial' = 'final'): JsonObject {
   refuseBlockedPrompt(reply);
   const { body, request } = call;
   const choice: Choice = reply.choices[0];
@@ -271,27 +275,27 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     completed_at: final && !incomplete ? reply.created : null,
     error: null,
     incomplete_details: final && incomplete ? { reason: filtered ? 'content_filter' : 'max_output_tokens' } : null,
-    instructions: (body.instructions as string | undefined) ?? null,
-    max_output_tokens: (body.max_output_tokens as number | undefined) ?? null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: null,
     model: request.model,
     output: final ? outputItems(reply) : [],
     parallel_tool_calls: request.parallelToolCalls,
-    previous_response_id: (body.previous_response_id as string | undefined) ?? null,
-    reasoning: { effort: ((body.reasoning as Raw | null | undefined)?.effort as string | undefined) ?? null, summary: ((body.reasoning as Raw | null | undefined)?.summary as string | undefined) ?? null },
+    previous_response_id: body.previous_response_id ?? null,
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     service_tier: 'default',
     store: body.store !== false,
-    temperature: (body.temperature as number | undefined) ?? 1,
-    text: { format: (body.text as Raw | undefined)?.format ?? { type: 'text' }, verbosity: 'medium' },
+    temperature: body.temperature ?? 1,
+    text: { format: body.text?.format ?? { type: 'text' }, verbosity: 'medium' },
     tool_choice: body.tool_choice ?? 'auto',
     // Echoed as the service does: every function tool with its parameters and strict flag (true by default).
-    tools: ((body.tools as Raw[] | undefined) ?? []).map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
+    tools: (body.tools ?? []).map(fieldsOf).map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
     top_logprobs: 0,
-    top_p: (body.top_p as number | undefined) ?? 1,
+    top_p: body.top_p ?? 1,
     truncation: 'disabled',
     ...(final ? { usage: usage(reply) } : {}),
     ...(typeof body.user === 'string' ? { user: body.user } : {}),
-    metadata: (body.metadata as Raw | undefined) ?? {},
+    metadata: body.metadata ?? {},
   };
 }
 
@@ -299,7 +303,7 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
 export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall, latency: LatencyProfile): TimedEvent[] {
   const events: TimedEvent[] = [];
   let sequence = 0;
-  const emit = (due: number, type: string, data: Raw) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
+  const emit = (due: number, type: string, data: JsonObject) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
   const items = outputItems(reply);
   const choice = reply.choices[0];
   // Output items in block order, after the reasoning item when the choice reasoned (a thinking block streams as its summary).
@@ -325,7 +329,7 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
     if (index !== undefined) {
       const item = items[index];
       const base = { item_id: item.id, output_index: index };
-      const part = item.type === 'message' ? (item.content as Raw[])[0] : undefined;
+      const part = item.type === 'message' ? (item.content as JsonObject[])[0] : undefined;
       // A refusal streams as refusal events, its part built up from an empty refusal.
       const refusal = part?.type === 'refusal';
       if (item.type === 'reasoning') reasoningEvents(emit, step, item);
@@ -360,9 +364,9 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
 }
 
 /** A reasoning summary's events, in the order the SDK's types give: item added, part added, text deltas, text done, part done, item done. */
-function reasoningEvents(emit: (due: number, type: string, data: Raw) => void, step: StreamStep, item: Raw): void {
+function reasoningEvents(emit: (due: number, type: string, data: JsonObject) => void, step: StreamStep, item: JsonObject): void {
   const base = { item_id: item.id, output_index: 0, summary_index: 0 };
-  const part = (item.summary as Raw[])[0];
+  const part = (item.summary as JsonObject[])[0];
   if (step.blockStart) {
     emit(step.due, 'response.output_item.added', { output_index: 0, item: { ...item, summary: [] } });
     emit(step.due, 'response.reasoning_summary_part.added', { ...base, part: { type: 'summary_text', text: '' } });
@@ -376,10 +380,10 @@ function reasoningEvents(emit: (due: number, type: string, data: Raw) => void, s
 }
 
 /** Input items as `GET /v1/responses/{id}/input_items` lists them. */
-export function listedInputItems(items: Raw[], reply: CanonicalReply): Raw[] {
+export function listedInputItems(items: JsonObject[], reply: CanonicalReply): JsonObject[] {
   return items.map((item, i) => {
-    const type = (item.type as string | undefined) ?? 'message';
-    const id = (item.id as string | undefined) ?? makeId(type === 'message' ? 'msg_' : 'fc_', 40, reply.key + 1000 + i);
+    const type = item.type ?? 'message';
+    const id = item.id ?? makeId(type === 'message' ? 'msg_' : 'fc_', 40, reply.key + 1000 + i);
     if (type !== 'message') return { id, ...item, status: 'completed' };
     const content = typeof item.content === 'string' ? [{ type: 'input_text', text: item.content }] : item.content;
     return { id, type: 'message', role: item.role, content, status: 'completed' };

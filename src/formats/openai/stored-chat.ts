@@ -8,12 +8,11 @@ import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
 import { entryTestId } from '../../scope.ts';
-
-type Raw = Record<string, unknown>;
+import type { JsonObject } from '../fields.ts';
 
 /** What the store keeps of a chat completion: the object as retrieve shows it, and the request's messages. */
 interface StoredChat {
-  completion: Raw;
+  completion: JsonObject;
   messages: readonly unknown[];
   /** The test (`x-mock-test-id`) whose request stored it, if any: a test's list shows its own only. */
   test?: string;
@@ -34,13 +33,13 @@ export function storedBytes(call: Call, reply: CanonicalReply): number {
 }
 
 /** Keeps the completion the request asked to store (`store: true`), as retrieve and list will show it. */
-export function storeChat(call: Call, reply: CanonicalReply, completion: Raw): void {
-  const body = call.body as Raw;
+export function storeChat(call: Call, reply: CanonicalReply, completion: JsonObject): void {
+  const body = call.body as JsonObject;
   const stored: StoredChat = {
     completion: {
       ...completion,
       request_id: call.requestId,
-      metadata: (body.metadata as Raw | null | undefined) ?? {},
+      metadata: (body.metadata as JsonObject | null | undefined) ?? {},
       seed: body.seed ?? null,
       temperature: body.temperature ?? 1,
       top_p: body.top_p ?? 1,
@@ -69,7 +68,7 @@ function found(call: Call): StoredChat {
  * One page of `items` (oldest first) as OpenAI's cursor lists answer it, by the query's `order`
  * (default asc, desc for a response's input items), `limit` (1..100, default 20) and `after` (the last id of the previous page).
  */
-export function cursorPage(call: Call, items: readonly Raw[], defaultOrder: 'asc' | 'desc' = 'asc'): Raw {
+export function cursorPage(call: Call, items: readonly JsonObject[], defaultOrder: 'asc' | 'desc' = 'asc'): JsonObject {
   const query = call.inbound.url.searchParams;
   const order = query.get('order') ?? defaultOrder;
   if (order !== 'asc' && order !== 'desc') throw invalidValue('order', order, ['asc', 'desc']);
@@ -102,19 +101,19 @@ function list(call: Call) {
   // A request with a test id lists that test's completions only (tests sharing a server never see each
   // other's); one without lists every stored completion, as before.
   const test = entryTestId(call.entry);
-  const completions: Raw[] = [];
+  const completions: JsonObject[] = [];
   for (const [, value] of call.runtime.stored.entries(KEY)) {
     const { completion, test: owner } = value as StoredChat;
-    const metadata = (completion.metadata ?? {}) as Raw;
+    const metadata = (completion.metadata ?? {}) as JsonObject;
     if ((test === undefined || owner === test) && (model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
   }
   return json(cursorPage(call, completions));
 }
 
 /** A request message as the store lists it: text in `content`, the parts (if it had any) in `content_parts`. */
-function storeMessage(id: string, raw: unknown): Raw {
-  const message = raw as Raw;
-  const parts = Array.isArray(message.content) ? (message.content as Raw[]) : undefined;
+function storeMessage(id: string, raw: unknown): JsonObject {
+  const message = raw as JsonObject;
+  const parts = Array.isArray(message.content) ? (message.content as JsonObject[]) : undefined;
   const text = parts ? parts.flatMap((p) => (p?.type === 'text' && typeof p.text === 'string' ? [p.text] : [])).join('') : message.content;
   return {
     id,
@@ -128,12 +127,12 @@ function storeMessage(id: string, raw: unknown): Raw {
 }
 
 function update(call: Call) {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, { metadata: { types: ['object'], nullable: true, required: true } });
   checkMetadata(body.metadata);
   const stored = found(call);
   // Changed in place: the completion keeps its place in the list.
-  stored.completion = { ...stored.completion, metadata: (body.metadata as Raw | null) ?? {} };
+  stored.completion = { ...stored.completion, metadata: (body.metadata as JsonObject | null) ?? {} };
   return json(stored.completion);
 }
 

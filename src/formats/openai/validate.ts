@@ -1,7 +1,7 @@
 // Field checks with OpenAI's own error wording, shared by every OpenAI-format endpoint.
 import { GatewayError } from '../../core/errors.ts';
 import { detokenize } from '../../core/tokens.ts';
-import { fieldChecker, typeOf, type JsonType } from '../fields.ts';
+import { type FieldChecker, fieldChecker, typeOf, type JsonType } from '../fields.ts';
 
 export type { FieldRule } from '../fields.ts';
 
@@ -60,7 +60,7 @@ export function unknownField(param: string): GatewayError {
   return new GatewayError('invalid_request', `Unrecognized request argument supplied: ${param}`, { param });
 }
 
-export const { checkField, checkFields } = fieldChecker({
+const checker: FieldChecker = fieldChecker({
   missing,
   invalidType,
   invalidValue,
@@ -81,6 +81,9 @@ export const { checkField, checkFields } = fieldChecker({
   },
   unknownField,
 });
+// Assertion functions need declared types to narrow at their call sites.
+export const checkField: FieldChecker['checkField'] = checker.checkField;
+export const checkFields: FieldChecker['checkFields'] = checker.checkFields;
 
 /** OpenAI's metadata: at most 16 string values, keys up to 64 and values up to 512 characters. */
 export function checkMetadata(metadata: unknown): void {
