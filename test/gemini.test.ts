@@ -173,6 +173,12 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(error).toBeInstanceOf(ApiError);
       expect(error.status).toBe(400);
       expect(error.message).toContain('exactly 2 speakers');
+      // A list that is no list: the vendor's 400 naming it (it once threw a TypeError, a 500).
+      const notList = { responseModalities: [Modality.AUDIO], speechConfig: { multiSpeakerVoiceConfig: { speakerVoiceConfigs: 'ab' } } };
+      const listError = await clients.v1beta.models.generateContent({ model: TTS, contents: 'Joe: Hi.', config: notList as never }).catch((e) => e);
+      expect(listError).toBeInstanceOf(ApiError);
+      expect(listError.status).toBe(400);
+      expect(listError.message).toContain('speakerVoiceConfigs');
     });
 
     it.each([

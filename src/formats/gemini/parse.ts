@@ -198,8 +198,10 @@ function parseSpeech(config: JsonObject = {}): Extract<OutputFormat, { type: 'au
   };
   const multi = config.multiSpeakerVoiceConfig;
   if (multi) {
-    // Unchecked: a truthy non-object reads as no speakers.
-    const speakers = ((isJsonObject(multi) ? multi.speakerVoiceConfigs : undefined) as unknown[] | undefined) ?? [];
+    // Unchecked: a truthy non-object reads as no speakers; the list itself must be an array.
+    const listed = isJsonObject(multi) ? multi.speakerVoiceConfigs : undefined;
+    checkField('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', listed, { types: ['array'] });
+    const speakers: unknown[] = listed ?? [];
     if (speakers.length !== 2) {
       throw invalid('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', `Multi-speaker voice config must have exactly 2 speakers, but ${speakers.length} were given.`);
     }
