@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { Agent, OpenAIProvider, Runner, tool } from '@openai/agents';
 import { ChatOpenAI } from '@langchain/openai';
 import { ChatGoogleGenerativeAI } from '@langchain/google-genai';
+import { ChatAnthropic } from '@langchain/anthropic';
 import { tool as lcTool } from '@langchain/core/tools';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { setupServer } from 'msw/node';
@@ -87,7 +88,7 @@ async function agentRun(baseURL: string, input: string, stream: boolean) {
 }
 
 /** A LangChain tool loop: call the model, run the tools it asks for, until it answers in text. */
-async function langchainLoop(model: ChatOpenAI | ChatGoogleGenerativeAI) {
+async function langchainLoop(model: ChatOpenAI | ChatGoogleGenerativeAI | ChatAnthropic) {
   const weather = lcTool(async ({ city }: { city: string }) => `rain, 9 C in ${city}`, {
     name: 'get_weather',
     description: 'Weather for a city',
@@ -107,6 +108,7 @@ async function langchainLoop(model: ChatOpenAI | ChatGoogleGenerativeAI) {
 
 const openaiChat = (baseURL: string) => new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: TOKEN, configuration: { baseURL }, maxRetries: 0 });
 const gemini = (baseUrl: string) => new ChatGoogleGenerativeAI({ model: 'gemini-2.5-flash', apiKey: TOKEN, baseUrl, maxRetries: 0 });
+const claude = (anthropicApiUrl: string) => new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: TOKEN, anthropicApiUrl, maxRetries: 0 });
 
 /** Everything under test, against the gateway at `root`. */
 async function traffic(root: string) {
@@ -115,6 +117,7 @@ async function traffic(root: string) {
     streamed: await agentRun(`${root}/v1`, 'Plan a streamed evening in Paris.', true),
     chat: await langchainLoop(openaiChat(`${root}/v1`)),
     gemini: await langchainLoop(gemini(root)),
+    claude: await langchainLoop(claude(root)),
   };
 }
 
@@ -169,6 +172,8 @@ describe.runIf(socketSuites)('agent runs record and replay', () => {
     expect(direct.chat.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai']);
     expect(direct.chat.at(-1)!.text).toBe('Take an umbrella: rain in Oslo.');
     expect(direct.gemini.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai']);
+    expect(direct.claude.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai']);
+    expect(direct.claude.at(-1)!.text).toBe('Take an umbrella: rain in Oslo.');
     expect(recorded).toEqual(direct);
   });
 
