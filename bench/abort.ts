@@ -23,11 +23,31 @@ const random = rng(Number(values.seed));
 
 const prompt = (i: number) => `Tell me a story about stream number ${i}, please.`;
 const kinds = [
-  { path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-test' }, body: (i: number) => ({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: prompt(i) }] }) },
-  { path: '/v1/responses', headers: { authorization: 'Bearer sk-test' }, body: (i: number) => ({ model: 'gpt-4o-mini', stream: true, input: prompt(i) }) },
-  { path: '/v1/completions', headers: { authorization: 'Bearer sk-test' }, body: (i: number) => ({ model: 'gpt-3.5-turbo-instruct', stream: true, max_tokens: 60, prompt: prompt(i) }) },
-  { path: '/v1/messages', headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' }, body: (i: number) => ({ model: 'claude-haiku-4-5', max_tokens: 200, stream: true, messages: [{ role: 'user', content: prompt(i) }] }) },
-  { path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', headers: { 'x-goog-api-key': 'sk-test' }, body: (i: number) => ({ contents: [{ parts: [{ text: prompt(i) }] }] }) },
+  {
+    path: '/v1/chat/completions',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (i: number) => ({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: prompt(i) }] }),
+  },
+  {
+    path: '/v1/responses',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (i: number) => ({ model: 'gpt-4o-mini', stream: true, input: prompt(i) }),
+  },
+  {
+    path: '/v1/completions',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (i: number) => ({ model: 'gpt-3.5-turbo-instruct', stream: true, max_tokens: 60, prompt: prompt(i) }),
+  },
+  {
+    path: '/v1/messages',
+    headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' },
+    body: (i: number) => ({ model: 'claude-haiku-4-5', max_tokens: 200, stream: true, messages: [{ role: 'user', content: prompt(i) }] }),
+  },
+  {
+    path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    headers: { 'x-goog-api-key': 'sk-test' },
+    body: (i: number) => ({ contents: [{ parts: [{ text: prompt(i) }] }] }),
+  },
 ];
 
 /** One stream, dropped by the client at a random point; resolves when the socket is gone. */
@@ -40,15 +60,19 @@ function droppedStream(url: string, i: number): Promise<'before headers' | 'mid-
   const afterBytes = Math.floor(random() * 3000);
   return new Promise((resolve) => {
     let outcome: 'before headers' | 'mid-stream' | 'completed' = 'before headers';
-    const req: ClientRequest = request(`${url}${kind.path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...kind.headers } }, (res) => {
-      let seen = 0;
-      outcome = 'mid-stream';
-      res.on('data', (chunk: Buffer) => {
-        seen += chunk.byteLength;
-        if (!early && seen >= afterBytes) req.destroy();
-      });
-      res.once('end', () => (outcome = 'completed'));
-    });
+    const req: ClientRequest = request(
+      `${url}${kind.path}`,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...kind.headers } },
+      (res) => {
+        let seen = 0;
+        outcome = 'mid-stream';
+        res.on('data', (chunk: Buffer) => {
+          seen += chunk.byteLength;
+          if (!early && seen >= afterBytes) req.destroy();
+        });
+        res.once('end', () => (outcome = 'completed'));
+      },
+    );
     req.once('error', () => {});
     req.once('close', () => resolve(outcome));
     req.end(body);
@@ -101,7 +125,9 @@ try {
     }
   }
   const final = emulator.rss();
-  console.log(`final RSS ${final.toFixed(0)} MiB (${final >= baseline ? '+' : ''}${(final - baseline).toFixed(0)} MiB); during the storm: ${formatLoop(await emulator.loopStats())}`);
+  console.log(
+    `final RSS ${final.toFixed(0)} MiB (${final >= baseline ? '+' : ''}${(final - baseline).toFixed(0)} MiB); during the storm: ${formatLoop(await emulator.loopStats())}`,
+  );
   const tail = sizes.slice(-Math.max(2, Math.floor(ROUNDS / 3)));
   const growth = Math.max(...tail) - Math.min(...tail);
   console.log(`RSS over the last ${tail.length} rounds: ${Math.min(...tail).toFixed(0)}-${Math.max(...tail).toFixed(0)} MiB`);

@@ -20,7 +20,8 @@ async function probe(): Promise<void> {
   const server = setupServer(...createGateway().handlers);
   server.listen();
   const headers = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
-  const post = (path: string, body: unknown) => fetch(`https://cold.test${path}`, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+  const post = (path: string, body: unknown) =>
+    fetch(`https://cold.test${path}`, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
   const speech = () => post('/v1/audio/speech', { model: 'tts-1', input: 'Hello there.', voice: 'alloy', response_format: 'wav' });
   await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Benchmark me, please.' }] });
   const c0 = cpu();
@@ -45,7 +46,9 @@ function fresh(): Promise<Row> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code ? reject(new Error(`probe exited ${code}`)) : resolve(JSON.parse(out)))));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code ? reject(new Error(`probe exited ${code}`)) : resolve(JSON.parse(out)))),
+  );
 }
 
 if (values.probe) await probe();
@@ -56,5 +59,13 @@ else {
   // cold.ts runs when imported: its median is not shared.
   const m = (key: keyof Row) => Math.round(rows.map((r) => r[key]).sort((a, b) => a - b)[rows.length >> 1]);
   const load = [loadBefore, loadavg()[0]].map((l) => Math.round(l * 10) / 10);
-  console.log(JSON.stringify({ runs: rows.length, firstSpeechCpuMs: m('firstCpuMs'), firstSpeechMs: m('firstMs'), secondSpeechMs: m('secondMs'), load }));
+  console.log(
+    JSON.stringify({
+      runs: rows.length,
+      firstSpeechCpuMs: m('firstCpuMs'),
+      firstSpeechMs: m('firstMs'),
+      secondSpeechMs: m('secondMs'),
+      load,
+    }),
+  );
 }

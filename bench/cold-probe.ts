@@ -16,7 +16,12 @@ const cpu = () => {
 const c0 = cpu();
 const t0 = performance.now();
 const handlers = values.trivial
-  ? [http.post('*/v1/chat/completions', () => new HttpResponse(readFileSync(values.trivial!, 'utf8'), { headers: { 'content-type': 'application/json' } }))]
+  ? [
+      http.post(
+        '*/v1/chat/completions',
+        () => new HttpResponse(readFileSync(values.trivial!, 'utf8'), { headers: { 'content-type': 'application/json' } }),
+      ),
+    ]
   : (await import('../dist/src/index.js')).createGateway().handlers;
 const imported = performance.now();
 const c1 = cpu();
@@ -36,4 +41,6 @@ const c3 = cpu();
 await chat();
 const t3 = performance.now();
 server.close();
-console.log(JSON.stringify({ importMs: imported - t0, firstMs: t2 - t1, secondMs: t3 - t2, importCpuMs: c1 - c0, firstCpuMs: c3 - c2, body }));
+console.log(
+  JSON.stringify({ importMs: imported - t0, firstMs: t2 - t1, secondMs: t3 - t2, importCpuMs: c1 - c0, firstCpuMs: c3 - c2, body }),
+);

@@ -21,18 +21,28 @@ const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-function probe(args: string[] = []): Promise<{ importMs: number; firstMs: number; secondMs: number; importCpuMs: number; firstCpuMs: number; body: string }> {
+function probe(
+  args: string[] = [],
+): Promise<{ importMs: number; firstMs: number; secondMs: number; importCpuMs: number; firstCpuMs: number; body: string }> {
   const child = spawn(process.execPath, [here('./cold-probe.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code ? reject(new Error(`cold-probe exited ${code}`)) : resolve(JSON.parse(out)))));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code ? reject(new Error(`cold-probe exited ${code}`)) : resolve(JSON.parse(out)))),
+  );
 }
 
 /** A fresh CLI: ms from spawn to healthy, then its first API request, then the 100th. */
 async function socket(): Promise<{ healthyMs: number; firstMs: number; hundredthMs: number }> {
   const t0 = performance.now();
   const { url, child } = await start([CLI, '--port', '0']);
-  while (!(await fetch(`${url}/__admin/health`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 2));
+  while (
+    !(await fetch(`${url}/__admin/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 2));
   const healthyMs = performance.now() - t0;
   const one = async () => {
     const t = performance.now();

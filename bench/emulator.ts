@@ -80,7 +80,10 @@ export function startEmulator(args: string[] = []): Promise<Emulator> {
   });
 }
 
-export const formatLoop = (s: LoopStats | null) => (s ? `event-loop delay p50 ${s.p50} ms, p99 ${s.p99} ms, max ${s.max} ms` : 'event-loop delay: no answer within 10 s (the emulator is stuck)');
+export const formatLoop = (s: LoopStats | null) =>
+  s
+    ? `event-loop delay p50 ${s.p50} ms, p99 ${s.p99} ms, max ${s.max} ms`
+    : 'event-loop delay: no answer within 10 s (the emulator is stuck)';
 
 /** A seeded generator (xorshift32), so a benchmark run replays. */
 export function rng(seed: number): () => number {

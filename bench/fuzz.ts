@@ -4,7 +4,14 @@
 // Usage: npm run bench:fuzz [-- --runs 5000 --seed 42]   (FUZZ_MAX_STRING, FUZZ_REQUEST_MS apply)
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { adminRequests, anthropicRequests, changesState, geminiRequests, openaiRequests, type FuzzRequest } from '../test/helpers/fuzz/requests.ts';
+import {
+  adminRequests,
+  anthropicRequests,
+  changesState,
+  geminiRequests,
+  openaiRequests,
+  type FuzzRequest,
+} from '../test/helpers/fuzz/requests.ts';
 import { checkAnswer, describe } from '../test/helpers/fuzz/verdict.ts';
 import { formatStats, healthProbe, sendSocket } from '../test/helpers/fuzz/harness.ts';
 import { formatLoop, startEmulator } from './emulator.ts';
@@ -45,14 +52,18 @@ try {
     );
     const seconds = (performance.now() - started) / 1000;
     const stats = await probe.stop();
-    console.log(`${name.padEnd(13)} ${result.numRuns} cases in ${seconds.toFixed(1)} s: ${result.failed ? 'FAILED' : 'ok'}; /__admin/health ${formatStats(stats)}; ${formatLoop(await emulator.loopStats())}`);
+    console.log(
+      `${name.padEnd(13)} ${result.numRuns} cases in ${seconds.toFixed(1)} s: ${result.failed ? 'FAILED' : 'ok'}; /__admin/health ${formatStats(stats)}; ${formatLoop(await emulator.loopStats())}`,
+    );
     if (result.failed) {
       failed = true;
       console.log(`${fc.defaultReportMessage(result)}\n${(result.errorInstance as Error | undefined)?.message ?? ''}`);
     }
   }
   const meta = ((await (await fetch(`${emulator.url}/__admin/requests?limit=1`)).json()) as { meta: { activeStreams: number } }).meta;
-  console.log(`active streams at the end: ${meta.activeStreams}; emulator alive: ${emulator.child.exitCode === null}; RSS ${emulator.rss().toFixed(0)} MiB`);
+  console.log(
+    `active streams at the end: ${meta.activeStreams}; emulator alive: ${emulator.child.exitCode === null}; RSS ${emulator.rss().toFixed(0)} MiB`,
+  );
   if (meta.activeStreams !== 0) failed = true;
 } finally {
   await emulator.stop();

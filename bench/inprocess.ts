@@ -17,7 +17,8 @@ const CONCURRENCY = Number(values.concurrency);
 const CLI = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
 const REQUEST = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Benchmark me, please.' }], max_tokens: 40 };
 
-const rate = (client: OpenAI) => measure(() => client.chat.completions.create(REQUEST), { seconds: SECONDS, concurrency: CONCURRENCY, warmupMs: 1000 });
+const rate = (client: OpenAI) =>
+  measure(() => client.chat.completions.create(REQUEST), { seconds: SECONDS, concurrency: CONCURRENCY, warmupMs: 1000 });
 
 const sdk = (baseURL: string) => new OpenAI({ apiKey: 'sk-test', baseURL, maxRetries: 0 });
 
@@ -47,7 +48,10 @@ async function interleaved(): Promise<{ floor: number; inProcess: number }> {
   const floors: number[] = [];
   const ours: number[] = [];
   for (let i = 0; i < 3; i++) {
-    for (const [server, into] of [[trivial, floors], [handlers, ours]] as const) {
+    for (const [server, into] of [
+      [trivial, floors],
+      [handlers, ours],
+    ] as const) {
       server.listen();
       into.push(await rate(sdk('https://bench.test/v1')));
       server.close();

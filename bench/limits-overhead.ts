@@ -27,7 +27,13 @@ const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', conten
 const started = performance.now();
 const M = 500;
 for (let i = 0; i < M; i++) {
-  await (await fetch('http://127.0.0.1:2/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body })).text();
+  await (
+    await fetch('http://127.0.0.1:2/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body,
+    })
+  ).text();
 }
 console.log(`a whole chat request in-process: ${(((performance.now() - started) * 1000) / M).toFixed(0)} µs`);
 server.close();

@@ -21,7 +21,11 @@ const REQUEST = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Ben
 // The gateway's reply, for the trivial handler to send.
 const probe = setupServer(...createGateway().handlers);
 probe.listen();
-const res = await fetch('https://api.test/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify(REQUEST) });
+const res = await fetch('https://api.test/v1/chat/completions', {
+  method: 'POST',
+  headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+  body: JSON.stringify(REQUEST),
+});
 const reply = { body: await res.text(), type: res.headers.get('content-type') ?? 'application/json' };
 probe.close();
 
@@ -67,4 +71,6 @@ try {
   for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-console.log(JSON.stringify({ files: FILES, runs: RUNS, gatewayMs: Math.round(median(times.gateway)), trivialMs: Math.round(median(times.trivial)) }));
+console.log(
+  JSON.stringify({ files: FILES, runs: RUNS, gatewayMs: Math.round(median(times.gateway)), trivialMs: Math.round(median(times.trivial)) }),
+);

@@ -13,7 +13,13 @@ const REQUESTS = Number(values.requests);
 const PHASES = Number(values.phases);
 const CLI = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
 const { url, child } = await start([CLI, '--port', '0']);
-while (!(await fetch(`${url}/__admin/health`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 5));
+while (
+  !(await fetch(`${url}/__admin/health`).then(
+    (r) => r.ok,
+    () => false,
+  ))
+)
+  await new Promise((r) => setTimeout(r, 5));
 await new Promise((r) => setTimeout(r, 1000));
 console.log(`idle (healthy, no request served): ${rssMiB(child.pid!).toFixed(0)} MiB`);
 
@@ -34,7 +40,15 @@ for (let phase = 1; phase <= PHASES; phase++) {
       {
         setupRequest: (req) => {
           const i = n++;
-          return { ...req, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `request number ${i}: tell me about item ${i * 7919}` }], max_tokens: 30, stream: i % 4 === 0 }) };
+          return {
+            ...req,
+            body: JSON.stringify({
+              model: 'gpt-4o-mini',
+              messages: [{ role: 'user', content: `request number ${i}: tell me about item ${i * 7919}` }],
+              max_tokens: 30,
+              stream: i % 4 === 0,
+            }),
+          };
         },
       },
     ],

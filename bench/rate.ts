@@ -1,6 +1,9 @@
 // Requests per second of `concurrency` loops each calling `call` back to back, measured for `seconds`
 // after a warm-up (the JIT's and the connections').
-export async function rate(call: () => Promise<unknown>, { seconds, concurrency, warmupMs }: { seconds: number; concurrency: number; warmupMs: number }): Promise<number> {
+export async function rate(
+  call: () => Promise<unknown>,
+  { seconds, concurrency, warmupMs }: { seconds: number; concurrency: number; warmupMs: number },
+): Promise<number> {
   const run = async (ms: number) => {
     let done = 0;
     const until = performance.now() + ms;

@@ -14,7 +14,12 @@ import autocannon from 'autocannon';
 import { cpuMs, rssMiB, start, type Running } from './spawn.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' }, 'no-inprocess': { type: 'boolean' }, 'no-cold': { type: 'boolean' } },
+  options: {
+    seconds: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '32' },
+    'no-inprocess': { type: 'boolean' },
+    'no-cold': { type: 'boolean' },
+  },
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
@@ -35,7 +40,13 @@ const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/
  * the rate swings with the neighbours' load, the CPU time per request much less.
  */
 async function load(server: Running, stream: boolean) {
-  const opts = { url: `${server.url}/v1/chat/completions`, method: 'POST' as const, headers: HEADERS, body: body(stream), connections: CONNECTIONS };
+  const opts = {
+    url: `${server.url}/v1/chat/completions`,
+    method: 'POST' as const,
+    headers: HEADERS,
+    body: body(stream),
+    connections: CONNECTIONS,
+  };
   await autocannon({ ...opts, duration: 2 }); // warm-up
   const cpu0 = cpuMs(server.child.pid!);
   const r = await autocannon({ ...opts, duration: SECONDS });
@@ -54,14 +65,17 @@ async function cannedOf(url: string): Promise<{ json: Canned; sse: Canned }> {
   const out: Record<string, Canned> = {};
   for (const stream of [false, true]) {
     const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: HEADERS, body: body(stream) });
-    const headers = Object.fromEntries([...res.headers].filter(([k]) => !['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)));
+    const headers = Object.fromEntries(
+      [...res.headers].filter(([k]) => !['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)),
+    );
     out[stream ? 'sse' : 'json'] = { headers, body: await res.text() };
   }
   return out as { json: Canned; sse: Canned };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mgm-bench-'));
-const CONTENT_OF = (canned: { json: Canned }) => (JSON.parse(canned.json.body) as { choices: { message: { content: string } }[] }).choices[0].message.content;
+const CONTENT_OF = (canned: { json: Canned }) =>
+  (JSON.parse(canned.json.body) as { choices: { message: { content: string } }[] }).choices[0].message.content;
 const events = (sse: string) => sse.split('\n\n').filter((e) => e.startsWith('data:')).length;
 
 /** The peer's arguments: a catch-all fixture answering with `text` (our reply's text, so both send the same words). */
@@ -105,7 +119,10 @@ async function startup(args: string[], health: string): Promise<{ ms: number; rs
   const t0 = performance.now();
   const { url, child } = await start(args);
   for (;;) {
-    const ok = await fetch(`${url}${health}`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}${health}`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -125,7 +142,9 @@ for (let i = 0; i < 5; i++) {
 const summary = (s: { ms: number; rss: number }[]) =>
   `median ${median(s.map((r) => r.ms)).toFixed(0)} ms (${Math.min(...s.map((r) => r.ms)).toFixed(0)}-${Math.max(...s.map((r) => r.ms)).toFixed(0)}), idle ${median(s.map((r) => r.rss)).toFixed(0)} MiB`;
 
-console.log(`node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${new Date().toISOString().slice(0, 16)}Z; ${CONNECTIONS} connections, ${SECONDS} s per run; ratios to a bare node:http server sending the same bytes`);
+console.log(
+  `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${new Date().toISOString().slice(0, 16)}Z; ${CONNECTIONS} connections, ${SECONDS} s per run; ratios to a bare node:http server sending the same bytes`,
+);
 for (const line of lines) console.log(line);
 console.log(`start-up to healthy, 5 starts: emulator ${summary(starts.ours)} | aimock ${summary(starts.theirs)}`);
 
@@ -139,7 +158,10 @@ async function lastJsonLine<T>(script: string, args: string[]): Promise<T> {
 }
 
 if (!values['no-inprocess']) {
-  const r = await lastJsonLine<{ standalone: number; floor: number; inProcess: number; concurrency: number }>(INPROCESS, ['--seconds', '3']);
+  const r = await lastJsonLine<{ standalone: number; floor: number; inProcess: number; concurrency: number }>(INPROCESS, [
+    '--seconds',
+    '3',
+  ]);
   console.log(
     `in-process, openai SDK (${r.concurrency} at a time): setupServer(...gateway.handlers) ${r.inProcess.toFixed(0)} req/s | trivial msw handler, same bytes ${r.floor.toFixed(0)} req/s | ` +
       `standalone over a socket ${r.standalone.toFixed(0)} req/s; gateway's time per request ${x(r.floor, r.inProcess)} msw's own`,
@@ -166,5 +188,7 @@ if (!values['no-cold']) {
       `standalone: healthy ${c.healthyMs} ms after spawn, first API request ${c.firstRequestMs} ms (100th ${c.hundredthRequestMs} ms)`,
   );
   const m = await lastJsonLine<{ files: number; runs: number; gatewayMs: number; trivialMs: number }>(MANY_FILES, ['--runs', '3']);
-  console.log(`vitest, ${m.files} files of one in-process chat call each (median of ${m.runs}): gateway ${m.gatewayMs} ms | trivial msw handler ${m.trivialMs} ms; ${x(m.gatewayMs, m.trivialMs)} msw's`);
+  console.log(
+    `vitest, ${m.files} files of one in-process chat call each (median of ${m.runs}): gateway ${m.gatewayMs} ms | trivial msw handler ${m.trivialMs} ms; ${x(m.gatewayMs, m.trivialMs)} msw's`,
+  );
 }

@@ -23,14 +23,27 @@ const shapes: [string, unknown][] = [
   ['inline allOf fan-out, 16 levels', inline(16)],
   ['fan-out to 10 000 keywords', fanTo(12, Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x${i}`, i])))],
   ['fan-out to an enum of 5000', fanTo(12, { enum: Array.from({ length: 5000 }, (_, i) => ({ id: i })) })],
-  ['fan-out to 5000 properties', fanTo(12, { type: 'object', properties: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: 'integer' }])) })],
-  ['40 000 strings of a 5000-char pattern', { type: 'array', minItems: 40_000, items: { type: 'string', pattern: `${'a|'.repeat(2500)}b` } }],
+  [
+    'fan-out to 5000 properties',
+    fanTo(12, { type: 'object', properties: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: 'integer' }])) }),
+  ],
+  [
+    '40 000 strings of a 5000-char pattern',
+    { type: 'array', minItems: 40_000, items: { type: 'string', pattern: `${'a|'.repeat(2500)}b` } },
+  ],
   ['pattern ((a{999}){999}){999}', { type: 'string', pattern: '^((a{999}){999}){999}$' }],
   ['pattern ((a{0}){999}){999}', { type: 'string', pattern: '^((a{0}){999}){999}$' }],
   ['99 999 hinted strings', { type: 'array', minItems: 99_999, items: { type: 'string' } }],
   ['99 999 emails', { type: 'array', minItems: 99_999, items: { type: 'string', format: 'email' } }],
   ['999 999 characters', { type: 'string', minLength: 999_999 }],
-  ['33 333 objects of two properties', { type: 'array', minItems: 33_333, items: { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer' } }, required: ['name', 'n'] } }],
+  [
+    '33 333 objects of two properties',
+    {
+      type: 'array',
+      minItems: 33_333,
+      items: { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer' } }, required: ['name', 'n'] },
+    },
+  ],
 ];
 
 for (const [name, schema] of shapes) {

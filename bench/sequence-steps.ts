@@ -9,7 +9,8 @@ gc();
 const before = process.memoryUsage().heapUsed;
 const steps = new SequenceSteps();
 // Three times the bound, from scopes with large generations and 40 fixtures: the store stays full.
-for (let i = 0; i < 3 * MAX_SEQUENCE_CONVERSATIONS; i++) steps.advance(i % 258 === 0 ? 0 : 1_000_000 + (i % 258), `fx_${i % 40}`, ((i * 2654435761) >>> 0).toString(16).padStart(8, '0'));
+for (let i = 0; i < 3 * MAX_SEQUENCE_CONVERSATIONS; i++)
+  steps.advance(i % 258 === 0 ? 0 : 1_000_000 + (i % 258), `fx_${i % 40}`, ((i * 2654435761) >>> 0).toString(16).padStart(8, '0'));
 gc();
 const used = process.memoryUsage().heapUsed - before;
 console.log(`${steps.size} places: ${(used / steps.size).toFixed(0)} bytes each, ${(used / 1048576).toFixed(2)} MiB in all`);

@@ -41,11 +41,31 @@ function prompt(bytes: number): string {
 }
 
 const routes: { path: string; headers: Record<string, string>; body(p: string): unknown }[] = [
-  { path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-test' }, body: (p: string) => ({ model: 'gpt-4.1', max_tokens: 20, messages: [{ role: 'user', content: p }] }) },
-  { path: '/v1/messages', headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' }, body: (p: string) => ({ model: 'claude-sonnet-5-5', max_tokens: 20, messages: [{ role: 'user', content: p }] }) },
-  { path: '/v1beta/models/gemini-2.5-flash:countTokens', headers: { 'x-goog-api-key': 'sk-test' }, body: (p: string) => ({ contents: [{ parts: [{ text: p }] }] }) },
-  { path: '/v1beta/models/gemini-2.5-flash:generateContent', headers: { 'x-goog-api-key': 'sk-test' }, body: (p: string) => ({ contents: [{ parts: [{ text: p }] }], generationConfig: { maxOutputTokens: 20 } }) },
-  { path: '/v1/embeddings', headers: { authorization: 'Bearer sk-test' }, body: (p: string) => ({ model: 'text-embedding-3-small', input: p }) },
+  {
+    path: '/v1/chat/completions',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (p: string) => ({ model: 'gpt-4.1', max_tokens: 20, messages: [{ role: 'user', content: p }] }),
+  },
+  {
+    path: '/v1/messages',
+    headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' },
+    body: (p: string) => ({ model: 'claude-sonnet-5-5', max_tokens: 20, messages: [{ role: 'user', content: p }] }),
+  },
+  {
+    path: '/v1beta/models/gemini-2.5-flash:countTokens',
+    headers: { 'x-goog-api-key': 'sk-test' },
+    body: (p: string) => ({ contents: [{ parts: [{ text: p }] }] }),
+  },
+  {
+    path: '/v1beta/models/gemini-2.5-flash:generateContent',
+    headers: { 'x-goog-api-key': 'sk-test' },
+    body: (p: string) => ({ contents: [{ parts: [{ text: p }] }], generationConfig: { maxOutputTokens: 20 } }),
+  },
+  {
+    path: '/v1/embeddings',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (p: string) => ({ model: 'text-embedding-3-small', input: p }),
+  },
 ];
 
 // A few distinct prompts reused with a varying prefix: building 1 MB strings is not what is measured.
@@ -64,7 +84,14 @@ const started = performance.now();
 const probe = (async () => {
   while (running) {
     const t = performance.now();
-    await fetch(`${emulator.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: small }).then((r) => r.text(), () => '');
+    await fetch(`${emulator.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: small,
+    }).then(
+      (r) => r.text(),
+      () => '',
+    );
     probeLatencies.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -77,7 +104,12 @@ async function worker() {
     const i = next++;
     const route = routes[i % routes.length];
     const body = JSON.stringify(route.body(`request ${i}: ${bases[i % bases.length]}`));
-    const outcome = await fetch(`${emulator.url}${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...route.headers }, body, signal: AbortSignal.timeout(Number(values.timeout)) }).then(
+    const outcome = await fetch(`${emulator.url}${route.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...route.headers },
+      body,
+      signal: AbortSignal.timeout(Number(values.timeout)),
+    }).then(
       async (r) => (await r.text(), r.status),
       (e: Error) => e.name,
     );
@@ -93,7 +125,9 @@ async function worker() {
   }
 }
 
-console.log(`node ${process.version}; ${TOTAL} requests of 0.5-1 MB, ${CONCURRENCY} at a time, seed ${values.seed}; start RSS ${emulator.rss().toFixed(0)} MiB`);
+console.log(
+  `node ${process.version}; ${TOTAL} requests of 0.5-1 MB, ${CONCURRENCY} at a time, seed ${values.seed}; start RSS ${emulator.rss().toFixed(0)} MiB`,
+);
 try {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 } finally {

@@ -17,12 +17,17 @@ const CONCURRENCY = Number(values.concurrency);
 const CLI = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
 const REQUEST = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Benchmark me, please.' }], max_tokens: 40 };
 
-const rate = (client: OpenAI) => measure(() => client.chat.completions.create(REQUEST), { seconds: SECONDS, concurrency: CONCURRENCY, warmupMs: 500 });
+const rate = (client: OpenAI) =>
+  measure(() => client.chat.completions.create(REQUEST), { seconds: SECONDS, concurrency: CONCURRENCY, warmupMs: 500 });
 
 const { url, child } = await start([CLI, '--port', '0']);
-const sdk = (test?: string) => new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0, defaultHeaders: test ? { 'x-mock-test-id': test } : undefined });
+const sdk = (test?: string) =>
+  new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0, defaultHeaders: test ? { 'x-mock-test-id': test } : undefined });
 const addFixture = (test: string) =>
-  fetch(`${url}/__admin/fixtures?test=${test}`, { method: 'POST', body: JSON.stringify({ match: { userMessage: { contains: 'Benchmark' } }, reply: { text: `Test ${test}.` } }) });
+  fetch(`${url}/__admin/fixtures?test=${test}`, {
+    method: 'POST',
+    body: JSON.stringify({ match: { userMessage: { contains: 'Benchmark' } }, reply: { text: `Test ${test}.` } }),
+  });
 await addFixture('bench');
 // (4) The helper's mechanism: every request to the server's origin sent on with the header added.
 const tagging = setupServer(
@@ -46,4 +51,10 @@ for (let t = 0; t < 255; t++) await addFixture(`other-${t}`);
 for (let i = 0; i < 3; i++) runs.testId256.push(await rate(sdk('bench')));
 child.kill();
 const median = (xs: number[]) => Math.round(xs.sort((a, b) => a - b)[1]);
-console.log(JSON.stringify({ ...Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)])), concurrency: CONCURRENCY, seconds: SECONDS }));
+console.log(
+  JSON.stringify({
+    ...Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)])),
+    concurrency: CONCURRENCY,
+    seconds: SECONDS,
+  }),
+);

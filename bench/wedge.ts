@@ -34,17 +34,28 @@ function within<T>(work: Promise<T>, ms: number, fallback: T, onTimeout: () => v
 const auth = { authorization: 'Bearer sk-test' };
 
 /** One POST; resolves with the status (or the error) once the answer is read to its end. */
-function post(url: string, headers: Record<string, string>, body: Buffer | string, agent?: Agent): { flushed: Promise<void>; done: Promise<string> } {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer | string,
+  agent?: Agent,
+): { flushed: Promise<void>; done: Promise<string> } {
   let flushed!: () => void;
   const sent = new Promise<void>((resolve) => (flushed = resolve));
   const done = new Promise<string>((resolve) => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(bytes.byteLength), ...headers } }, (res) => {
-      let size = 0;
-      res.on('data', (c: Buffer) => (size += c.byteLength));
-      res.once('end', () => resolve(`${res.statusCode} (${size < 1e6 ? `${(size / 1e3).toFixed(1)} KB` : `${(size / 1e6).toFixed(0)} MB`})`));
-      res.once('error', (e) => resolve(`error: ${e.message}`));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(bytes.byteLength), ...headers } },
+      (res) => {
+        let size = 0;
+        res.on('data', (c: Buffer) => (size += c.byteLength));
+        res.once('end', () =>
+          resolve(`${res.statusCode} (${size < 1e6 ? `${(size / 1e3).toFixed(1)} KB` : `${(size / 1e6).toFixed(0)} MB`})`),
+        );
+        res.once('error', (e) => resolve(`error: ${e.message}`));
+      },
+    );
     req.once('error', (e) => resolve(`error: ${e.message}`));
     req.end(bytes, () => flushed());
   });
@@ -52,12 +63,22 @@ function post(url: string, headers: Record<string, string>, body: Buffer | strin
 }
 
 /** A multipart body: text fields and files. */
-function multipart(fields: Record<string, string>, files: { name: string; filename: string; type: string; bytes: Buffer }[]): { body: Buffer; type: string } {
+function multipart(
+  fields: Record<string, string>,
+  files: { name: string; filename: string; type: string; bytes: Buffer }[],
+): { body: Buffer; type: string } {
   const boundary = 'wedge-bench-boundary';
   const parts: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  for (const [k, v] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   for (const f of files) {
-    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${f.name}"; filename="${f.filename}"\r\ncontent-type: ${f.type}\r\n\r\n`), f.bytes, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="${f.name}"; filename="${f.filename}"\r\ncontent-type: ${f.type}\r\n\r\n`,
+      ),
+      f.bytes,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
@@ -85,7 +106,12 @@ function png(width: number, height: number, idat: Buffer): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 6; // RGBA
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** zlib data that inflates to `bytes` zero bytes, made a MiB at a time (about 1 MB for 1 GiB). */
@@ -93,7 +119,9 @@ function zerosDeflated(bytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
     const z = createDeflate({ level: 9 });
-    z.on('data', (c: Buffer) => out.push(c)).once('end', () => resolve(Buffer.concat(out))).once('error', reject);
+    z.on('data', (c: Buffer) => out.push(c))
+      .once('end', () => resolve(Buffer.concat(out)))
+      .once('error', reject);
     const mib = Buffer.alloc(1024 * 1024);
     let left = bytes;
     const pump = () => {
@@ -139,7 +167,12 @@ function fanOut(levels: number): unknown {
   defs[`d${levels - 1}`] = { type: 'string' };
   return { $ref: '#/$defs/d0', $defs: defs };
 }
-const jsonSchemaChat = (schema: unknown) => JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } });
+const jsonSchemaChat = (schema: unknown) =>
+  JSON.stringify({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'json please' }],
+    response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
+  });
 
 async function buildCases(): Promise<Case[]> {
   const bomb = png(64, 64, await zerosDeflated(1024 * 1024 * 1024));
@@ -147,19 +180,52 @@ async function buildCases(): Promise<Case[]> {
   const row = Buffer.alloc(1 + 4096 * 4, 0x7f);
   row[0] = 0;
   const big = png(4096, 4096, deflateSync(Buffer.concat(Array.from({ length: 4096 }, () => row))));
-  const bombForm = multipart({ model: 'gpt-image-1', prompt: 'make it blue' }, [{ name: 'image', filename: 'bomb.png', type: 'image/png', bytes: bomb }]);
-  const sixteen = multipart({ model: 'gpt-image-1', prompt: 'combine them' }, Array.from({ length: 16 }, (_, i) => ({ name: 'image[]', filename: `big${i}.png`, type: 'image/png', bytes: big })));
-  const chat32 = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'lorem ipsum dolor sit amet, ünïcode 😀 '.repeat(780_000) }] });
+  const bombForm = multipart({ model: 'gpt-image-1', prompt: 'make it blue' }, [
+    { name: 'image', filename: 'bomb.png', type: 'image/png', bytes: bomb },
+  ]);
+  const sixteen = multipart(
+    { model: 'gpt-image-1', prompt: 'combine them' },
+    Array.from({ length: 16 }, (_, i) => ({ name: 'image[]', filename: `big${i}.png`, type: 'image/png', bytes: big })),
+  );
+  const chat32 = JSON.stringify({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'lorem ipsum dolor sit amet, ünïcode 😀 '.repeat(780_000) }],
+  });
   return [
-    postCase(`$defs fan-out schema (18 levels, ${(jsonSchemaChat(fanOut(18)).length / 1e3).toFixed(1)} KB)`, '/v1/chat/completions', () => jsonSchemaChat(fanOut(18))),
-    postCase('pattern ^((a{999}){999}){999}$ schema', '/v1/chat/completions', () => jsonSchemaChat({ type: 'object', properties: { s: { type: 'string', pattern: '^((a{999}){999}){999}$' } }, required: ['s'], additionalProperties: false })),
-    postCase('20 MB of nested arrays', '/v1/chat/completions', () => chat(`${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}`)),
-    postCase('million keys in one object', '/v1/chat/completions', () => chat(`{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":1`).join(',')}}`)),
-    postCase('2048 inputs to text-embedding-3-large (float)', '/v1/embeddings', () =>
-      JSON.stringify({ model: 'text-embedding-3-large', encoding_format: 'float', input: Array.from({ length: 2048 }, (_, i) => `input ${i} about cats, dogs and the weather`) }),
+    postCase(`$defs fan-out schema (18 levels, ${(jsonSchemaChat(fanOut(18)).length / 1e3).toFixed(1)} KB)`, '/v1/chat/completions', () =>
+      jsonSchemaChat(fanOut(18)),
     ),
-    postCase(`1 MB PNG inflating to 1 GiB, header 64×64 (images.edit, ${(bomb.byteLength / 1e6).toFixed(2)} MB)`, '/v1/images/edits', () => bombForm.body, { ...auth, 'content-type': bombForm.type }),
-    postCase(`sixteen 4096×4096 PNGs as image[] (${(sixteen.body.byteLength / 1e6).toFixed(1)} MB)`, '/v1/images/edits', () => sixteen.body, { ...auth, 'content-type': sixteen.type }),
+    postCase('pattern ^((a{999}){999}){999}$ schema', '/v1/chat/completions', () =>
+      jsonSchemaChat({
+        type: 'object',
+        properties: { s: { type: 'string', pattern: '^((a{999}){999}){999}$' } },
+        required: ['s'],
+        additionalProperties: false,
+      }),
+    ),
+    postCase('20 MB of nested arrays', '/v1/chat/completions', () => chat(`${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}`)),
+    postCase('million keys in one object', '/v1/chat/completions', () =>
+      chat(`{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":1`).join(',')}}`),
+    ),
+    postCase('2048 inputs to text-embedding-3-large (float)', '/v1/embeddings', () =>
+      JSON.stringify({
+        model: 'text-embedding-3-large',
+        encoding_format: 'float',
+        input: Array.from({ length: 2048 }, (_, i) => `input ${i} about cats, dogs and the weather`),
+      }),
+    ),
+    postCase(
+      `1 MB PNG inflating to 1 GiB, header 64×64 (images.edit, ${(bomb.byteLength / 1e6).toFixed(2)} MB)`,
+      '/v1/images/edits',
+      () => bombForm.body,
+      { ...auth, 'content-type': bombForm.type },
+    ),
+    postCase(
+      `sixteen 4096×4096 PNGs as image[] (${(sixteen.body.byteLength / 1e6).toFixed(1)} MB)`,
+      '/v1/images/edits',
+      () => sixteen.body,
+      { ...auth, 'content-type': sixteen.type },
+    ),
     postCase(`32 MiB chat body (${(Buffer.byteLength(chat32) / 2 ** 20).toFixed(1)} MiB)`, '/v1/chat/completions', () => chat32),
     {
       name: '2,000 response.create on one realtime socket',
@@ -230,7 +296,11 @@ function peakRss(pid: number): number {
 
 async function warm(emulator: Emulator): Promise<void> {
   // The first API request loads the tokenizer and faker: done before, so the case is the only cost.
-  await post(`${emulator.url}/v1/chat/completions`, auth, JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'warm up' }] })).done;
+  await post(
+    `${emulator.url}/v1/chat/completions`,
+    auth,
+    JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'warm up' }] }),
+  ).done;
   await emulator.loopStats();
 }
 
@@ -258,11 +328,16 @@ for (const c of cases) {
     const started = performance.now();
     let rss = 0;
     const { result, worst } = await probed(emulator.url, () =>
-      within(c.run(emulator.url, () => {}), LIMIT_MS, `no answer within ${LIMIT_MS / 1000} s`, () => {
-        timedOut = true;
-        rss = peakRss(emulator.child.pid!);
-        emulator.child.kill('SIGKILL');
-      }),
+      within(
+        c.run(emulator.url, () => {}),
+        LIMIT_MS,
+        `no answer within ${LIMIT_MS / 1000} s`,
+        () => {
+          timedOut = true;
+          rss = peakRss(emulator.child.pid!);
+          emulator.child.kill('SIGKILL');
+        },
+      ),
     );
     const total = performance.now() - started;
     if (!timedOut && emulator.child.exitCode === null) rss = peakRss(emulator.child.pid!);
@@ -270,9 +345,20 @@ for (const c of cases) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const stats = timedOut ? null : await emulator.loopStats();
     const alive = emulator.child.exitCode === null || timedOut;
-    const row = { name: c.name, status: alive ? result : `${result}; the emulator died (${emulator.child.exitCode ?? emulator.child.signalCode})`, worst, loopMax: stats?.max, total, rss, http: c.http, run: c.run };
+    const row = {
+      name: c.name,
+      status: alive ? result : `${result}; the emulator died (${emulator.child.exitCode ?? emulator.child.signalCode})`,
+      worst,
+      loopMax: stats?.max,
+      total,
+      rss,
+      http: c.http,
+      run: c.run,
+    };
     rows.push(row);
-    console.error(`${c.name}: ${row.status}, worst wait ${ms(worst)}, loop max ${ms(stats?.max)}, total ${ms(total)}, peak RSS ${row.rss.toFixed(0)} MiB`);
+    console.error(
+      `${c.name}: ${row.status}, worst wait ${ms(worst)}, loop max ${ms(stats?.max)}, total ${ms(total)}, peak RSS ${row.rss.toFixed(0)} MiB`,
+    );
   } finally {
     // A killed emulator has exited already (stop() would wait for an exit that came and went).
     if (!timedOut) await emulator.stop();
@@ -299,8 +385,11 @@ if (costliest) {
   console.error(sigterm);
 }
 
-console.log(`\n${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}\n`);
+console.log(
+  `\n${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}\n`,
+);
 console.log('| case | answer | worst health wait | event-loop max (in the emulator) | total | peak RSS |');
 console.log('| --- | --- | --- | --- | --- | --- |');
-for (const r of rows) console.log(`| ${r.name} | ${r.status} | ${ms(r.worst)} | ${ms(r.loopMax)} | ${ms(r.total)} | ${r.rss.toFixed(0)} MiB |`);
+for (const r of rows)
+  console.log(`| ${r.name} | ${r.status} | ${ms(r.worst)} | ${ms(r.loopMax)} | ${ms(r.total)} | ${r.rss.toFixed(0)} MiB |`);
 if (sigterm) console.log(`\nSIGTERM during the costliest request (${sigterm})`);

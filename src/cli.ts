@@ -113,10 +113,14 @@ function withEnv<V extends Record<string, unknown>>(values: V, env: NodeJS.Proce
     fromEnv.add(name);
     if (spec.type === 'boolean') {
       const flag = raw.trim().toLowerCase();
-      if (!['1', 'true', '0', 'false', ''].includes(flag)) fail(`${envName(name)} must be 1 or true (on) or 0 or false (off), got "${raw}"`);
+      if (!['1', 'true', '0', 'false', ''].includes(flag))
+        fail(`${envName(name)} must be 1 or true (on) or 0 or false (off), got "${raw}"`);
       out[name] = flag === '1' || flag === 'true';
     } else if ('multiple' in spec) {
-      out[name] = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      out[name] = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     } else {
       out[name] = raw;
     }
@@ -129,7 +133,9 @@ function integer(name: string, raw: string | undefined, min: number, max?: numbe
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
-    fail(`${source(name)} must be ${max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`}${accepts}, got "${raw}"`);
+    fail(
+      `${source(name)} must be ${max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`}${accepts}, got "${raw}"`,
+    );
   }
   return value;
 }
@@ -145,7 +151,9 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
   try {
     parse(text);
   } catch (error) {
-    fail(`${source(name)}: "${path}" is not a PEM ${what} (a file starting with "-----BEGIN ${what === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----"): ${(error as Error).message}`);
+    fail(
+      `${source(name)}: "${path}" is not a PEM ${what} (a file starting with "-----BEGIN ${what === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----"): ${(error as Error).message}`,
+    );
   }
   return text;
 }
@@ -156,7 +164,15 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
  */
 function banner(
   server: Awaited<ReturnType<typeof startServer>>,
-  on: { fixtures?: string; strict?: boolean; strictParams?: boolean; record?: { dir: string; upstreams: Record<string, string | undefined> }; tls: boolean; limited?: boolean; prices?: string },
+  on: {
+    fixtures?: string;
+    strict?: boolean;
+    strictParams?: boolean;
+    record?: { dir: string; upstreams: Record<string, string | undefined> };
+    tls: boolean;
+    limited?: boolean;
+    prices?: string;
+  },
 ): string {
   const runtime = runtimeOf(server.gateway);
   const count = runtime.fixtures.list().length;
@@ -166,7 +182,10 @@ function banner(
   return (
     `model-gateway-mock listening on ${server.url}\n` +
     `  OpenAI-compatible base URL: ${server.url}/v1\n` +
-    `  token: ${server.gateway.tokens.list().map((t) => t.token).join(', ')}\n` +
+    `  token: ${server.gateway.tokens
+      .list()
+      .map((t) => t.token)
+      .join(', ')}\n` +
     `  health: ${server.url}/__admin/health\n` +
     `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}`}\n` +
     (on.strict ? '  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)\n' : '') +
@@ -174,7 +193,9 @@ function banner(
     (on.record
       ? `  record: on (what no fixture answers goes to ${upstreams.map(([format, url]) => (format === 'default' ? url : `${url} for ${format}`)).join(', ')}; answers written to ${on.record.dir})\n`
       : '') +
-    (on.limited ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n` : '') +
+    (on.limited
+      ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n`
+      : '') +
     (on.prices ? `  prices: ${on.prices} over the shipped table\n` : '') +
     (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
     (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
@@ -203,7 +224,10 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`${source('latency')}: ${(error as Error).message}`);
   }
-  const clock = values.clock === undefined || values.clock === 'fixed' || values.clock === 'real' ? values.clock : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
+  const clock =
+    values.clock === undefined || values.clock === 'fixed' || values.clock === 'real'
+      ? values.clock
+      : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
   let fixtures;
   const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
   if (folder) fail(folder);
@@ -228,17 +252,39 @@ async function main(): Promise<void> {
       fail(`${source('prices')}: "${values.prices}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   }
-  const rateLimits = { rpm: integer('rpm', values.rpm, 1), tpm: integer('tpm', values.tpm, 1), windowSeconds: integer('rate-window', values['rate-window'], 1) };
+  const rateLimits = {
+    rpm: integer('rpm', values.rpm, 1),
+    tpm: integer('tpm', values.tpm, 1),
+    windowSeconds: integer('rate-window', values['rate-window'], 1),
+  };
 
-  const upstreams = { default: values.upstream, openai: values['upstream-openai'], anthropic: values['upstream-anthropic'], gemini: values['upstream-gemini'] };
+  const upstreams = {
+    default: values.upstream,
+    openai: values['upstream-openai'],
+    anthropic: values['upstream-anthropic'],
+    gemini: values['upstream-gemini'],
+  };
   for (const [name, url] of Object.entries(upstreams)) {
-    if (url !== undefined && !URL.canParse(url)) fail(`${source(name === 'default' ? 'upstream' : `upstream-${name}`)}: not a URL: "${url}"`);
+    if (url !== undefined && !URL.canParse(url))
+      fail(`${source(name === 'default' ? 'upstream' : `upstream-${name}`)}: not a URL: "${url}"`);
   }
   if (values.record === undefined && Object.values(upstreams).some((u) => u !== undefined)) fail('--upstream options need --record <dir>');
-  if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined)) fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
-  const record = values.record === undefined ? undefined : { dir: values.record, upstreams, redactPaths: values['redact-path'], maxBytes: integer('record-max-bytes', values['record-max-bytes'], 1) };
+  if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined))
+    fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
+  const record =
+    values.record === undefined
+      ? undefined
+      : {
+          dir: values.record,
+          upstreams,
+          redactPaths: values['redact-path'],
+          maxBytes: integer('record-max-bytes', values['record-max-bytes'], 1),
+        };
 
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) fail(`${source(values['tls-cert'] === undefined ? 'tls-key' : 'tls-cert')} needs ${source(values['tls-cert'] === undefined ? 'tls-cert' : 'tls-key')} too: a PEM certificate and its private key go together`);
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
+    fail(
+      `${source(values['tls-cert'] === undefined ? 'tls-key' : 'tls-cert')} needs ${source(values['tls-cert'] === undefined ? 'tls-cert' : 'tls-key')} too: a PEM certificate and its private key go together`,
+    );
   let tls: boolean | { cert: string; key: string } | undefined = values.tls;
   if (values['tls-cert'] !== undefined) {
     tls = {
@@ -264,10 +310,24 @@ async function main(): Promise<void> {
     record,
     rateLimits,
     prices,
-  }).catch((error: NodeJS.ErrnoException) => fail(error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message));
+  }).catch((error: NodeJS.ErrnoException) =>
+    fail(
+      error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message,
+    ),
+  );
 
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
-  process.stdout.write(banner(server, { fixtures: values.fixtures, strict: values.strict, strictParams: values['strict-params'], record, tls: !!tls, limited, prices: values.prices }));
+  process.stdout.write(
+    banner(server, {
+      fixtures: values.fixtures,
+      strict: values.strict,
+      strictParams: values['strict-params'],
+      record,
+      tls: !!tls,
+      limited,
+      prices: values.prices,
+    }),
+  );
   // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
   // signal exits at once.
   const stop = stopOnSignal(() => server.close());

@@ -137,9 +137,13 @@ export interface GatewayParts {
 
 /** The gateway over a new runtime (createGateway() and startServer() each give it their parts). */
 export function buildGateway(options: GatewayOptions, { handlers: handlersOf, validate: validateFixtures }: GatewayParts): Gateway {
-  const runtime = new Runtime({ ...options, fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})') });
+  const runtime = new Runtime({
+    ...options,
+    fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})'),
+  });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) => runtime.fixtures.useIn(scope, validateFixtures(fixtures, source)).map((e) => e.id);
+  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
+    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source)).map((e) => e.id);
   const testFixtures = () => runtime.testScopes.all().map((t) => t.fixtures);
   let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
   const gateway: Gateway = {
@@ -191,7 +195,8 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     },
     costs: () => runtime.spending.report(),
     advanceClock(seconds) {
-      if (!Number.isSafeInteger(seconds) || seconds < 0) throw new TypeError(`advanceClock: expected a whole number of seconds >= 0, got ${seconds}`);
+      if (!Number.isSafeInteger(seconds) || seconds < 0)
+        throw new TypeError(`advanceClock: expected a whole number of seconds >= 0, got ${seconds}`);
       runtime.clockOffset += seconds;
       return runtime.now();
     },

@@ -21,8 +21,29 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     validate: validateFixtures,
   });
 }
-export type { Gateway, GatewayOptions, RequestFilter, RequestSummary, RateLimits, PriceTable, ModelPrice, CostReport, SpendTotals, TestCosts, GatewayTest } from './api.ts';
-export type { Fixture, FixtureMatch, FixtureReply, FixtureError, FixtureAnswer, FixtureToolCall, TextMatch, ToolCallMatch } from './fixtures/types.ts';
+export type {
+  Gateway,
+  GatewayOptions,
+  RequestFilter,
+  RequestSummary,
+  RateLimits,
+  PriceTable,
+  ModelPrice,
+  CostReport,
+  SpendTotals,
+  TestCosts,
+  GatewayTest,
+} from './api.ts';
+export type {
+  Fixture,
+  FixtureMatch,
+  FixtureReply,
+  FixtureError,
+  FixtureAnswer,
+  FixtureToolCall,
+  TextMatch,
+  ToolCallMatch,
+} from './fixtures/types.ts';
 export type { FixtureEntry } from './fixtures/match.ts';
 export type { FaultSpec } from './core/faults.ts';
 export type { IssuedToken, TokenScope } from './auth/keys.ts';

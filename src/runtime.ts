@@ -99,13 +99,19 @@ export class Runtime {
   requireModel(model: string, capability: Capability): void {
     const info = this.catalogue.get(model);
     if (!info) {
-      throw new GatewayError('not_found', `The model \`${model}\` does not exist or you do not have access to it.`, { code: 'model_not_found' });
+      throw new GatewayError('not_found', `The model \`${model}\` does not exist or you do not have access to it.`, {
+        code: 'model_not_found',
+      });
     }
     if (!info.capabilities.includes(capability)) {
-      throw new GatewayError('not_found', `The model \`${model}\` does not support ${capability} (it supports: ${info.capabilities.join(', ')}).`, {
-        param: 'model',
-        code: 'model_not_supported',
-      });
+      throw new GatewayError(
+        'not_found',
+        `The model \`${model}\` does not support ${capability} (it supports: ${info.capabilities.join(', ')}).`,
+        {
+          param: 'model',
+          code: 'model_not_supported',
+        },
+      );
     }
   }
 }
@@ -119,7 +125,8 @@ export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue 
 export function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
   const limits = { ...DEFAULT_RATE_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`model-gateway-mock options, rateLimits.${name}: expected a whole number >= 1, got ${JSON.stringify(value)}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new Error(`model-gateway-mock options, rateLimits.${name}: expected a whole number >= 1, got ${JSON.stringify(value)}`);
   }
   return limits;
 }

@@ -91,12 +91,15 @@ export class TestScopes {
   }
 }
 
-
 /** A test id as sent, or why it is refused: non-empty, printable ASCII, at most MAX_TEST_ID_CHARS. */
 export function checkTestId(id: string, where: string): string {
   if (!id || id.length > MAX_TEST_ID_CHARS || !/^[\x20-\x7e]+$/.test(id)) {
     const got = !id ? 'an empty one' : id.length > MAX_TEST_ID_CHARS ? `${id.length} characters` : 'other characters';
-    throw new GatewayError('invalid_request', `Invalid test id (${where}): a test id is 1 to ${MAX_TEST_ID_CHARS} printable ASCII characters, got ${got}.`, { param: where });
+    throw new GatewayError(
+      'invalid_request',
+      `Invalid test id (${where}): a test id is 1 to ${MAX_TEST_ID_CHARS} printable ASCII characters, got ${got}.`,
+      { param: where },
+    );
   }
   return id;
 }

@@ -172,10 +172,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const warmPages = () => {
     if (warming) return;
     warming = true;
-    setImmediate(() =>
-      void loadInSteps('express', import.meta.url, { busy, stopped: () => closed })
-        .then(() => (closed ? undefined : loadPages()))
-        .catch(() => {}),
+    setImmediate(
+      () =>
+        void loadInSteps('express', import.meta.url, { busy, stopped: () => closed })
+          .then(() => (closed ? undefined : loadPages()))
+          .catch(() => {}),
     );
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -238,7 +239,10 @@ async function selfSigned(host: string): Promise<{ cert: string; key: string; pa
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))] },
+      {
+        name: 'subjectAltName',
+        altNames: [...names.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))],
+      },
     ],
   });
   const path = join(mkdtempSync(join(tmpdir(), 'model-gateway-mock-')), 'cert.pem');

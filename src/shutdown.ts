@@ -8,7 +8,11 @@ export const SHUTDOWN_GRACE_MS = 1000;
  * The handler for stop signals. `close` stops the server (it may never settle while requests are
  * in flight); `exit` ends the process. Both exits are 0: the owner asked for the stop.
  */
-export function stopOnSignal(close: () => Promise<void>, exit: (code: number) => void = (code) => process.exit(code), graceMs = SHUTDOWN_GRACE_MS): () => void {
+export function stopOnSignal(
+  close: () => Promise<void>,
+  exit: (code: number) => void = (code) => process.exit(code),
+  graceMs = SHUTDOWN_GRACE_MS,
+): () => void {
   let stopping = false;
   return () => {
     if (stopping) return exit(0);

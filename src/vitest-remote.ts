@@ -73,7 +73,10 @@ const READABLE_CHARS = MAX_TEST_ID_CHARS - 12;
 export function testIdFor(task: TaskLike): string {
   const names: string[] = [];
   for (let t: TaskLike | undefined = task; t; t = t.suite) if (t.name && t.name !== t.file?.name) names.unshift(t.name);
-  const readable = [task.file?.name, ...names].filter(Boolean).join(' > ').replace(/[^\x20-\x7e]/gu, (c) => encodeURIComponent(c));
+  const readable = [task.file?.name, ...names]
+    .filter(Boolean)
+    .join(' > ')
+    .replace(/[^\x20-\x7e]/gu, (c) => encodeURIComponent(c));
   const unique = globalThis.crypto.randomUUID().slice(0, 8);
   return `${readable.slice(0, READABLE_CHARS)} #${unique}`;
 }
@@ -106,22 +109,31 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
   async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (adminToken) headers['x-admin-token'] = adminToken;
-    const res = await fetch(bypass(`${root}/__admin${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+    const res = await fetch(
+      bypass(`${root}/__admin${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+    );
     const text = await res.text();
     if (!res.ok) throw new Error(`model-gateway-mock at ${root}: ${method} /__admin${path} answered ${res.status}: ${text}`);
     return JSON.parse(text) as T;
   }
   const testId = () => {
-    if (current === undefined) throw new Error('model-gateway-mock: setupGateway({ url }) acts for the running test: call it inside a test (or its beforeEach/afterEach).');
+    if (current === undefined)
+      throw new Error(
+        'model-gateway-mock: setupGateway({ url }) acts for the running test: call it inside a test (or its beforeEach/afterEach).',
+      );
     return encodeURIComponent(current);
   };
   const add = async (fixtures: Fixture[]) => {
     // A predicate is a function: it cannot travel to another process.
-    if (fixtures.some((f) => f.match?.predicate)) throw new Error('model-gateway-mock: a fixture with match.predicate runs in-process only; setupGateway({ url }) sends fixtures as JSON.');
+    if (fixtures.some((f) => f.match?.predicate))
+      throw new Error(
+        'model-gateway-mock: a fixture with match.predicate runs in-process only; setupGateway({ url }) sends fixtures as JSON.',
+      );
     return (await admin<{ ids: string[] }>('POST', `/fixtures?test=${testId()}`, fixtures)).ids;
   };
   const requests = async (filter: Omit<RequestFilter, 'test'> = {}, limit?: number) =>
-    (await admin<{ requests: JournalEntry[] }>('GET', `/requests?${queryOf(filter, { test: current, limit: limit?.toString() })}`)).requests;
+    (await admin<{ requests: JournalEntry[] }>('GET', `/requests?${queryOf(filter, { test: current, limit: limit?.toString() })}`))
+      .requests;
   let listening: { failures(): string[] } | undefined;
 
   beforeAll(() => {
@@ -129,7 +141,10 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
   });
   beforeEach(async (context) => {
     // One test at a time per file: msw cannot tell which of two concurrent tests sent a request.
-    if (current !== undefined) throw new Error(`model-gateway-mock: setupGateway({ url }) runs a file's tests one at a time; "${current}" is still running (no it.concurrent).`);
+    if (current !== undefined)
+      throw new Error(
+        `model-gateway-mock: setupGateway({ url }) runs a file's tests one at a time; "${current}" is still running (no it.concurrent).`,
+      );
     current = testIdFor(context.task as TaskLike);
     if (use?.length) await add(use);
   });
@@ -138,7 +153,8 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
     try {
       testId();
       // A strict server answered a request no fixture matched with the report: fail the test with it too.
-      for (const e of await requests({ unmatched: true })) if (e.nearMiss) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss)}`);
+      for (const e of await requests({ unmatched: true }))
+        if (e.nearMiss) failures.push(`${e.method} ${e.path}: ${nearMissReport(e.nearMiss as NearMiss)}`);
       await admin('POST', `/reset?test=${testId()}`);
     } finally {
       current = undefined;
@@ -165,7 +181,9 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
       return (await admin<{ count: number }>('GET', `/requests/count?${queryOf(filter, { test: current })}`)).count;
     },
     scenarios: {
-      list: async () => (await admin<{ scenarios: { name: string; state: string; possibleStates: string[] }[] }>('GET', `/scenarios?test=${testId()}`)).scenarios,
+      list: async () =>
+        (await admin<{ scenarios: { name: string; state: string; possibleStates: string[] }[] }>('GET', `/scenarios?test=${testId()}`))
+          .scenarios,
       set: async (name, state) => void (await admin('PUT', `/scenarios/${encodeURIComponent(name)}/state?test=${testId()}`, { state })),
       reset: async () => void (await admin('POST', `/scenarios/reset?test=${testId()}`)),
     },

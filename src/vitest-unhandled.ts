@@ -4,10 +4,15 @@
 /** What msw 2 (request, print) and msw 3 ({ frame, defaults }) hand an unhandled-request callback. */
 function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): void } {
   const [first, second] = args as [Record<string, unknown>, Record<string, () => void> | undefined];
-  if (first instanceof Request) return { what: `${first.method} ${first.url}`, error: () => second?.error(), warn: () => second?.warning() };
+  if (first instanceof Request)
+    return { what: `${first.method} ${first.url}`, error: () => second?.error(), warn: () => second?.warning() };
   const { frame, defaults } = first as { frame: { protocol: string; data: { request?: Request } }; defaults: Record<string, () => void> };
   const request = frame.data.request;
-  return { what: request ? `${request.method} ${request.url}` : `a ${frame.protocol} connection`, error: () => defaults.error(), warn: () => defaults.warn() };
+  return {
+    what: request ? `${request.method} ${request.url}` : `a ${frame.protocol} connection`,
+    error: () => defaults.error(),
+    warn: () => defaults.warn(),
+  };
 }
 
 export type UnhandledMode = 'error' | 'warn' | 'bypass';
@@ -25,7 +30,12 @@ export function listenFailing(server: { listen(options?: never): void }, mode: U
   // msw 2 reads onUnhandledRequest, msw 3 onUnhandledFrame; each ignores the other.
   server.listen({ onUnhandledRequest: onUnhandled, onUnhandledFrame: onUnhandled } as never);
   return {
-    failures: () => unhandled.splice(0).map((what) => `${what}: no handler answers this request (model-gateway-mock serves its endpoints only; add an msw handler for it).`),
+    failures: () =>
+      unhandled
+        .splice(0)
+        .map(
+          (what) => `${what}: no handler answers this request (model-gateway-mock serves its endpoints only; add an msw handler for it).`,
+        ),
   };
 }
 

@@ -31,17 +31,38 @@ const PLANNER = 'You are the planner agent: answer with the plan.';
  * follows the output schema).
  */
 const UPSTREAM: Fixture[] = [
-  { name: 'triage: weather first', match: { system: { contains: 'triage agent' }, toolCalls: [] }, reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] } },
+  {
+    name: 'triage: weather first',
+    match: { system: { contains: 'triage agent' }, toolCalls: [] },
+    reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] },
+  },
   {
     name: 'triage: then the time',
-    match: { system: { contains: 'triage agent' }, toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], toolResult: { contains: 'sunny' } },
+    match: {
+      system: { contains: 'triage agent' },
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+      toolResult: { contains: 'sunny' },
+    },
     priority: 1,
     reply: { text: 'Sunny; now the time.', toolCalls: [{ name: 'get_time', arguments: { city: 'Paris' } }] },
   },
-  { name: 'triage: hand off', match: { system: { contains: 'triage agent' }, toolCalls: ['get_weather', 'get_time'] }, priority: 2, reply: { toolCalls: [{ name: 'transfer_to_Planner', arguments: {} }] } },
+  {
+    name: 'triage: hand off',
+    match: { system: { contains: 'triage agent' }, toolCalls: ['get_weather', 'get_time'] },
+    priority: 2,
+    reply: { toolCalls: [{ name: 'transfer_to_Planner', arguments: {} }] },
+  },
   // The LangChain loops: a weather lookup, then an answer from its result.
-  { name: 'loop: look up', match: { userMessage: { contains: 'umbrella' }, toolCalls: [] }, reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] } },
-  { name: 'loop: answer', match: { userMessage: { contains: 'umbrella' }, toolResult: { contains: 'rain' } }, reply: { text: 'Take an umbrella: rain in Oslo.' } },
+  {
+    name: 'loop: look up',
+    match: { userMessage: { contains: 'umbrella' }, toolCalls: [] },
+    reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+  },
+  {
+    name: 'loop: answer',
+    match: { userMessage: { contains: 'umbrella' }, toolResult: { contains: 'rain' } },
+    reply: { text: 'Take an umbrella: rain in Oslo.' },
+  },
 ];
 
 const Plan = z.object({ city: z.string(), summary: z.string(), bookTable: z.boolean() });
@@ -79,7 +100,11 @@ async function agentRun(baseURL: string, input: string, stream: boolean) {
   }
   return {
     // A hand-off's output item names the agent handed to instead of its own.
-    items: result.newItems.map((item) => ({ type: item.type, agent: 'targetAgent' in item ? item.targetAgent.name : item.agent.name, raw: item.rawItem })),
+    items: result.newItems.map((item) => ({
+      type: item.type,
+      agent: 'targetAgent' in item ? item.targetAgent.name : item.agent.name,
+      raw: item.rawItem,
+    })),
     lastAgent: result.lastAgent?.name,
     finalOutput: result.finalOutput,
     streamedText: text.join(''),
@@ -103,12 +128,17 @@ async function langchainLoop(model: ChatOpenAI | ChatGoogleGenerativeAI | ChatAn
     for (const call of reply.tool_calls) messages.push(await weather.invoke(call));
   }
   // What the loop saw, without the ids a client may draw at random.
-  return messages.map((m) => ({ type: m.getType(), text: m.text, calls: 'tool_calls' in m ? (m.tool_calls as { name: string; args: unknown }[]).map((c) => [c.name, c.args]) : undefined }));
+  return messages.map((m) => ({
+    type: m.getType(),
+    text: m.text,
+    calls: 'tool_calls' in m ? (m.tool_calls as { name: string; args: unknown }[]).map((c) => [c.name, c.args]) : undefined,
+  }));
 }
 
 const openaiChat = (baseURL: string) => new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: TOKEN, configuration: { baseURL }, maxRetries: 0 });
 const gemini = (baseUrl: string) => new ChatGoogleGenerativeAI({ model: 'gemini-2.5-flash', apiKey: TOKEN, baseUrl, maxRetries: 0 });
-const claude = (anthropicApiUrl: string) => new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: TOKEN, anthropicApiUrl, maxRetries: 0 });
+const claude = (anthropicApiUrl: string) =>
+  new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: TOKEN, anthropicApiUrl, maxRetries: 0 });
 
 /** Everything under test, against the gateway at `root`. */
 async function traffic(root: string) {
@@ -208,9 +238,14 @@ describe.runIf(socketSuites)('agent runs record and replay', () => {
     await other.stop();
     expect(second.plain.items.map((i) => i.type)).toEqual(direct.plain.items.map((i) => i.type));
     expect(JSON.stringify(second.plain.items)).not.toBe(JSON.stringify(direct.plain.items));
-    const names = (d: string) => readdirSync(d).filter((f) => f.endsWith('.json')).sort();
+    const names = (d: string) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith('.json'))
+        .sort();
     expect(names(again)).toEqual(names(dir));
-    expect(names(again).filter((f) => readFileSync(join(again, f), 'utf8') !== readFileSync(join(dir, f), 'utf8')).length).toBeGreaterThan(0);
+    expect(names(again).filter((f) => readFileSync(join(again, f), 'utf8') !== readFileSync(join(dir, f), 'utf8')).length).toBeGreaterThan(
+      0,
+    );
   }, 120_000);
 
   it('a turn whose history differs gets the near-miss report naming the message and the part', async () => {
@@ -222,9 +257,20 @@ describe.runIf(socketSuites)('agent runs record and replay', () => {
         .find((f) => f.match.endpoint === '/v1/chat/completions' && f.recorded.request.messages.length === 3).recorded.request;
       const turn = async (id: string, result: string) => {
         const [question, asked, answered] = body.messages;
-        const messages = [question, { ...asked, tool_calls: [{ ...asked.tool_calls[0], id }] }, { ...answered, tool_call_id: id, content: result }];
-        const res = await fetch(`${replay.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, messages }) });
-        return { status: res.status, body: (await res.json()) as { choices: { message: { content: string } }[]; error: { message: string } } };
+        const messages = [
+          question,
+          { ...asked, tool_calls: [{ ...asked.tool_calls[0], id }] },
+          { ...answered, tool_call_id: id, content: result },
+        ];
+        const res = await fetch(`${replay.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body, messages }),
+        });
+        return {
+          status: res.status,
+          body: (await res.json()) as { choices: { message: { content: string } }[]; error: { message: string } },
+        };
       };
       // The recorded second turn answers whatever the client calls its tool call.
       const same = await turn('call_made_up_by_a_client', body.messages[2].content);
@@ -232,7 +278,9 @@ describe.runIf(socketSuites)('agent runs record and replay', () => {
       expect(same.body.choices[0].message.content).toBe('Take an umbrella: rain in Oslo.');
       const miss = await turn(body.messages[2].tool_call_id, 'snow, -3 C in Oslo');
       expect(miss.status).toBe(404);
-      expect(miss.body.error.message).toMatch(/✗ history: expected message 3 \(user turn 1\), tool result: tool answering call #0, text digest [0-9a-f]+, got tool answering call #0, text "snow, -3 C in Oslo"/);
+      expect(miss.body.error.message).toMatch(
+        /✗ history: expected message 3 \(user turn 1\), tool result: tool answering call #0, text digest [0-9a-f]+, got tool answering call #0, text "snow, -3 C in Oslo"/,
+      );
     } finally {
       await replay.stop();
     }
@@ -258,7 +306,13 @@ describe('the script drives every format, in-process', () => {
     strictListen(server);
     try {
       const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: 'https://script.test', maxRetries: 0 });
-      const tools = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+      const tools = [
+        {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+        },
+      ];
       const question = { role: 'user' as const, content: 'Do I need an umbrella in Oslo today?' };
       const first = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, tools, messages: [question] });
       const use = first.content.find((b) => b.type === 'tool_use')!;
@@ -267,7 +321,11 @@ describe('the script drives every format, in-process', () => {
         model: 'claude-sonnet-4-5',
         max_tokens: 200,
         tools,
-        messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'rain, 9 C in Oslo' }] }],
+        messages: [
+          question,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'rain, 9 C in Oslo' }] },
+        ],
       });
       expect(second.content).toEqual([{ type: 'text', text: 'Take an umbrella: rain in Oslo.', citations: null }]);
       expect(gateway.requests().map((e) => e.fixture)).toEqual(['loop: look up', 'loop: answer']);
@@ -277,7 +335,11 @@ describe('the script drives every format, in-process', () => {
   });
 
   it('a sequence answers each conversation turn by turn, interleaved', async () => {
-    const steps: Fixture = { name: 'steps', match: { model: 'gpt-4o-mini' }, sequence: [{ reply: { text: 'first' } }, { reply: { text: 'second' } }] };
+    const steps: Fixture = {
+      name: 'steps',
+      match: { model: 'gpt-4o-mini' },
+      sequence: [{ reply: { text: 'first' } }, { reply: { text: 'second' } }],
+    };
     const gateway = createGateway({ origin: 'https://script.test', tokens: [TOKEN], fixtures: [steps] });
     const server = setupServer(...gateway.handlers);
     strictListen(server);

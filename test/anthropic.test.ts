@@ -8,12 +8,28 @@ import { z } from 'zod';
 import { modes, retriesWork, type Running } from './helpers/modes.ts';
 
 const MODEL = 'claude-sonnet-5-5';
-const weatherTool = { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Current weather',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const fixtures = [
   { name: 'overloaded', match: { userMessage: 'overload me' }, error: { status: 529, message: 'Overloaded' } },
-  { name: 'rate-limited', match: { userMessage: 'rate limit me' }, error: { status: 429, message: 'Number of requests has exceeded your rate limit.' } },
-  { name: 'forbidden', match: { userMessage: 'forbid me' }, error: { status: 403, message: 'Your API key does not have permission to use the specified resource.' } },
-  { name: 'too-large', match: { userMessage: 'too large' }, error: { status: 413, message: 'Request exceeds the maximum allowed number of bytes.' } },
+  {
+    name: 'rate-limited',
+    match: { userMessage: 'rate limit me' },
+    error: { status: 429, message: 'Number of requests has exceeded your rate limit.' },
+  },
+  {
+    name: 'forbidden',
+    match: { userMessage: 'forbid me' },
+    error: { status: 403, message: 'Your API key does not have permission to use the specified resource.' },
+  },
+  {
+    name: 'too-large',
+    match: { userMessage: 'too large' },
+    error: { status: 413, message: 'Request exceeds the maximum allowed number of bytes.' },
+  },
   { name: 'broken', match: { userMessage: 'break' }, error: { status: 500, message: 'Internal server error' } },
 ];
 
@@ -72,7 +88,12 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
     });
 
     it('runs a two-turn tool loop: tool_use, then a tool_result answered in text', async () => {
-      const first = await client().messages.create({ model: MODEL, max_tokens: 500, messages: ask('What is the weather in Paris?'), tools: [weatherTool] });
+      const first = await client().messages.create({
+        model: MODEL,
+        max_tokens: 500,
+        messages: ask('What is the weather in Paris?'),
+        tools: [weatherTool],
+      });
       expect(first.stop_reason).toBe('tool_use');
       const use = first.content.find((b) => b.type === 'tool_use') as { id: string; name: string; input: { city: string } };
       expect(use.id).toMatch(/^toolu_01/);
@@ -82,27 +103,57 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
         model: MODEL,
         max_tokens: 500,
         tools: [weatherTool],
-        messages: [...ask('What is the weather in Paris?'), { role: 'assistant', content: first.content as never }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny, 24 degrees' }] }],
+        messages: [
+          ...ask('What is the weather in Paris?'),
+          { role: 'assistant', content: first.content as never },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny, 24 degrees' }] },
+        ],
       });
       expect(second.stop_reason).toBe('end_turn');
       expect((second.content[0] as { text: string }).text).toContain('Sunny, 24 degrees');
     });
 
     it('forces a tool with tool_choice any / tool, and streams its input as input_json_delta', async () => {
-      const any = await client().messages.create({ model: MODEL, max_tokens: 500, messages: ask('Tell me a joke'), tools: [weatherTool], tool_choice: { type: 'any' } });
+      const any = await client().messages.create({
+        model: MODEL,
+        max_tokens: 500,
+        messages: ask('Tell me a joke'),
+        tools: [weatherTool],
+        tool_choice: { type: 'any' },
+      });
       expect(any.stop_reason).toBe('tool_use');
-      const forced = await client().messages.create({ model: MODEL, max_tokens: 500, messages: ask('Tell me a joke'), tools: [weatherTool], tool_choice: { type: 'tool', name: 'get_weather' } });
-      const stream = client().messages.stream({ model: MODEL, max_tokens: 500, messages: ask('Tell me a joke'), tools: [weatherTool], tool_choice: { type: 'tool', name: 'get_weather' } });
+      const forced = await client().messages.create({
+        model: MODEL,
+        max_tokens: 500,
+        messages: ask('Tell me a joke'),
+        tools: [weatherTool],
+        tool_choice: { type: 'tool', name: 'get_weather' },
+      });
+      const stream = client().messages.stream({
+        model: MODEL,
+        max_tokens: 500,
+        messages: ask('Tell me a joke'),
+        tools: [weatherTool],
+        tool_choice: { type: 'tool', name: 'get_weather' },
+      });
       const partials: string[] = [];
       stream.on('inputJson', (partial) => partials.push(partial));
       const final = await stream.finalMessage();
       expect(partials.length).toBeGreaterThan(0);
-      const fields = (b: unknown) => { const { type, id, name, input } = b as Record<string, unknown>; return { type, id, name, input }; };
+      const fields = (b: unknown) => {
+        const { type, id, name, input } = b as Record<string, unknown>;
+        return { type, id, name, input };
+      };
       expect(final.content.map(fields)).toEqual(forced.content.map(fields));
     });
 
     it('thinks when thinking is enabled: a signed thinking block first, streamed as thinking and signature deltas', async () => {
-      const body = { model: MODEL, max_tokens: 4000, messages: ask('Why is the sky blue?'), thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
+      const body = {
+        model: MODEL,
+        max_tokens: 4000,
+        messages: ask('Why is the sky blue?'),
+        thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+      };
       const m = await client().messages.create(body);
       expect(m.content.map((b) => b.type)).toEqual(['thinking', 'text']);
       const thinking = m.content[0] as { thinking: string; signature: string };
@@ -126,7 +177,13 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
     });
 
     it.each([
-      ['bad request', { max_tokens: 10, messages: ask('hi'), temperature: 3 }, Anthropic.BadRequestError, 400, 'temperature: Input should be less than or equal to 1'],
+      [
+        'bad request',
+        { max_tokens: 10, messages: ask('hi'), temperature: 3 },
+        Anthropic.BadRequestError,
+        400,
+        'temperature: Input should be less than or equal to 1',
+      ],
       ['missing max_tokens', { messages: ask('hi') }, Anthropic.BadRequestError, 400, 'max_tokens: Field required'],
       ['unknown model', { model: 'claude-nope', max_tokens: 10, messages: ask('hi') }, Anthropic.NotFoundError, 404, 'model: claude-nope'],
       ['forbidden', { max_tokens: 10, messages: ask('forbid me') }, Anthropic.PermissionDeniedError, 403, 'permission'],
@@ -142,7 +199,8 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
       expect(error).toBeInstanceOf(Client.APIError);
       // 1.x added classes for 413 and 529; 0.x reports them as APIError and InternalServerError.
       const fallback: Record<string, string> = { ContentTooLargeError: 'APIError', OverloadedError: 'InternalServerError' };
-      const wanted = typeof ErrorClass === 'string' ? (ErrorClass in Client ? ErrorClass : fallback[ErrorClass]) : (ErrorClass as { name: string }).name;
+      const wanted =
+        typeof ErrorClass === 'string' ? (ErrorClass in Client ? ErrorClass : fallback[ErrorClass]) : (ErrorClass as { name: string }).name;
       expect(error.constructor.name).toBe(wanted);
       expect(error.message).toContain(message);
       expect(error.requestID ?? error.request_id ?? error.headers?.get?.('request-id')).toMatch(/^req_011/);
@@ -177,7 +235,9 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
   it.runIf(retriesWork)('retries a 529 automatically, as the SDK does against the real service', async () => {
     const before = (await gw.requests()).length;
     const client = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 2 });
-    const error = await client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'overload me' }] }).catch((e) => e);
+    const error = await client.messages
+      .create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'overload me' }] })
+      .catch((e) => e);
     expect(error.status).toBe(529);
     const overloaded = (await gw.requests()).slice(before).filter((r) => r.status === 529);
     expect(overloaded).toHaveLength(3);
@@ -185,11 +245,21 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
 
   it('requires anthropic-version, and allows role system in messages only from 2026-10-21', async () => {
     const post = (headers: Record<string, string>, messages: unknown[]) =>
-      fetch(`${gw.root}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'sk-test', 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: MODEL, max_tokens: 20, messages }) });
+      fetch(`${gw.root}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': 'sk-test', 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: MODEL, max_tokens: 20, messages }),
+      });
     const missing = await post({}, [{ role: 'user', content: 'hi' }]);
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('anthropic-version') } });
-    const system = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }];
+    expect(await missing.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('anthropic-version') },
+    });
+    const system = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hi' },
+    ];
     expect((await post({ 'anthropic-version': '2023-06-01' }, system)).status).toBe(400);
     expect((await post({ 'anthropic-version': '2026-10-21' }, system)).status).toBe(200);
   });

@@ -49,15 +49,33 @@ const MAGIC: Record<string, (b: Uint8Array) => boolean> = {
   wav: (b) => String.fromCharCode(...b.subarray(8, 12)) === 'WAVE',
   pcm: (b) => b.length % 2 === 0,
 };
-const CONTENT_TYPE: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+const CONTENT_TYPE: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
 const FORMATS = ['mp3', 'opus', 'flac', 'wav', 'pcm'] as const;
 
 describe.each(modes)('OpenAI audio ($name)', (mode) => {
   const ctx = withGateway(mode, {
     fixtures: [
-      { name: 'pinned-transcript', match: { endpoint: { contains: 'transcriptions' }, userMessage: 'pin my transcript' }, reply: { text: 'Pinned words.' } },
-      { name: 'clip', match: { endpoint: { contains: 'speech' }, userMessage: 'play the clip' }, reply: { audio: Buffer.from(new Int16Array([1, -1, 256, -32768]).buffer).toString('base64') } },
-      { name: 'speech-503', match: { endpoint: { contains: 'speech' }, userMessage: 'fail this speech' }, error: { status: 503, message: 'busy' } },
+      {
+        name: 'pinned-transcript',
+        match: { endpoint: { contains: 'transcriptions' }, userMessage: 'pin my transcript' },
+        reply: { text: 'Pinned words.' },
+      },
+      {
+        name: 'clip',
+        match: { endpoint: { contains: 'speech' }, userMessage: 'play the clip' },
+        reply: { audio: Buffer.from(new Int16Array([1, -1, 256, -32768]).buffer).toString('base64') },
+      },
+      {
+        name: 'speech-503',
+        match: { endpoint: { contains: 'speech' }, userMessage: 'fail this speech' },
+        error: { status: 503, message: 'busy' },
+      },
     ],
   });
   const speak = (format: (typeof FORMATS)[number], extra: Partial<OpenAI.Audio.SpeechCreateParams> = {}) =>
@@ -112,12 +130,22 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
   });
 
   it('refuses what the service refuses: aac, long input, unknown voice, wrong model, sse on tts-1', async () => {
-    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', response_format: 'aac' })).rejects.toThrow(/cannot produce 'aac'/);
-    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' })).rejects.toBeInstanceOf(BadRequestError);
-    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'robot' })).rejects.toThrow(/Invalid value for 'voice'/);
-    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', speed: 5 })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', response_format: 'aac' })).rejects.toThrow(
+      /cannot produce 'aac'/,
+    );
+    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
+    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'robot' })).rejects.toThrow(
+      /Invalid value for 'voice'/,
+    );
+    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', speed: 5 })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
     await expect(ctx.client.audio.speech.create({ model: 'whisper-1', input: 'hi', voice: 'alloy' })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', stream_format: 'sse' })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(
+      ctx.client.audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy', stream_format: 'sse' }),
+    ).rejects.toBeInstanceOf(BadRequestError);
     await expect(ctx.client.audio.speech.create({ model: 'tts-1', input: 'fail this speech', voice: 'alloy' })).rejects.toThrow(/busy/);
   });
 
@@ -204,7 +232,11 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
         config: { responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
       });
       const pcm = Buffer.from(r.candidates![0].content!.parts![0].inlineData!.data!, 'base64');
-      const t = await ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(pcm, 'gemini.pcm', { type: 'audio/pcm' }), response_format: 'verbose_json' });
+      const t = await ctx.client.audio.transcriptions.create({
+        model: 'whisper-1',
+        file: await toFile(pcm, 'gemini.pcm', { type: 'audio/pcm' }),
+        response_format: 'verbose_json',
+      });
       expect(t.text).toBe(said);
       expect(t.duration).toBeCloseTo(pcm.length / 2 / 24000, 1);
     });
@@ -238,19 +270,31 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
   });
 
   it('lets a fixture pin a transcript (matched on what the audio says)', async () => {
-    const audio = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'pin my transcript', voice: 'nova', response_format: 'wav' }));
+    const audio = await bytesOf(
+      await ctx.client.audio.speech.create({ model: 'tts-1', input: 'pin my transcript', voice: 'nova', response_format: 'wav' }),
+    );
     const r = await ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(audio, 'a.wav') });
     expect(r.text).toBe('Pinned words.');
   });
 
   it('refuses bad uploads as the service does', async () => {
     const wav = await bytesOf(await speak('wav'));
-    await expect(ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.from('just some text'), 'notes.txt') })).rejects.toThrow(/Invalid file format/);
-    await expect(ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.from('RIFF\0\0\0\0WAVEjunk'), 'broken.wav') })).rejects.toThrow(/corrupted/);
+    await expect(
+      ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.from('just some text'), 'notes.txt') }),
+    ).rejects.toThrow(/Invalid file format/);
+    await expect(
+      ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.from('RIFF\0\0\0\0WAVEjunk'), 'broken.wav') }),
+    ).rejects.toThrow(/corrupted/);
     await expect(ctx.client.audio.transcriptions.create({ model: 'whisper-1' } as never)).rejects.toThrow(/'file'/);
-    await expect(ctx.client.audio.transcriptions.create({ model: 'tts-1', file: await toFile(wav, 'a.wav') })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(ctx.client.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await toFile(wav, 'a.wav'), response_format: 'srt' })).rejects.toBeInstanceOf(BadRequestError);
-    await expect(ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(wav, 'a.wav'), stream: true })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(ctx.client.audio.transcriptions.create({ model: 'tts-1', file: await toFile(wav, 'a.wav') })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(
+      ctx.client.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await toFile(wav, 'a.wav'), response_format: 'srt' }),
+    ).rejects.toBeInstanceOf(BadRequestError);
+    await expect(
+      ctx.client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(wav, 'a.wav'), stream: true }),
+    ).rejects.toBeInstanceOf(BadRequestError);
     const big = await ctx.client.audio.transcriptions
       .create({ model: 'whisper-1', file: await toFile(new Uint8Array(25 * 1024 * 1024 + 1), 'big.wav') })
       .catch((e: unknown) => e);
@@ -259,9 +303,13 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
   });
 
   it('sends a fixture-pinned clip as speech, in any format', async () => {
-    const pcm = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'play the clip', voice: 'alloy', response_format: 'pcm' }));
+    const pcm = await bytesOf(
+      await ctx.client.audio.speech.create({ model: 'tts-1', input: 'play the clip', voice: 'alloy', response_format: 'pcm' }),
+    );
     expect([...new Int16Array(pcm.buffer, pcm.byteOffset, 4)]).toEqual([1, -1, 256, -32768]);
-    const flac = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'play the clip', voice: 'alloy', response_format: 'flac' }));
+    const flac = await bytesOf(
+      await ctx.client.audio.speech.create({ model: 'tts-1', input: 'play the clip', voice: 'alloy', response_format: 'flac' }),
+    );
     expect(await decodedSeconds('flac', flac)).toBeCloseTo(4 / 24000, 6);
   });
 
@@ -283,8 +331,15 @@ describe.each(modes)('OpenAI audio ($name)', (mode) => {
     expect(frames[0].type).toBe('speech.audio.delta');
     expect(frames[1].error.type).toBe('server_error');
     await expect(post({ 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' }).then((r) => r.arrayBuffer())).rejects.toThrow();
-    const reseeded = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }, { headers: { 'x-mock-seed': '9' } }));
-    const plain = await bytesOf(await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }));
+    const reseeded = await bytesOf(
+      await ctx.client.audio.speech.create(
+        { model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' },
+        { headers: { 'x-mock-seed': '9' } },
+      ),
+    );
+    const plain = await bytesOf(
+      await ctx.client.audio.speech.create({ model: 'tts-1', input: 'seeded', voice: 'alloy', response_format: 'pcm' }),
+    );
     expect(Buffer.from(reseeded).equals(Buffer.from(plain))).toBe(false);
   });
 

@@ -39,9 +39,27 @@ describe('bad input (socket)', () => {
     ['max_tokens zero', 400, JSON.stringify({ ...good, max_tokens: 0 }), 'max_tokens', /'max_tokens'.*>= 1/],
     ['stream as a string', 400, JSON.stringify({ ...good, stream: 'yes' }), 'stream', /expected a boolean/],
     // An unknown top-level field is accepted with a warning, or refused under --strict-params: params-current.test.ts.
-    ['a tool message without tool_call_id', 400, JSON.stringify({ ...good, messages: [{ role: 'tool', content: 'x' }] }), 'messages[0].tool_call_id', /tool_call_id/],
-    ['an image part without url', 400, JSON.stringify({ ...good, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }), 'messages[0].content[0].image_url.url', /image_url\.url/],
-    ['stream_options without stream', 400, JSON.stringify({ ...good, stream_options: { include_usage: true } }), 'stream_options', /only allowed when 'stream' is enabled/],
+    [
+      'a tool message without tool_call_id',
+      400,
+      JSON.stringify({ ...good, messages: [{ role: 'tool', content: 'x' }] }),
+      'messages[0].tool_call_id',
+      /tool_call_id/,
+    ],
+    [
+      'an image part without url',
+      400,
+      JSON.stringify({ ...good, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }),
+      'messages[0].content[0].image_url.url',
+      /image_url\.url/,
+    ],
+    [
+      'stream_options without stream',
+      400,
+      JSON.stringify({ ...good, stream_options: { include_usage: true } }),
+      'stream_options',
+      /only allowed when 'stream' is enabled/,
+    ],
   ])('%s ⇒ %i', async (_what, status, body, param, message) => {
     const { status: got, error } = await send({ body });
     expect(got).toBe(status);
@@ -68,7 +86,9 @@ describe('bad input (socket)', () => {
   });
 
   it('refuses completions asking for more than 2048 choices', async () => {
-    const error = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: Array.from({ length: 100 }, (_, i) => `p${i}`), n: 50 }).catch((e) => e);
+    const error = await client.completions
+      .create({ model: 'gpt-3.5-turbo-instruct', prompt: Array.from({ length: 100 }, (_, i) => `p${i}`), n: 50 })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.param).toBe('n');
   });
@@ -76,9 +96,15 @@ describe('bad input (socket)', () => {
   it.each([
     [{ contents: [{ parts: [{ functionCall: null }] }] }, 'functionCall'],
     [{ contents: [{ parts: [{ text: 'x' }] }], systemInstruction: { parts: 'x' } }, 'systemInstruction.parts'],
-    [{ contents: [{ parts: [{ text: 'x' }] }], toolConfig: { functionCallingConfig: { allowedFunctionNames: 5 } } }, 'allowedFunctionNames'],
+    [
+      { contents: [{ parts: [{ text: 'x' }] }], toolConfig: { functionCallingConfig: { allowedFunctionNames: 5 } } },
+      'allowedFunctionNames',
+    ],
   ])('answers a malformed Gemini body with 400 naming the field (%#)', async (body, field) => {
-    const res = await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=sk-test`, { method: 'POST', body: JSON.stringify(body) });
+    const res = await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=sk-test`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toContain(field);
   });
@@ -122,7 +148,11 @@ describe('bad input (socket)', () => {
   it('answers CORS preflights for browser SDKs, and marks every API response cross-origin readable', async () => {
     const preflight = await fetch(`${cli.url}/v1/messages`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,anthropic-version,anthropic-dangerous-direct-browser-access,x-stainless-os' },
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key,anthropic-version,anthropic-dangerous-direct-browser-access,x-stainless-os',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
@@ -138,7 +168,9 @@ describe('bad input (socket)', () => {
     const port = Number(new URL(cli.url).port);
     const reply = await new Promise<string>((resolve) => {
       let data = '';
-      const socket = connect(port, '127.0.0.1', () => socket.write('GET /v1/models HTTP/1.1\r\nHost: [bad\r\nAuthorization: Bearer sk-test\r\nConnection: close\r\n\r\n'));
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('GET /v1/models HTTP/1.1\r\nHost: [bad\r\nAuthorization: Bearer sk-test\r\nConnection: close\r\n\r\n'),
+      );
       socket.on('data', (d) => (data += d));
       socket.on('close', () => resolve(data));
     });
@@ -151,7 +183,9 @@ describe('bad input (socket)', () => {
     const port = Number(new URL(cli.url).port);
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-test\r\nContent-Length: 1000\r\n\r\n{"model":');
+        socket.write(
+          'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-test\r\nContent-Length: 1000\r\n\r\n{"model":',
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();

@@ -15,13 +15,20 @@ import { startServer } from '../src/server.ts';
 import { modes, socket, socketSuites, strictListen, type Running } from './helpers/modes.ts';
 
 const MODEL = 'claude-sonnet-5-5';
-const weather = { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const weather = {
+  name: 'get_weather',
+  description: 'Current weather',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const ask = (content: string) => [{ role: 'user' as const, content }];
 
 type Params = Anthropic.MessageCreateParamsNonStreaming;
 const REQUESTS: { custom_id: string; params: Params }[] = [
   { custom_id: 'plain', params: { model: MODEL, max_tokens: 200, messages: ask('Tell me about batches') } },
-  { custom_id: 'tools', params: { model: MODEL, max_tokens: 200, messages: ask('Weather in Paris?'), tools: [weather], tool_choice: { type: 'any' } } },
+  {
+    custom_id: 'tools',
+    params: { model: MODEL, max_tokens: 200, messages: ask('Weather in Paris?'), tools: [weather], tool_choice: { type: 'any' } },
+  },
   { custom_id: 'fixture', params: { model: MODEL, max_tokens: 200, messages: ask('pinned please') } },
   { custom_id: 'invalid', params: { model: MODEL, max_tokens: 0, messages: ask('no room') } },
   { custom_id: 'no-model', params: { model: 'claude-nope', max_tokens: 50, messages: ask('who?') } },
@@ -64,7 +71,13 @@ describe.each(modes)('Message Batches ($name)', (mode) => {
 
   it("answers each request exactly as messages.create does: messages, tool calls, a fixture's reply, and errors", async () => {
     const created = await client.messages.batches.create({ requests: REQUESTS });
-    expect(created).toMatchObject({ type: 'message_batch', processing_status: 'in_progress', results_url: null, ended_at: null, cancel_initiated_at: null });
+    expect(created).toMatchObject({
+      type: 'message_batch',
+      processing_status: 'in_progress',
+      results_url: null,
+      ended_at: null,
+      cancel_initiated_at: null,
+    });
     expect(created.id).toMatch(/^msgbatch_01[A-Za-z0-9]{22}$/);
     expect(created.request_counts).toEqual({ processing: 5, succeeded: 0, errored: 0, canceled: 0, expired: 0 });
     expect(Date.parse(created.expires_at) - Date.parse(created.created_at)).toBe(24 * 3600 * 1000);
@@ -99,7 +112,10 @@ describe.each(modes)('Message Batches ($name)', (mode) => {
     for await (const b of client.messages.batches.list({ limit: 2 })) all.push(b.id);
     expect(all.slice(0, 3)).toEqual([...ids].reverse());
     expect(new Set(all).size).toBe(all.length);
-    await expect(client.messages.batches.list({ after_id: 'msgbatch_nope' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("no message batch with id 'msgbatch_nope'") });
+    await expect(client.messages.batches.list({ after_id: 'msgbatch_nope' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("no message batch with id 'msgbatch_nope'"),
+    });
   });
 
   it('cancels a batch before processing ends: canceling, then ended with every request canceled', async () => {
@@ -123,7 +139,11 @@ describe.each(modes)('Message Batches ($name)', (mode) => {
   });
 
   it('refuses a malformed batch, too many requests and a repeated custom_id with a 400 naming the field and the limit', async () => {
-    const refuse = (requests: unknown) => client.messages.batches.create({ requests } as Anthropic.Messages.BatchCreateParams).then(() => undefined as never, (e: unknown) => e as APIError);
+    const refuse = (requests: unknown) =>
+      client.messages.batches.create({ requests } as Anthropic.Messages.BatchCreateParams).then(
+        () => undefined as never,
+        (e: unknown) => e as APIError,
+      );
     const many = Array.from({ length: 10_001 }, (_, i) => ({ custom_id: `r${i}`, params: REQUESTS[0].params }));
     const tooMany = await refuse(many);
     expect(tooMany).toBeInstanceOf(Anthropic.BadRequestError);
@@ -133,10 +153,14 @@ describe.each(modes)('Message Batches ($name)', (mode) => {
     expect((await refuse([])).message).toContain('requests: List should have at least 1 item');
     expect((await refuse([{ custom_id: 'x' }])).message).toContain('requests.0.params: Field required');
     // A streamed request in a batch is not refused whole: it is an errored result.
-    const { id } = await client.messages.batches.create({ requests: [{ custom_id: 's', params: { ...REQUESTS[0].params, stream: true } as unknown as Params }] });
+    const { id } = await client.messages.batches.create({
+      requests: [{ custom_id: 's', params: { ...REQUESTS[0].params, stream: true } as unknown as Params }],
+    });
     expect((await ended(client, id)).batch.request_counts.errored).toBe(1);
     const [streamed] = (await results(client, id)).values();
-    expect((streamed as Anthropic.Messages.MessageBatchErroredResult).error.error.message).toContain('stream: Batch requests cannot be streamed');
+    expect((streamed as Anthropic.Messages.MessageBatchErroredResult).error.error.message).toContain(
+      'stream: Batch requests cannot be streamed',
+    );
   });
 });
 
@@ -154,8 +178,14 @@ describe('Message Batches: bounds and reset (in-process)', () => {
 
   it('stops a batch whose results would pass the ceiling, and holds at most 100 batches (the oldest dropped)', async () => {
     // 2,000 replies of 10,000 characters: more than 16 MiB of results.
-    const long = Array.from({ length: 2000 }, (_, i) => ({ custom_id: `r${i}`, params: { model: MODEL, max_tokens: 4096, messages: ask('long please') } }));
-    const refused = await client.messages.batches.create({ requests: long }).then(() => undefined as never, (e: unknown) => e as APIError);
+    const long = Array.from({ length: 2000 }, (_, i) => ({
+      custom_id: `r${i}`,
+      params: { model: MODEL, max_tokens: 4096, messages: ask('long please') },
+    }));
+    const refused = await client.messages.batches.create({ requests: long }).then(
+      () => undefined as never,
+      (e: unknown) => e as APIError,
+    );
     expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
     expect(refused.message).toMatch(/results would hold more than 16 MiB .*stopped at request \d+ of 2000/);
     const stoppedAt = Number(/stopped at request (\d+)/.exec(refused.message)![1]);
@@ -206,7 +236,10 @@ describe.runIf(socketSuites)('Message Batches: the event loop (socket)', () => {
 
   it("serves another client's requests while a big batch is being answered", async () => {
     const client = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
-    const long = Array.from({ length: 1500 }, (_, i) => ({ custom_id: `r${i}`, params: { model: MODEL, max_tokens: 4096, messages: ask('long please') } }));
+    const long = Array.from({ length: 1500 }, (_, i) => ({
+      custom_id: `r${i}`,
+      params: { model: MODEL, max_tokens: 4096, messages: ask('long please') },
+    }));
     const order: string[] = [];
     const batch = client.messages.batches.create({ requests: long }).then(() => order.push('batch'));
     // The journal shows the batch's parsed body once the server has gone on to answer its requests: from
@@ -228,13 +261,17 @@ function inProcessGateway(options: GatewayOptions) {
 }
 
 /** The journal entry of the last batch created. */
-const batchEntry = (gateway: ReturnType<typeof createGateway>): JournalEntry => gateway.requests().findLast((e) => e.method === 'POST' && e.path === '/v1/messages/batches')!;
+const batchEntry = (gateway: ReturnType<typeof createGateway>): JournalEntry =>
+  gateway.requests().findLast((e) => e.method === 'POST' && e.path === '/v1/messages/batches')!;
 
-describe('Message Batches: tokens, cost and fixtures on the batch\'s journal entry (in-process)', () => {
+describe("Message Batches: tokens, cost and fixtures on the batch's journal entry (in-process)", () => {
   // Twenty requests, each its own prompt.
-  const twenty = Array.from({ length: 20 }, (_, i) => ({ custom_id: `r${i}`, params: { model: MODEL, max_tokens: 60, messages: ask(`Question number ${i} about batches`) } }));
+  const twenty = Array.from({ length: 20 }, (_, i) => ({
+    custom_id: `r${i}`,
+    params: { model: MODEL, max_tokens: 60, messages: ask(`Question number ${i} about batches`) },
+  }));
 
-  it('charges the batch its requests\' tokens against the token\'s tpm: the next request sees them spent', async () => {
+  it("charges the batch its requests' tokens against the token's tpm: the next request sees them spent", async () => {
     const wide = inProcessGateway({ rateLimits: { tpm: 1_000_000 } });
     let spent: number;
     try {
@@ -261,7 +298,7 @@ describe('Message Batches: tokens, cost and fixtures on the batch\'s journal ent
     }
   });
 
-  it("prices the batch at half the price of the same requests made one by one, in the journal and in gateway.costs()", async () => {
+  it('prices the batch at half the price of the same requests made one by one, in the journal and in gateway.costs()', async () => {
     const { gateway, client, close } = inProcessGateway({});
     try {
       await client.messages.batches.create({ requests: twenty });
@@ -284,7 +321,7 @@ describe('Message Batches: tokens, cost and fixtures on the batch\'s journal ent
     }
   });
 
-  it('lists each request\'s fixture or strict mode\'s near miss on the batch\'s entry, bounded, the first near miss wherever it is', async () => {
+  it("lists each request's fixture or strict mode's near miss on the batch's entry, bounded, the first near miss wherever it is", async () => {
     const { gateway, client, close } = inProcessGateway({ strict: true, fixtures });
     try {
       const hit = { custom_id: 'hit', params: { model: MODEL, max_tokens: 50, messages: ask('pinned please') } };
@@ -375,12 +412,21 @@ describe.each(modes)('a request no endpoint takes, in the caller’s format ($na
 
   it("Anthropic's client: an unknown path is Anthropic's not_found_error, a wrong method its 405", async () => {
     const client = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
-    const unknown = await client.get('/v1/messages/nope/deeper').then(() => undefined as never, (e: unknown) => e as APIError);
+    const unknown = await client.get('/v1/messages/nope/deeper').then(
+      () => undefined as never,
+      (e: unknown) => e as APIError,
+    );
     expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
     expect(unknown.type).toBe('not_found_error');
-    expect(unknown.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: 'Invalid URL (GET /v1/messages/nope/deeper)' } });
+    expect(unknown.error).toMatchObject({
+      type: 'error',
+      error: { type: 'not_found_error', message: 'Invalid URL (GET /v1/messages/nope/deeper)' },
+    });
     // A path OpenAI also serves, asked with a method none serves.
-    const wrong = await client.delete('/v1/models/claude-sonnet-5-5').then(() => undefined as never, (e: unknown) => e as APIError);
+    const wrong = await client.delete('/v1/models/claude-sonnet-5-5').then(
+      () => undefined as never,
+      (e: unknown) => e as APIError,
+    );
     expect(wrong.status).toBe(405);
     expect(wrong.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
@@ -388,16 +434,24 @@ describe.each(modes)('a request no endpoint takes, in the caller’s format ($na
   it("Google's client under /v1beta and /v1alpha: Google's error body", async () => {
     for (const apiVersion of ['v1beta', 'v1alpha']) {
       const ai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root, apiVersion } });
-      const error = await ai.files.list().then(() => undefined as never, (e: unknown) => e as ApiError);
+      const error = await ai.files.list().then(
+        () => undefined as never,
+        (e: unknown) => e as ApiError,
+      );
       expect(error, apiVersion).toBeInstanceOf(ApiError);
       expect(error.status).toBe(404);
-      expect(JSON.parse(error.message)).toEqual({ error: { code: 404, message: `Invalid URL (GET /${apiVersion}/files)`, status: 'NOT_FOUND' } });
+      expect(JSON.parse(error.message)).toEqual({
+        error: { code: 404, message: `Invalid URL (GET /${apiVersion}/files)`, status: 'NOT_FOUND' },
+      });
     }
   });
 
   it("OpenAI's client: OpenAI's error body, as before", async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-    const error = await client.files.list().then(() => undefined as never, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+    const error = await client.files.list().then(
+      () => undefined as never,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect(error.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid URL (GET /v1/files)' });
   });

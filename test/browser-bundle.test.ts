@@ -39,7 +39,9 @@ describe.runIf(socketSuites)('browser bundle', () => {
       .filter(([p]) => p.includes('gpt-tokenizer/esm/bpeRanks'))
       .reduce((n, [, v]) => n + v.bytesInOutput, 0);
     const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
-    console.log(`browser bundle (minified, msw external): ${kib(code.length)} raw, ${kib(gzip)} gzip; tokenizer tables ${kib(tables)} of the raw`);
+    console.log(
+      `browser bundle (minified, msw external): ${kib(code.length)} raw, ${kib(gzip)} gzip; tokenizer tables ${kib(tables)} of the raw`,
+    );
     // A guard against a heavy dependency slipping in unnoticed: today ~3.4 MiB raw, ~1.3 MiB gzip.
     expect(gzip).toBeLessThan(2 * 1024 * 1024);
   });

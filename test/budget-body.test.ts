@@ -44,14 +44,21 @@ describe('the pre-parse scan and the piecewise parse and reply', () => {
     const keys = (n: number) => `{"m":{${Array.from({ length: n }, (_, i) => `"k${i}":"a:b,c"`).join(',')}}}`;
     expect(await refusal(keys(MAX_KEYS - 1))).toBeUndefined();
     expect(await refusal(keys(MAX_KEYS))).toBeUndefined();
-    expect(await refusal(keys(MAX_KEYS + 1))).toBe(`An object in the request body has more than ${MAX_KEYS} keys; the limit is ${MAX_KEYS} keys per object.`);
+    expect(await refusal(keys(MAX_KEYS + 1))).toBe(
+      `An object in the request body has more than ${MAX_KEYS} keys; the limit is ${MAX_KEYS} keys per object.`,
+    );
   });
 
   it(`refuses more than ${MAX_VALUES} values, and takes ${MAX_VALUES}`, async () => {
     // The root object and its array are two values; the rest are numbers (and strings with commas in them).
-    const values = (n: number) => `{"v":[${'"x,y",'.repeat(10)}${Array(n - 12).fill(0).join(',')}]}`;
+    const values = (n: number) =>
+      `{"v":[${'"x,y",'.repeat(10)}${Array(n - 12)
+        .fill(0)
+        .join(',')}]}`;
     expect(await refusal(values(MAX_VALUES))).toBeUndefined();
-    expect(await refusal(values(MAX_VALUES + 1))).toBe(`The request body holds more than ${MAX_VALUES} JSON values; the limit is ${MAX_VALUES} values per request.`);
+    expect(await refusal(values(MAX_VALUES + 1))).toBe(
+      `The request body holds more than ${MAX_VALUES} JSON values; the limit is ${MAX_VALUES} values per request.`,
+    );
     // Empty containers are values too; an empty body holds one.
     expect(await refusal(`{"v":[${'[],'.repeat(MAX_VALUES - 3)}{}]}`)).toBeUndefined();
     expect(await refusal(`{"v":[${'[],'.repeat(MAX_VALUES - 2)}{}]}`)).toContain(`more than ${MAX_VALUES}`);
@@ -79,7 +86,11 @@ describe('the pre-parse scan and the piecewise parse and reply', () => {
   it('writes a big reply in many pieces, the same bytes as one JSON.stringify; a small one as one string', async () => {
     const reply = {
       object: 'list',
-      data: Array.from({ length: 512 }, (_, index) => ({ object: 'embedding', index, embedding: Array.from({ length: 1024 }, (_, j) => Math.sin(index * 1024 + j)) })),
+      data: Array.from({ length: 512 }, (_, index) => ({
+        object: 'embedding',
+        index,
+        embedding: Array.from({ length: 1024 }, (_, j) => Math.sin(index * 1024 + j)),
+      })),
       model: 'text-embedding-3-large',
       usage: { prompt_tokens: 5, total_tokens: 5, when: new Date(0), skipped: undefined },
     };
@@ -116,7 +127,11 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
   it.each([
     ['20 MB of nested arrays', () => chatWith(`${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}`), `deeper than ${MAX_DEPTH} levels`],
     ['20 MB of nested objects', () => chatWith(`${'{"a":'.repeat(4_000_000)}1${'}'.repeat(4_000_000)}`), `deeper than ${MAX_DEPTH} levels`],
-    ['a million keys in one object', () => chatWith(`{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":1`).join(',')}}`), `more than ${MAX_KEYS} keys`],
+    [
+      'a million keys in one object',
+      () => chatWith(`{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":1`).join(',')}}`),
+      `more than ${MAX_KEYS} keys`,
+    ],
     ['eight million values', () => chatWith(`[${'0,'.repeat(8_000_000)}0]`), `more than ${MAX_VALUES} JSON values`],
   ])('refuses %s with the vendor 400 naming the limit, serving others meanwhile', async (_, make, limit) => {
     const body = make();
@@ -130,7 +145,11 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
 
   it('refuses a body nested deeper than 128 levels, and the journal stays readable', async () => {
     const nested = `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"metadata":${'['.repeat(5000)}1${']'.repeat(5000)}}`;
-    const res = await fetch(`${cli.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: nested });
+    const res = await fetch(`${cli.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: nested,
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toContain('deeper than 128');
     expect((await fetch(`${cli.url}/__admin/requests`)).status).toBe(200);
@@ -153,7 +172,10 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
 
   it('answers 2048 inputs to text-embedding-3-large (134 MB of JSON), serving others meanwhile', async () => {
     const texts = Array.from({ length: 2048 }, (_, i) => `input ${i} about cats, dogs and the weather`);
-    const result = await answeredAfterOthers('/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-large', input: texts, encoding_format: 'float' }));
+    const result = await answeredAfterOthers(
+      '/v1/embeddings',
+      JSON.stringify({ model: 'text-embedding-3-large', input: texts, encoding_format: 'float' }),
+    );
     expect(result.status).toBe(200);
     const data = (JSON.parse(result.text) as { data: { index: number; embedding: number[] }[] }).data;
     expect(data).toHaveLength(2048);
@@ -174,8 +196,13 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
         const { port } = new URL(cli.url);
         const socket = net.connect(Number(port), '127.0.0.1');
         const chunks: Buffer[] = [];
-        socket.on('data', (c) => chunks.push(c)).once('end', () => resolve(Buffer.concat(chunks))).once('error', reject);
-        socket.write(`POST /v1/embeddings HTTP/1.1\r\nhost: x\r\nauthorization: Bearer sk-test\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        socket
+          .on('data', (c) => chunks.push(c))
+          .once('end', () => resolve(Buffer.concat(chunks)))
+          .once('error', reject);
+        socket.write(
+          `POST /v1/embeddings HTTP/1.1\r\nhost: x\r\nauthorization: Bearer sk-test\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
       });
     const input = Array.from({ length: 256 }, (_, i) => `text ${i}`);
     const response = await raw(JSON.stringify({ model: 'text-embedding-3-large', input }));
@@ -207,13 +234,35 @@ describe.runIf(socketSuites)('big requests over a socket do not hold up other cl
   describe('vendor caps on batch sizes', () => {
     const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 97}`).join(' ');
     const cases: [string, string, Record<string, string>, unknown, string][] = [
-      ['rerank with 1001 documents (Cohere caps at 1000)', '/v2/rerank', { authorization: 'Bearer sk-test' }, { model: 'rerank-v3.5', query: 'q', documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`) }, 'documents'],
-      ['embeddings over 300,000 tokens in all (OpenAI caps a request)', '/v1/embeddings', { authorization: 'Bearer sk-test' }, { model: 'text-embedding-3-small', input: Array.from({ length: 100 }, (_, i) => `${i} ${words(4000)}`) }, 'max 300000 tokens per request'],
-      ['Gemini batchEmbedContents with 101 requests (Google caps a batch at 100)', '/v1beta/models/gemini-embedding-001:batchEmbedContents', { 'x-goog-api-key': 'sk-test' }, { requests: Array.from({ length: 101 }, () => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'hi' }] } })) }, 'at most 100 requests'],
+      [
+        'rerank with 1001 documents (Cohere caps at 1000)',
+        '/v2/rerank',
+        { authorization: 'Bearer sk-test' },
+        { model: 'rerank-v3.5', query: 'q', documents: Array.from({ length: 1001 }, (_, i) => `doc ${i}`) },
+        'documents',
+      ],
+      [
+        'embeddings over 300,000 tokens in all (OpenAI caps a request)',
+        '/v1/embeddings',
+        { authorization: 'Bearer sk-test' },
+        { model: 'text-embedding-3-small', input: Array.from({ length: 100 }, (_, i) => `${i} ${words(4000)}`) },
+        'max 300000 tokens per request',
+      ],
+      [
+        'Gemini batchEmbedContents with 101 requests (Google caps a batch at 100)',
+        '/v1beta/models/gemini-embedding-001:batchEmbedContents',
+        { 'x-goog-api-key': 'sk-test' },
+        { requests: Array.from({ length: 101 }, () => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'hi' }] } })) },
+        'at most 100 requests',
+      ],
     ];
 
     it.each(cases)('refuses %s', async (_name, path, headers, body, says) => {
-      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      const res = await fetch(`${cli.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
       const answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
       expect(answer.status).toBe(400);
       expect(answer.text).toContain(says);
@@ -257,10 +306,30 @@ interface Route {
 }
 
 const routes: Route[] = [
-  { name: 'OpenAI chat', path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-test' }, body: (t) => ({ model: 'gpt-4.1', messages: [{ role: 'user', content: t }], max_tokens: 16 }) },
-  { name: 'Anthropic message', path: '/v1/messages', headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' }, body: (t) => ({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: t }] }) },
-  { name: 'Gemini countTokens', path: '/v1beta/models/gemini-2.5-flash:countTokens', headers: { 'x-goog-api-key': 'sk-test' }, body: (t) => ({ contents: [{ role: 'user', parts: [{ text: t }] }] }) },
-  { name: 'OpenAI embeddings', path: '/v1/embeddings', headers: { authorization: 'Bearer sk-test' }, body: (t) => ({ model: 'text-embedding-3-small', input: t }) },
+  {
+    name: 'OpenAI chat',
+    path: '/v1/chat/completions',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (t) => ({ model: 'gpt-4.1', messages: [{ role: 'user', content: t }], max_tokens: 16 }),
+  },
+  {
+    name: 'Anthropic message',
+    path: '/v1/messages',
+    headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' },
+    body: (t) => ({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: t }] }),
+  },
+  {
+    name: 'Gemini countTokens',
+    path: '/v1beta/models/gemini-2.5-flash:countTokens',
+    headers: { 'x-goog-api-key': 'sk-test' },
+    body: (t) => ({ contents: [{ role: 'user', parts: [{ text: t }] }] }),
+  },
+  {
+    name: 'OpenAI embeddings',
+    path: '/v1/embeddings',
+    headers: { authorization: 'Bearer sk-test' },
+    body: (t) => ({ model: 'text-embedding-3-small', input: t }),
+  },
 ];
 
 describe.runIf(socketSuites)('long unbroken strings (socket)', () => {
@@ -273,23 +342,29 @@ describe.runIf(socketSuites)('long unbroken strings (socket)', () => {
 
   for (const [inputName, make] of inputs) {
     for (const route of routes) {
-      it(`${route.name} with ${inputName}: answered or refused, other clients served while it is processed`, async () => {
-        cli = await spawnCli();
-        const body = JSON.stringify(route.body(make()));
-        const { big: res, witnessed, reads, before, statuses } = await seenMeanwhile(cli.url, route.path, route.headers, body);
-        const outcome = res instanceof Error ? `no answer (${res.message})` : `${res.status}`;
-        console.log(`${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome}; while it was pending the other client found it in progress ${witnessed} times in ${reads} journal reads, and had ${before} small answers`);
-        expect(res, 'the big request got no answer (a hang, or a dropped connection)').not.toBeInstanceOf(Error);
-        const answer = res as Answer;
-        expect([200, 400]).toContain(answer.status);
-        // The vendor's own error body (or a valid reply), as the fuzz suite checks it.
-        checkAnswer({ method: 'POST', path: route.path, headers: route.headers, aim: route.name }, answer);
-        expect([...new Set(statuses)]).toEqual([200]);
-        // Served in between: another client read the big request's entry with its body in and its
-        // reply not ready (a server busy with it from end to end answers no one in between).
-        expect(witnessed).toBeGreaterThan(0);
-        expect(cli.child.exitCode).toBeNull();
-      }, HANG_MS * 2);
+      it(
+        `${route.name} with ${inputName}: answered or refused, other clients served while it is processed`,
+        async () => {
+          cli = await spawnCli();
+          const body = JSON.stringify(route.body(make()));
+          const { big: res, witnessed, reads, before, statuses } = await seenMeanwhile(cli.url, route.path, route.headers, body);
+          const outcome = res instanceof Error ? `no answer (${res.message})` : `${res.status}`;
+          console.log(
+            `${route.name}, ${inputName} (${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB body): ${outcome}; while it was pending the other client found it in progress ${witnessed} times in ${reads} journal reads, and had ${before} small answers`,
+          );
+          expect(res, 'the big request got no answer (a hang, or a dropped connection)').not.toBeInstanceOf(Error);
+          const answer = res as Answer;
+          expect([200, 400]).toContain(answer.status);
+          // The vendor's own error body (or a valid reply), as the fuzz suite checks it.
+          checkAnswer({ method: 'POST', path: route.path, headers: route.headers, aim: route.name }, answer);
+          expect([...new Set(statuses)]).toEqual([200]);
+          // Served in between: another client read the big request's entry with its body in and its
+          // reply not ready (a server busy with it from end to end answers no one in between).
+          expect(witnessed).toBeGreaterThan(0);
+          expect(cli.child.exitCode).toBeNull();
+        },
+        HANG_MS * 2,
+      );
     }
   }
 });

@@ -22,7 +22,6 @@ import { inProcess } from './helpers/modes.ts';
 import { DecodeAbandoned, imagePoolCounts, useImageThreads } from '../src/core/synthesize/image-pool.ts';
 import { Gate, ImageQueueFull, ImageWork, ImageWorkExceeded, IMAGE_WORK_LIMITS } from '../src/core/synthesize/image-work.ts';
 
-
 /** Rows of `width` RGBA pixels (filter byte 0 each), all zero: deflate packs them about 1000:1. */
 const zeroRows = (width: number, rows: number) => deflateSync(Buffer.alloc(rows * (1 + width * 4)), { level: 9 });
 
@@ -117,7 +116,9 @@ describe('image uploads over a real socket, through the openai SDK', () => {
   const live = cliWithClient();
 
   it('refuses a PNG bomb with the 400 that names the upload and the declared limit', async () => {
-    const error = await live.client.images.edit({ model: 'gpt-image-1', image: await toFile(bomb(), 'bomb.png', { type: 'image/png' }), prompt: 'a hat' }).catch((e) => e);
+    const error = await live.client.images
+      .edit({ model: 'gpt-image-1', image: await toFile(bomb(), 'bomb.png', { type: 'image/png' }), prompt: 'a hat' })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.param).toBe('image');
     expect(error.message).toMatch(`more than the ${DECLARED_64} bytes its header's dimensions allow`);
@@ -129,7 +130,9 @@ describe('image uploads over a real socket, through the openai SDK', () => {
     const big = pngWith(4096, 4096, zeroRows(4096, 4096));
     const images = await Promise.all(Array.from({ length: 16 }, (_, i) => toFile(big, `big${i}.png`, { type: 'image/png' })));
     let finished = false;
-    const edit = live.client.images.edit({ model: 'gpt-image-1', image: images, prompt: 'a mosaic', size: '1024x1024', quality: 'low' }).finally(() => (finished = true));
+    const edit = live.client.images
+      .edit({ model: 'gpt-image-1', image: images, prompt: 'a mosaic', size: '1024x1024', quality: 'low' })
+      .finally(() => (finished = true));
     // The other client's small requests, one after another, until the big one is answered.
     let servedDuring = 0;
     while (!finished) {
@@ -147,7 +150,9 @@ describe('image uploads over a real socket, through the openai SDK', () => {
 
   it(`keeps a request within ${IMAGE_WORK_LIMITS.pixels} pixels: a seventeenth picture is refused before anything is decoded`, async () => {
     const tiny = await toFile(pngWith(8, 8, zeroRows(8, 8)), 'tiny.png', { type: 'image/png' });
-    const error = await live.client.images.edit({ model: 'gpt-image-1', image: Array.from({ length: 17 }, () => tiny), prompt: 'x' }).catch((e) => e);
+    const error = await live.client.images
+      .edit({ model: 'gpt-image-1', image: Array.from({ length: 17 }, () => tiny), prompt: 'x' })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.code).toBe('array_above_max_length');
   });
@@ -178,7 +183,11 @@ async function realtimeClient(url: string) {
 }
 
 const ofType = (events: Ev[], type: string) => events.filter((e) => e.type === type);
-const audioCreate = (id: string) => ({ type: 'response.create', event_id: id, response: { output_modalities: ['audio'], instructions: 'Tell a long story.' } });
+const audioCreate = (id: string) => ({
+  type: 'response.create',
+  event_id: id,
+  response: { output_modalities: ['audio'], instructions: 'Tell a long story.' },
+});
 
 describe('realtime: one response at a time, other events held in order', () => {
   const live = realtimeServer();
@@ -189,7 +198,11 @@ describe('realtime: one response at a time, other events held in order', () => {
     c.send(audioCreate('second'));
     const events = await c.until((e) => ofType(e, 'response.done').length === 1 && ofType(e, 'error').length === 1);
     const error = ofType(events, 'error')[0];
-    expect(error).toMatchObject({ type: 'error', event_id: expect.any(String), error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', event_id: 'second' } });
+    expect(error).toMatchObject({
+      type: 'error',
+      event_id: expect.any(String),
+      error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', event_id: 'second' },
+    });
     expect(error.error.message).toMatch(/^Conversation already has an active response in progress: resp_/);
     expect(ofType(events, 'response.created')).toHaveLength(1);
     expect(ofType(events, 'response.done')[0].response.status).toBe('completed');
@@ -213,7 +226,9 @@ describe('realtime: one response at a time, other events held in order', () => {
     c.send({ type: 'input_audio_buffer.clear', event_id: 'held' });
     const held = await c.until((e) => ofType(e, 'input_audio_buffer.cleared').length === 1);
     // Held events are handled after the response's events are stamped, in the order they came.
-    expect(held.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(held.findIndex((e) => e.type === 'response.created'));
+    expect(held.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(
+      held.findIndex((e) => e.type === 'response.created'),
+    );
     c.socket.close();
   });
 });
@@ -239,7 +254,10 @@ describe('realtime: a burst of events is handled in order', () => {
 const LONG_STORY = Array.from({ length: 400 }, (_, i) => `word${i % 7 ? '' : '.'}`).join(' ');
 /** The samples of LONG_STORY's speech (voice alloy): what a whole response makes. */
 const LONG_STORY_SAMPLES = 3181280;
-const storyAsk = { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell the long story.' }] } };
+const storyAsk = {
+  type: 'conversation.item.create',
+  item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell the long story.' }] },
+};
 const storyCreate = { type: 'response.create', event_id: 'story', response: { output_modalities: ['audio'] } };
 
 /** The realtime session's journal entry (the newest) and the gateway's running streams. */
@@ -283,7 +301,9 @@ describe('realtime: a socket closed mid-response stops its synthesis (counted sa
         return { send: c.send, close: () => c.socket.close(), done: () => c.until((e) => ofType(e, 'response.done').length === 1) };
       });
       // The journal over HTTP says the same.
-      const listed = (await (await fetch(`${server.url}/__admin/requests`)).json()) as { requests: { path: string; speechSamples?: number }[] };
+      const listed = (await (await fetch(`${server.url}/__admin/requests`)).json()) as {
+        requests: { path: string; speechSamples?: number }[];
+      };
       expect(listed.requests.find((r) => r.path === '/v1/realtime')?.speechSamples).toBeGreaterThan(0);
     } finally {
       await server.close();
@@ -296,7 +316,10 @@ describe('realtime: a socket closed mid-response stops its synthesis (counted sa
     mock.listen();
     try {
       await closedMidResponse(gateway, async () => {
-        const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-test']);
+        const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
+          'realtime',
+          'openai-insecure-api-key.sk-test',
+        ]);
         const events: Ev[] = [];
         let onEvent = () => {};
         socket.addEventListener('message', (e) => (events.push(JSON.parse(String(e.data))), onEvent()));
@@ -327,7 +350,9 @@ describe(`realtime: at most ${REALTIME_LIMITS.waitingEvents} events held while a
     const c = await burst(REALTIME_LIMITS.waitingEvents);
     const events = await c.until((e) => ofType(e, 'input_audio_buffer.cleared').length === REALTIME_LIMITS.waitingEvents);
     expect(ofType(events, 'error')).toEqual([]);
-    expect(events.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(events.findIndex((e) => e.type === 'response.created'));
+    expect(events.findIndex((e) => e.type === 'input_audio_buffer.cleared')).toBeGreaterThan(
+      events.findIndex((e) => e.type === 'response.created'),
+    );
     c.socket.close();
   }, 60_000);
 
@@ -386,13 +411,13 @@ function webpDeclaring(file: Uint8Array, width: number, height: number): Buffer 
 }
 
 describe('JPEG and WebP uploads: decoded in one step each, their work counted before it is done', () => {
-  it('counts a JPEG\'s scans', () => {
+  it("counts a JPEG's scans", () => {
     const jpeg = jpegOf(64, 64);
     expect(jpegScans(jpeg)).toBe(1);
     expect(jpegScans(repeatScan(jpeg, 40))).toBe(40);
   });
 
-  it('counts a JPEG\'s pixels once per scan, and refuses past the request\'s ceiling before decoding', async () => {
+  it("counts a JPEG's pixels once per scan, and refuses past the request's ceiling before decoding", async () => {
     const work = new ImageWork();
     await decodeImage(repeatScan(jpegOf(256, 256), 3), { work });
     expect(work.done.pixels).toBe(3 * 256 * 256);
@@ -406,7 +431,9 @@ describe('JPEG and WebP uploads: decoded in one step each, their work counted be
   describe('over a real socket, through the openai SDK', () => {
     const live = cliWithClient();
     const edit = async (bytes: Buffer, name: string, type: string) =>
-      live.client.images.edit({ model: 'gpt-image-1', image: await toFile(bytes, name, { type }), prompt: 'a hat', size: '1024x1024', quality: 'low' }).catch((e) => e);
+      live.client.images
+        .edit({ model: 'gpt-image-1', image: await toFile(bytes, name, { type }), prompt: 'a hat', size: '1024x1024', quality: 'low' })
+        .catch((e) => e);
 
     it(`refuses a JPEG of 1024x1024 whose scan repeats 300 times (300 decodes' work) with the 400 naming the ceiling`, async () => {
       const error = await edit(repeatScan(jpegOf(1024, 1024), 300), 'scans.jpg', 'image/jpeg');
@@ -476,7 +503,15 @@ describe('large JPEG and WebP uploads are decoded on worker threads (at most two
     it('edits three 4096x4096 JPEGs while another client is answered in between, with the bytes of a main-thread run', async () => {
       const jpeg = jpegOf(4096, 4096);
       const edit = async (client: OpenAI) =>
-        client.images.edit({ model: 'gpt-image-1', image: await Promise.all([0, 1, 2].map((i) => toFile(jpeg, `big${i}.jpg`, { type: 'image/jpeg' }))), prompt: 'a mosaic', size: '1024x1024', quality: 'low' }).asResponse();
+        client.images
+          .edit({
+            model: 'gpt-image-1',
+            image: await Promise.all([0, 1, 2].map((i) => toFile(jpeg, `big${i}.jpg`, { type: 'image/jpeg' }))),
+            prompt: 'a mosaic',
+            size: '1024x1024',
+            quality: 'low',
+          })
+          .asResponse();
       // Counted until the big reply's headers arrive (asResponse): the uploads are all decoded by then.
       const big = edit(live.client);
       const served = await servedDuring(live.cli.url, big);
@@ -503,7 +538,17 @@ describe('large JPEG and WebP uploads are decoded on worker threads (at most two
     it('draws and encodes a 1024x1024 edit on a thread, to the bytes of a main-thread run and of a socket', async () => {
       const small = pngWith(256, 256, zeroRows(256, 256));
       const edit = async (client: OpenAI) =>
-        (await client.images.edit({ model: 'gpt-image-1', image: await Promise.all([0, 1].map((i) => toFile(small, `s${i}.png`, { type: 'image/png' }))), prompt: 'a red kite', size: '1024x1024', quality: 'low' }).asResponse()).text();
+        (
+          await client.images
+            .edit({
+              model: 'gpt-image-1',
+              image: await Promise.all([0, 1].map((i) => toFile(small, `s${i}.png`, { type: 'image/png' }))),
+              prompt: 'a red kite',
+              size: '1024x1024',
+              quality: 'low',
+            })
+            .asResponse()
+        ).text();
       const overSocket = await edit(live.client);
       const run = async (threads: boolean) => {
         useImageThreads(threads);
@@ -535,20 +580,32 @@ const LONGEST_INPUT = 'the quick brown fox jumps over a lazy dog while seven wiz
 describe('speech: the longest legal request is made in slices, other clients served between them', () => {
   const live = cliWithClient();
 
-  it.each(['flac', 'wav', 'pcm'] as const)('%s: 4096 characters at speed 0.25 (21 minutes of audio)', async (format) => {
-    // Counted until the reply's headers arrive: the audio is made and encoded by then, not yet sent.
-    const speech = live.client.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: LONGEST_INPUT, speed: 0.25, response_format: format });
-    const served = await servedDuring(live.cli.url, speech);
-    const bytes = (await (await speech).arrayBuffer()).byteLength;
-    // 21 minutes of 24 kHz 16-bit audio.
-    expect(bytes).toBeGreaterThan(60_000_000);
-    // Synthesis (a second of audio a slice) and encoding (two seconds a slice) take over a thousand
-    // turns; a server that did either in one go would serve the other client only before and after.
-    expect(served).toBeGreaterThan(10);
-    const listed = (await (await fetch(`${live.cli.url}/__admin/requests?path=/v1/audio/speech`)).json()) as { requests: { speechSamples?: number }[] };
-    // Every sample counted where it was made: 21 minutes at 24 kHz.
-    expect(listed.requests.at(-1)?.speechSamples).toBe(30426792);
-  }, 120_000);
+  it.each(['flac', 'wav', 'pcm'] as const)(
+    '%s: 4096 characters at speed 0.25 (21 minutes of audio)',
+    async (format) => {
+      // Counted until the reply's headers arrive: the audio is made and encoded by then, not yet sent.
+      const speech = live.client.audio.speech.create({
+        model: 'gpt-4o-mini-tts',
+        voice: 'alloy',
+        input: LONGEST_INPUT,
+        speed: 0.25,
+        response_format: format,
+      });
+      const served = await servedDuring(live.cli.url, speech);
+      const bytes = (await (await speech).arrayBuffer()).byteLength;
+      // 21 minutes of 24 kHz 16-bit audio.
+      expect(bytes).toBeGreaterThan(60_000_000);
+      // Synthesis (a second of audio a slice) and encoding (two seconds a slice) take over a thousand
+      // turns; a server that did either in one go would serve the other client only before and after.
+      expect(served).toBeGreaterThan(10);
+      const listed = (await (await fetch(`${live.cli.url}/__admin/requests?path=/v1/audio/speech`)).json()) as {
+        requests: { speechSamples?: number }[];
+      };
+      // Every sample counted where it was made: 21 minutes at 24 kHz.
+      expect(listed.requests.at(-1)?.speechSamples).toBe(30426792);
+    },
+    120_000,
+  );
 });
 
 describe('Gemini speech: a prompt longer than the output limit is spoken up to it', () => {

@@ -35,21 +35,36 @@ function fanOut(levels: number, via: '$defs' | 'definitions' = '$defs', combinat
   return { type: 'object', [via]: defs, properties: { v: { $ref: `#/${via}/d0` } }, required: ['v'], additionalProperties: false };
 }
 /** The same written inline: one big body, no references. */
-const inline = (levels: number): Record<string, unknown> => (levels === 0 ? { type: 'string' } : { allOf: [inline(levels - 1), inline(levels - 1)] });
+const inline = (levels: number): Record<string, unknown> =>
+  levels === 0 ? { type: 'string' } : { allOf: [inline(levels - 1), inline(levels - 1)] };
 /** A fan-out through properties: every level doubles the value itself. */
 function propertyFan(levels: number): Record<string, unknown> {
   const defs: Record<string, unknown> = { [`p${levels}`]: { type: 'string' } };
-  for (let i = 0; i < levels; i++) defs[`p${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/p${i + 1}` }, b: { $ref: `#/$defs/p${i + 1}` } }, required: ['a', 'b'] };
+  for (let i = 0; i < levels; i++)
+    defs[`p${i}`] = {
+      type: 'object',
+      properties: { a: { $ref: `#/$defs/p${i + 1}` }, b: { $ref: `#/$defs/p${i + 1}` } },
+      required: ['a', 'b'],
+    };
   return { type: 'object', $defs: defs, properties: { v: { $ref: '#/$defs/p0' } }, required: ['v'] };
 }
 const nestedQuantifiers = { type: 'object', properties: { s: { type: 'string', pattern: '^((a{999}){999}){999}$' } }, required: ['s'] };
-const ifThen = (levels: number): Record<string, unknown> => (levels === 0 ? { type: 'string' } : { if: inline(0), then: { allOf: [ifThen(levels - 1), ifThen(levels - 1)] } });
+const ifThen = (levels: number): Record<string, unknown> =>
+  levels === 0 ? { type: 'string' } : { if: inline(0), then: { allOf: [ifThen(levels - 1), ifThen(levels - 1)] } };
 
 const NODES = new RegExp(`after visiting ${MAX_SCHEMA_NODES} schema nodes`);
 
 describe('the work counter', () => {
   it('stops a fan-out at exactly the node ceiling, through $defs and definitions and every combinator', () => {
-    for (const schema of [fanOut(18), fanOut(18, 'definitions'), fanOut(18, '$defs', 'mixed'), fanOut(18, 'definitions', 'mixed'), { type: 'object', properties: { v: inline(16) } }, ifThen(16), propertyFan(18)]) {
+    for (const schema of [
+      fanOut(18),
+      fanOut(18, 'definitions'),
+      fanOut(18, '$defs', 'mixed'),
+      fanOut(18, 'definitions', 'mixed'),
+      { type: 'object', properties: { v: inline(16) } },
+      ifThen(16),
+      propertyFan(18),
+    ]) {
       const budget = new Budget();
       expect(() => synthesizeJson(schema, 1, 'the response schema', budget)).toThrow(NODES);
       expect(budget.nodes).toBe(MAX_SCHEMA_NODES + 1);
@@ -58,7 +73,9 @@ describe('the work counter', () => {
 
   it('stops nested quantifiers at the ceiling instead of building a gigabyte', () => {
     const budget = new Budget();
-    expect(() => synthesizeJson(nestedQuantifiers, 1, 'x', budget)).toThrow(/model-gateway-mock stopped generating a value for x after visiting 50000 schema nodes/);
+    expect(() => synthesizeJson(nestedQuantifiers, 1, 'x', budget)).toThrow(
+      /model-gateway-mock stopped generating a value for x after visiting 50000 schema nodes/,
+    );
     expect(budget.nodes).toBe(MAX_SCHEMA_NODES + 1);
     expect(budget.chars).toBeLessThan(MAX_SCHEMA_NODES);
   });
@@ -81,7 +98,8 @@ describe('the work counter', () => {
   it('takes one branch of anyOf and oneOf, so their nesting costs its depth, not its width', () => {
     const budget = new Budget();
     const defs: Record<string, unknown> = { d18: { type: 'string' } };
-    for (let i = 0; i < 18; i++) defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { oneOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }] };
+    for (let i = 0; i < 18; i++)
+      defs[`d${i}`] = { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { oneOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }] };
     const schema = { $defs: defs, $ref: '#/$defs/d0' };
     expect(ajv.validate(schema, synthesizeJson(schema, 1, 'x', budget))).toBe(true);
     expect(budget.nodes).toBeLessThan(500);
@@ -89,7 +107,11 @@ describe('the work counter', () => {
 
   it('counts keys copied when merging, so a heavy schema merged again and again stops too', () => {
     const leaf = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x${i}`, i]));
-    for (const heavy of [leaf, { type: 'object', properties: Object.fromEntries(Object.keys(leaf).map((k) => [k, { type: 'integer' }])) }, { enum: Object.keys(leaf) }]) {
+    for (const heavy of [
+      leaf,
+      { type: 'object', properties: Object.fromEntries(Object.keys(leaf).map((k) => [k, { type: 'integer' }])) },
+      { enum: Object.keys(leaf) },
+    ]) {
       const schema = fanOut(12);
       (schema.$defs as Record<string, unknown>).d12 = heavy;
       const budget = new Budget();
@@ -109,7 +131,9 @@ describe('the work counter', () => {
       throw new Error('no error');
     };
     const bad = refuse({ type: 'string', pattern: `[${'a'.repeat(5000)}` });
-    expect(bad).toMatch(/^model-gateway-mock could not produce a value for the response schema "out": the pattern "\[a+… is not a valid regular expression/);
+    expect(bad).toMatch(
+      /^model-gateway-mock could not produce a value for the response schema "out": the pattern "\[a+… is not a valid regular expression/,
+    );
     expect(bad.length).toBeLessThan(500);
     expect(refuse({ $ref: 'https://example.com/s.json' })).toMatch(/is not a local reference/);
     expect(refuse({ $ref: '#/$defs/nope' })).toMatch(/points at nothing/);
@@ -165,15 +189,119 @@ describe('the fuzz generator of costly schemas', () => {
 
 describe('ordinary schemas', () => {
   const cases: [string, Record<string, unknown>][] = [
-    ['nested objects, arrays, enums', { type: 'object', properties: { user: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string' }, role: { enum: ['admin', 'user'] } }, required: ['name', 'email', 'role'], additionalProperties: false }, tags: { type: 'array', items: { type: 'string', maxLength: 8 }, minItems: 1, maxItems: 3, uniqueItems: true } }, required: ['user', 'tags'], additionalProperties: false }],
-    ['formats', { type: 'object', properties: Object.fromEntries(['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname', 'duration'].map((f) => [f, { type: 'string', format: f }])), required: ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname', 'duration'] }],
-    ['patterns', { type: 'object', properties: { zip: { type: 'string', pattern: '^\\d{5}(-\\d{4})?$' }, code: { type: 'string', pattern: '^[A-Z]{2,3}-[0-9a-f]{4}$' }, word: { type: 'string', pattern: '^(?:foo|bar)+\\.(txt|md)$' }, back: { type: 'string', pattern: '^(ab)c\\1$' }, neg: { type: 'string', pattern: '^[^a-z\\s]{3}$' } }, required: ['zip', 'code', 'word', 'back', 'neg'] }],
-    ['numbers', { type: 'object', properties: { a: { type: 'integer', minimum: 5, exclusiveMaximum: 7 }, b: { type: 'number', multipleOf: 0.1, minimum: 0.2, maximum: 0.9 }, c: { type: 'integer', multipleOf: 7, minimum: 100 }, d: { type: 'number', exclusiveMinimum: 0, maximum: 0.05 } }, required: ['a', 'b', 'c', 'd'] }],
-    ['refs through definitions, allOf, if/then', { definitions: { base: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }, allOf: [{ $ref: '#/definitions/base' }, { properties: { kind: { const: 'x' } }, required: ['kind'] }], if: { properties: { kind: { const: 'x' } } }, then: { required: ['extra'], properties: { extra: { type: 'boolean' } } } }],
-    ['recursion', { $defs: { node: { type: 'object', properties: { value: { type: 'integer' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['value', 'children'], additionalProperties: false } }, $ref: '#/$defs/node' }],
-    ['nullable recursion (structured outputs)', { $defs: { node: { type: 'object', properties: { name: { type: 'string' }, next: { anyOf: [{ $ref: '#/$defs/node' }, { type: 'null' }] } }, required: ['name', 'next'], additionalProperties: false } }, $ref: '#/$defs/node' }],
-    ['patternProperties, prefixItems, minProperties', { type: 'object', patternProperties: { '^x_[a-z]{3}$': { type: 'integer' } }, additionalProperties: false, minProperties: 2, properties: { t: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, minItems: 2 } }, required: ['t'] }],
-    ['type arrays and contains', { type: 'object', properties: { a: { type: ['string', 'null'] }, b: { type: 'array', contains: { const: 3 }, items: { type: 'integer' } } }, required: ['a', 'b'] }],
+    [
+      'nested objects, arrays, enums',
+      {
+        type: 'object',
+        properties: {
+          user: {
+            type: 'object',
+            properties: { name: { type: 'string' }, email: { type: 'string' }, role: { enum: ['admin', 'user'] } },
+            required: ['name', 'email', 'role'],
+            additionalProperties: false,
+          },
+          tags: { type: 'array', items: { type: 'string', maxLength: 8 }, minItems: 1, maxItems: 3, uniqueItems: true },
+        },
+        required: ['user', 'tags'],
+        additionalProperties: false,
+      },
+    ],
+    [
+      'formats',
+      {
+        type: 'object',
+        properties: Object.fromEntries(
+          ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname', 'duration'].map((f) => [
+            f,
+            { type: 'string', format: f },
+          ]),
+        ),
+        required: ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname', 'duration'],
+      },
+    ],
+    [
+      'patterns',
+      {
+        type: 'object',
+        properties: {
+          zip: { type: 'string', pattern: '^\\d{5}(-\\d{4})?$' },
+          code: { type: 'string', pattern: '^[A-Z]{2,3}-[0-9a-f]{4}$' },
+          word: { type: 'string', pattern: '^(?:foo|bar)+\\.(txt|md)$' },
+          back: { type: 'string', pattern: '^(ab)c\\1$' },
+          neg: { type: 'string', pattern: '^[^a-z\\s]{3}$' },
+        },
+        required: ['zip', 'code', 'word', 'back', 'neg'],
+      },
+    ],
+    [
+      'numbers',
+      {
+        type: 'object',
+        properties: {
+          a: { type: 'integer', minimum: 5, exclusiveMaximum: 7 },
+          b: { type: 'number', multipleOf: 0.1, minimum: 0.2, maximum: 0.9 },
+          c: { type: 'integer', multipleOf: 7, minimum: 100 },
+          d: { type: 'number', exclusiveMinimum: 0, maximum: 0.05 },
+        },
+        required: ['a', 'b', 'c', 'd'],
+      },
+    ],
+    [
+      'refs through definitions, allOf, if/then',
+      {
+        definitions: { base: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+        allOf: [{ $ref: '#/definitions/base' }, { properties: { kind: { const: 'x' } }, required: ['kind'] }],
+        if: { properties: { kind: { const: 'x' } } },
+        then: { required: ['extra'], properties: { extra: { type: 'boolean' } } },
+      },
+    ],
+    [
+      'recursion',
+      {
+        $defs: {
+          node: {
+            type: 'object',
+            properties: { value: { type: 'integer' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+            required: ['value', 'children'],
+            additionalProperties: false,
+          },
+        },
+        $ref: '#/$defs/node',
+      },
+    ],
+    [
+      'nullable recursion (structured outputs)',
+      {
+        $defs: {
+          node: {
+            type: 'object',
+            properties: { name: { type: 'string' }, next: { anyOf: [{ $ref: '#/$defs/node' }, { type: 'null' }] } },
+            required: ['name', 'next'],
+            additionalProperties: false,
+          },
+        },
+        $ref: '#/$defs/node',
+      },
+    ],
+    [
+      'patternProperties, prefixItems, minProperties',
+      {
+        type: 'object',
+        patternProperties: { '^x_[a-z]{3}$': { type: 'integer' } },
+        additionalProperties: false,
+        minProperties: 2,
+        properties: { t: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, minItems: 2 } },
+        required: ['t'],
+      },
+    ],
+    [
+      'type arrays and contains',
+      {
+        type: 'object',
+        properties: { a: { type: ['string', 'null'] }, b: { type: 'array', contains: { const: 3 }, items: { type: 'integer' } } },
+        required: ['a', 'b'],
+      },
+    ],
   ];
   it.each(cases)('%s: valid under many keys, the same for the same key', (_name, schema) => {
     const validate = ajv.compile(schema);
@@ -193,13 +321,76 @@ const gemini = { 'x-goog-api-key': 'sk-test' };
 const ask = [{ role: 'user', content: 'json please' }];
 
 /** A request carrying `schema` where each vendor takes one, and what its error body looks like. */
-const carriers: [string, (schema: Record<string, unknown>) => [string, Record<string, string>, unknown], (body: Record<string, any>) => string][] = [
-  ['chat response_format', (schema) => ['/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'out', schema } } }], (b) => b.error.type === 'invalid_request_error' && b.error.message],
-  ['chat strict tool arguments', (schema) => ['/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, tools: [{ type: 'function', function: { name: 'f', parameters: schema, strict: true } }], tool_choice: 'required' }], (b) => b.error.message],
-  ['Responses text.format', (schema) => ['/v1/responses', openai, { model: 'gpt-4o', input: 'json please', text: { format: { type: 'json_schema', name: 'out', schema } } }], (b) => b.error.message],
-  ['Anthropic tool input_schema', (schema) => ['/v1/messages', anthropic, { model: 'claude-sonnet-5-5', max_tokens: 100, messages: ask, tools: [{ name: 'f', input_schema: schema }], tool_choice: { type: 'any' } }], (b) => b.type === 'error' && b.error.type === 'invalid_request_error' && b.error.message],
-  ['Gemini responseSchema', (schema) => ['/v1beta/models/gemini-2.5-flash:generateContent', gemini, { contents: [{ parts: [{ text: 'json' }] }], generationConfig: { responseMimeType: 'application/json', responseSchema: schema } }], (b) => b.error.status === 'INVALID_ARGUMENT' && b.error.message],
-  ['Gemini responseJsonSchema', (schema) => ['/v1beta/models/gemini-2.5-flash:generateContent', gemini, { contents: [{ parts: [{ text: 'json' }] }], generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema } }], (b) => b.error.status === 'INVALID_ARGUMENT' && b.error.message],
+const carriers: [
+  string,
+  (schema: Record<string, unknown>) => [string, Record<string, string>, unknown],
+  (body: Record<string, any>) => string,
+][] = [
+  [
+    'chat response_format',
+    (schema) => [
+      '/v1/chat/completions',
+      openai,
+      { model: 'gpt-4o', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'out', schema } } },
+    ],
+    (b) => b.error.type === 'invalid_request_error' && b.error.message,
+  ],
+  [
+    'chat strict tool arguments',
+    (schema) => [
+      '/v1/chat/completions',
+      openai,
+      {
+        model: 'gpt-4o',
+        messages: ask,
+        tools: [{ type: 'function', function: { name: 'f', parameters: schema, strict: true } }],
+        tool_choice: 'required',
+      },
+    ],
+    (b) => b.error.message,
+  ],
+  [
+    'Responses text.format',
+    (schema) => [
+      '/v1/responses',
+      openai,
+      { model: 'gpt-4o', input: 'json please', text: { format: { type: 'json_schema', name: 'out', schema } } },
+    ],
+    (b) => b.error.message,
+  ],
+  [
+    'Anthropic tool input_schema',
+    (schema) => [
+      '/v1/messages',
+      anthropic,
+      {
+        model: 'claude-sonnet-5-5',
+        max_tokens: 100,
+        messages: ask,
+        tools: [{ name: 'f', input_schema: schema }],
+        tool_choice: { type: 'any' },
+      },
+    ],
+    (b) => b.type === 'error' && b.error.type === 'invalid_request_error' && b.error.message,
+  ],
+  [
+    'Gemini responseSchema',
+    (schema) => [
+      '/v1beta/models/gemini-2.5-flash:generateContent',
+      gemini,
+      { contents: [{ parts: [{ text: 'json' }] }], generationConfig: { responseMimeType: 'application/json', responseSchema: schema } },
+    ],
+    (b) => b.error.status === 'INVALID_ARGUMENT' && b.error.message,
+  ],
+  [
+    'Gemini responseJsonSchema',
+    (schema) => [
+      '/v1beta/models/gemini-2.5-flash:generateContent',
+      gemini,
+      { contents: [{ parts: [{ text: 'json' }] }], generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema } },
+    ],
+    (b) => b.error.status === 'INVALID_ARGUMENT' && b.error.message,
+  ],
 ];
 const shapes: [string, Record<string, unknown>][] = [
   ['an 18-level $defs allOf fan-out', fanOut(18)],
@@ -241,7 +432,10 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     });
     // The other client starts after the big requests were sent and asks one thing at a time.
     for (let i = 0; i < 5; i++) {
-      const r = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: [{ role: 'user', content: `hello ${i}` }] });
+      const r = await post(cli.url, '/v1/chat/completions', openai, {
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: `hello ${i}` }],
+      });
       expect(r.status).toBe(200);
       await r.text();
       order.push('small 200');
@@ -251,27 +445,48 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     expect(order.filter((o) => o === 'small 200')).toHaveLength(5);
     expect(order.filter((o) => o === 'big 400')).toHaveLength(shapes.length);
     // And the server is still well: an ordinary structured request after all of it.
-    const after = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'o', schema: fanOut(4) } } });
+    const after = await post(cli.url, '/v1/chat/completions', openai, {
+      model: 'gpt-4o',
+      messages: ask,
+      response_format: { type: 'json_schema', json_schema: { name: 'o', schema: fanOut(4) } },
+    });
     expect(ajv.validate(fanOut(4), JSON.parse((await after.json()).choices[0].message.content))).toBe(true);
   }, 60_000);
 
   it('refuses n × length past the character ceiling, and logprobs of a huge JSON reply past theirs', async () => {
     const schema = { type: 'string', minLength: 10_000 };
-    const many = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, n: 128, response_format: { type: 'json_schema', json_schema: { name: 'o', schema } } });
+    const many = await post(cli.url, '/v1/chat/completions', openai, {
+      model: 'gpt-4o',
+      messages: ask,
+      n: 128,
+      response_format: { type: 'json_schema', json_schema: { name: 'o', schema } },
+    });
     expect(many.status).toBe(400);
     expect((await many.json()).error.message).toMatch(new RegExp(`after producing ${MAX_SCHEMA_CHARS} characters`));
     const huge = { type: 'string', minLength: 900_000 };
-    const lp = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, logprobs: true, top_logprobs: 20, response_format: { type: 'json_schema', json_schema: { name: 'o', schema: huge } } });
+    const lp = await post(cli.url, '/v1/chat/completions', openai, {
+      model: 'gpt-4o',
+      messages: ask,
+      logprobs: true,
+      top_logprobs: 20,
+      response_format: { type: 'json_schema', json_schema: { name: 'o', schema: huge } },
+    });
     expect(lp.status).toBe(400);
     expect((await lp.json()).error.message).toMatch(new RegExp(`after ${MAX_LOGPROB_ENTRIES} entries`));
     // Without logprobs the same reply is fine.
-    const plain = await post(cli.url, '/v1/chat/completions', openai, { model: 'gpt-4o', messages: ask, response_format: { type: 'json_schema', json_schema: { name: 'o', schema: huge } } });
+    const plain = await post(cli.url, '/v1/chat/completions', openai, {
+      model: 'gpt-4o',
+      messages: ask,
+      response_format: { type: 'json_schema', json_schema: { name: 'o', schema: huge } },
+    });
     expect(plain.status).toBe(200);
     expect(JSON.parse((await plain.json()).choices[0].message.content).length).toBeGreaterThanOrEqual(900_000);
   }, 60_000);
 
   it('fails a realtime response whose tool parameters fan out, and the session goes on', async () => {
-    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test' } });
+    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { authorization: 'Bearer sk-test' },
+    });
     const events: Record<string, any>[] = [];
     const next = (type: string, count = 1) =>
       new Promise<Record<string, any>>((resolve) => {
@@ -285,8 +500,18 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     socket.on('message', (d) => events.push(JSON.parse(String(d))));
     await next('session.created');
     const send = (e: unknown) => socket.send(JSON.stringify(e));
-    send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'], tools: [{ type: 'function', name: 'lookup_inventory', parameters: fanOut(18) }] } });
-    send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'lookup the inventory please' }] } });
+    send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        output_modalities: ['text'],
+        tools: [{ type: 'function', name: 'lookup_inventory', parameters: fanOut(18) }],
+      },
+    });
+    send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'lookup the inventory please' }] },
+    });
     send({ type: 'response.create' });
     const done = await next('response.done');
     expect(done.response.status).toBe('failed');
@@ -303,7 +528,20 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     const r = await client.chat.completions.create({
       model: 'gpt-4o',
       messages: [{ role: 'user', content: 'json please' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'big', schema: { type: 'object', properties: { s: { type: 'string', maxLength: 100_000_000 }, a: { type: 'array', maxItems: 100_000_000, items: { type: 'integer' } } }, required: ['s', 'a'] } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'big',
+          schema: {
+            type: 'object',
+            properties: {
+              s: { type: 'string', maxLength: 100_000_000 },
+              a: { type: 'array', maxItems: 100_000_000, items: { type: 'integer' } },
+            },
+            required: ['s', 'a'],
+          },
+        },
+      },
     });
     const value = JSON.parse(r.choices[0].message.content!);
     expect(typeof value.s).toBe('string');
@@ -312,16 +550,40 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     expect(value.s.length).toBeLessThan(100_000);
     expect(value.a.length).toBeLessThan(100_000);
     const pattern = await client.chat.completions
-      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object', properties: { s: { type: 'string', pattern: 'a{50000000}' } }, required: ['s'] } } } })
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            name: 'p',
+            schema: { type: 'object', properties: { s: { type: 'string', pattern: 'a{50000000}' } }, required: ['s'] },
+          },
+        },
+      })
       .catch((e) => e);
     expect(pattern).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('parses structured output through the openai SDK (zod), deterministically', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1` });
-    const Item = z.object({ sku: z.string().regex(/^[A-Z]{3}-\d{4}$/), qty: z.number().int().min(1).max(9), tags: z.array(z.enum(['new', 'sale'])) });
-    const Order = z.object({ id: z.string().uuid(), email: z.string().email(), placed: z.string().datetime(), items: z.array(Item), note: z.string().nullable() });
-    const ask1 = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'an order' }], response_format: zodResponseFormat(Order, 'order') };
+    const Item = z.object({
+      sku: z.string().regex(/^[A-Z]{3}-\d{4}$/),
+      qty: z.number().int().min(1).max(9),
+      tags: z.array(z.enum(['new', 'sale'])),
+    });
+    const Order = z.object({
+      id: z.string().uuid(),
+      email: z.string().email(),
+      placed: z.string().datetime(),
+      items: z.array(Item),
+      note: z.string().nullable(),
+    });
+    const ask1 = {
+      model: 'gpt-4o',
+      messages: [{ role: 'user' as const, content: 'an order' }],
+      response_format: zodResponseFormat(Order, 'order'),
+    };
     const a = await client.chat.completions.parse(ask1);
     const b = await client.chat.completions.parse(ask1);
     const parsed = a.choices[0].message.parsed!;
@@ -333,14 +595,31 @@ describe.runIf(socketSuites)('over a socket: the vendor 400, while another clien
     const client = new Anthropic({ apiKey: 'sk-test', baseURL: cli.url });
     const input_schema = {
       type: 'object' as const,
-      $defs: { folder: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]{3,8}$' }, created: { type: 'string', format: 'date' }, sub: { type: 'array', items: { $ref: '#/$defs/folder' }, maxItems: 2 } }, required: ['name', 'sub'] } },
+      $defs: {
+        folder: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', pattern: '^[a-z]{3,8}$' },
+            created: { type: 'string', format: 'date' },
+            sub: { type: 'array', items: { $ref: '#/$defs/folder' }, maxItems: 2 },
+          },
+          required: ['name', 'sub'],
+        },
+      },
       properties: { root: { $ref: '#/$defs/folder' }, owner: { type: 'string', format: 'email' } },
       required: ['root', 'owner'],
     };
-    const r = await client.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 200, messages: [{ role: 'user', content: 'list' }], tools: [{ name: 'list_folders', input_schema }], tool_choice: { type: 'any' } });
+    const r = await client.messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 200,
+      messages: [{ role: 'user', content: 'list' }],
+      tools: [{ name: 'list_folders', input_schema }],
+      tool_choice: { type: 'any' },
+    });
     const use = r.content.find((c) => c.type === 'tool_use')!;
     expect(use.type).toBe('tool_use');
-    if (use.type === 'tool_use' && !ajv.validate(input_schema, use.input)) throw new Error(`${JSON.stringify(use.input)}\n${ajv.errorsText()}`);
+    if (use.type === 'tool_use' && !ajv.validate(input_schema, use.input))
+      throw new Error(`${JSON.stringify(use.input)}\n${ajv.errorsText()}`);
   });
 });
 
@@ -356,16 +635,53 @@ describe.runIf(socketSuites)('schema bounds given as strings (socket)', () => {
     cli = undefined;
   });
   const cases: [string, string, Record<string, string>, unknown][] = [
-    ['an OpenAI json_schema with maxItems "Infinity"', '/v1/chat/completions', openai, { model: 'gpt-4o', messages: [{ role: 'user', content: 'json' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'array', items: { type: 'string' }, minItems: 3, maxItems: 'Infinity' } } } }],
-    ['an Anthropic tool with maxLength "1e9"', '/v1/messages', anthropic, { model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { s: { type: 'string', minLength: 5, maxLength: '1e9' } }, required: ['s'] } }], tool_choice: { type: 'any' } }],
+    [
+      'an OpenAI json_schema with maxItems "Infinity"',
+      '/v1/chat/completions',
+      openai,
+      {
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'json' }],
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'x', schema: { type: 'array', items: { type: 'string' }, minItems: 3, maxItems: 'Infinity' } },
+        },
+      },
+    ],
+    [
+      'an Anthropic tool with maxLength "1e9"',
+      '/v1/messages',
+      anthropic,
+      {
+        model: 'claude-sonnet-5-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [
+          {
+            name: 'get_weather',
+            input_schema: { type: 'object', properties: { s: { type: 'string', minLength: 5, maxLength: '1e9' } }, required: ['s'] },
+          },
+        ],
+        tool_choice: { type: 'any' },
+      },
+    ],
   ];
   for (const [name, path, headers, body] of cases) {
-    it(`answers ${name} (a 400, or a value within bounds), and keeps running`, async () => {
-      cli = await spawnCli();
-      const res = await fetch(`${cli.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(HANG_MS) });
-      expect([200, 400]).toContain(res.status);
-      expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
-      expect(cli.child.exitCode).toBeNull();
-    }, HANG_MS * 2);
+    it(
+      `answers ${name} (a 400, or a value within bounds), and keeps running`,
+      async () => {
+        cli = await spawnCli();
+        const res = await fetch(`${cli.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(HANG_MS),
+        });
+        expect([200, 400]).toContain(res.status);
+        expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
+        expect(cli.child.exitCode).toBeNull();
+      },
+      HANG_MS * 2,
+    );
   }
 });

@@ -10,12 +10,12 @@ const MODEL = 'gpt-4o-mini';
 const ask = (content: string) => [{ role: 'user' as const, content }];
 
 describe.each(modes)('chat completions ($name)', (mode) => {
-  const ctx = withGateway(mode, { fixtures: [{ match: { userMessage: 'think first' }, reply: { thinking: 'Let me ponder.', text: 'Hi there.' } }] });
+  const ctx = withGateway(mode, {
+    fixtures: [{ match: { userMessage: 'think first' }, reply: { thinking: 'Let me ponder.', text: 'Hi there.' } }],
+  });
 
   it('creates a completion that validates against the OpenAPI spec, with counted usage', async () => {
-    const { data, response } = await ctx.client.chat.completions
-      .create({ model: MODEL, messages: ask('What is a mock?') })
-      .withResponse();
+    const { data, response } = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('What is a mock?') }).withResponse();
     assertSchema('CreateChatCompletionResponse', data);
     expect(response.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9]{32}$/);
     expect(data.id).toMatch(/^chatcmpl-[A-Za-z0-9]{29}$/);
@@ -81,7 +81,13 @@ describe.each(modes)('chat completions ($name)', (mode) => {
 
   it('splits usage by modality as the gateway does, the parts summing to each side (JSON and stream)', async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [
-      { role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+        ],
+      },
     ];
     const r = await ctx.client.chat.completions.create({ model: MODEL, messages });
     const u = r.usage!;
@@ -92,7 +98,12 @@ describe.each(modes)('chat completions ($name)', (mode) => {
     expect(p.cached_tokens).toBe(0);
     expect(c.text_tokens + c.audio_tokens + c.reasoning_tokens).toBe(u.completion_tokens);
     expect(c.text_tokens).toBe(countTokens(r.choices[0].message.content!));
-    const stream = await ctx.client.chat.completions.create({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await ctx.client.chat.completions.create({
+      model: MODEL,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.at(-1)!.usage).toEqual(u);
@@ -112,7 +123,12 @@ describe.each(modes)('chat completions ($name)', (mode) => {
     }
     const firstFinish = seen.findIndex((s) => s.finish);
     expect(new Set(seen.slice(0, firstFinish).map((s) => s.index))).toEqual(new Set([0, 1]));
-    const texts = [0, 1].map((i) => seen.filter((s) => s.index === i).map((s) => s.content ?? '').join(''));
+    const texts = [0, 1].map((i) =>
+      seen
+        .filter((s) => s.index === i)
+        .map((s) => s.content ?? '')
+        .join(''),
+    );
     expect(texts[0]).not.toBe(texts[1]);
   });
 
@@ -183,7 +199,9 @@ describe.each(modes)('chat completions ($name)', (mode) => {
   it('lists and retrieves models from the catalogue', async () => {
     const ids = [];
     for await (const m of ctx.client.models.list()) ids.push(m.id);
-    expect(ids).toEqual(expect.arrayContaining(['gpt-4o-mini', 'text-embedding-3-small', 'claude-sonnet-5-5', 'gemini-2.5-flash-preview-tts', 'whisper-1']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['gpt-4o-mini', 'text-embedding-3-small', 'claude-sonnet-5-5', 'gemini-2.5-flash-preview-tts', 'whisper-1']),
+    );
     const model = await ctx.client.models.retrieve('gpt-4o');
     expect(model).toMatchObject({ id: 'gpt-4o', object: 'model', owned_by: 'openai' });
     await expect(ctx.client.models.retrieve('nope')).rejects.toBeInstanceOf(OpenAI.NotFoundError);

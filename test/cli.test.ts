@@ -19,7 +19,8 @@ describe('model-gateway-mock CLI', () => {
   it('prints help listing every flag', async () => {
     const { code, output } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--token', '--fixtures', '--latency', '--clock', '--max-body']) expect(output).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--token', '--fixtures', '--latency', '--clock', '--max-body'])
+      expect(output).toContain(flag);
   });
 
   it.each([
@@ -30,10 +31,16 @@ describe('model-gateway-mock CLI', () => {
     [['--clock', 'tomorrow'], /--clock must be an integer >= 0 \(Unix seconds\), fixed or real, got "tomorrow"/],
     [['--port', '99999'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "99999"/],
     [['--port=-1'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "-1"/],
-    [['--fixtures', '/no/such/folder'], /--fixtures: no folder "\/no\/such\/folder" \(it takes a folder of \*\.json, \*\.yaml and \*\.yml fixture files\)/],
+    [
+      ['--fixtures', '/no/such/folder'],
+      /--fixtures: no folder "\/no\/such\/folder" \(it takes a folder of \*\.json, \*\.yaml and \*\.yml fixture files\)/,
+    ],
     [['--fixtures', fileURLToPath(import.meta.url)], /--fixtures: ".*cli\.test\.ts" is a file; it takes a folder/],
     [['--tls-cert', 'cert.pem'], /--tls-cert needs --tls-key too/],
-    [['--tls-cert', NOT_PEM, '--tls-key', NOT_PEM], new RegExp(`--tls-cert: "${NOT_PEM}" is not a PEM certificate \\(a file starting with "-----BEGIN CERTIFICATE-----"\\)`)],
+    [
+      ['--tls-cert', NOT_PEM, '--tls-key', NOT_PEM],
+      new RegExp(`--tls-cert: "${NOT_PEM}" is not a PEM certificate \\(a file starting with "-----BEGIN CERTIFICATE-----"\\)`),
+    ],
     [['--tls-cert', '/no/such.pem', '--tls-key', NOT_PEM], /--tls-cert: cannot read "\/no\/such.pem" \(ENOENT\)/],
     [['verify', '--fixtures', '.'], /verify needs --upstream <url> \(the real service to compare with\)/],
     [['verify', '--upstream', 'https://api.openai.com'], /verify needs --fixtures <dir>/],
@@ -69,16 +76,33 @@ describe('model-gateway-mock CLI', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'mgm-banner-'));
     const said = (text: string) => ({ match: { userMessage: text }, reply: { text } });
-    writeFileSync(join(dir, 'a.json'), JSON.stringify([said('one'), { ...said('two'), scenario: 'checkout', requiredScenarioState: 'Started', newScenarioState: 'paid' }]));
+    writeFileSync(
+      join(dir, 'a.json'),
+      JSON.stringify([said('one'), { ...said('two'), scenario: 'checkout', requiredScenarioState: 'Started', newScenarioState: 'paid' }]),
+    );
     writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...said('three'), scenario: 'login' }));
     const recordings = mkdtempSync(join(tmpdir(), 'mgm-banner-rec-'));
-    const all = await spawnCli(['--fixtures', dir, '--strict', '--strict-params', '--tls', '--record', recordings, '--upstream', 'http://127.0.0.1:9', '--upstream-gemini', 'http://127.0.0.1:8']);
+    const all = await spawnCli([
+      '--fixtures',
+      dir,
+      '--strict',
+      '--strict-params',
+      '--tls',
+      '--record',
+      recordings,
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--upstream-gemini',
+      'http://127.0.0.1:8',
+    ]);
     await all.stop();
     const shown = all.output().split('\n');
     expect(shown).toContain(`  fixtures: 3 fixtures and 2 scenarios loaded from ${dir}`);
     expect(shown).toContain('  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)');
     expect(shown).toContain("  strict params: on (unknown request parameters get the vendor's 400)");
-    expect(shown).toContain(`  record: on (what no fixture answers goes to http://127.0.0.1:9, http://127.0.0.1:8 for gemini; answers written to ${recordings})`);
+    expect(shown).toContain(
+      `  record: on (what no fixture answers goes to http://127.0.0.1:9, http://127.0.0.1:8 for gemini; answers written to ${recordings})`,
+    );
     expect(shown).toContain('  TLS: on (https and wss, a generated certificate)');
     expect(all.output()).toMatch(/^ {2}TLS certificate: \S+\.pem/m);
   }, 30_000);
@@ -88,7 +112,10 @@ describe('model-gateway-mock CLI', () => {
     try {
       expect(cli.output()).toContain('token: sk-alpha, sk-beta');
       const ask = (apiKey: string) =>
-        new OpenAI({ apiKey, baseURL: `${cli.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+        new OpenAI({ apiKey, baseURL: `${cli.url}/v1`, maxRetries: 0 }).chat.completions.create({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'hi' }],
+        });
       await expect(ask('sk-alpha')).resolves.toBeTruthy();
       await expect(ask('sk-beta')).resolves.toBeTruthy();
       await expect(ask('sk-test')).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
@@ -99,11 +126,16 @@ describe('model-gateway-mock CLI', () => {
 
   it('answers from fixture files in --fixtures', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
-    writeFileSync(join(dir, 'hello.json'), JSON.stringify({ match: { userMessage: { regex: '^hello' } }, reply: { text: 'Hello from a fixture.' } }));
+    writeFileSync(
+      join(dir, 'hello.json'),
+      JSON.stringify({ match: { userMessage: { regex: '^hello' } }, reply: { text: 'Hello from a fixture.' } }),
+    );
     const cli = await spawnCli(['--fixtures', dir]);
     try {
       const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-      const { data, response } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] })
+        .withResponse();
       expect(data.choices[0].message.content).toBe('Hello from a fixture.');
       expect(response.headers.get('x-mock-fixture')).toBe('hello.json#0');
     } finally {
@@ -173,17 +205,32 @@ describe('the CLI reads its options from the environment too', () => {
       const strict = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
       expect(strict.status).toBe(404);
       // MGM_MAX_BODY.
-      const big = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }).catch((e) => e);
+      const big = await client.chat.completions
+        .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] })
+        .catch((e) => e);
       expect(big.status).toBe(413);
-      expect((await fetch(`http://127.0.0.1:${port}/__admin/requests`, { headers: { 'x-admin-token': 'env-admin-token' } })).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/__admin/requests`, { headers: { 'x-admin-token': 'env-admin-token' } })).status).toBe(
+        200,
+      );
     } finally {
       await cli.stop();
     }
   });
 
   it('lets a flag win over its variable', async () => {
-    const embed = async (url: string) => (await new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }).embeddings.create({ model: 'text-embedding-3-small', input: 'seeded' })).data[0].embedding;
-    const servers = await Promise.all([spawnCli(['--seed', '6'], { MGM_SEED: '5' }), spawnCli(['--seed', '6']), spawnCli([], { MGM_SEED: '5' }), spawnCli(['--seed', '5'])]);
+    const embed = async (url: string) =>
+      (
+        await new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }).embeddings.create({
+          model: 'text-embedding-3-small',
+          input: 'seeded',
+        })
+      ).data[0].embedding;
+    const servers = await Promise.all([
+      spawnCli(['--seed', '6'], { MGM_SEED: '5' }),
+      spawnCli(['--seed', '6']),
+      spawnCli([], { MGM_SEED: '5' }),
+      spawnCli(['--seed', '5']),
+    ]);
     try {
       const [both, flag6, env5, flag5] = await Promise.all(servers.map((s) => embed(s.url)));
       expect(both).toEqual(flag6);
@@ -240,7 +287,13 @@ describe('stop signals', () => {
   });
 
   it('exits as soon as closing ends, or fails', async () => {
-    for (const close of [() => Promise.resolve(), () => Promise.reject(new Error('gone')), (): Promise<void> => { throw new Error('sync'); }]) {
+    for (const close of [
+      () => Promise.resolve(),
+      () => Promise.reject(new Error('gone')),
+      (): Promise<void> => {
+        throw new Error('sync');
+      },
+    ]) {
       const exited = new Promise<number>((resolve) => stopOnSignal(close, resolve)());
       expect(await exited).toBe(0);
     }
@@ -249,7 +302,8 @@ describe('stop signals', () => {
 
 describe.runIf(socketSuites)('shutdown of the CLI', () => {
   /** Waits for the child's exit, and records it in `order`. */
-  const exitOf = (cli: Spawned, order: string[]) => new Promise<number | null>((resolve) => cli.child.once('exit', (code) => (order.push('exit'), resolve(code))));
+  const exitOf = (cli: Spawned, order: string[]) =>
+    new Promise<number | null>((resolve) => cli.child.once('exit', (code) => (order.push('exit'), resolve(code))));
 
   it('exits on SIGTERM mid-stream, before the stream could end: the client sees it cut', async () => {
     const cli = await spawnCli();
@@ -279,17 +333,34 @@ describe.runIf(socketSuites)('shutdown of the CLI', () => {
     const cli = await spawnCli();
     const order: string[] = [];
     // 1000 inputs to the largest embedding model: 3 million numbers to compute and write.
-    const body = JSON.stringify({ model: 'text-embedding-3-large', input: Array.from({ length: 1000 }, (_, i) => `input number ${i}: ${'words to embed '.repeat(20)}`) });
+    const body = JSON.stringify({
+      model: 'text-embedding-3-large',
+      input: Array.from({ length: 1000 }, (_, i) => `input number ${i}: ${'words to embed '.repeat(20)}`),
+    });
     const { port } = new URL(cli.url);
     let flushed!: () => void;
     const sent = new Promise<void>((resolve) => (flushed = resolve));
     const reply = new Promise<string>((resolve) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/embeddings', method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let size = 0;
-        res.on('data', (c: Buffer) => (size += c.length));
-        res.once('end', () => (order.push(res.complete ? 'reply complete' : 'reply cut'), resolve(`${res.complete ? 'complete' : 'cut'} after ${size} bytes`)));
-        res.once('error', () => (order.push('reply cut'), resolve(`cut after ${size} bytes`)));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/embeddings',
+          method: 'POST',
+          headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let size = 0;
+          res.on('data', (c: Buffer) => (size += c.length));
+          res.once(
+            'end',
+            () => (
+              order.push(res.complete ? 'reply complete' : 'reply cut'), resolve(`${res.complete ? 'complete' : 'cut'} after ${size} bytes`)
+            ),
+          );
+          res.once('error', () => (order.push('reply cut'), resolve(`cut after ${size} bytes`)));
+        },
+      );
       req.once('error', (error) => (order.push('reply cut'), resolve(`cut: ${error.message}`)));
       req.end(body, () => flushed());
     });

@@ -16,9 +16,17 @@ const chat = (content: string, stream = false) => ({
   body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }], max_tokens: 60, stream },
 });
 // What the warm process asks first: other prompts, through the tokenizer, faker and the other formats.
-const WARM_UP = [chat('Warm up with something else entirely.'), chat('Und noch etwas: 東京タワー 🚀', true), { path: '/v1/messages', body: { model: 'claude-sonnet-4-5', max_tokens: 30, messages: [{ role: 'user', content: 'hi' }] } }];
+const WARM_UP = [
+  chat('Warm up with something else entirely.'),
+  chat('Und noch etwas: 東京タワー 🚀', true),
+  { path: '/v1/messages', body: { model: 'claude-sonnet-4-5', max_tokens: 30, messages: [{ role: 'user', content: 'hi' }] } },
+];
 // The first requests of the cold process: text with words, CJK, emoji and a byte-order mark.
-const ASKED = [chat('Naïve café — 東京 🚀 \uFEFFusing tokens, please.', true), chat('Benchmark me, please.'), { path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'count me: ünïcödé' } }];
+const ASKED = [
+  chat('Naïve café — 東京 🚀 \uFEFFusing tokens, please.', true),
+  chat('Benchmark me, please.'),
+  { path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'count me: ünïcödé' } },
+];
 
 async function inProcessReplies(requests: unknown[]): Promise<string[]> {
   const { stdout } = await promisify(execFile)(process.execPath, [PROBE, JSON.stringify(requests)], { maxBuffer: 16 << 20 });
@@ -36,7 +44,11 @@ describe('cold start', () => {
     const ask = async (url: string, requests: { path: string; body: unknown }[]) => {
       const out: string[] = [];
       for (const { path, body } of requests) {
-        const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         out.push(`${res.status} ${await res.text()}`);
       }
       return out;
@@ -56,6 +68,11 @@ describe('cold start', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [HEALTH_FIRST]);
     const seen = JSON.parse(stdout) as { expressAtHealth: number; status: number; body: string; pageStatus: number };
     // Not one module of express had loaded when the answer was written; the same body express's route sends.
-    expect(seen).toEqual({ expressAtHealth: 0, status: 200, body: JSON.stringify({ status: 'healthy', version: pkg.version }), pageStatus: 200 });
+    expect(seen).toEqual({
+      expressAtHealth: 0,
+      status: 200,
+      body: JSON.stringify({ status: 'healthy', version: pkg.version }),
+      pageStatus: 200,
+    });
   });
 });

@@ -27,13 +27,24 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
     expect(r.choices.slice(2).map((c) => c.text)).toEqual(single.choices.map((c) => c.text));
     const tokens = await ctx.client.completions.create({ model: MODEL, prompt: encode('second prompt'), n: 2, max_tokens: 5 });
     expect(tokens.choices.map((c) => c.text)).toEqual(single.choices.map((c) => c.text));
-    const nested = await ctx.client.completions.create({ model: MODEL, prompt: [encode('first prompt'), encode('second prompt')], n: 2, max_tokens: 5 });
+    const nested = await ctx.client.completions.create({
+      model: MODEL,
+      prompt: [encode('first prompt'), encode('second prompt')],
+      n: 2,
+      max_tokens: 5,
+    });
     expect(nested.choices.map((c) => c.text)).toEqual(r.choices.map((c) => c.text));
   });
 
   it('echoes the prompt, accepts a suffix, and excludes stop strings', async () => {
     const plain = await ctx.client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30 });
-    const echoed = await ctx.client.completions.create({ model: MODEL, prompt: 'Tell me', max_tokens: 30, echo: true, suffix: ' The end.' });
+    const echoed = await ctx.client.completions.create({
+      model: MODEL,
+      prompt: 'Tell me',
+      max_tokens: 30,
+      echo: true,
+      suffix: ' The end.',
+    });
     expect(echoed.choices[0].text).toBe(`Tell me${plain.choices[0].text}`);
     const word = plain.choices[0].text.trim().split(' ')[2];
     for (const stop of [word, ['zzz', word]]) {
@@ -61,7 +72,13 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
     const u = r.usage!;
     expect(u.prompt_tokens_details).toEqual({ cached_tokens: 0, text_tokens: u.prompt_tokens, audio_tokens: 0, image_tokens: 0 });
     expect(u.completion_tokens_details).toMatchObject({ text_tokens: u.completion_tokens, audio_tokens: 0, reasoning_tokens: 0 });
-    const stream = await ctx.client.completions.create({ model: MODEL, prompt: 'Split my usage', max_tokens: 12, stream: true, stream_options: { include_usage: true } });
+    const stream = await ctx.client.completions.create({
+      model: MODEL,
+      prompt: 'Split my usage',
+      max_tokens: 12,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let last: OpenAI.Completions.Completion | undefined;
     for await (const chunk of stream) last = chunk;
     expect(last!.usage).toEqual(u);
@@ -69,7 +86,14 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
 
   it('streams text_completion chunks with the same text, include_usage and [DONE]', async () => {
     const plain = await ctx.client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2 });
-    const stream = await ctx.client.completions.create({ model: MODEL, prompt: 'Stream it', max_tokens: 20, n: 2, stream: true, stream_options: { include_usage: true } });
+    const stream = await ctx.client.completions.create({
+      model: MODEL,
+      prompt: 'Stream it',
+      max_tokens: 20,
+      n: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const texts = ['', ''];
     const chunks = [];
     for await (const chunk of stream) {
@@ -95,7 +119,7 @@ describe.each(modes)('legacy completions ($name)', (mode) => {
     expect(error.param).toBe(param);
   });
 
-  it('refuses a chat model with NotFoundError in OpenAI\'s words', async () => {
+  it("refuses a chat model with NotFoundError in OpenAI's words", async () => {
     const error = await ctx.client.completions.create({ model: 'gpt-4o', prompt: 'x' }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect(error.message).toContain('This is a chat model and not supported in the v1/completions endpoint');

@@ -44,11 +44,22 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
   const pageErrors: string[] = [];
 
   const admin = async (path: string, method = 'GET', body?: unknown) => {
-    const res = await fetch(`${cli.url}/__admin${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${cli.url}/__admin${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return res.json();
   };
   /** Whether the public endpoint exists on this build (other branches add images and speech). */
-  const exists = async (path: string) => (await fetch(`${cli.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-console', 'content-type': 'application/json' }, body: '{}' })).status !== 404;
+  const exists = async (path: string) =>
+    (
+      await fetch(`${cli.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-console', 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).status !== 404;
 
   /** How a page answers the next dialog it opens (see `answering`); a dialog nobody expects is an error. */
   const nextAnswer = new WeakMap<Page, (dialog: Dialog) => void>();
@@ -83,13 +94,26 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     cli = await spawnCli(['--token', 'sk-console', '--token', 'sk-second']);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--autoplay-policy=no-user-gesture-required',
+      ],
     });
     context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1280, height: 900 } });
     imagesExist = await exists('/v1/images/generations');
     speechExists = await exists('/v1/audio/speech');
     // Pieces of this reply come 40 ms apart, so a page that streams shows them one by one.
-    await admin('/fixtures', 'POST', { name: 'slow', match: { userMessage: { contains: 'slowly' } }, reply: { text: 'One two three four five six seven eight nine ten.' }, latency: 'ttft=50,tps=25,jitter=0' });
+    await admin('/fixtures', 'POST', {
+      name: 'slow',
+      match: { userMessage: { contains: 'slowly' } },
+      reply: { text: 'One two three four five six seven eight nine ten.' },
+      latency: 'ttft=50,tps=25,jitter=0',
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -107,7 +131,10 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
       await page.click(`button[data-copy-from="${id}"]`);
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
     }
-    expect(await page.$$eval('#token-list input', (inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual(['sk-console', 'sk-second']);
+    expect(await page.$$eval('#token-list input', (inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual([
+      'sk-console',
+      'sk-second',
+    ]);
     await page.close();
   });
 
@@ -143,7 +170,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     }
     const journal = (await admin('/requests')) as { requests: { path: string; status: number }[] };
     expect(journal.requests.filter((r) => r.status === 200).map((r) => r.path)).toEqual(
-      expect.arrayContaining(['/v1/chat/completions', '/v1/messages', expect.stringMatching(/\/models\/gemini-2\.5-flash:generateContent$/)]),
+      expect.arrayContaining([
+        '/v1/chat/completions',
+        '/v1/messages',
+        expect.stringMatching(/\/models\/gemini-2\.5-flash:generateContent$/),
+      ]),
     );
     await page.close();
   });
@@ -156,7 +187,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     // Record every text the reply shows while it streams.
     await page.evaluate(() => {
       const seen: string[] = ((window as unknown as { seen: string[] }).seen = []);
-      new MutationObserver(() => seen.push(document.querySelector('#reply')!.textContent!)).observe(document.querySelector('#reply')!, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => seen.push(document.querySelector('#reply')!.textContent!)).observe(document.querySelector('#reply')!, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await page.click('#send');
     await page.waitForFunction(() => /ms in all/.test(document.querySelector('#usage')!.textContent!));
@@ -166,7 +201,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     expect(new Set(seen).size).toBeGreaterThanOrEqual(4);
     for (let i = 1; i < seen.length; i++) expect(seen[i].startsWith(seen[i - 1])).toBe(true);
     const usage = await page.textContent('#usage');
-    expect(usage).toMatch(/^HTTP 200 · \d+ streamed pieces · \d+ input tokens, \d+ output tokens · first text after \d+ ms · \d+ ms in all$/);
+    expect(usage).toMatch(
+      /^HTTP 200 · \d+ streamed pieces · \d+ input tokens, \d+ output tokens · first text after \d+ ms · \d+ ms in all$/,
+    );
     await page.screenshot({ path: join(SHOTS, 'playground-streamed.png'), fullPage: true });
     await page.close();
   });
@@ -185,7 +222,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
         await page.setChecked('#stream', stream);
         await page.fill('#message', `Hello ${model}`);
         await page.click('#send');
-        await page.waitForFunction(() => /ms in all/.test(document.querySelector('#usage')!.textContent!) && !(document.querySelector('#send') as HTMLButtonElement).disabled);
+        await page.waitForFunction(
+          () =>
+            /ms in all/.test(document.querySelector('#usage')!.textContent!) &&
+            !(document.querySelector('#send') as HTMLButtonElement).disabled,
+        );
         expect(await page.getAttribute('#reply', 'class')).toBe('output');
         expect((await page.textContent('#reply'))!.length).toBeGreaterThan(10);
       }
@@ -226,8 +267,15 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.click('#send');
     await page.waitForFunction(() => /dimensions/.test(document.querySelector('#reply')!.textContent!));
     const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    const expected = (await sdk.embeddings.create({ model: 'text-embedding-3-small', input: 'a sentence to embed', encoding_format: 'float' })).data[0].embedding;
-    expect(await page.textContent('#reply')).toBe(`1536 dimensions: [${expected.slice(0, 8).map((v) => v.toFixed(6)).join(', ')}, …]`);
+    const expected = (
+      await sdk.embeddings.create({ model: 'text-embedding-3-small', input: 'a sentence to embed', encoding_format: 'float' })
+    ).data[0].embedding;
+    expect(await page.textContent('#reply')).toBe(
+      `1536 dimensions: [${expected
+        .slice(0, 8)
+        .map((v) => v.toFixed(6))
+        .join(', ')}, …]`,
+    );
     await page.screenshot({ path: join(SHOTS, 'playground-embedding.png') });
 
     // A reranker: the query, the documents one per line, the scores best first.
@@ -364,7 +412,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     expect(JSON.parse((await page.textContent('#res-body'))!).choices[0].message.content).toBe(reply.choices[0].message.content);
 
     // A stream shows its progress and its events.
-    const stream = await sdk.chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Stream it slowly' }], stream: true });
+    const stream = await sdk.chat.completions.create({
+      model: 'gpt-5-mini',
+      messages: [{ role: 'user', content: 'Stream it slowly' }],
+      stream: true,
+    });
     for await (const _ of stream) void _;
     const streamed = page.locator('#rows tr', { hasText: 'gpt-5-mini' }).first();
     await expect.poll(() => streamed.textContent()).toMatch(/\d+ events, completed/);
@@ -384,7 +436,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
   });
 
   it('shows a prompt, a reply and a fixture name holding <script> as text on every page', async () => {
-    await admin('/fixtures', 'POST', { name: `xss ${XSS}`, match: { userMessage: { contains: '<script>' } }, reply: { text: `Echo: ${XSS}` } });
+    await admin('/fixtures', 'POST', {
+      name: `xss ${XSS}`,
+      match: { userMessage: { contains: '<script>' } },
+      reply: { text: `Echo: ${XSS}` },
+    });
     const playground = await open('/console/playground');
     await playground.selectOption('#model', 'gpt-4o-mini');
     await playground.setChecked('#stream', false);
@@ -397,7 +453,10 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     const row = requests.locator('#rows tr', { hasText: 'xss <script>' }).first();
     await row.waitFor();
     await row.locator('button[data-open]').click();
-    await requests.waitForFunction((xss) => document.querySelector('#req-body')!.textContent!.includes(JSON.stringify(`Hello ${xss}`)), XSS);
+    await requests.waitForFunction(
+      (xss) => document.querySelector('#req-body')!.textContent!.includes(JSON.stringify(`Hello ${xss}`)),
+      XSS,
+    );
     expect(await requests.textContent('#res-body')).toContain(JSON.stringify(`Echo: ${XSS}`));
 
     const fixtures = await open('/console/fixtures');
@@ -412,7 +471,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     expect(await tokens.locator('#tokens code', { hasText: 'window.__pwned' }).textContent()).toBe(`sk-${XSS}`);
     // ...and in the playground's page data and token list.
     const playground2 = await open('/console/playground');
-    expect(await playground2.$$eval('#issued-tokens option', (options) => options.map((o) => (o as HTMLOptionElement).value))).toContain(`sk-${XSS}`);
+    expect(await playground2.$$eval('#issued-tokens option', (options) => options.map((o) => (o as HTMLOptionElement).value))).toContain(
+      `sk-${XSS}`,
+    );
     await admin(`/tokens/${encodeURIComponent(`sk-${XSS}`)}`, 'DELETE');
 
     for (const page of [playground, requests, fixtures, home, tokens, playground2]) {
@@ -425,8 +486,20 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
 
   it('shows fixtures and scenarios with their state and use counts', async () => {
     await admin('/fixtures', 'POST', [
-      { name: 'order-new', scenario: 'order', newScenarioState: 'paid', match: { userMessage: { contains: 'order' } }, reply: { text: 'paid' } },
-      { name: 'order-paid', scenario: 'order', requiredScenarioState: 'paid', match: { userMessage: { contains: 'order' } }, reply: { text: 'shipped' } },
+      {
+        name: 'order-new',
+        scenario: 'order',
+        newScenarioState: 'paid',
+        match: { userMessage: { contains: 'order' } },
+        reply: { text: 'paid' },
+      },
+      {
+        name: 'order-paid',
+        scenario: 'order',
+        requiredScenarioState: 'paid',
+        match: { userMessage: { contains: 'order' } },
+        reply: { text: 'shipped' },
+      },
     ]);
     const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
     await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'my order' }] });
@@ -440,9 +513,15 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
   });
 
   it('filters the fixtures and requests pages by test (x-mock-test-id)', async () => {
-    await admin('/fixtures?test=console-a', 'POST', { name: 'of console-a', match: { userMessage: { contains: 'which test' } }, reply: { text: 'console a' } });
-    const sdk = (test: string) => new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-mock-test-id': test } });
-    for (const test of ['console-a', 'console-b']) await sdk(test).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'which test?' }] });
+    await admin('/fixtures?test=console-a', 'POST', {
+      name: 'of console-a',
+      match: { userMessage: { contains: 'which test' } },
+      reply: { text: 'console a' },
+    });
+    const sdk = (test: string) =>
+      new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-mock-test-id': test } });
+    for (const test of ['console-a', 'console-b'])
+      await sdk(test).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'which test?' }] });
     const fixtures = await open('/console/fixtures?test=console-a');
     expect(await fixtures.textContent('#fixtures-heading')).toContain('of test console-a');
     expect(await fixtures.locator('tr', { hasText: 'of console-a' }).first().locator('td').last().textContent()).toBe('1');
@@ -467,7 +546,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
       const images = [...document.querySelectorAll('#media img')] as HTMLImageElement[];
       return images.length === n && images.every((img) => img.complete && img.naturalWidth > 0);
     }, count);
-    return page.$$eval('#media img', (images) => images.map((i) => [(i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight]));
+    return page.$$eval('#media img', (images) =>
+      images.map((i) => [(i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight]),
+    );
   }
 
   it('keeps the curl command the request Send would make, as the model, message and options change', async () => {
@@ -520,7 +601,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.selectOption('#model', 'gemini-2.5-flash-image');
     expect(await page.inputValue('#format')).toBe('gemini-image');
     expect(await page.isVisible('#image-options')).toBe(true);
-    expect(await page.$$eval('#size option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(expect.arrayContaining(['1:1', '16:9', '9:16']));
+    expect(await page.$$eval('#size option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(
+      expect.arrayContaining(['1:1', '16:9', '9:16']),
+    );
     await page.selectOption('#size', '16:9');
     await page.fill('#n', '2');
     await page.fill('#message', 'A lighthouse at dusk');
@@ -538,7 +621,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     if (!imagesExist) return skip('POST /v1/images/generations answers 404 on this build');
     const page = await open('/console/playground');
     await page.selectOption('#model', 'dall-e-3');
-    expect(await page.$$eval('#size option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(['1024x1024', '1792x1024', '1024x1792']);
+    expect(await page.$$eval('#size option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual([
+      '1024x1024',
+      '1792x1024',
+      '1024x1792',
+    ]);
     expect(await page.getAttribute('#n', 'max')).toBe('1');
     await page.selectOption('#model', 'gpt-image-1');
     await page.selectOption('#size', '1536x1024');
@@ -554,18 +641,39 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
 
   it('shows a stream’s assembled text and tool calls above its raw events, which stay folded', async () => {
     await admin('/fixtures', 'POST', [
-      { name: 'assembled-text', match: { userMessage: { contains: 'assemble my text' } }, reply: { text: 'Alpha beta gamma, delta epsilon.' } },
-      { name: 'assembled-tool', match: { userMessage: { contains: 'assemble my call' } }, reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] } },
+      {
+        name: 'assembled-text',
+        match: { userMessage: { contains: 'assemble my text' } },
+        reply: { text: 'Alpha beta gamma, delta epsilon.' },
+      },
+      {
+        name: 'assembled-tool',
+        match: { userMessage: { contains: 'assemble my call' } },
+        reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      },
     ]);
     const page = await open('/console/requests');
     await page.waitForSelector('#live.ok');
     const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    for await (const _ of await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Please assemble my text' }], stream: true })) void _;
-    const tools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+    for await (const _ of await sdk.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Please assemble my text' }],
+      stream: true,
+    }))
+      void _;
+    const tools = [
+      { name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
+    ];
     const res = await fetch(`${cli.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': 'sk-console', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 200, stream: true, tools, messages: [{ role: 'user', content: 'Please assemble my call' }] }),
+      body: JSON.stringify({
+        model: 'claude-haiku-4-5',
+        max_tokens: 200,
+        stream: true,
+        tools,
+        messages: [{ role: 'user', content: 'Please assemble my call' }],
+      }),
     });
     await res.text();
 
@@ -589,7 +697,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await call.locator('button[data-open]').click();
     await page.waitForFunction(() => /get_weather/.test(document.querySelector('#res-tools')!.textContent!));
     expect(await page.textContent('#assembled-heading')).toBe('Tool calls');
-    expect(await page.$$eval('#res-tools li', (items) => items.map((li) => li.textContent))).toEqual([`get_weather ${JSON.stringify({ city: 'Oslo' }, null, 2)}`]);
+    expect(await page.$$eval('#res-tools li', (items) => items.map((li) => li.textContent))).toEqual([
+      `get_weather ${JSON.stringify({ city: 'Oslo' }, null, 2)}`,
+    ]);
     await page.close();
   });
 
@@ -597,7 +707,8 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await admin('/tokens', 'POST', { token: 'sk-to-confirm' });
     const tokens = await open('/console/tokens');
     const revoke = () => tokens.click('button[data-revoke="sk-to-confirm"]');
-    const listed = async () => ((await admin('/tokens')) as { tokens: { token: string }[] }).tokens.some((t) => t.token === 'sk-to-confirm');
+    const listed = async () =>
+      ((await admin('/tokens')) as { tokens: { token: string }[] }).tokens.some((t) => t.token === 'sk-to-confirm');
     expect(await answering(tokens, false, revoke)).toContain('Revoke sk-to-confirm?');
     expect(await listed()).toBe(true);
     expect(await tokens.locator('#tokens').textContent()).toContain('sk-to-confirm');
@@ -628,7 +739,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.fill('#message', 'Am I allowed?');
     await page.click('#send');
     await page.waitForSelector('#reply.error');
-    expect(await page.textContent('#token-status')).toBe('This token is scoped to other models: gpt-4o-mini, claude-haiku-4-5. Choose one of them, or use another token.');
+    expect(await page.textContent('#token-status')).toBe(
+      'This token is scoped to other models: gpt-4o-mini, claude-haiku-4-5. Choose one of them, or use another token.',
+    );
     await page.close();
   });
 

@@ -34,7 +34,14 @@ describe('seed', () => {
   });
 
   it('draws the same sequence from the same key', () => {
-    const draw = (k: number) => Array.from({ length: 5 }, ((r) => () => r.next())(new Rng(k)));
+    const draw = (k: number) =>
+      Array.from(
+        { length: 5 },
+        (
+          (r) => () =>
+            r.next()
+        )(new Rng(k)),
+      );
     expect(draw(42)).toEqual(draw(42));
     expect(draw(42)).not.toEqual(draw(43));
     expect(makeId('chatcmpl-', 29, 1)).toMatch(/^chatcmpl-[A-Za-z0-9]{29}$/);
@@ -54,13 +61,24 @@ describe('seed', () => {
   it('synthesizes the same text, counts and cut as every earlier version (replies users have pinned)', () => {
     const plain = respond(request(), { seed: 0, created: 0 });
     expect(plain.choices[0].blocks).toEqual([
-      { type: 'text', text: 'Sure. Use the open-source USB driver, then you can index the optical sensor! The cautious hippodrome neatens the equal arrogantly. The grown finding accentuates the thongs mysteriously.' },
+      {
+        type: 'text',
+        text: 'Sure. Use the open-source USB driver, then you can index the optical sensor! The cautious hippodrome neatens the equal arrogantly. The grown finding accentuates the thongs mysteriously.',
+      },
     ]);
     expect(plain.usage).toMatchObject({ inputTokens: 8, outputTokens: 41 });
-    const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' }, n: { type: 'integer' } }, required: ['email', 'n'] };
+    const schema = {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email' }, n: { type: 'integer' } },
+      required: ['email', 'n'],
+    };
     const cut = respond(request({ maxTokens: 7, output: { type: 'json_schema', schema } }), { seed: 1, created: 0 });
     // Since schema synthesis is our own counted walker (issue 28), JSON values differ from json-schema-faker's.
-    expect(cut.choices[0]).toMatchObject({ blocks: [{ type: 'text', text: '{"email":"Mervin_S' }], finishReason: 'length', outputTokens: 7 });
+    expect(cut.choices[0]).toMatchObject({
+      blocks: [{ type: 'text', text: '{"email":"Mervin_S' }],
+      finishReason: 'length',
+      outputTokens: 7,
+    });
   });
 });
 

@@ -44,14 +44,17 @@ describe.each(MODES)('cost (%s)', (mode) => {
     const client = new OpenAI({ apiKey: 'sk-a', baseURL: `${gw.root}/v1`, maxRetries: 0 });
     const reply = await client.chat.completions.create({ model: 'gpt-4o-mini-2024-07-18', messages: ask('snapshot') });
     const mini = shipped.models['gpt-4o-mini'] as ModelPrice;
-    expect((await last()).costUsd).toBeCloseTo(usd(reply.usage!.prompt_tokens, mini.input) + usd(reply.usage!.completion_tokens, mini.output), 12);
+    expect((await last()).costUsd).toBeCloseTo(
+      usd(reply.usage!.prompt_tokens, mini.input) + usd(reply.usage!.completion_tokens, mini.output),
+      12,
+    );
     await client.chat.completions.create({ model: 'gpt-daybreak-blue-latest', messages: ask('no price for me') });
     const unpriced = await last();
     expect(unpriced.usage?.inputTokens).toBeGreaterThan(0);
     expect(unpriced.costUsd).toBeUndefined();
   });
 
-  it("an Anthropic reply with thinking: the thinking tokens at the reasoning price, the rest of the output at the output price, by family", async () => {
+  it('an Anthropic reply with thinking: the thinking tokens at the reasoning price, the rest of the output at the output price, by family', async () => {
     const client = new Anthropic({ apiKey: 'sk-b', baseURL: gw.root, maxRetries: 0 });
     const reply = await client.messages.create({
       // A dated name of the family: no model entry, the family's price.
@@ -108,7 +111,13 @@ const RAW_CHAT = {
   created: 1_760_000_000,
   model: 'gpt-4o-mini',
   choices: [{ index: 0, message: { role: 'assistant', content: 'recorded', refusal: null }, finish_reason: 'stop', logprobs: null }],
-  usage: { prompt_tokens: 5000, completion_tokens: 9000, total_tokens: 14000, prompt_tokens_details: { cached_tokens: 1000 }, completion_tokens_details: { reasoning_tokens: 0 } },
+  usage: {
+    prompt_tokens: 5000,
+    completion_tokens: 9000,
+    total_tokens: 14000,
+    prompt_tokens_details: { cached_tokens: 1000 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  },
 };
 const RAW_MESSAGE = {
   id: 'msg_recorded',
@@ -121,7 +130,8 @@ const RAW_MESSAGE = {
   // Anthropic's input_tokens leaves out the cache: the prompt is 3000 + 2000 read = 5000.
   usage: { input_tokens: 3000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 9000 },
 };
-const chunk = (extra: object) => JSON.stringify({ id: 'chatcmpl-recorded', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-4o-mini', ...extra });
+const chunk = (extra: object) =>
+  JSON.stringify({ id: 'chatcmpl-recorded', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-4o-mini', ...extra });
 /** A recorded stream: the usage in its last chunk before [DONE], as include_usage asks. */
 const RAW_STREAM = {
   events: [
@@ -135,7 +145,10 @@ const event = (data: object) => ({ event: (data as { type: string }).type, data:
 /** A recorded Anthropic stream: the input in message_start, the output in message_delta. */
 const RAW_MESSAGE_STREAM = {
   events: [
-    event({ type: 'message_start', message: { ...RAW_MESSAGE, content: [], stop_reason: null, usage: { ...RAW_MESSAGE.usage, output_tokens: 1 } } }),
+    event({
+      type: 'message_start',
+      message: { ...RAW_MESSAGE, content: [], stop_reason: null, usage: { ...RAW_MESSAGE.usage, output_tokens: 1 } },
+    }),
     event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'recorded' } }),
     event({ type: 'content_block_stop', index: 0 }),
@@ -161,13 +174,17 @@ const TPM = 100_000;
 describe.each(MODES)('a raw body is charged for the usage it tells its client (%s)', (mode) => {
   let gw: Metered;
   beforeAll(async () => {
-    gw = await startMetered(mode, { tokens: ['sk-chat', 'sk-stream', 'sk-message', 'sk-message-stream', 'sk-gemini', 'sk-none'], tpm: TPM, fixtures: RAW_FIXTURES });
+    gw = await startMetered(mode, {
+      tokens: ['sk-chat', 'sk-stream', 'sk-message', 'sk-message-stream', 'sk-gemini', 'sk-none'],
+      tpm: TPM,
+      fixtures: RAW_FIXTURES,
+    });
   });
   afterAll(() => gw.stop());
   const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
   const mini = shipped.models['gpt-4o-mini'] as ModelPrice;
 
-  it('an OpenAI body: its prompt_tokens and completion_tokens (cached ones at the cached price), not the synthesized reply\'s', async () => {
+  it("an OpenAI body: its prompt_tokens and completion_tokens (cached ones at the cached price), not the synthesized reply's", async () => {
     const client = new OpenAI({ apiKey: 'sk-chat', baseURL: `${gw.root}/v1`, maxRetries: 0 });
     const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw chat') }).withResponse();
     expect(data.usage?.prompt_tokens).toBe(5000);
@@ -179,7 +196,9 @@ describe.each(MODES)('a raw body is charged for the usage it tells its client (%
 
   it('a recorded stream: the usage its events tell', async () => {
     const client = new OpenAI({ apiKey: 'sk-stream', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw stream'), stream: true, stream_options: { include_usage: true } }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: ask('raw stream'), stream: true, stream_options: { include_usage: true } })
+      .withResponse();
     let told: number | undefined;
     for await (const c of data) told = c.usage?.completion_tokens ?? told;
     expect(told).toBe(9000);
@@ -191,7 +210,9 @@ describe.each(MODES)('a raw body is charged for the usage it tells its client (%
 
   it('an Anthropic body: its input_tokens with the cache read added, its output_tokens', async () => {
     const client = new Anthropic({ apiKey: 'sk-message', baseURL: gw.root, maxRetries: 0 });
-    const { data, response } = await client.messages.create({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message') }).withResponse();
+    const { data, response } = await client.messages
+      .create({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message') })
+      .withResponse();
     expect(data.usage.output_tokens).toBe(9000);
     const entry = await last();
     expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 2000, reasoningTokens: 0 });
@@ -201,9 +222,11 @@ describe.each(MODES)('a raw body is charged for the usage it tells its client (%
     expect(response.headers.get('anthropic-ratelimit-output-tokens-remaining')).toBe(String(TPM - 9000));
   });
 
-  it('a recorded Anthropic stream: message_start\'s input and message_delta\'s output together', async () => {
+  it("a recorded Anthropic stream: message_start's input and message_delta's output together", async () => {
     const client = new Anthropic({ apiKey: 'sk-message-stream', baseURL: gw.root, maxRetries: 0 });
-    const final = await client.messages.stream({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message stream') }).finalMessage();
+    const final = await client.messages
+      .stream({ model: 'claude-3-5-haiku', max_tokens: 100, messages: ask('raw message stream') })
+      .finalMessage();
     expect(final.usage).toMatchObject({ input_tokens: 3000, output_tokens: 9000 });
     const entry = await last();
     expect(entry.usage).toEqual({ inputTokens: 5000, outputTokens: 9000, cachedInputTokens: 2000, reasoningTokens: 0 });
@@ -223,7 +246,9 @@ describe.each(MODES)('a raw body is charged for the usage it tells its client (%
 
   it('a body that tells no usage is charged none', async () => {
     const client = new OpenAI({ apiKey: 'sk-none', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('raw without usage') }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: ask('raw without usage') })
+      .withResponse();
     expect(data.usage).toBeUndefined();
     const entry = await last();
     expect(entry.fixture).toBe('raw-no-usage');
@@ -241,7 +266,9 @@ describe.each(MODES)('prompt cache writes and reads at their own prices (%s)', (
   afterAll(() => gw.stop());
   const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
   /** A system prompt well over Sonnet's 1,024-token caching minimum. */
-  const system = Array.from({ length: 120 }, (_, i) => `Clause ${i + 1}: quote the price list and round every total to the cent.`).join('\n');
+  const system = Array.from({ length: 120 }, (_, i) => `Clause ${i + 1}: quote the price list and round every total to the cent.`).join(
+    '\n',
+  );
   const sonnet = shipped.families['claude-sonnet'] as ModelPrice;
   const cachedAsk = (apiKey: string, question: string, ttl?: '1h') =>
     new Anthropic({ apiKey, baseURL: gw.root, maxRetries: 0 }).messages.create({
@@ -255,27 +282,45 @@ describe.each(MODES)('prompt cache writes and reads at their own prices (%s)', (
     const write = await cachedAsk('sk-5m', 'What does the first order cost?');
     const written = write.usage.cache_creation_input_tokens!;
     expect(written).toBeGreaterThan(1024);
-    expect((await last()).costUsd).toBeCloseTo(usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write!) + usd(write.usage.output_tokens, sonnet.output), 12);
+    expect((await last()).costUsd).toBeCloseTo(
+      usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write!) + usd(write.usage.output_tokens, sonnet.output),
+      12,
+    );
     const read = await cachedAsk('sk-5m', 'And the second?');
     expect(read.usage).toMatchObject({ cache_read_input_tokens: written, cache_creation_input_tokens: 0 });
-    expect((await last()).costUsd).toBeCloseTo(usd(read.usage.input_tokens, sonnet.input) + usd(written, sonnet.cached_input!) + usd(read.usage.output_tokens, sonnet.output), 12);
+    expect((await last()).costUsd).toBeCloseTo(
+      usd(read.usage.input_tokens, sonnet.input) + usd(written, sonnet.cached_input!) + usd(read.usage.output_tokens, sonnet.output),
+      12,
+    );
   });
 
-  it("a 1-hour write at cache_write_1h, twice input as Anthropic bills it, not at the 5-minute rate", async () => {
+  it('a 1-hour write at cache_write_1h, twice input as Anthropic bills it, not at the 5-minute rate', async () => {
     expect(sonnet.cache_write_1h).toBe(2 * sonnet.input);
     const write = await cachedAsk('sk-1h', 'What does the first order cost?', '1h');
     const written = write.usage.cache_creation!.ephemeral_1h_input_tokens;
     expect(written).toBeGreaterThan(1024);
     expect(write.usage.cache_creation_input_tokens).toBe(written);
-    expect((await last()).costUsd).toBeCloseTo(usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write_1h!) + usd(write.usage.output_tokens, sonnet.output), 12);
+    expect((await last()).costUsd).toBeCloseTo(
+      usd(write.usage.input_tokens, sonnet.input) + usd(written, sonnet.cache_write_1h!) + usd(write.usage.output_tokens, sonnet.output),
+      12,
+    );
   });
 });
 
 describe('the price arithmetic', () => {
-  it("prices a 1-hour cache write at twice input when the entry gives no cache_write_1h, and refuses an audio_output price it could never apply", () => {
-    const usage = { inputTokens: 3000, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, cacheCreationInputTokens: 2000, cacheCreation1hInputTokens: 1500 };
+  it('prices a 1-hour cache write at twice input when the entry gives no cache_write_1h, and refuses an audio_output price it could never apply', () => {
+    const usage = {
+      inputTokens: 3000,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      cacheCreationInputTokens: 2000,
+      cacheCreation1hInputTokens: 1500,
+    };
     // 1000 plain, 500 written for 5 minutes at cache_write, 1500 for an hour at twice input.
     expect(costOf(usage, { input: 4, output: 1, cache_write: 5 })).toBeCloseTo(usd(1000, 4) + usd(500, 5) + usd(1500, 8), 12);
-    expect(() => checkPrices({ models: { m: { input: 1, output: 1, audio_output: 2 } } })).toThrow('models.m: unknown price "audio_output"');
+    expect(() => checkPrices({ models: { m: { input: 1, output: 1, audio_output: 2 } } })).toThrow(
+      'models.m: unknown price "audio_output"',
+    );
   });
 });

@@ -43,7 +43,14 @@ interface Block {
 }
 type Kind = 'no-run' | 'output' | 'module' | 'vitest' | 'browser' | 'shell' | 'server' | 'fixture';
 
-const DOCS = ['README.md', 'examples/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  'examples/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 function blocksOf(file: string): Block[] {
   const lines = readFileSync(join(root, file), 'utf8').split('\n');
@@ -109,11 +116,27 @@ function runVitestBlocks() {
     // A plain object: no globalSetup (dist/ is built by this run's), nothing else of the repository's config.
     writeFileSync(join(dir, 'vitest.config.ts'), `export default { test: { include: ['*.test.ts'] } };\n`);
     const report = join(dir, 'report.json');
-    const { output } = await run(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.ts'), '--reporter=json', `--outputFile=${report}`], { cwd: dir, timeout: 120_000 });
+    const { output } = await run(
+      process.execPath,
+      [
+        join(root, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        '--root',
+        dir,
+        '--config',
+        join(dir, 'vitest.config.ts'),
+        '--reporter=json',
+        `--outputFile=${report}`,
+      ],
+      { cwd: dir, timeout: 120_000 },
+    );
     const results = new Map<string, { status: string; tests: number; message: string }>();
     if (existsSync(report)) {
-      const json = JSON.parse(readFileSync(report, 'utf8')) as { testResults: { name: string; status: string; message: string; assertionResults: unknown[] }[] };
-      for (const r of json.testResults) results.set(resolve(r.name), { status: r.status, tests: r.assertionResults.length, message: r.message });
+      const json = JSON.parse(readFileSync(report, 'utf8')) as {
+        testResults: { name: string; status: string; message: string; assertionResults: unknown[] }[];
+      };
+      for (const r of json.testResults)
+        results.set(resolve(r.name), { status: r.status, tests: r.assertionResults.length, message: r.message });
     }
     return { results, output };
   })();
@@ -149,7 +172,13 @@ function anchorsOf(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
   const seen = new Set<string>();
   for (const m of text.matchAll(/^#{1,6} (.+)$/gm)) {
-    seen.add(m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    seen.add(
+      m[1]
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    );
   }
   return seen;
 }
@@ -158,7 +187,12 @@ describe('the documentation', () => {
   it('has every block run or marked: none skipped silently', () => {
     const counts: Record<string, number> = {};
     for (const b of all) counts[kindOf(b) ?? 'unmarked'] = (counts[kindOf(b) ?? 'unmarked'] ?? 0) + 1;
-    console.info(`doc blocks: ${JSON.stringify(counts)}; not run:\n${all.filter((b) => ['no-run', 'output'].includes(kindOf(b)!)).map((b) => `  ${label(b)}`).join('\n')}`);
+    console.info(
+      `doc blocks: ${JSON.stringify(counts)}; not run:\n${all
+        .filter((b) => ['no-run', 'output'].includes(kindOf(b)!))
+        .map((b) => `  ${label(b)}`)
+        .join('\n')}`,
+    );
     expect(all.filter((b) => !kindOf(b)).map(label)).toEqual([]);
     expect(all.length).toBeGreaterThan(20);
   });
@@ -196,7 +230,9 @@ describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
   }
   /** What a block sent to the page's server: it must have sent something, and got no error back. */
   async function expectAnswered(s: Spawned) {
-    const { requests } = (await (await fetch(`${s.url}/__admin/requests`)).json()) as { requests: { method: string; path: string; status: number }[] };
+    const { requests } = (await (await fetch(`${s.url}/__admin/requests`)).json()) as {
+      requests: { method: string; path: string; status: number }[];
+    };
     expect(requests.length).toBeGreaterThan(0);
     expect(requests.filter((r) => r.status >= 400).map((r) => `${r.method} ${r.path} → ${r.status}`)).toEqual([]);
   }
@@ -233,12 +269,20 @@ describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
         mkdirSync(join(dir, 'src'), { recursive: true });
         writeFileSync(join(dir, 'src/block.ts'), b.code);
         // The page: what vite gives a module (import.meta.env; one bundle shares one import.meta), then the block.
-        writeFileSync(join(dir, 'src/main.ts'), `Object.assign(import.meta, { env: { DEV: true } });\nawait import('./block.ts');\ndocument.body.dataset.ready = '';\n`);
-        writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><p>doc block</p><script type="module" src="/main.js"></script></body></html>');
+        writeFileSync(
+          join(dir, 'src/main.ts'),
+          `Object.assign(import.meta, { env: { DEV: true } });\nawait import('./block.ts');\ndocument.body.dataset.ready = '';\n`,
+        );
+        writeFileSync(
+          join(dir, 'index.html'),
+          '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><p>doc block</p><script type="module" src="/main.js"></script></body></html>',
+        );
         const page = await openExample(dir);
         try {
           // The worker the block started answers the page's own origin.
-          const status = await page.page.evaluate(async () => (await fetch('/v1/models', { headers: { authorization: 'Bearer sk-test' } })).status);
+          const status = await page.page.evaluate(
+            async () => (await fetch('/v1/models', { headers: { authorization: 'Bearer sk-test' } })).status,
+          );
           expect(status).toBe(200);
           expect(page.leaked).toEqual([]);
         } finally {
@@ -249,7 +293,8 @@ describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
       const where = cwdOf(b);
       it(`${label(b)}: runs under bash${where ? ` in the ${where}` : ''}`, async () => {
         const { code, s } = await withPort(b);
-        const cwd = where === 'clone' ? join(scratchDir(), 'model-gateway-mock') : where === 'project' ? join(scratchDir(), 'my-project') : root;
+        const cwd =
+          where === 'clone' ? join(scratchDir(), 'model-gateway-mock') : where === 'project' ? join(scratchDir(), 'my-project') : root;
         // In the project, `npx model-gateway-mock` is the package the block installed there.
         const script = where === 'project' ? code : localCli(code);
         const { code: exit, output } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, timeout: 240_000 });
@@ -261,7 +306,12 @@ describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
         const port = String(await freePort());
         const [command, ...shown] = b.code.trim().split('\n');
         const expected = shown.map((l) => l.replace(/^# ?/, '').replaceAll(DOC_PORT, port));
-        const child = spawn('bash', ['-c', localCli(command.replaceAll(DOC_PORT, port))], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+        const child = spawn('bash', ['-c', localCli(command.replaceAll(DOC_PORT, port))], {
+          cwd: root,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        });
         let out = '';
         try {
           await new Promise<void>((resolve, reject) => {
@@ -305,6 +355,12 @@ describe.runIf(socketSuites).each(pagesToRun)('%s', (file) => {
 function unreachableStates(fixtures: Fixture[]): string[] {
   const reached = new Set(fixtures.filter((f) => f.scenario && f.newScenarioState).map((f) => `${f.scenario}/${f.newScenarioState}`));
   return fixtures
-    .filter((f) => f.scenario && f.requiredScenarioState && f.requiredScenarioState !== 'Started' && !reached.has(`${f.scenario}/${f.requiredScenarioState}`))
+    .filter(
+      (f) =>
+        f.scenario &&
+        f.requiredScenarioState &&
+        f.requiredScenarioState !== 'Started' &&
+        !reached.has(`${f.scenario}/${f.requiredScenarioState}`),
+    )
     .map((f) => `${f.name}: ${f.scenario}/${f.requiredScenarioState}`);
 }

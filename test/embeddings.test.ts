@@ -29,11 +29,18 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     expect(pinned.data[1].embedding).toHaveLength(1536);
     const failed = await ctx.client.embeddings.create({ model: MODEL, input: 'fail me' }).catch((e) => e);
     expect(failed).toBeInstanceOf(OpenAI.RateLimitError);
-    const forced = await ctx.client.embeddings.create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-status': '503' } }).catch((e) => e);
+    const forced = await ctx.client.embeddings
+      .create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-status': '503' } })
+      .catch((e) => e);
     expect(forced.status).toBe(503);
-    const reset = await ctx.client.embeddings.create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } }).catch((e) => e);
+    const reset = await ctx.client.embeddings
+      .create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } })
+      .catch((e) => e);
     expect(reset).toBeInstanceOf(OpenAI.APIConnectionError);
-    const reseeded = await ctx.client.embeddings.create({ model: MODEL, input: 'x', encoding_format: 'float' }, { headers: { 'x-mock-seed': '9' } });
+    const reseeded = await ctx.client.embeddings.create(
+      { model: MODEL, input: 'x', encoding_format: 'float' },
+      { headers: { 'x-mock-seed': '9' } },
+    );
     const plain = await ctx.client.embeddings.create({ model: MODEL, input: 'x', encoding_format: 'float' });
     expect(reseeded.data[0].embedding).not.toEqual(plain.data[0].embedding);
     const reranked = await fetch(`${ctx.gw.root}/v1/rerank`, {
@@ -48,7 +55,8 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
   it("applies every input's fault and latency, not only the first input's", async () => {
     const broken = await ctx.client.embeddings.create({ model: MODEL, input: ['fine', 'break me'] }).catch((e) => e);
     expect(broken).toBeInstanceOf(OpenAI.APIConnectionError);
-    const slowly = (signal?: AbortSignal) => ctx.client.embeddings.create({ model: MODEL, input: ['fine', 'slow me'] }, { headers: { 'x-test': 'held' }, signal });
+    const slowly = (signal?: AbortSignal) =>
+      ctx.client.embeddings.create({ model: MODEL, input: ['fine', 'slow me'] }, { headers: { 'x-test': 'held' }, signal });
     // A request sent later is answered in full while the one with the slow input waits.
     const other = () => ctx.client.embeddings.create({ model: MODEL, input: 'fine' });
     if (mode.name === 'in-process') {
@@ -71,7 +79,9 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
   });
 
   it('sends retry-after with a 429 forced by x-mock-status, in every format', async () => {
-    const openai = await ctx.client.embeddings.create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-status': '429' } }).catch((e) => e);
+    const openai = await ctx.client.embeddings
+      .create({ model: MODEL, input: 'x' }, { headers: { 'x-mock-status': '429' } })
+      .catch((e) => e);
     expect(openai).toBeInstanceOf(OpenAI.RateLimitError);
     expect(openai.headers.get('retry-after')).toBe('1');
     const gemini = await fetch(`${ctx.gw.root}/v1beta/models/gemini-embedding-001:embedContent?key=sk-test`, {
@@ -97,7 +107,10 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     }
     const [cat, cat2, money] = float.data.map((d) => d.embedding);
     expect(cosine(cat, cat2)).toBeGreaterThan(cosine(cat, money) + 0.15);
-    expect(float.usage).toEqual({ prompt_tokens: input.reduce((n, t) => n + encode(t).length, 0), total_tokens: input.reduce((n, t) => n + encode(t).length, 0) });
+    expect(float.usage).toEqual({
+      prompt_tokens: input.reduce((n, t) => n + encode(t).length, 0),
+      total_tokens: input.reduce((n, t) => n + encode(t).length, 0),
+    });
   });
 
   it('is deterministic, shortens with dimensions, and takes token arrays', async () => {
@@ -107,7 +120,9 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     const short = await ctx.client.embeddings.create({ model: MODEL, input: 'hello world', dimensions: 256, encoding_format: 'float' });
     expect(short.data[0].embedding).toHaveLength(256);
     expect(norm(short.data[0].embedding)).toBeCloseTo(1, 5);
-    expect(cosine(short.data[0].embedding, one.data[0].embedding.slice(0, 256))).toBeGreaterThan(0.99 * norm(one.data[0].embedding.slice(0, 256)));
+    expect(cosine(short.data[0].embedding, one.data[0].embedding.slice(0, 256))).toBeGreaterThan(
+      0.99 * norm(one.data[0].embedding.slice(0, 256)),
+    );
     const tokens = await ctx.client.embeddings.create({ model: MODEL, input: encode('hello world'), encoding_format: 'float' });
     expect(tokens.data[0].embedding).toEqual(one.data[0].embedding);
     const large = await ctx.client.embeddings.create({ model: 'text-embedding-3-large', input: 'x', encoding_format: 'float' });
@@ -134,18 +149,38 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
 
   it('embeds through @google/genai, in the same space as the OpenAI format for the same model', async () => {
     const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root, apiVersion: 'v1beta' } });
-    const r = await google.models.embedContent({ model: 'gemini-embedding-001', contents: ['the cat sat on the mat', 'quarterly revenue grew'] });
+    const r = await google.models.embedContent({
+      model: 'gemini-embedding-001',
+      contents: ['the cat sat on the mat', 'quarterly revenue grew'],
+    });
     expect(r.embeddings).toHaveLength(2);
     expect(r.embeddings![0].values).toHaveLength(3072);
-    const viaOpenAI = await ctx.client.embeddings.create({ model: 'gemini-embedding-001', input: 'the cat sat on the mat', encoding_format: 'float' });
+    const viaOpenAI = await ctx.client.embeddings.create({
+      model: 'gemini-embedding-001',
+      input: 'the cat sat on the mat',
+      encoding_format: 'float',
+    });
     r.embeddings![0].values!.forEach((v, i) => expect(v).toBeCloseTo(viaOpenAI.data[0].embedding[i], 6));
-    const short = await google.models.embedContent({ model: 'gemini-embedding-001', contents: 'hi', config: { outputDimensionality: 768 } });
+    const short = await google.models.embedContent({
+      model: 'gemini-embedding-001',
+      contents: 'hi',
+      config: { outputDimensionality: 768 },
+    });
     expect(short.embeddings![0].values).toHaveLength(768);
   });
 
   const rerank = (path: string, body: object) =>
-    fetch(`${ctx.gw.root}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
-  const documents = ['stock market news today', 'the best food for your cat', { text: 'dogs and cats living together' }, 'weather in Paris'];
+    fetch(`${ctx.gw.root}${path}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const documents = [
+    'stock market news today',
+    'the best food for your cat',
+    { text: 'dogs and cats living together' },
+    'weather in Paris',
+  ];
 
   it('reranks Jina-style: documents with the query words first, scores in (0,1), top_n and return_documents', async () => {
     const { status, body } = await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents });
@@ -156,18 +191,37 @@ describe.each(modes)('embeddings and rerank ($name)', (mode) => {
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     expect(body.results[0].document).toEqual({ text: 'the best food for your cat' });
     expect(body.usage.total_tokens).toBeGreaterThan(0);
-    const top = await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents, top_n: 1, return_documents: false });
+    const top = await rerank('/v1/rerank', {
+      model: 'jina-reranker-v2-base-multilingual',
+      query: 'cat food',
+      documents,
+      top_n: 1,
+      return_documents: false,
+    });
     expect(top.body.results).toEqual([{ index: 1, relevance_score: body.results[0].relevance_score }]);
     expect((await rerank('/v1/rerank', { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents })).body).toEqual(body);
   });
 
   it('reranks in Cohere v2 shape, without documents', async () => {
-    const { body } = await rerank('/v2/rerank', { model: 'rerank-v3.5', query: 'cat food', documents: documents.map((d) => (typeof d === 'string' ? d : d.text)) });
+    const { body } = await rerank('/v2/rerank', {
+      model: 'rerank-v3.5',
+      query: 'cat food',
+      documents: documents.map((d) => (typeof d === 'string' ? d : d.text)),
+    });
     expect(body.results[0]).toEqual({ index: 1, relevance_score: expect.any(Number) });
     expect(body.meta).toEqual({ api_version: { version: '2' }, billed_units: { search_units: 1 } });
     expect(body.id).toMatch(/^[0-9a-z]{8}-[0-9a-z]{4}-/);
-    const cut = await rerank('/v2/rerank', { model: 'rerank-v3.5', query: 'cat food', documents: ['stock market news, and later the best food for your cat'], max_tokens_per_doc: 3 });
-    const whole = await rerank('/v2/rerank', { model: 'rerank-v3.5', query: 'cat food', documents: ['stock market news, and later the best food for your cat'] });
+    const cut = await rerank('/v2/rerank', {
+      model: 'rerank-v3.5',
+      query: 'cat food',
+      documents: ['stock market news, and later the best food for your cat'],
+      max_tokens_per_doc: 3,
+    });
+    const whole = await rerank('/v2/rerank', {
+      model: 'rerank-v3.5',
+      query: 'cat food',
+      documents: ['stock market news, and later the best food for your cat'],
+    });
     expect(cut.body.results[0].relevance_score).toBeLessThan(whole.body.results[0].relevance_score);
   });
 

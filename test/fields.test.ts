@@ -29,8 +29,12 @@ describe('field checks narrow types', () => {
 
   it('checkFields still refuses what the rules refuse', () => {
     expect(() => checkFields({ n: 1 }, RULES)).toThrow("Missing required parameter: 'model'.");
-    expect(() => checkFields({ model: 'm', mode: 'quick' }, RULES)).toThrow("Invalid value for 'mode': 'quick'. Supported values are: 'fast' and 'slow'.");
-    expect(() => checkFields({ model: 'm', n: 1.5 }, RULES)).toThrow("Invalid type for 'n': expected an integer, but got a number instead.");
+    expect(() => checkFields({ model: 'm', mode: 'quick' }, RULES)).toThrow(
+      "Invalid value for 'mode': 'quick'. Supported values are: 'fast' and 'slow'.",
+    );
+    expect(() => checkFields({ model: 'm', n: 1.5 }, RULES)).toThrow(
+      "Invalid type for 'n': expected an integer, but got a number instead.",
+    );
   });
 
   it('checkField narrows one value, and a rule typed only as FieldRule promises nothing it does not check', () => {
@@ -38,10 +42,15 @@ describe('field checks narrow types', () => {
     checkField('v', value, { types: ['string'], required: true });
     expectTypeOf(value).toEqualTypeOf<string>();
     const loose: unknown = null;
-    const rule: { types: ('string' | 'integer')[]; nullable?: boolean; required?: boolean } = { types: ['string', 'integer'], nullable: true };
+    const rule: { types: ('string' | 'integer')[]; nullable?: boolean; required?: boolean } = {
+      types: ['string', 'integer'],
+      nullable: true,
+    };
     checkField('v', loose, rule);
     expectTypeOf(loose).toEqualTypeOf<string | number | null | undefined>();
-    expect(() => checkField('v', 3, { types: ['string'], required: true })).toThrow("Invalid type for 'v': expected a string, but got an integer instead.");
+    expect(() => checkField('v', 3, { types: ['string'], required: true })).toThrow(
+      "Invalid type for 'v': expected a string, but got an integer instead.",
+    );
   });
 
   it('a rule set typed by its index narrows nothing', () => {

@@ -15,7 +15,20 @@ const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text',
 const assistant = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
 
 function request(messages: Message[], fields: Partial<CanonicalRequest> = {}): CanonicalRequest {
-  return { format: 'openai', operation: 'chat', model: 'gpt-4o-mini', messages, stop: [], n: 1, stream: false, tools: [], toolChoice: 'auto', parallelToolCalls: true, output: { type: 'text' }, ...fields };
+  return {
+    format: 'openai',
+    operation: 'chat',
+    model: 'gpt-4o-mini',
+    messages,
+    stop: [],
+    n: 1,
+    stream: false,
+    tools: [],
+    toolChoice: 'auto',
+    parallelToolCalls: true,
+    output: { type: 'text' },
+    ...fields,
+  };
 }
 
 function ctx(req: CanonicalRequest, path = '/v1/chat/completions', headers: Record<string, string> = {}): MatchContext {
@@ -58,14 +71,21 @@ describe('conditions', () => {
     expect(answered(set, ctx(request([user('a')])))).toBeUndefined();
     expect(answered(set, ctx(request([user('a'), assistant('b'), user('c')])))).toBe('second turn');
     const toolTurn: Message = { role: 'tool', parts: [{ type: 'text', text: '{"temp":20}' }], toolCallId: 'call_1' };
-    expect(answered(set, ctx(request([user('a'), { ...assistant(''), toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }] }, toolTurn])))).toBe('tool result');
+    expect(
+      answered(set, ctx(request([user('a'), { ...assistant(''), toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }] }, toolTurn]))),
+    ).toBe('tool result');
   });
 
   it('format, endpoint, model, system, hasTools, headers and requestKey', () => {
-    const req = request([{ role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] }, user('hi')], { format: 'anthropic', model: 'claude-sonnet-4-5' });
+    const req = request([{ role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] }, user('hi')], {
+      format: 'anthropic',
+      model: 'claude-sonnet-4-5',
+    });
     const c = ctx(req, '/v1/messages', { 'x-tenant': 'acme' });
     const one = (match: Fixture['match']) => answered(new FixtureSet([{ name: 'it', match }]), c);
-    expect(one({ format: 'anthropic', endpoint: '/v1/messages', model: { regex: '^claude-' }, system: { contains: 'brief' }, hasTools: false })).toBe('it');
+    expect(
+      one({ format: 'anthropic', endpoint: '/v1/messages', model: { regex: '^claude-' }, system: { contains: 'brief' }, hasTools: false }),
+    ).toBe('it');
     expect(one({ format: 'openai' })).toBeUndefined();
     expect(one({ hasTools: true })).toBeUndefined();
     expect(one({ headers: { 'X-Tenant': 'acme' } })).toBe('it');
@@ -147,9 +167,13 @@ describe('the near-miss report', () => {
     expect(answered(set, c)).toBe('spent');
     const miss = set.nearest(c)!;
     expect(miss.name).toBe('later');
-    expect(miss.conditions.filter((x) => !x.ok)).toEqual([{ field: 'scenario "s"', expected: '"later"', actual: `"${STARTED}"`, ok: false }]);
+    expect(miss.conditions.filter((x) => !x.ok)).toEqual([
+      { field: 'scenario "s"', expected: '"later"', actual: `"${STARTED}"`, ok: false },
+    ]);
     set.remove(miss.id);
-    expect(set.nearest(c)!.conditions.filter((x) => !x.ok)).toEqual([{ field: 'once', expected: 'unused', actual: 'already used', ok: false }]);
+    expect(set.nearest(c)!.conditions.filter((x) => !x.ok)).toEqual([
+      { field: 'once', expected: 'unused', actual: 'already used', ok: false },
+    ]);
   });
 
   it('clips a long actual text to 80 characters', () => {
@@ -221,7 +245,9 @@ describe('agent conditions', () => {
   });
 
   it('the near-miss report shows the tool calls and the tool result it looked at', () => {
-    const set = new FixtureSet([{ name: 'rome', match: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }], toolResult: { contains: 'rain' } } }]);
+    const set = new FixtureSet([
+      { name: 'rome', match: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }], toolResult: { contains: 'rain' } } },
+    ]);
     expect(set.nearest(ctx(request(agentRun())))!.conditions).toEqual([
       {
         field: 'toolCalls',
@@ -235,7 +261,11 @@ describe('agent conditions', () => {
 });
 
 describe('sequences per conversation', () => {
-  const steps: Fixture = { name: 'agent', match: { model: 'gpt-4o-mini' }, sequence: [{ reply: { text: 'one' } }, { reply: { text: 'two' } }, { reply: { text: 'three' } }] };
+  const steps: Fixture = {
+    name: 'agent',
+    match: { model: 'gpt-4o-mini' },
+    sequence: [{ reply: { text: 'one' } }, { reply: { text: 'two' } }, { reply: { text: 'three' } }],
+  };
   const say = (set: FixtureSet, messages: Message[]) => set.take(ctx(request(messages)))?.answer.reply?.text;
 
   it('each conversation (its first user message) advances on its own, interleaved or not', () => {
@@ -320,12 +350,18 @@ describe('the match key of an agent run', () => {
     expect(matchKey(request(swapped))).not.toBe(matchKey(recorded));
     // Without tool calls the key is what it always was.
     const plain = request([user('hi')]);
-    expect(matchKey(plain)).toBe(hashString(`openai ${requestKey(plain, 0)} false`, 0).toString(16).padStart(8, '0'));
+    expect(matchKey(plain)).toBe(
+      hashString(`openai ${requestKey(plain, 0)} false`, 0)
+        .toString(16)
+        .padStart(8, '0'),
+    );
   });
 
   it('still matches a recording keyed before ids were normalised', () => {
     const req = request(agentRun());
-    const former = hashString(`openai ${requestKey(req, 0)} false`, 0).toString(16).padStart(8, '0');
+    const former = hashString(`openai ${requestKey(req, 0)} false`, 0)
+      .toString(16)
+      .padStart(8, '0');
     expect(former).not.toBe(matchKey(req));
     expect(answered(new FixtureSet([{ name: 'old', match: { requestKey: former } }]), ctx(req))).toBe('old');
   });
@@ -347,20 +383,31 @@ describe('the match key of an agent run', () => {
     expect(history.actual).toContain('get_time "{\\"city\\":\\"Rome\\"}"');
     // A different tool result: the part named is the tool result.
     const other = [...full.slice(0, 3), result('call_a', '{"temp":5}')];
-    expect(set.nearest(ctx(request(other)))!.conditions.find((c) => c.field === 'history')!.expected).toMatch(/^message 4 \(user turn 1\), tool result: tool answering call #0/);
+    expect(set.nearest(ctx(request(other)))!.conditions.find((c) => c.field === 'history')!.expected).toMatch(
+      /^message 4 \(user turn 1\), tool result: tool answering call #0/,
+    );
     // A longer history than any recording: the one that agrees longest says where it ended.
     const longer = set.nearest(ctx(request([...full, assistant('Sunny, 14:05.'), user('thanks')])))!;
     expect(longer.name).toBe('turn 3');
-    expect(longer.conditions.find((c) => c.field === 'history')).toMatchObject({ expected: 'the history to end after 6 messages', actual: expect.stringMatching(/^message 7 \(user turn 1\): assistant, text "Sunny, 14:05."/) });
+    expect(longer.conditions.find((c) => c.field === 'history')).toMatchObject({
+      expected: 'the history to end after 6 messages',
+      actual: expect.stringMatching(/^message 7 \(user turn 1\): assistant, text "Sunny, 14:05."/),
+    });
   });
 });
 
 describe('the schema of the agent conditions', () => {
   it('accepts names and partial arguments (a `regex` key among them is data), refuses anything else with the place', () => {
-    const ok = [{ name: 'ok', match: { toolCalls: ['get_time', { name: 'search', arguments: { regex: '(' } }], toolResult: { contains: 'x' } } }];
+    const ok = [
+      { name: 'ok', match: { toolCalls: ['get_time', { name: 'search', arguments: { regex: '(' } }], toolResult: { contains: 'x' } } },
+    ];
     expect(validateFixtures(ok, 'test')).toEqual(ok);
-    expect(() => validateFixtures([{ name: 'typo', match: { toolCalls: [{ name: 'get_time', args: {} }] } }], 'test')).toThrow(/fixture 0 \("typo"\), at \/match\/toolCalls\/0: must NOT have additional properties \(args\)/);
-    expect(() => validateFixtures([{ name: 'bad', match: { toolResult: { regex: '(' } } }], 'test')).toThrow(/at \/match\/toolResult\/regex: not a valid regular expression/);
+    expect(() => validateFixtures([{ name: 'typo', match: { toolCalls: [{ name: 'get_time', args: {} }] } }], 'test')).toThrow(
+      /fixture 0 \("typo"\), at \/match\/toolCalls\/0: must NOT have additional properties \(args\)/,
+    );
+    expect(() => validateFixtures([{ name: 'bad', match: { toolResult: { regex: '(' } } }], 'test')).toThrow(
+      /at \/match\/toolResult\/regex: not a valid regular expression/,
+    );
     expect(() => validateFixtures([{ name: 'empty', match: { toolCalls: [''] } }], 'test')).toThrow(/at \/match\/toolCalls\/0/);
   });
 });

@@ -19,17 +19,46 @@ const pinned: Fixture[] = [
     match: { userMessage: { contains: 'weather in Oslo' } },
     reply: { text: 'Checking the weather.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
   },
-  { name: 'flaky', match: { userMessage: 'flaky' }, sequence: [{ error: { status: 503, message: 'warming up' } }, { reply: { text: 'ready now' } }] },
-  { name: 'order-start', scenario: 'order', requiredScenarioState: 'Started', newScenarioState: 'paid', match: { userMessage: 'status?' }, reply: { text: 'awaiting payment' } },
-  { name: 'order-paid', scenario: 'order', requiredScenarioState: 'paid', match: { userMessage: 'status?' }, reply: { text: 'paid, shipping soon' } },
+  {
+    name: 'flaky',
+    match: { userMessage: 'flaky' },
+    sequence: [{ error: { status: 503, message: 'warming up' } }, { reply: { text: 'ready now' } }],
+  },
+  {
+    name: 'order-start',
+    scenario: 'order',
+    requiredScenarioState: 'Started',
+    newScenarioState: 'paid',
+    match: { userMessage: 'status?' },
+    reply: { text: 'awaiting payment' },
+  },
+  {
+    name: 'order-paid',
+    scenario: 'order',
+    requiredScenarioState: 'paid',
+    match: { userMessage: 'status?' },
+    reply: { text: 'paid, shipping soon' },
+  },
   { name: 'system', match: { system: { regex: '^You are a pirate' }, turn: 1 }, reply: { text: 'Arr.' } },
   { name: 'header', match: { headers: { 'x-tenant': 'acme' } }, reply: { text: 'hello acme' } },
   {
     name: 'raw',
     match: { userMessage: 'raw please' },
-    raw: { openai: { id: 'chatcmpl-raw', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'verbatim', refusal: null }, logprobs: null, finish_reason: 'stop' }] } },
+    raw: {
+      openai: {
+        id: 'chatcmpl-raw',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'verbatim', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      },
+    },
   },
-  { name: 'slow-429', match: { userMessage: 'limit me' }, error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '150' } } },
+  {
+    name: 'slow-429',
+    match: { userMessage: 'limit me' },
+    error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '150' } },
+  },
 ];
 const weatherTool = { name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
 
@@ -44,13 +73,25 @@ describe.each(modes)('fixtures ($name)', (mode) => {
 
   it('answers one fixture identically in OpenAI, Anthropic and Gemini formats', async () => {
     const content = 'What is the weather in Oslo?';
-    const chat = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.input_schema } }] });
+    const chat = await openai.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.input_schema } }],
+    });
     const call = chat.choices[0].message.tool_calls![0] as { function: { name: string; arguments: string } };
     expect(chat.choices[0].message.content).toBe('Checking the weather.');
     expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Oslo"}' });
     const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
-    const message = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content }], tools: [weatherTool] });
-    expect(message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? [b.name, b.input] : b.type))).toEqual(['Checking the weather.', ['get_weather', { city: 'Oslo' }]]);
+    const message = await anthropic.messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content }],
+      tools: [weatherTool],
+    });
+    expect(message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? [b.name, b.input] : b.type))).toEqual([
+      'Checking the weather.',
+      ['get_weather', { city: 'Oslo' }],
+    ]);
     expect(message.stop_reason).toBe('tool_use');
     const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta' } });
     const generated = await google.models.generateContent({ model: 'gemini-2.5-flash', contents: content });
@@ -66,18 +107,31 @@ describe.each(modes)('fixtures ($name)', (mode) => {
   });
 
   it('moves a scenario from state to state', async () => {
-    const ask = async () => (await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'status?' }] })).choices[0].message.content;
+    const ask = async () =>
+      (await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'status?' }] })).choices[0].message
+        .content;
     expect(await ask()).toBe('awaiting payment');
     expect(await ask()).toBe('paid, shipping soon');
     expect(await ask()).toBe('paid, shipping soon');
   });
 
   it('matches on the system prompt, the turn and a header', async () => {
-    const pirate = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'system', content: 'You are a pirate.' }, { role: 'user', content: 'hi' }] });
+    const pirate = await openai.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'You are a pirate.' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
     expect(pirate.choices[0].message.content).toBe('Arr.');
     const secondTurn = await openai.chat.completions.create({
       model: 'gpt-4o',
-      messages: [{ role: 'system', content: 'You are a pirate.' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'Arr.' }, { role: 'user', content: 'again' }],
+      messages: [
+        { role: 'system', content: 'You are a pirate.' },
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'Arr.' },
+        { role: 'user', content: 'again' },
+      ],
     });
     expect(secondTurn.choices[0].message.content).not.toBe('Arr.');
     const { data, response } = await openai.chat.completions
@@ -99,7 +153,9 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     // The waits the SDK asks of the timer before each retry: counted, not timed. Without the header its
     // own backoff would wait 375 ms or more, drawn at random.
     const timers = vi.spyOn(globalThis, 'setTimeout');
-    const error = await retrying.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'limit me' }] }).catch((e) => e);
+    const error = await retrying.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'limit me' }] })
+      .catch((e) => e);
     const waits = timers.mock.calls.map(([, ms]) => ms);
     timers.mockRestore();
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
@@ -115,10 +171,13 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     // The tokenizer loads on a timer at the first request: that happens in real time, before time is faked.
     const warmedUp = () => openai.chat.completions.create(body);
 
-    it.each(['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE'])('%s is a connection error to the SDK', async (fault) => {
-      const error = await openai.chat.completions.create(body, withFault(fault)).catch((e) => e);
-      expect(error).toBeInstanceOf(OpenAI.APIConnectionError);
-    });
+    it.each(['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE'])(
+      '%s is a connection error to the SDK',
+      async (fault) => {
+        const error = await openai.chat.completions.create(body, withFault(fault)).catch((e) => e);
+        expect(error).toBeInstanceOf(OpenAI.APIConnectionError);
+      },
+    );
 
     it('MALFORMED_RESPONSE_CHUNK breaks the body', async () => {
       const error = await openai.chat.completions.create(body, withFault('MALFORMED_RESPONSE_CHUNK')).catch((e) => e);
@@ -147,10 +206,16 @@ describe.each(modes)('fixtures ($name)', (mode) => {
       expect(error.message).toContain('part-way through the stream');
       expect(seen).toHaveLength(2);
       const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
-      const aStream = anthropic.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 50, messages: [{ role: 'user', content: 'fault me' }] }, { headers: { 'x-mock-fault': 'STREAM_ERROR,after=3,status=529' } });
+      const aStream = anthropic.messages.stream(
+        { model: 'claude-sonnet-5-5', max_tokens: 50, messages: [{ role: 'user', content: 'fault me' }] },
+        { headers: { 'x-mock-fault': 'STREAM_ERROR,after=3,status=529' } },
+      );
       const aError = await aStream.finalMessage().catch((e) => e);
       expect(aError.message).toContain('overloaded_error');
-      const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta', headers: { 'x-mock-fault': 'STREAM_ERROR,after=2,status=503' } } });
+      const google = new GoogleGenAI({
+        apiKey: 'sk-test',
+        httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta', headers: { 'x-mock-fault': 'STREAM_ERROR,after=2,status=503' } },
+      });
       const gError = await (async () => {
         for await (const _ of await google.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'fault me' }));
       })().catch((e) => e);
@@ -178,7 +243,10 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     it.runIf(mode.name === 'socket')('STALL holds the stream after N events while another request is answered (socket)', async () => {
       // A stall no test run outlasts: the node adapter writes the first event, then nothing more.
       const controller = new AbortController();
-      const stream = await openai.chat.completions.create({ ...body, stream: true }, { ...withFault('STALL,after=1,ms=3600000'), signal: controller.signal });
+      const stream = await openai.chat.completions.create(
+        { ...body, stream: true },
+        { ...withFault('STALL,after=1,ms=3600000'), signal: controller.signal },
+      );
       expect((await stream[Symbol.asyncIterator]().next()).done).toBe(false);
       await openai.chat.completions.create(body);
       const [stalled, other] = (await gw.requests()).slice(-2);
@@ -232,8 +300,42 @@ describe('probabilistic faults replay', () => {
       const outcomes: string[] = [];
       for (let i = 0; i < 12; i++) {
         const out = answer(
-          { runtime: runtimeOf(gateway), inbound: { method: 'POST', url: new URL('http://x/v1/chat/completions'), header: () => undefined, headers: () => ({}), text: async () => '', signal: new AbortController().signal }, entry: { seq: 0, requestId: '', method: 'POST', path: '', headers: {}, status: 0, stream: false, outcome: 'completed', eventsSent: 0 }, token: 'sk-test' } as never,
-          { format: 'openai', operation: 'chat', model: 'gpt-4o', messages: [{ role: 'user', parts: [{ type: 'text', text: `message ${i}` }] }], stop: [], n: 1, stream: false, tools: [], toolChoice: 'auto', parallelToolCalls: true, output: { type: 'text' } },
+          {
+            runtime: runtimeOf(gateway),
+            inbound: {
+              method: 'POST',
+              url: new URL('http://x/v1/chat/completions'),
+              header: () => undefined,
+              headers: () => ({}),
+              text: async () => '',
+              signal: new AbortController().signal,
+            },
+            entry: {
+              seq: 0,
+              requestId: '',
+              method: 'POST',
+              path: '',
+              headers: {},
+              status: 0,
+              stream: false,
+              outcome: 'completed',
+              eventsSent: 0,
+            },
+            token: 'sk-test',
+          } as never,
+          {
+            format: 'openai',
+            operation: 'chat',
+            model: 'gpt-4o',
+            messages: [{ role: 'user', parts: [{ type: 'text', text: `message ${i}` }] }],
+            stop: [],
+            n: 1,
+            stream: false,
+            tools: [],
+            toolChoice: 'auto',
+            parallelToolCalls: true,
+            output: { type: 'text' },
+          },
         );
         outcomes.push('fault' in out && out.fault ? 'fault' : 'ok');
       }
@@ -248,19 +350,32 @@ describe('probabilistic faults replay', () => {
 
 describe.runIf(socketSuites)('control plane over a real socket', () => {
   let cli: Spawned;
-  const admin = (path: string, init?: RequestInit) => fetch(`${cli.url}/__admin${path}`, { headers: { 'content-type': 'application/json' }, ...init });
+  const admin = (path: string, init?: RequestInit) =>
+    fetch(`${cli.url}/__admin${path}`, { headers: { 'content-type': 'application/json' }, ...init });
   beforeAll(async () => {
     cli = await spawnCli(['--strict']);
   });
   afterAll(() => cli.stop());
 
   it('adds, lists and removes fixtures at run time, and reports near misses in strict mode', async () => {
-    const added = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ name: 'hello', match: { model: 'gpt-4o', userMessage: { contains: 'hello' } }, reply: { text: 'Hi from admin.' } }) });
+    const added = await admin('/fixtures', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'hello',
+        match: { model: 'gpt-4o', userMessage: { contains: 'hello' } },
+        reply: { text: 'Hi from admin.' },
+      }),
+    });
     expect(added.status).toBe(201);
     const { ids } = await added.json();
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] })).choices[0].message.content).toBe('Hi from admin.');
-    const miss = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'goodbye' }] }).catch((e) => e);
+    expect(
+      (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] })).choices[0].message
+        .content,
+    ).toBe('Hi from admin.');
+    const miss = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'goodbye' }] })
+      .catch((e) => e);
     expect(miss).toBeInstanceOf(OpenAI.NotFoundError);
     expect(miss.code).toBe('no_fixture_matched');
     expect(miss.message).toContain('Nearest fixture: "hello"');
@@ -276,8 +391,15 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
   });
 
   it('sends a fixture name in any script as a header, percent-encoded', async () => {
-    await admin('/fixtures', { method: 'POST', body: JSON.stringify({ name: 'weather → 天气', match: { userMessage: 'unicode fixture' }, reply: { text: 'ok' } }) });
-    const res = await fetch(`${cli.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'unicode fixture' }] }) });
+    await admin('/fixtures', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'weather → 天气', match: { userMessage: 'unicode fixture' }, reply: { text: 'ok' } }),
+    });
+    const res = await fetch(`${cli.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'unicode fixture' }] }),
+    });
     expect(res.status).toBe(200);
     expect(decodeURIComponent(res.headers.get('x-mock-fixture')!)).toBe('weather → 天气');
     expect((await fetch(`${cli.url}/__admin/health`)).status).toBe(200);
@@ -289,17 +411,28 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const { error } = await res.json();
     expect(error).toContain('at /match/turn: must be integer');
     expect(error).toContain('at /reply: must NOT have additional properties (txt)');
-    const badArgs = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ reply: { toolCalls: [{ name: 'f', arguments: '{not json' }] } }) });
+    const badArgs = await admin('/fixtures', {
+      method: 'POST',
+      body: JSON.stringify({ reply: { toolCalls: [{ name: 'f', arguments: '{not json' }] } }),
+    });
     expect(badArgs.status).toBe(400);
     expect((await badArgs.json()).error).toContain('/reply/toolCalls/0/arguments: a string of arguments must be a JSON object');
   });
 
   it('sets and resets scenarios', async () => {
-    await admin('/fixtures', { method: 'POST', body: JSON.stringify([{ scenario: 'door', requiredScenarioState: 'open', reply: { text: 'come in' } }]) });
-    expect((await (await admin('/scenarios')).json()).scenarios).toEqual([{ name: 'door', state: 'Started', possibleStates: ['Started', 'open'] }]);
+    await admin('/fixtures', {
+      method: 'POST',
+      body: JSON.stringify([{ scenario: 'door', requiredScenarioState: 'open', reply: { text: 'come in' } }]),
+    });
+    expect((await (await admin('/scenarios')).json()).scenarios).toEqual([
+      { name: 'door', state: 'Started', possibleStates: ['Started', 'open'] },
+    ]);
     await admin('/scenarios/door/state', { method: 'PUT', body: JSON.stringify({ state: 'open' }) });
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'knock' }] })).choices[0].message.content).toBe('come in');
+    expect(
+      (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'knock' }] })).choices[0].message
+        .content,
+    ).toBe('come in');
     await admin('/scenarios/reset', { method: 'POST' });
     expect((await (await admin('/scenarios')).json()).scenarios[0].state).toBe('Started');
   });
@@ -322,7 +455,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
 
   it('journals big bodies as a shortened copy with their size, and masks credentials', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'é'.repeat(1_100_000) }] }).catch(() => undefined);
+    await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'é'.repeat(1_100_000) }] })
+      .catch(() => undefined);
     const last = (await (await admin('/requests?limit=1')).json()).requests[0];
     expect(last.truncated).toBe(true);
     expect(last.bodyBytes).toBeGreaterThan(2_200_000);
@@ -357,11 +492,17 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
 describe.runIf(socketSuites)('fixture files', () => {
   it('loads YAML and JSON, and stops start-up on an invalid file naming the file, place and rule', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgm-yaml-'));
-    writeFileSync(join(dir, 'a.yaml'), 'fixtures:\n  - name: yaml-one\n    match:\n      userMessage: hi yaml\n    reply:\n      text: from YAML\n');
+    writeFileSync(
+      join(dir, 'a.yaml'),
+      'fixtures:\n  - name: yaml-one\n    match:\n      userMessage: hi yaml\n    reply:\n      text: from YAML\n',
+    );
     const cli = await spawnCli(['--fixtures', dir]);
     try {
       const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-      expect((await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi yaml' }] })).choices[0].message.content).toBe('from YAML');
+      expect(
+        (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi yaml' }] })).choices[0].message
+          .content,
+      ).toBe('from YAML');
     } finally {
       await cli.stop();
     }

@@ -11,12 +11,24 @@ import { modes, type Running } from './helpers/modes.ts';
 const MODEL = 'gemini-2.5-flash';
 const TTS = 'gemini-2.5-flash-preview-tts';
 const fixtures = [
-  { name: 'exhausted', match: { userMessage: 'quota please' }, error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).' } },
-  { name: 'unavailable', match: { userMessage: 'unavailable please' }, error: { status: 503, message: 'The model is overloaded. Please try again later.' } },
+  {
+    name: 'exhausted',
+    match: { userMessage: 'quota please' },
+    error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).' },
+  },
+  {
+    name: 'unavailable',
+    match: { userMessage: 'unavailable please' },
+    error: { status: 503, message: 'The model is overloaded. Please try again later.' },
+  },
   { name: 'denied', match: { userMessage: 'deny me' }, error: { status: 403, message: 'Permission denied.' } },
   { name: 'internal', match: { userMessage: 'fail please' }, error: { status: 500, message: 'An internal error has occurred.' } },
   // Four samples: 1, -1, 256, -32768, as base64 little-endian PCM.
-  { name: 'clip', match: { userMessage: 'play the clip' }, reply: { audio: Buffer.from(new Int16Array([1, -1, 256, -32768]).buffer).toString('base64') } },
+  {
+    name: 'clip',
+    match: { userMessage: 'play the clip' },
+    reply: { audio: Buffer.from(new Int16Array([1, -1, 256, -32768]).buffer).toString('base64') },
+  },
 ];
 
 function pcm(base64: string): Int16Array {
@@ -42,7 +54,9 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(r.candidates![0]).toMatchObject({ finishReason: 'STOP', index: 0, content: { role: 'model' } });
       expect(r.candidates![0].safetyRatings![0]).toEqual({ category: 'HARM_CATEGORY_HATE_SPEECH', probability: 'NEGLIGIBLE' });
       // A thinking model counts its thoughts in the total too.
-      expect(r.usageMetadata!.totalTokenCount).toBe(r.usageMetadata!.promptTokenCount! + r.usageMetadata!.candidatesTokenCount! + r.usageMetadata!.thoughtsTokenCount!);
+      expect(r.usageMetadata!.totalTokenCount).toBe(
+        r.usageMetadata!.promptTokenCount! + r.usageMetadata!.candidatesTokenCount! + r.usageMetadata!.thoughtsTokenCount!,
+      );
       expect(r.usageMetadata!.thoughtsTokenCount).toBeGreaterThan(0);
       expect(r.modelVersion).toBe(MODEL);
       let text = '';
@@ -75,7 +89,17 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
 
   it('runs a function-calling round trip', async () => {
     const ai = clients.v1beta;
-    const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }] }];
+    const tools = [
+      {
+        functionDeclarations: [
+          {
+            name: 'get_weather',
+            description: 'Weather',
+            parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] },
+          },
+        ],
+      },
+    ];
     const first = await ai.models.generateContent({ model: MODEL, contents: 'What is the weather in Paris?', config: { tools } });
     const call = first.functionCalls![0];
     expect(call.name).toBe('get_weather');
@@ -91,18 +115,34 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
     });
     expect(second.functionCalls).toBeUndefined();
     expect(second.text).toContain('"temperature":22');
-    const forced = await ai.models.generateContent({ model: MODEL, contents: 'Tell me a joke', config: { tools, toolConfig: { functionCallingConfig: { mode: 'ANY' as never } } } });
+    const forced = await ai.models.generateContent({
+      model: MODEL,
+      contents: 'Tell me a joke',
+      config: { tools, toolConfig: { functionCallingConfig: { mode: 'ANY' as never } } },
+    });
     expect(forced.functionCalls).toHaveLength(1);
   });
 
   it('answers JSON that validates against responseSchema and responseJsonSchema', async () => {
-    const responseJsonSchema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 120 } }, required: ['name', 'age'], additionalProperties: false };
-    const a = await clients.v1beta.models.generateContent({ model: MODEL, contents: 'A person', config: { responseMimeType: 'application/json', responseJsonSchema } });
+    const responseJsonSchema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 120 } },
+      required: ['name', 'age'],
+      additionalProperties: false,
+    };
+    const a = await clients.v1beta.models.generateContent({
+      model: MODEL,
+      contents: 'A person',
+      config: { responseMimeType: 'application/json', responseJsonSchema },
+    });
     expect(new Ajv2020().validate(responseJsonSchema, JSON.parse(a.text!))).toBe(true);
     const b = await clients.v1beta.models.generateContent({
       model: MODEL,
       contents: 'A list of colours',
-      config: { responseMimeType: 'application/json', responseSchema: { type: Type.ARRAY, items: { type: Type.STRING, enum: ['red', 'green'] }, minItems: '1' } },
+      config: {
+        responseMimeType: 'application/json',
+        responseSchema: { type: Type.ARRAY, items: { type: Type.STRING, enum: ['red', 'green'] }, minItems: '1' },
+      },
     });
     const colours = JSON.parse(b.text!);
     expect(colours.length).toBeGreaterThan(0);
@@ -123,7 +163,9 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(part.mimeType).toBe('audio/L16;codec=pcm;rate=24000');
       const samples = pcm(part.data!);
       expect(samples.length).toBeGreaterThan(24000 * 0.3);
-      const long = pcm((await speak('Hello there. This sentence is a good deal longer, so it should take a good deal longer to say.')).data!);
+      const long = pcm(
+        (await speak('Hello there. This sentence is a good deal longer, so it should take a good deal longer to say.')).data!,
+      );
       expect(long.length).toBeGreaterThan(samples.length * 3);
       expect((await speak('Hello there.')).data).toBe(short.data);
       const puck = pcm((await speak('Hello there.', 'Puck')).data!);
@@ -132,7 +174,7 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(short.usageMetadata!.candidatesTokensDetails![0].modality).toBe('AUDIO');
     });
 
-    it('refuses text longer than the speech model\'s context window instead of synthesizing hours of audio', async () => {
+    it("refuses text longer than the speech model's context window instead of synthesizing hours of audio", async () => {
       const error = await speak('word '.repeat(9000)).catch((e) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect(error.status).toBe(400);
@@ -144,7 +186,11 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       const r = await clients.v1beta.models.generateContent({
         model: TTS,
         contents: text,
-        config: { maxOutputTokens: 100, responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+        config: {
+          maxOutputTokens: 100,
+          responseModalities: [Modality.AUDIO],
+          speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } },
+        },
       });
       expect(r.candidates![0].finishReason).toBe('MAX_TOKENS');
       const samples = pcm(r.data!);
@@ -157,7 +203,7 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
       expect(said.length).toBeLessThan(text.trim().length);
     });
 
-    it('answers with a fixture\'s pinned clip', async () => {
+    it("answers with a fixture's pinned clip", async () => {
       const r = await speak('play the clip');
       expect(Array.from(pcm(r.data!))).toEqual([1, -1, 256, -32768]);
     });
@@ -165,24 +211,44 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
     it('speaks two speakers with multiSpeakerVoiceConfig, and refuses one speaker short', async () => {
       const config = (speakers: string[]) => ({
         responseModalities: [Modality.AUDIO],
-        speechConfig: { multiSpeakerVoiceConfig: { speakerVoiceConfigs: speakers.map((speaker, i) => ({ speaker, voiceConfig: { prebuiltVoiceConfig: { voiceName: ['Kore', 'Puck'][i] } } })) } },
+        speechConfig: {
+          multiSpeakerVoiceConfig: {
+            speakerVoiceConfigs: speakers.map((speaker, i) => ({
+              speaker,
+              voiceConfig: { prebuiltVoiceConfig: { voiceName: ['Kore', 'Puck'][i] } },
+            })),
+          },
+        },
       });
-      const r = await clients.v1beta.models.generateContent({ model: TTS, contents: 'Joe: Hi Jane.\nJane: Hello Joe.', config: config(['Joe', 'Jane']) });
+      const r = await clients.v1beta.models.generateContent({
+        model: TTS,
+        contents: 'Joe: Hi Jane.\nJane: Hello Joe.',
+        config: config(['Joe', 'Jane']),
+      });
       expect(r.candidates![0].content!.parts![0].inlineData!.data!.length).toBeGreaterThan(1000);
-      const error = await clients.v1beta.models.generateContent({ model: TTS, contents: 'Joe: Hi.', config: config(['Joe']) }).catch((e) => e);
+      const error = await clients.v1beta.models
+        .generateContent({ model: TTS, contents: 'Joe: Hi.', config: config(['Joe']) })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect(error.status).toBe(400);
       expect(error.message).toContain('exactly 2 speakers');
       // A list that is no list: the vendor's 400 naming it (it once threw a TypeError, a 500).
       const notList = { responseModalities: [Modality.AUDIO], speechConfig: { multiSpeakerVoiceConfig: { speakerVoiceConfigs: 'ab' } } };
-      const listError = await clients.v1beta.models.generateContent({ model: TTS, contents: 'Joe: Hi.', config: notList as never }).catch((e) => e);
+      const listError = await clients.v1beta.models
+        .generateContent({ model: TTS, contents: 'Joe: Hi.', config: notList as never })
+        .catch((e) => e);
       expect(listError).toBeInstanceOf(ApiError);
       expect(listError.status).toBe(400);
       expect(listError.message).toContain('speakerVoiceConfigs');
     });
 
     it.each([
-      ['an unknown voice', TTS, { responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Nobody' } } } }, 'Voice name Nobody is not supported'],
+      [
+        'an unknown voice',
+        TTS,
+        { responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Nobody' } } } },
+        'Voice name Nobody is not supported',
+      ],
       ['AUDIO of a text model', MODEL, { responseModalities: [Modality.AUDIO] }, 'response modalities (AUDIO)'],
       ['TEXT of a speech model', TTS, {}, 'response modalities (TEXT)'],
     ])('refuses %s with 400 INVALID_ARGUMENT', async (_what, model, config, message) => {
@@ -196,12 +262,18 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
 
   it('works with plain fetch and ?key=, as the gateway tells its users', async () => {
     const url = `${gw.root}/v1beta/models/${TTS}:generateContent?key=sk-test`;
-    const body = { contents: [{ parts: [{ text: 'Say cheerfully: have a wonderful day!' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } };
+    const body = {
+      contents: [{ parts: [{ text: 'Say cheerfully: have a wonderful day!' }] }],
+      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+    };
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     const reply = await res.json();
     expect(reply.candidates[0].content.parts[0].inlineData.mimeType).toBe('audio/L16;codec=pcm;rate=24000');
-    const stream = await fetch(`${gw.root}/v1beta/models/${MODEL}:streamGenerateContent?key=sk-test`, { method: 'POST', body: JSON.stringify({ contents: [{ parts: [{ text: 'Hi' }] }] }) });
+    const stream = await fetch(`${gw.root}/v1beta/models/${MODEL}:streamGenerateContent?key=sk-test`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'Hi' }] }] }),
+    });
     const array = JSON.parse(await stream.text());
     expect(Array.isArray(array)).toBe(true);
     expect(array.at(-1).candidates[0].finishReason).toBe('STOP');
@@ -237,7 +309,10 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
   });
 
   it('refuses bad requests naming the field', async () => {
-    const post = (body: unknown) => fetch(`${gw.root}/v1beta/models/${MODEL}:generateContent?key=sk-test`, { method: 'POST', body: JSON.stringify(body) }).then(async (r) => [r.status, (await r.json()).error]);
+    const post = (body: unknown) =>
+      fetch(`${gw.root}/v1beta/models/${MODEL}:generateContent?key=sk-test`, { method: 'POST', body: JSON.stringify(body) }).then(
+        async (r) => [r.status, (await r.json()).error],
+      );
     const [status, error] = await post({ contents: [{ parts: [{ text: 'hi' }] }], generationConfig: { temperature: 5 } });
     expect(status).toBe(400);
     expect(error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringContaining('generationConfig.temperature') });
@@ -264,7 +339,12 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
     const result = await generateText({
       model: google(MODEL),
       prompt: 'What is the weather in Madrid?',
-      tools: { get_weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => (executed.push(city), { temperature: 31 }) }) },
+      tools: {
+        get_weather: tool({
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => (executed.push(city), { temperature: 31 }),
+        }),
+      },
       stopWhen: stepCountIs(4),
     });
     expect(executed).toHaveLength(1);

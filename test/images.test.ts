@@ -38,7 +38,9 @@ function testPng(width: number, height: number, rgb: [number, number, number], h
 
 let webpReady: Promise<unknown> | undefined;
 async function webp(bytes: Uint8Array) {
-  webpReady ??= initWebp(await WebAssembly.compile(readFileSync(createRequire(import.meta.url).resolve('@jsquash/webp/codec/dec/webp_dec.wasm'))));
+  webpReady ??= initWebp(
+    await WebAssembly.compile(readFileSync(createRequire(import.meta.url).resolve('@jsquash/webp/codec/dec/webp_dec.wasm'))),
+  );
   await webpReady;
   return decodeWebp(bytes.slice().buffer);
 }
@@ -46,7 +48,11 @@ async function webp(bytes: Uint8Array) {
 describe.each(modes)('image generation ($name)', (mode) => {
   const ctx = withGateway(mode, {
     fixtures: [
-      { name: 'pinned-picture', match: { endpoint: '/v1/images/generations', userMessage: 'pin this picture' }, reply: { image: Buffer.from(testPng(8, 4, [10, 200, 30])).toString('base64') } },
+      {
+        name: 'pinned-picture',
+        match: { endpoint: '/v1/images/generations', userMessage: 'pin this picture' },
+        reply: { image: Buffer.from(testPng(8, 4, [10, 200, 30])).toString('base64') },
+      },
       { name: 'image-fails', match: { userMessage: 'fail this picture' }, error: { status: 429, message: 'slow down' } },
     ],
   });
@@ -72,14 +78,25 @@ describe.each(modes)('image generation ($name)', (mode) => {
   });
 
   it('answers b64_json and revised_prompt for dall-e-3; two prompts give visibly different pictures', async () => {
-    const otter = await ctx.client.images.generate({ model: 'dall-e-3', prompt: 'A cute baby sea otter', response_format: 'b64_json', size: '1792x1024', style: 'natural' });
+    const otter = await ctx.client.images.generate({
+      model: 'dall-e-3',
+      prompt: 'A cute baby sea otter',
+      response_format: 'b64_json',
+      size: '1792x1024',
+      style: 'natural',
+    });
     assertSchema('ImagesResponse', otter);
     expect(otter.data![0].revised_prompt).toContain('A cute baby sea otter');
     const a = png(bytesOf(otter.data![0].b64_json!));
     expect([a.width, a.height]).toEqual([1792, 1024]);
     // Small pictures keep the suite light: two prompts differ at any size.
-    const small = (prompt: string) => ctx.client.images.generate({ model: 'dall-e-2', prompt, response_format: 'b64_json', size: '256x256' }).then((r) => png(bytesOf(r.data![0].b64_json!)));
-    expect(difference((await small('A cute baby sea otter')).data, (await small('A red sports car racing through a desert canyon')).data)).toBeGreaterThan(15);
+    const small = (prompt: string) =>
+      ctx.client.images
+        .generate({ model: 'dall-e-2', prompt, response_format: 'b64_json', size: '256x256' })
+        .then((r) => png(bytesOf(r.data![0].b64_json!)));
+    expect(
+      difference((await small('A cute baby sea otter')).data, (await small('A red sports car racing through a desert canyon')).data),
+    ).toBeGreaterThan(15);
   });
 
   it('answers the GPT image models in base64 with usage, in PNG, JPEG and WebP', async () => {
@@ -91,12 +108,22 @@ describe.each(modes)('image generation ($name)', (mode) => {
     expect(reply.usage!.total_tokens).toBe(reply.usage!.input_tokens + reply.usage!.output_tokens);
     expect([png(bytesOf(reply.data![0].b64_json!)).width]).toEqual([1536]);
 
-    const asJpeg = await ctx.client.images.generate({ model: 'gpt-image-1-mini', prompt: 'A bowl of ramen', output_format: 'jpeg', output_compression: 70 });
+    const asJpeg = await ctx.client.images.generate({
+      model: 'gpt-image-1-mini',
+      prompt: 'A bowl of ramen',
+      output_format: 'jpeg',
+      output_compression: 70,
+    });
     assertSchema('ImagesResponse', asJpeg);
     const j = jpeg.decode(bytesOf(asJpeg.data![0].b64_json!), { useTArray: true });
     expect([j.width, j.height]).toEqual([1024, 1024]);
 
-    const asWebp = await ctx.client.images.generate({ model: 'gpt-image-1.5', prompt: 'A bowl of ramen', output_format: 'webp', background: 'transparent' });
+    const asWebp = await ctx.client.images.generate({
+      model: 'gpt-image-1.5',
+      prompt: 'A bowl of ramen',
+      output_format: 'webp',
+      background: 'transparent',
+    });
     const w = await webp(bytesOf(asWebp.data![0].b64_json!));
     expect([w.width, w.height]).toEqual([1024, 1024]);
     expect(asWebp.background).toBe('transparent');
@@ -104,15 +131,30 @@ describe.each(modes)('image generation ($name)', (mode) => {
   });
 
   it('streams partial images, then the completed image, as the SDK types them', async () => {
-    const stream = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'Three green apples on a wooden table', stream: true, partial_images: 2, quality: 'medium' });
+    const stream = await ctx.client.images.generate({
+      model: 'gpt-image-1',
+      prompt: 'Three green apples on a wooden table',
+      stream: true,
+      partial_images: 2,
+      quality: 'medium',
+    });
     const events = [];
     for await (const event of stream) events.push(event);
-    expect(events.map((e) => e.type)).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
-    for (const e of events) assertSchema(e.type === 'image_generation.completed' ? 'ImageGenCompletedEvent' : 'ImageGenPartialImageEvent', e);
+    expect(events.map((e) => e.type)).toEqual([
+      'image_generation.partial_image',
+      'image_generation.partial_image',
+      'image_generation.completed',
+    ]);
+    for (const e of events)
+      assertSchema(e.type === 'image_generation.completed' ? 'ImageGenCompletedEvent' : 'ImageGenPartialImageEvent', e);
     const [p0, p1, done] = events.map((e) => png(bytesOf(e.b64_json)));
     expect(done.width).toBe(1024);
     expect(difference(p0.data, done.data)).toBeGreaterThan(difference(p1.data, done.data));
-    const plain = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'Three green apples on a wooden table', quality: 'medium' });
+    const plain = await ctx.client.images.generate({
+      model: 'gpt-image-1',
+      prompt: 'Three green apples on a wooden table',
+      quality: 'medium',
+    });
     expect(plain.data![0].b64_json).toBe(events[2].b64_json);
   });
 
@@ -156,11 +198,18 @@ describe.each(modes)('image generation ($name)', (mode) => {
     expect([picture.width, picture.height, ...picture.data.subarray(0, 3)]).toEqual([8, 4, 10, 200, 30]);
     const failed = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'fail this picture' }).catch((e) => e);
     expect(failed).toBeInstanceOf(OpenAI.RateLimitError);
-    const forced = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'x' }, { headers: { 'x-mock-status': '503' } }).catch((e) => e);
+    const forced = await ctx.client.images
+      .generate({ model: 'dall-e-2', prompt: 'x' }, { headers: { 'x-mock-status': '503' } })
+      .catch((e) => e);
     expect(forced.status).toBe(503);
-    const reset = await ctx.client.images.generate({ model: 'dall-e-2', prompt: 'x' }, { headers: { 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } }).catch((e) => e);
+    const reset = await ctx.client.images
+      .generate({ model: 'dall-e-2', prompt: 'x' }, { headers: { 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } })
+      .catch((e) => e);
     expect(reset).toBeInstanceOf(OpenAI.APIConnectionError);
-    const cut = await ctx.client.images.generate({ model: 'gpt-image-1', prompt: 'x', stream: true, partial_images: 1 }, { headers: { 'x-mock-fault': 'STREAM_ERROR,after=1,status=500' } });
+    const cut = await ctx.client.images.generate(
+      { model: 'gpt-image-1', prompt: 'x', stream: true, partial_images: 1 },
+      { headers: { 'x-mock-fault': 'STREAM_ERROR,after=1,status=500' } },
+    );
     const seen: string[] = [];
     const streamError = await (async () => {
       for await (const e of cut) seen.push(e.type);
@@ -174,13 +223,23 @@ describe.each(modes)('image generation ($name)', (mode) => {
 
 describe.each(modes)('Gemini image output ($name)', (mode) => {
   const ctx = withGateway(mode, {
-    fixtures: [{ name: 'gemini-pinned', match: { format: 'gemini', userMessage: 'pinned gemini picture' }, reply: { image: Buffer.from(testPng(6, 6, [200, 10, 10])).toString('base64'), text: 'As pinned.' } }],
+    fixtures: [
+      {
+        name: 'gemini-pinned',
+        match: { format: 'gemini', userMessage: 'pinned gemini picture' },
+        reply: { image: Buffer.from(testPng(6, 6, [200, 10, 10])).toString('base64'), text: 'As pinned.' },
+      },
+    ],
   });
   const ai = () => new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root } });
 
   it('answers TEXT and IMAGE modalities with a text part and an inline PNG of the aspect ratio', async () => {
     const ask = (contents: string) =>
-      ai().models.generateContent({ model: 'gemini-2.5-flash-image', contents, config: { responseModalities: [Modality.TEXT, Modality.IMAGE], imageConfig: { aspectRatio: '16:9' } } });
+      ai().models.generateContent({
+        model: 'gemini-2.5-flash-image',
+        contents,
+        config: { responseModalities: [Modality.TEXT, Modality.IMAGE], imageConfig: { aspectRatio: '16:9' } },
+      });
     const reply = await ask('A watercolour fox in the snow');
     const parts = reply.candidates![0].content!.parts!;
     expect(parts[0].text).toContain('watercolour fox');
@@ -196,15 +255,26 @@ describe.each(modes)('Gemini image output ($name)', (mode) => {
 
   it('streams the picture whole, pins it from a fixture, and refuses IMAGE on a text-only model', async () => {
     const chunks = [];
-    for await (const chunk of await ai().models.generateContentStream({ model: 'gemini-2.5-flash-image', contents: 'A lemon', config: { responseModalities: [Modality.IMAGE] } })) chunks.push(chunk);
+    for await (const chunk of await ai().models.generateContentStream({
+      model: 'gemini-2.5-flash-image',
+      contents: 'A lemon',
+      config: { responseModalities: [Modality.IMAGE] },
+    }))
+      chunks.push(chunk);
     const inline = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).filter((p) => p.inlineData);
     expect(inline).toHaveLength(1);
     expect(png(bytesOf(inline[0].inlineData!.data!)).width).toBe(1024);
-    const pinned = await ai().models.generateContent({ model: 'gemini-2.5-flash-image', contents: 'pinned gemini picture', config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } });
+    const pinned = await ai().models.generateContent({
+      model: 'gemini-2.5-flash-image',
+      contents: 'pinned gemini picture',
+      config: { responseModalities: [Modality.TEXT, Modality.IMAGE] },
+    });
     const parts = pinned.candidates![0].content!.parts!;
     expect(parts[0].text).toBe('As pinned.');
     expect(png(bytesOf(parts[1].inlineData!.data!)).width).toBe(6);
-    const refused = await ai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'x', config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } }).catch((e) => e);
+    const refused = await ai()
+      .models.generateContent({ model: 'gemini-2.5-flash', contents: 'x', config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } })
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused.status).toBe(400);
   });
@@ -217,7 +287,14 @@ describe.each(modes)('image edits ($name)', (mode) => {
 
   it('edits one image: the picture keeps the upload where the mask is opaque and follows the prompt', async () => {
     const mask = await toFile(Buffer.from(testPng(64, 64, [0, 0, 0], true)), 'mask.png', { type: 'image/png' });
-    const reply = await ctx.client.images.edit({ model: 'gpt-image-1', image: await red(), mask, prompt: 'Add a golden crown and a green hat', size: '1024x1024', quality: 'low' });
+    const reply = await ctx.client.images.edit({
+      model: 'gpt-image-1',
+      image: await red(),
+      mask,
+      prompt: 'Add a golden crown and a green hat',
+      size: '1024x1024',
+      quality: 'low',
+    });
     assertSchema('ImagesResponse', reply);
     expect(reply.usage!.input_tokens_details.image_tokens).toBeGreaterThan(0);
     const picture = png(bytesOf(reply.data![0].b64_json!));
@@ -226,18 +303,35 @@ describe.each(modes)('image edits ($name)', (mode) => {
     const at = (x: number, y: number) => [...picture.data.subarray((y * 1024 + x) * 4, (y * 1024 + x) * 4 + 3)];
     expect(at(1000, 10)).toEqual([220, 30, 30]);
     expect(at(10, 10)).not.toEqual([220, 30, 30]);
-    const again = await ctx.client.images.edit({ model: 'gpt-image-1', image: await red(), mask: await toFile(Buffer.from(testPng(64, 64, [0, 0, 0], true)), 'mask.png'), prompt: 'Add a golden crown and a green hat', size: '1024x1024', quality: 'low' });
+    const again = await ctx.client.images.edit({
+      model: 'gpt-image-1',
+      image: await red(),
+      mask: await toFile(Buffer.from(testPng(64, 64, [0, 0, 0], true)), 'mask.png'),
+      prompt: 'Add a golden crown and a green hat',
+      size: '1024x1024',
+      quality: 'low',
+    });
     expect(again.data![0].b64_json).toBe(reply.data![0].b64_json);
   });
 
   it('edits two images (image[]) into one picture, sized auto from the first, streamed as edit events', async () => {
-    const reply = await ctx.client.images.edit({ model: 'gpt-image-1.5', image: [await blue(), await red()], prompt: 'A gift basket with both items' });
+    const reply = await ctx.client.images.edit({
+      model: 'gpt-image-1.5',
+      image: [await blue(), await red()],
+      prompt: 'A gift basket with both items',
+    });
     const picture = png(bytesOf(reply.data![0].b64_json!));
     expect([picture.width, picture.height]).toEqual([1536, 1024]);
     expect(reply.size).toBe('1536x1024');
     const onlyBlue = await ctx.client.images.edit({ model: 'gpt-image-1.5', image: await blue(), prompt: 'A gift basket with both items' });
     expect(difference(picture.data, png(bytesOf(onlyBlue.data![0].b64_json!)).data)).toBeGreaterThan(5);
-    const stream = await ctx.client.images.edit({ model: 'gpt-image-1', image: [await blue(), await red()], prompt: 'A gift basket', stream: true, partial_images: 1 });
+    const stream = await ctx.client.images.edit({
+      model: 'gpt-image-1',
+      image: [await blue(), await red()],
+      prompt: 'A gift basket',
+      stream: true,
+      partial_images: 1,
+    });
     const events = [];
     for await (const e of stream) events.push(e);
     expect(events.map((e) => e.type)).toEqual(['image_edit.partial_image', 'image_edit.completed']);
@@ -245,7 +339,10 @@ describe.each(modes)('image edits ($name)', (mode) => {
     assertSchema('ImageEditCompletedEvent', events[1]);
     const journal = await ctx.gw.requests();
     const entry = journal.findLast((e) => e.path === '/v1/images/edits')!;
-    expect((entry.body as { image: unknown[] }).image).toEqual([expect.objectContaining({ filename: 'blue.png', bytes: expect.any(Number) }), expect.objectContaining({ filename: 'red.png' })]);
+    expect((entry.body as { image: unknown[] }).image).toEqual([
+      expect.objectContaining({ filename: 'blue.png', bytes: expect.any(Number) }),
+      expect.objectContaining({ filename: 'red.png' }),
+    ]);
   });
 
   it('answers dall-e-2 edits with a url, and refuses bad uploads with BadRequestError', async () => {
@@ -253,9 +350,23 @@ describe.each(modes)('image edits ($name)', (mode) => {
     const res = await fetch(reply.data![0].url!);
     expect(png(new Uint8Array(await res.arrayBuffer())).width).toBe(256);
     const cases: [Parameters<typeof ctx.client.images.edit>[0], string][] = [
-      [{ model: 'gpt-image-1', image: await toFile(Buffer.from('just some text'), 'notes.png', { type: 'image/png' }), prompt: 'x' }, 'image'],
-      [{ model: 'gpt-image-1', image: await toFile(Buffer.from(testPng(8, 8, [1, 2, 3]).subarray(0, 40)), 'cut.png'), prompt: 'x' }, 'image'],
-      [{ model: 'gpt-image-1', image: await red(), mask: await toFile(Buffer.from(testPng(32, 32, [0, 0, 0], true)), 'mask.png'), prompt: 'x' }, 'mask'],
+      [
+        { model: 'gpt-image-1', image: await toFile(Buffer.from('just some text'), 'notes.png', { type: 'image/png' }), prompt: 'x' },
+        'image',
+      ],
+      [
+        { model: 'gpt-image-1', image: await toFile(Buffer.from(testPng(8, 8, [1, 2, 3]).subarray(0, 40)), 'cut.png'), prompt: 'x' },
+        'image',
+      ],
+      [
+        {
+          model: 'gpt-image-1',
+          image: await red(),
+          mask: await toFile(Buffer.from(testPng(32, 32, [0, 0, 0], true)), 'mask.png'),
+          prompt: 'x',
+        },
+        'mask',
+      ],
       [{ model: 'dall-e-2', image: await blue(), prompt: 'x' }, 'image'],
       [{ model: 'dall-e-2', image: [await red(), await red()], prompt: 'x' }, 'image'],
       [{ model: 'gpt-image-1', image: await red(), prompt: 'x', response_format: 'url' }, 'response_format'],
@@ -266,7 +377,15 @@ describe.each(modes)('image edits ($name)', (mode) => {
       expect(error, param).toBeInstanceOf(OpenAI.BadRequestError);
       expect(error.param).toBe(param);
     }
-    const noImage = await fetch(`${ctx.gw.root}/v1/images/edits`, { method: 'POST', headers: { authorization: 'Bearer sk-test' }, body: (() => { const f = new FormData(); f.set('prompt', 'x'); return f; })() });
+    const noImage = await fetch(`${ctx.gw.root}/v1/images/edits`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test' },
+      body: (() => {
+        const f = new FormData();
+        f.set('prompt', 'x');
+        return f;
+      })(),
+    });
     expect(noImage.status).toBe(400);
     expect((await noImage.json()).error.param).toBe('image');
   });
@@ -287,7 +406,19 @@ describe('image synthesizer and codecs', () => {
   });
 
   it('decodes low bit depths and palettes, and refuses what is not an image before decoding it', async () => {
-    const palette = encodePng({ width: 4, height: 2, data: new Uint8Array([0b00011011, 0b11100100]), channels: 1, depth: 2, palette: [[255, 0, 0], [0, 255, 0], [0, 0, 255], [9, 9, 9]] });
+    const palette = encodePng({
+      width: 4,
+      height: 2,
+      data: new Uint8Array([0b00011011, 0b11100100]),
+      channels: 1,
+      depth: 2,
+      palette: [
+        [255, 0, 0],
+        [0, 255, 0],
+        [0, 0, 255],
+        [9, 9, 9],
+      ],
+    });
     const pixels = await decodeImage(palette);
     expect([...pixels.data.subarray(0, 8), ...pixels.data.subarray(16, 20)]).toEqual([255, 0, 0, 255, 0, 255, 0, 255, 9, 9, 9, 255]);
     const bits = await decodeImage(encodePng({ width: 8, height: 1, data: new Uint8Array([0b10100000]), channels: 1, depth: 1 }));

@@ -27,7 +27,11 @@ describe('the journal keeps what was answered (in-process)', () => {
   });
 
   it('keeps a stream as its events, in order, once written', async () => {
-    const stream = await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+    const stream = await client().chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     const [entry] = gateway.requests();
@@ -35,7 +39,10 @@ describe('the journal keeps what was answered (in-process)', () => {
     const events = parseSse(entry.response!.body!).map((e) => e.data);
     expect(events).toHaveLength(entry.eventsSent);
     expect(events.at(-1)).toBe('[DONE]');
-    const captured = events.slice(0, -1).map((data) => JSON.parse(data).choices[0]?.delta.content ?? '').join('');
+    const captured = events
+      .slice(0, -1)
+      .map((data) => JSON.parse(data).choices[0]?.delta.content ?? '')
+      .join('');
     expect(captured).toBe(text);
     expect(entry.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -123,7 +130,9 @@ describe('the journal keeps what was answered (in-process)', () => {
   });
 
   it('keeps the error body of a refused request', async () => {
-    await expect(new OpenAI({ apiKey: 'sk-nope', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }).models.list()).rejects.toThrow(/401/);
+    await expect(new OpenAI({ apiKey: 'sk-nope', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }).models.list()).rejects.toThrow(
+      /401/,
+    );
     const [entry] = gateway.requests();
     expect(entry.status).toBe(401);
     expect(JSON.parse(entry.response!.body!).error.code).toBe('invalid_api_key');
@@ -132,7 +141,19 @@ describe('the journal keeps what was answered (in-process)', () => {
 
 describe('a captured body kept as bytes', () => {
   const entryWith = (journal: Journal) =>
-    journal.record({ seq: 0, requestId: 'r', method: 'POST', path: '/', query: '', headers: {}, status: 200, stream: true, outcome: 'streaming', eventsSent: 0, response: { headers: {} } } as JournalEntry);
+    journal.record({
+      seq: 0,
+      requestId: 'r',
+      method: 'POST',
+      path: '/',
+      query: '',
+      headers: {},
+      status: 200,
+      stream: true,
+      outcome: 'streaming',
+      eventsSent: 0,
+      response: { headers: {} },
+    } as JournalEntry);
 
   it('is cut before a character the limit falls inside, never leaving half of one', () => {
     const journal = new Journal(10);
@@ -196,12 +217,25 @@ describe.runIf(socketSuites)('the live journal feed and one entry over the contr
 
   it('sends each new request, then its progress, without headers or bodies', async () => {
     const sdk = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-    type Summary = { seq: number; model: string; outcome: string; eventsSent: number; durationMs?: number; body?: unknown; headers?: unknown };
-    const summaries = (events: { event: string; data: unknown }[]) => events.filter((e) => e.event === 'entries').flatMap((e) => e.data as Summary[]);
+    type Summary = {
+      seq: number;
+      model: string;
+      outcome: string;
+      eventsSent: number;
+      durationMs?: number;
+      body?: unknown;
+      headers?: unknown;
+    };
+    const summaries = (events: { event: string; data: unknown }[]) =>
+      events.filter((e) => e.event === 'entries').flatMap((e) => e.data as Summary[]);
     const events = await follow(
       (seen) => summaries(seen).some((s) => s.model === 'gpt-5' && s.outcome === 'completed' && s.durationMs !== undefined),
       async () => {
-        const stream = await sdk.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'Follow me' }], stream: true });
+        const stream = await sdk.chat.completions.create({
+          model: 'gpt-5',
+          messages: [{ role: 'user', content: 'Follow me' }],
+          stream: true,
+        });
         for await (const _ of stream) void _;
       },
     );
@@ -210,7 +244,10 @@ describe.runIf(socketSuites)('the live journal feed and one entry over the contr
     expect(mine[0].outcome).toBe('streaming');
     expect(mine.every((s) => s.body === undefined && s.headers === undefined)).toBe(true);
 
-    const entry = (await (await fetch(`${cli.url}/__admin/requests/${mine[0].seq}`)).json()) as { body: { messages: unknown[] }; response: { body: string } };
+    const entry = (await (await fetch(`${cli.url}/__admin/requests/${mine[0].seq}`)).json()) as {
+      body: { messages: unknown[] };
+      response: { body: string };
+    };
     expect(entry.body.messages).toEqual([{ role: 'user', content: 'Follow me' }]);
     expect(entry.response.body).toMatch(/data: \[DONE\]\n\n$/);
   });

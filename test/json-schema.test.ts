@@ -10,7 +10,10 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 /** A random schema, nested up to `depth`, drawing on the keywords structured outputs use. */
 function schemaFrom(rng: Rng, depth: number): Record<string, unknown> {
-  const kinds = depth > 0 ? ['string', 'integer', 'number', 'boolean', 'enum', 'const', 'format', 'array', 'object', 'anyOf', 'oneOf', 'nullable'] : ['string', 'integer', 'number', 'boolean', 'enum', 'format'];
+  const kinds =
+    depth > 0
+      ? ['string', 'integer', 'number', 'boolean', 'enum', 'const', 'format', 'array', 'object', 'anyOf', 'oneOf', 'nullable']
+      : ['string', 'integer', 'number', 'boolean', 'enum', 'format'];
   switch (rng.pick(kinds)) {
     case 'string':
       return rng.next() < 0.5 ? { type: 'string' } : { type: 'string', minLength: rng.int(1, 4), maxLength: rng.int(5, 12) };
@@ -52,21 +55,34 @@ describe('JSON from a schema', () => {
       const validate = ajv.compile(schema);
       for (const key of [1, 2, 3]) {
         const value = synthesizeJson(schema, key + i * 7);
-        if (!validate(value)) throw new Error(`schema ${JSON.stringify(schema)}\nvalue ${JSON.stringify(value)}\n${ajv.errorsText(validate.errors)}`);
+        if (!validate(value))
+          throw new Error(`schema ${JSON.stringify(schema)}\nvalue ${JSON.stringify(value)}\n${ajv.errorsText(validate.errors)}`);
       }
     }
   });
 
   it('refuses schemas whose minimums would exhaust the server, instead of hanging', () => {
     expect(() => synthesizeJson({ type: 'array', minItems: 100_000_000 }, 1)).toThrow(/multiply out to more than 1000000/);
-    expect(() => synthesizeJson({ type: 'array', minItems: 1000, items: { type: 'array', minItems: 1000, items: { type: 'string', minLength: 10 } } }, 1)).toThrow(/multiply out/);
+    expect(() =>
+      synthesizeJson(
+        { type: 'array', minItems: 1000, items: { type: 'array', minItems: 1000, items: { type: 'string', minLength: 10 } } },
+        1,
+      ),
+    ).toThrow(/multiply out/);
     expect(synthesizeJson({ type: 'array', minItems: 50, items: { type: 'string', minLength: 20 } }, 1)).toHaveLength(50);
   });
 
   it('resolves $ref/$defs and recursion-free nesting, deterministically', () => {
     const schema = {
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } }, required: ['street', 'city'], additionalProperties: false } },
+      $defs: {
+        address: {
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } },
+          required: ['street', 'city'],
+          additionalProperties: false,
+        },
+      },
       properties: { home: { $ref: '#/$defs/address' }, work: { $ref: '#/$defs/address' }, email: { type: 'string' } },
       required: ['home', 'work', 'email'],
       additionalProperties: false,

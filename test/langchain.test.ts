@@ -19,9 +19,12 @@ const weather = tool(async ({ city }: { city: string }) => `It is sunny and 21 Â
 });
 
 const providers: Record<string, (root: string) => BaseChatModel> = {
-  'ChatAnthropic (claude-sonnet-4-5)': (root) => new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: TOKEN, anthropicApiUrl: root, maxRetries: 0 }),
-  'ChatOpenAI (gpt-5.4)': (root) => new ChatOpenAI({ model: 'gpt-5.4', apiKey: TOKEN, configuration: { baseURL: `${root}/v1` }, maxRetries: 0 }),
-  'ChatGoogleGenerativeAI (gemini-2.5-flash)': (root) => new ChatGoogleGenerativeAI({ model: 'gemini-2.5-flash', apiKey: TOKEN, baseUrl: root, maxRetries: 0 }),
+  'ChatAnthropic (claude-sonnet-4-5)': (root) =>
+    new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: TOKEN, anthropicApiUrl: root, maxRetries: 0 }),
+  'ChatOpenAI (gpt-5.4)': (root) =>
+    new ChatOpenAI({ model: 'gpt-5.4', apiKey: TOKEN, configuration: { baseURL: `${root}/v1` }, maxRetries: 0 }),
+  'ChatGoogleGenerativeAI (gemini-2.5-flash)': (root) =>
+    new ChatGoogleGenerativeAI({ model: 'gemini-2.5-flash', apiKey: TOKEN, baseUrl: root, maxRetries: 0 }),
 };
 
 const modes: Mode[] = socketSuites ? [inProcess, socket] : [inProcess];

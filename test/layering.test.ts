@@ -41,9 +41,25 @@ describe('module graph', () => {
 });
 
 describe('standalone path matching', () => {
-  const paths = ['/v1/models/x', '/v1/models/x/', '/v1/models/', '/v1/models', '/a/v1/models/x', '/v1/models/x/y', '/v1/models/a%2Fb', '/v1/models/%E0%A4%A',
-    '/v1/responses/r1/cancel', '/v1/responses//cancel', '/v1/responses/r1/input_items/', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/models/x//',
-    '//v1/models/x', '/xv1/models/q', '/v1/images/files/img_1.png', '/v1/images/files/%20'];
+  const paths = [
+    '/v1/models/x',
+    '/v1/models/x/',
+    '/v1/models/',
+    '/v1/models',
+    '/a/v1/models/x',
+    '/v1/models/x/y',
+    '/v1/models/a%2Fb',
+    '/v1/models/%E0%A4%A',
+    '/v1/responses/r1/cancel',
+    '/v1/responses//cancel',
+    '/v1/responses/r1/input_items/',
+    '/v1beta/models/gemini-2.5-flash:generateContent',
+    '/v1/models/x//',
+    '//v1/models/x',
+    '/xv1/models/q',
+    '/v1/images/files/img_1.png',
+    '/v1/images/files/%20',
+  ];
   const patterns = [...new Set(endpoints.filter((e) => e.path.includes(':')).map((e) => e.path))];
   it('matches what msw matches, with the same parameters', () => {
     expect(patterns.length).toBeGreaterThan(3);

@@ -13,7 +13,19 @@ import { withFaker } from '../src/core/seed.ts';
 describe('lazy loading', () => {
   it('draws the same values from the English-only faker as from the full package, for many seeds', () => {
     const draw = (f: typeof fakerEN) =>
-      [f.hacker.phrase(), f.word.adjective(), f.word.noun(), f.word.verb(), f.word.adverb(), f.company.catchPhrase(), f.person.firstName(), f.person.fullName(), f.location.city(), f.internet.email(), f.number.int({ min: 0, max: 99 })].join('|');
+      [
+        f.hacker.phrase(),
+        f.word.adjective(),
+        f.word.noun(),
+        f.word.verb(),
+        f.word.adverb(),
+        f.company.catchPhrase(),
+        f.person.firstName(),
+        f.person.fullName(),
+        f.location.city(),
+        f.internet.email(),
+        f.number.int({ min: 0, max: 99 }),
+      ].join('|');
     for (let key = 0; key < 500; key++) {
       fakerEN.seed(key * 7919);
       const full = draw(fakerEN);
@@ -52,9 +64,22 @@ describe('lazy loading', () => {
     const { modules, beforeMedia, answers } = JSON.parse(stdout) as { modules: string[]; beforeMedia: string[]; answers: string[] };
     // The handlers' modules and what only they import: speech and transcripts, audio encoders and decoders.
     const handlers = [
-      'formats/openai/realtime-routes', 'formats/openai/realtime', 'formats/openai/realtime-config', 'formats/openai/realtime-response',
-      'formats/openai/audio', 'formats/openai/images', 'formats/openai/image-edits', 'formats/openai/image-variations',
-      'core/audio/encode', 'core/audio/decode', 'core/audio/flac', 'core/audio/ogg', 'core/audio/bytes', 'core/transcribe', 'core/voice', 'core/synthesize/transcript',
+      'formats/openai/realtime-routes',
+      'formats/openai/realtime',
+      'formats/openai/realtime-config',
+      'formats/openai/realtime-response',
+      'formats/openai/audio',
+      'formats/openai/images',
+      'formats/openai/image-edits',
+      'formats/openai/image-variations',
+      'core/audio/encode',
+      'core/audio/decode',
+      'core/audio/flac',
+      'core/audio/ogg',
+      'core/audio/bytes',
+      'core/transcribe',
+      'core/voice',
+      'core/synthesize/transcript',
     ].map((name) => `/dist/src/${name}.js`);
     const loaded = (graph: string[]) => handlers.filter((name) => graph.some((url) => url.endsWith(name)));
     expect(beforeMedia.some((url) => url.endsWith('/dist/src/formats/openai/routes.js'))).toBe(true);

@@ -58,7 +58,9 @@ describe.each(MODES)('rate limits (%s)', (mode) => {
     let input = 0;
     let output = 0;
     for (const left of [2, 1, 0]) {
-      const { data, response } = await client.messages.create({ model: CLAUDE, max_tokens: 50, messages: ask(`hello ${left}`) }).withResponse();
+      const { data, response } = await client.messages
+        .create({ model: CLAUDE, max_tokens: 50, messages: ask(`hello ${left}`) })
+        .withResponse();
       input += data.usage.input_tokens;
       output += data.usage.output_tokens;
       const reset = '2026-01-01T00:01:00Z';
@@ -120,7 +122,9 @@ describe.each(MODES)('rate limits (%s)', (mode) => {
     expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
     // The gateway-wide rpm still holds for this token.
     expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('2');
-    const error = (await client.chat.completions.create({ model: 'gpt-4o', messages: ask('again') }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
+    const error = (await client.chat.completions
+      .create({ model: 'gpt-4o', messages: ask('again') })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(error.type).toBe('tokens');
     expect(error.message).toContain('tokens per min (TPM): Limit 10');
@@ -130,14 +134,18 @@ describe.each(MODES)('rate limits (%s)', (mode) => {
     const { token } = await gw.issue({ quota: 2, rpm: 1 });
     const client = openaiOf(gw, token);
     await client.chat.completions.create({ model: 'gpt-4o', messages: ask('one') });
-    const limited = (await client.chat.completions.create({ model: 'gpt-4o', messages: ask('two') }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
+    const limited = (await client.chat.completions
+      .create({ model: 'gpt-4o', messages: ask('two') })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
     expect(limited.type).toBe('requests');
     await gw.advanceClock(60);
     const { response } = await client.chat.completions.create({ model: 'gpt-4o', messages: ask('three') }).withResponse();
     expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     // A third window: the quota (2 requests, both answered) is what refuses now.
     await gw.advanceClock(60);
-    const spent = (await client.chat.completions.create({ model: 'gpt-4o', messages: ask('four') }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
+    const spent = (await client.chat.completions
+      .create({ model: 'gpt-4o', messages: ask('four') })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
     expect(spent.status).toBe(429);
     expect(spent.type).toBe('insufficient_quota');
     expect(spent.code).toBe('insufficient_quota');
@@ -188,34 +196,42 @@ describe.each(MODES)("the SDKs' retry loops (%s)", (mode) => {
 
   const statuses = async () => (await gw.requests()).map((e) => e.status);
 
-  it.runIf(retriesWork || mode === 'socket')('openai: the retry loop reads retry-after, waits, and succeeds once the window has passed', async () => {
-    await gw.reset();
-    const seen: string[] = [];
-    const client = openaiOf(gw, 'sk-test', { maxRetries: 2, fetch: waitingFetch(seen) });
-    await client.chat.completions.create({ model: 'gpt-4o', messages: ask('fill the window') });
-    const reply = await client.chat.completions.create({ model: 'gpt-4o', messages: ask('then wait') });
-    expect(reply.choices[0].message.content).toBeTruthy();
-    expect(seen).toEqual(['1']);
-    expect(await statuses()).toEqual([200, 429, 200]);
-  });
+  it.runIf(retriesWork || mode === 'socket')(
+    'openai: the retry loop reads retry-after, waits, and succeeds once the window has passed',
+    async () => {
+      await gw.reset();
+      const seen: string[] = [];
+      const client = openaiOf(gw, 'sk-test', { maxRetries: 2, fetch: waitingFetch(seen) });
+      await client.chat.completions.create({ model: 'gpt-4o', messages: ask('fill the window') });
+      const reply = await client.chat.completions.create({ model: 'gpt-4o', messages: ask('then wait') });
+      expect(reply.choices[0].message.content).toBeTruthy();
+      expect(seen).toEqual(['1']);
+      expect(await statuses()).toEqual([200, 429, 200]);
+    },
+  );
 
-  it.runIf(retriesWork || mode === 'socket')('anthropic: the retry loop reads retry-after, waits, and succeeds once the window has passed', async () => {
-    await gw.reset();
-    const seen: string[] = [];
-    const client = anthropicOf(gw, 'sk-test', { maxRetries: 2, fetch: waitingFetch(seen) });
-    await client.messages.create({ model: CLAUDE, max_tokens: 20, messages: ask('fill the window') });
-    const reply = await client.messages.create({ model: CLAUDE, max_tokens: 20, messages: ask('then wait') });
-    expect(reply.content.length).toBeGreaterThan(0);
-    expect(seen).toEqual(['1']);
-    expect(await statuses()).toEqual([200, 429, 200]);
-  });
+  it.runIf(retriesWork || mode === 'socket')(
+    'anthropic: the retry loop reads retry-after, waits, and succeeds once the window has passed',
+    async () => {
+      await gw.reset();
+      const seen: string[] = [];
+      const client = anthropicOf(gw, 'sk-test', { maxRetries: 2, fetch: waitingFetch(seen) });
+      await client.messages.create({ model: CLAUDE, max_tokens: 20, messages: ask('fill the window') });
+      const reply = await client.messages.create({ model: CLAUDE, max_tokens: 20, messages: ask('then wait') });
+      expect(reply.content.length).toBeGreaterThan(0);
+      expect(seen).toEqual(['1']);
+      expect(await statuses()).toEqual([200, 429, 200]);
+    },
+  );
 
   it('without time passing, the SDK gives up after its retries, each refused with the same window', async () => {
     await gw.reset();
     const client = openaiOf(gw, 'sk-test', { maxRetries: 0 });
     await client.chat.completions.create({ model: 'gpt-4o', messages: ask('fill the window') });
     for (let i = 0; i < 2; i++) {
-      const error = (await client.chat.completions.create({ model: 'gpt-4o', messages: ask('refused') }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
+      const error = (await client.chat.completions
+        .create({ model: 'gpt-4o', messages: ask('refused') })
+        .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);
       expect(error.headers.get('retry-after')).toBe('1');
     }

@@ -36,7 +36,25 @@ const OPENAI = {
 const ANTHROPIC = literals('@anthropic-ai/sdk', 'resources/messages/messages.d.ts', typeAlias('Model'));
 // @google/genai types model names as plain strings: the current ids from Google's models page.
 const GEMINI = {
-  chat: ['gemini-3.1-pro-preview', 'gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-3.1-flash-lite-preview', 'gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-flash-preview-09-2025', 'gemini-2.5-flash-lite-preview-09-2025', 'gemini-flash-latest', 'gemini-flash-lite-latest', 'gemini-pro-latest', 'gemini-2.0-flash', 'gemini-2.0-flash-001', 'gemini-2.0-flash-lite', 'gemini-2.5-flash-image', 'gemini-3-pro-image-preview'],
+  chat: [
+    'gemini-3.1-pro-preview',
+    'gemini-3-pro-preview',
+    'gemini-3-flash-preview',
+    'gemini-3.1-flash-lite-preview',
+    'gemini-2.5-pro',
+    'gemini-2.5-flash',
+    'gemini-2.5-flash-lite',
+    'gemini-2.5-flash-preview-09-2025',
+    'gemini-2.5-flash-lite-preview-09-2025',
+    'gemini-flash-latest',
+    'gemini-flash-lite-latest',
+    'gemini-pro-latest',
+    'gemini-2.0-flash',
+    'gemini-2.0-flash-001',
+    'gemini-2.0-flash-lite',
+    'gemini-2.5-flash-image',
+    'gemini-3-pro-image-preview',
+  ],
   speech: ['gemini-2.5-flash-preview-tts', 'gemini-2.5-pro-preview-tts'],
   embeddings: ['gemini-embedding-001'],
 };
@@ -64,7 +82,11 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
     openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
     anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
     genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root } });
-    wav = new Uint8Array(await (await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'wav' })).arrayBuffer());
+    wav = new Uint8Array(
+      await (
+        await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'wav' })
+      ).arrayBuffer(),
+    );
   });
   afterAll(() => gw.stop());
 
@@ -81,7 +103,12 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
     expect(r.model).toBe(model);
   });
   it.each(OPENAI.images)('images: %s', async (model) => {
-    const r = await openai.images.generate({ model, prompt: 'a red square', n: 1, ...(model === 'dall-e-2' ? { size: '256x256' as const } : {}) });
+    const r = await openai.images.generate({
+      model,
+      prompt: 'a red square',
+      n: 1,
+      ...(model === 'dall-e-2' ? { size: '256x256' as const } : {}),
+    });
     expect(r.data).toHaveLength(1);
   });
   it.each(OPENAI.speech)('speech: %s', async (model) => {
@@ -114,7 +141,11 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
   });
 
   it('serves a new name by its family, with the family’s capabilities, and says so in /v1/models', async () => {
-    for (const [model, family] of [['gpt-5.7', 'gpt-5'], ['o5-mini', 'o-series'], ['gemini-3.5-flash', 'gemini']] as const) {
+    for (const [model, family] of [
+      ['gpt-5.7', 'gpt-5'],
+      ['o5-mini', 'o-series'],
+      ['gemini-3.5-flash', 'gemini'],
+    ] as const) {
       await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] });
       expect(await openai.models.retrieve(model)).toMatchObject({ id: model, resolved_by: 'family', resolved_to: family });
     }
@@ -124,23 +155,31 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
     // A dated snapshot of a catalogue model is that model.
     expect(await openai.models.retrieve('gpt-4o-2024-08-06')).toMatchObject({ resolved_by: 'family', resolved_to: 'gpt-4o' });
     // The family decides what it can do: a speech name is no chat model, and vice versa.
-    await expect(openai.chat.completions.create({ model: 'gpt-5-mini-tts', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({ status: 404, code: 'model_not_supported' });
+    await expect(
+      openai.chat.completions.create({ model: 'gpt-5-mini-tts', messages: [{ role: 'user', content: 'Hi' }] }),
+    ).rejects.toMatchObject({ status: 404, code: 'model_not_supported' });
     await expect(openai.embeddings.create({ model: 'gpt-5.7', input: 'Hi' })).rejects.toMatchObject({ status: 404 });
   });
 
   it('keeps the context window of the family: a prompt past it gets context_length_exceeded', async () => {
     const long = 'word '.repeat(9000);
-    await expect(openai.chat.completions.create({ model: 'gpt-4-0613', messages: [{ role: 'user', content: long }] })).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    await expect(
+      openai.chat.completions.create({ model: 'gpt-4-0613', messages: [{ role: 'user', content: long }] }),
+    ).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
     await openai.chat.completions.create({ model: 'gpt-4-turbo-2024-04-09', messages: [{ role: 'user', content: long }], max_tokens: 1 });
   });
 
   it('answers a name in no family with the vendor’s 404', async () => {
     for (const model of ['gpt-nonsense', 'claude-poem-5', 'llama-3', 'gpt-5.7x', 'x'.repeat(300)]) {
-      const e = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] }).catch((error: unknown) => error);
+      const e = await openai.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'Hi' }] })
+        .catch((error: unknown) => error);
       expect(e).toBeInstanceOf(NotFoundError);
       expect(e).toMatchObject({ code: 'model_not_found' });
     }
-    await expect(anthropic.messages.create({ model: 'claude-poem-5', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      anthropic.messages.create({ model: 'claude-poem-5', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+    ).rejects.toMatchObject({ status: 404 });
     await expect(openai.models.retrieve('gpt-nonsense')).rejects.toMatchObject({ status: 404 });
   });
 });
@@ -155,9 +194,15 @@ describe('your own model names (aliases and deployments)', () => {
       const openai = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2/v1', maxRetries: 0 });
       expect((await openai.chat.completions.create({ model: 'my-gpt', messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('my-gpt');
       const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2', maxRetries: 0 });
-      expect((await anthropic.messages.create({ model: 'team-fast', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('team-fast');
+      expect(
+        (await anthropic.messages.create({ model: 'team-fast', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] })).model,
+      ).toBe('team-fast');
       const listed = (await openai.models.list()).data;
-      expect(listed.find((m) => m.id === 'team-fast')).toMatchObject({ resolved_by: 'alias', resolved_to: 'claude-haiku', owned_by: 'anthropic' });
+      expect(listed.find((m) => m.id === 'team-fast')).toMatchObject({
+        resolved_by: 'alias',
+        resolved_to: 'claude-haiku',
+        owned_by: 'anthropic',
+      });
     } finally {
       server.close();
     }
@@ -168,17 +213,23 @@ describe('your own model names (aliases and deployments)', () => {
   describe('over a socket: --model and MGM_MODEL', () => {
     let cli: Spawned;
     beforeAll(async () => {
-      cli = await spawnCli(['--model', 'prod-chat=gpt-5', '--model', 'azure-embed=text-embedding-3-small'], { MGM_MODEL: 'ignored=gpt-4o' });
+      cli = await spawnCli(['--model', 'prod-chat=gpt-5', '--model', 'azure-embed=text-embedding-3-small'], {
+        MGM_MODEL: 'ignored=gpt-4o',
+      });
     });
     afterAll(() => cli.stop());
 
     it('serves each --model name as its base (a flag wins over the variable)', async () => {
       const openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
-      expect((await openai.chat.completions.create({ model: 'prod-chat', messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('prod-chat');
+      expect((await openai.chat.completions.create({ model: 'prod-chat', messages: [{ role: 'user', content: 'Hi' }] })).model).toBe(
+        'prod-chat',
+      );
       expect((await openai.embeddings.create({ model: 'azure-embed', input: 'Hi' })).data[0].embedding).toHaveLength(1536);
       await expect(openai.models.retrieve('ignored')).rejects.toMatchObject({ status: 404 });
       // And the SDK ids over the socket too.
-      expect((await openai.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude-sonnet-4-5');
+      expect(
+        (await openai.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] })).model,
+      ).toBe('claude-sonnet-4-5');
     });
 
     it('takes MGM_MODEL as a comma-separated list, and names a bad one with its source', async () => {

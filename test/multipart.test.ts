@@ -18,7 +18,8 @@ const echo: EndpointSpec = {
   format: openaiFormat,
   auth: ['bearer'],
   handle({ body }) {
-    const show = (v: string | Upload) => (isUpload(v) ? { filename: v.filename, type: v.type, text: new TextDecoder().decode(v.bytes) } : v);
+    const show = (v: string | Upload) =>
+      isUpload(v) ? { filename: v.filename, type: v.type, text: new TextDecoder().decode(v.bytes) } : v;
     const form = body as FormBody;
     return json(Object.fromEntries(Object.entries(form).map(([k, v]) => [k, Array.isArray(v) ? v.map(show) : show(v)])));
   },
@@ -90,7 +91,12 @@ describe.each(adapters)('multipart bodies ($name)', (adapter) => {
     runtime.journal.clear();
     await post(form());
     const [entry] = runtime.journal.held();
-    expect(entry.body).toEqual({ model: 'whisper-1', tag: ['a', 'b'], include: ['logprobs'], file: { filename: 'clip.wav', type: 'audio/wav', bytes: 11 } });
+    expect(entry.body).toEqual({
+      model: 'whisper-1',
+      tag: ['a', 'b'],
+      include: ['logprobs'],
+      file: { filename: 'clip.wav', type: 'audio/wav', bytes: 11 },
+    });
     expect(JSON.stringify(entry.body)).not.toContain('hello');
   });
 

@@ -25,20 +25,53 @@ describe('o200k tables', () => {
     ranks.forEach((value, r) => {
       const mine = bytes.subarray(offsets[r], offsets[r + 1]);
       const theirs = typeof value === 'string' ? enc.encode(value) : Uint8Array.from(value);
-      if (isText[r] !== (typeof value === 'string' ? 1 : 0) || mine.length !== theirs.length || mine.some((b, i) => b !== theirs[i])) differ.push(r);
+      if (isText[r] !== (typeof value === 'string' ? 1 : 0) || mine.length !== theirs.length || mine.some((b, i) => b !== theirs[i]))
+        differ.push(r);
     });
     expect(differ).toEqual([]);
     expect(ours.vocabularySize).toBe(vocabularySize);
     // Parsed from the package's rank file at run time (no build), the tables are the same.
     const parsed = parsePackageData();
-    for (const [a, b] of [[parsed.bytes, bytes], [parsed.offsets, offsets], [parsed.isText, isText], [parsed.slots, slots]] as const) expect(Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength))).toBe(0);
+    for (const [a, b] of [
+      [parsed.bytes, bytes],
+      [parsed.offsets, offsets],
+      [parsed.isText, isText],
+      [parsed.slots, slots],
+    ] as const)
+      expect(Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength))).toBe(0);
   });
 });
 
 // Text that exercises the odd corners: byte-order marks, lone surrogates, emoji, CJK, combining marks,
 // contractions, digits, long runs, and the special tokens' text.
-const odd = ['\uFEFF', '\uFEFFusing', '\uD800', '\uDC00x', '😀', '👩‍👩‍👧', '東京', 'é', 'e\u0301', "'ll", "I'VE", '123456', '<|endoftext|>', '\r\n', '  \n\t', 'Ѐ', 'ﬁ', '\u0000', '\u200B', 'ǅ'];
-const chunk = fc.oneof(fc.constantFrom(...odd), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.string({ maxLength: 20 }));
+const odd = [
+  '\uFEFF',
+  '\uFEFFusing',
+  '\uD800',
+  '\uDC00x',
+  '😀',
+  '👩‍👩‍👧',
+  '東京',
+  'é',
+  'e\u0301',
+  "'ll",
+  "I'VE",
+  '123456',
+  '<|endoftext|>',
+  '\r\n',
+  '  \n\t',
+  'Ѐ',
+  'ﬁ',
+  '\u0000',
+  '\u200B',
+  'ǅ',
+];
+const chunk = fc.oneof(
+  fc.constantFrom(...odd),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.string({ maxLength: 20 }),
+);
 const texts = fc.array(chunk, { maxLength: 24 }).map((parts) => parts.join(''));
 
 describe('o200k encoding', () => {
@@ -59,8 +92,17 @@ describe('o200k encoding', () => {
     expect(ascii.flags).not.toContain('u');
     const pieces = (text: string, re: RegExp) => [...text.matchAll(re)].map((m) => `${m.index}:${m[0]}`);
     const every = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)).join('');
-    for (const text of [every, `${every} x${every}Ab'LL`, "I'M 12345 a\r\n\n  b\t!?/\n"]) expect(pieces(text, ascii)).toEqual(pieces(text, full));
-    const asciiText = fc.array(fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 12 }), fc.constantFrom("'s", "'Ve", ' 1234', '\r\n', '   ', 'ABCdef')), { maxLength: 16 }).map((p) => p.join(''));
+    for (const text of [every, `${every} x${every}Ab'LL`, "I'M 12345 a\r\n\n  b\t!?/\n"])
+      expect(pieces(text, ascii)).toEqual(pieces(text, full));
+    const asciiText = fc
+      .array(
+        fc.oneof(
+          fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 12 }),
+          fc.constantFrom("'s", "'Ve", ' 1234', '\r\n', '   ', 'ABCdef'),
+        ),
+        { maxLength: 16 },
+      )
+      .map((p) => p.join(''));
     fc.assert(
       fc.property(asciiText, (text) => {
         expect(pieces(text, ascii)).toEqual(pieces(text, full));
@@ -85,7 +127,10 @@ describe('o200k encoding', () => {
     // The package shares one streaming decoder that is never flushed: an unfinished character from one
     // call reaches the next. Ours decodes each call on its own (ids come from clients' prompts, and the
     // same request must give the same bytes), so the reference is the tokens' bytes decoded at once.
-    const ids = fc.array(fc.oneof(fc.integer({ min: 0, max: 200005 }), fc.integer({ min: 100, max: 1200 }), fc.constantFrom(5574, 9251, 199999, 200004)), { maxLength: 12 });
+    const ids = fc.array(
+      fc.oneof(fc.integer({ min: 0, max: 200005 }), fc.integer({ min: 100, max: 1200 }), fc.constantFrom(5574, 9251, 199999, 200004)),
+      { maxLength: 12 },
+    );
     const reference = (list: number[]) => {
       const parts = list.map((id) => ours['token'](id) as string | Uint8Array | undefined);
       if (parts.some((p) => p === undefined)) return new Error(`Token ${list[parts.indexOf(undefined)]} is not in the byte pair encoder.`);
@@ -108,10 +153,11 @@ describe('o200k encoding', () => {
       { numRuns: 2000, seed: 26 },
     );
     // An unfinished character (the first byte of "€") does not reach the next call.
-    const byteToken = (b: number) => [...Array(2000).keys()].find((id) => {
-      const t = ours['token'](id) as unknown;
-      return t instanceof Uint8Array && t.length === 1 && t[0] === b;
-    })!;
+    const byteToken = (b: number) =>
+      [...Array(2000).keys()].find((id) => {
+        const t = ours['token'](id) as unknown;
+        return t instanceof Uint8Array && t.length === 1 && t[0] === b;
+      })!;
     const [lead, mid, last] = [0xe2, 0x82, 0xac].map(byteToken);
     expect(ours.decode([lead, mid, last])).toBe('€');
     expect(ours.decode([lead])).toBe('\uFFFD');

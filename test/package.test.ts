@@ -17,7 +17,12 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 // npm and npx run on this Node (24), whatever `node` the machine has first on its PATH.
 // Offline: a test reaches nothing but 127.0.0.1, so npm and npx must find everything on disk.
-const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, npm_config_update_notifier: 'false', npm_config_offline: 'true' };
+const env = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+  npm_config_update_notifier: 'false',
+  npm_config_offline: 'true',
+};
 const TSC = join(root, 'node_modules/typescript/bin/tsc');
 
 /** Every entry point, with types used the way a user would; `@ts-expect-error` lines prove the types are not `any`. */
@@ -79,7 +84,18 @@ it('answers with the per-test fixture', async () => {
 `;
 
 const TSCONFIG = {
-  compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], types: [], strict: true, noEmit: true, skipLibCheck: false, resolveJsonModule: true, allowImportingTsExtensions: true },
+  compilerOptions: {
+    target: 'ES2023',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023', 'DOM'],
+    types: [],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    resolveJsonModule: true,
+    allowImportingTsExtensions: true,
+  },
   include: ['*.ts'],
 };
 
@@ -100,7 +116,10 @@ describe.runIf(socketSuites)('the npm package', () => {
     mkdirSync(join(modules, '.bin'), { recursive: true });
     await run('tar', ['xzf', tarball, '-C', scratch]);
     renameSync(join(scratch, 'package'), join(modules, 'model-gateway-mock'));
-    const declared = Object.keys((JSON.parse(readFileSync(join(modules, 'model-gateway-mock/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+    const declared = Object.keys(
+      (JSON.parse(readFileSync(join(modules, 'model-gateway-mock/package.json'), 'utf8')) as { dependencies: Record<string, string> })
+        .dependencies,
+    );
     for (const name of [...declared, 'openai', 'msw', 'vitest']) {
       mkdirSync(dirname(join(modules, name)), { recursive: true });
       symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
@@ -115,10 +134,28 @@ describe.runIf(socketSuites)('the npm package', () => {
 
   it('holds built code, types, the tokenizer table, the catalogue and price table, the schemas, README, the docs, LICENSE and CHANGELOG, and nothing else', async () => {
     const { stdout } = await run('tar', ['tzf', tarball]);
-    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    const allowed = /^(package\.json|README\.md|docs\/[\w-]+\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|catalog\/(models|prices)\.json|schemas\/(fixture|fixture-file)\.schema\.json|dist\/package\.json|dist\/catalog\/(models|prices)\.json|dist\/schemas\/fixture\.schema\.json|dist\/src\/core\/o200k_base\.bin|dist\/src\/.+\.(js|d\.ts))$/;
+    const files = stdout
+      .trim()
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''));
+    const allowed =
+      /^(package\.json|README\.md|docs\/[\w-]+\.md|LICENSE|CHANGELOG\.md|bin\/model-gateway-mock\.js|catalog\/(models|prices)\.json|schemas\/(fixture|fixture-file)\.schema\.json|dist\/package\.json|dist\/catalog\/(models|prices)\.json|dist\/schemas\/fixture\.schema\.json|dist\/src\/core\/o200k_base\.bin|dist\/src\/.+\.(js|d\.ts))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
-    for (const f of ['README.md', 'docs/options.md', 'LICENSE', 'CHANGELOG.md', 'catalog/models.json', 'schemas/fixture.schema.json', 'schemas/fixture-file.schema.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.d.ts', 'dist/src/vitest.d.ts', 'dist/src/server.d.ts', 'dist/src/core/o200k_base.bin']) {
+    for (const f of [
+      'README.md',
+      'docs/options.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      'catalog/models.json',
+      'schemas/fixture.schema.json',
+      'schemas/fixture-file.schema.json',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/browser.d.ts',
+      'dist/src/vitest.d.ts',
+      'dist/src/server.d.ts',
+      'dist/src/core/o200k_base.bin',
+    ]) {
       expect(files).toContain(f);
     }
     // Every module ships with its types.
@@ -148,10 +185,18 @@ describe.runIf(socketSuites)('the npm package', () => {
   it('runs `npx model-gateway-mock`, which answers the openai SDK and loads a fixture file that names its schema', async () => {
     const fixtures = join(installed, 'fixtures');
     mkdirSync(fixtures, { recursive: true });
-    const file = { $schema: '../node_modules/model-gateway-mock/schemas/fixture-file.schema.json', fixtures: [{ name: 'cli', reply: { text: 'From npx.' } }] };
+    const file = {
+      $schema: '../node_modules/model-gateway-mock/schemas/fixture-file.schema.json',
+      fixtures: [{ name: 'cli', reply: { text: 'From npx.' } }],
+    };
     writeFileSync(join(fixtures, 'chat.json'), JSON.stringify(file));
     // Its own process group: npx runs the CLI as a child of its own, which a signal to npx alone leaves running.
-    const child = spawn('npx', ['model-gateway-mock', '--port', '0', '--fixtures', 'fixtures'], { cwd: installed, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npx', ['model-gateway-mock', '--port', '0', '--fixtures', 'fixtures'], {
+      cwd: installed,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     try {
       let out = '';
       const url = await new Promise<string>((resolve, reject) => {
@@ -185,16 +230,22 @@ describe.runIf(socketSuites)('the npm package', () => {
     const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
     const fixtureSchema = read('fixture.schema.json');
     // An editor resolves the file schema's relative $ref next to it; here ajv does, by the fixture schema's $id.
-    const validate = new Ajv2020({ strict: false }).addSchema(fixtureSchema).compile({ ...read('fixture-file.schema.json'), $id: new URL('fixture-file.schema.json', fixtureSchema.$id).href });
+    const validate = new Ajv2020({ strict: false })
+      .addSchema(fixtureSchema)
+      .compile({ ...read('fixture-file.schema.json'), $id: new URL('fixture-file.schema.json', fixtureSchema.$id).href });
     expect(validate({ $schema: 'x', fixtures: [{ name: 'a', reply: { text: 'b' } }] })).toBe(true);
     expect(validate([{ reply: { text: 'b' } }])).toBe(true);
     expect(validate({ reply: { text: 'b' } })).toBe(true);
     expect(validate({ $schema: 'x', fixtures: [{ replay: {} }] })).toBe(false);
   });
 
-  it('runs the vitest helper in the user\'s vitest', async () => {
+  it("runs the vitest helper in the user's vitest", async () => {
     writeFileSync(join(installed, 'helper.test.ts'), HELPER_TEST);
-    const { stdout } = await run('npx', ['vitest', 'run', 'helper.test.ts'], { cwd: installed, env: { ...env, VITEST: '', NODE_OPTIONS: '', CI: '1' }, timeout: 120_000 });
+    const { stdout } = await run('npx', ['vitest', 'run', 'helper.test.ts'], {
+      cwd: installed,
+      env: { ...env, VITEST: '', NODE_OPTIONS: '', CI: '1' },
+      timeout: 120_000,
+    });
     expect(stdout).toMatch(/1 passed/);
   });
 

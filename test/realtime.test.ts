@@ -22,7 +22,9 @@ import { socketSuites } from './helpers/modes.ts';
 
 /** Each GA server event type → its schema in the OpenAPI spec, so a failure names the one schema broken. */
 const EVENT_SCHEMAS = (() => {
-  const spec = parse(readFileSync(new URL('./specs/openai-openapi.yaml', import.meta.url), 'utf8')) as { components: { schemas: Record<string, any> } };
+  const spec = parse(readFileSync(new URL('./specs/openai-openapi.yaml', import.meta.url), 'utf8')) as {
+    components: { schemas: Record<string, any> };
+  };
   const map: Record<string, string> = {};
   for (const [name, schema] of Object.entries(spec.components.schemas)) {
     const type = schema?.properties?.type?.enum?.[0] ?? schema?.properties?.type?.const;
@@ -85,7 +87,10 @@ function toneBase64(seconds = 1, silenceMs = 0): string {
   return bytes.toString('base64');
 }
 
-const userText = (text: string) => ({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+const userText = (text: string) => ({
+  type: 'conversation.item.create',
+  item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+});
 
 describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
   let server: RunningServer;
@@ -109,11 +114,13 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     expect(server.url).toMatch(/^https:/);
     expect(server.certPath).toMatch(/cert\.pem$/);
     const body = await new Promise<string>((resolve, reject) => {
-      https.get(`${server.url}/v1/models`, { ca: server.cert, headers: { authorization: 'Bearer sk-test' } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve(text));
-      }).on('error', reject);
+      https
+        .get(`${server.url}/v1/models`, { ca: server.cert, headers: { authorization: 'Bearer sk-test' } }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve(text));
+        })
+        .on('error', reject);
     });
     expect(JSON.parse(body).data.some((m: { id: string }) => m.id === 'gpt-realtime')).toBe(true);
   });
@@ -128,7 +135,10 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     rt.close();
     expect(events[0].type).toBe('session.created');
     expect(events.find((e) => e.type === 'session.updated')!.session.instructions).toBe('Be brief.');
-    const deltas = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    const deltas = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
     const done = events.find((e) => e.type === 'response.output_text.done')!;
     expect(deltas).toBe(done.text);
     expect(done.text.length).toBeGreaterThan(10);
@@ -146,7 +156,10 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
   it('answers an audio turn: append, commit, transcription, audio deltas with a transcript that adds up', async () => {
     const { rt, until, opened } = connect();
     await opened;
-    rt.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } } } } });
+    rt.send({
+      type: 'session.update',
+      session: { type: 'realtime', audio: { input: { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } } } },
+    });
     rt.send({ type: 'input_audio_buffer.append', audio: toneBase64(1.2) });
     rt.send({ type: 'input_audio_buffer.commit' });
     rt.send({ type: 'response.create' });
@@ -159,7 +172,10 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     const audio = Buffer.concat(events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')));
     expect(audio.length % 2).toBe(0);
     expect(audio.length / 2 / 24000).toBeGreaterThan(0.5); // seconds of 24 kHz PCM16
-    const transcript = events.filter((e) => e.type === 'response.output_audio_transcript.delta').map((e) => e.delta).join('');
+    const transcript = events
+      .filter((e) => e.type === 'response.output_audio_transcript.delta')
+      .map((e) => e.delta)
+      .join('');
     expect(transcript).toBe(events.find((e) => e.type === 'response.output_audio_transcript.done')!.transcript);
     const response = events.find((e) => e.type === 'response.done')!.response;
     expect(response.output[0].content[0]).toEqual({ type: 'output_audio', transcript });
@@ -170,17 +186,24 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
   it('transcribes speech this emulator made back to its words, and its own spoken answer carries its transcript', async () => {
     const said = 'Please book a table for two at seven.';
     const pcm = await new Promise<Buffer>((resolve, reject) => {
-      const req = https.request(`${server.url}/v1/audio/speech`, { method: 'POST', ca: server.cert, headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d) => chunks.push(d));
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-      });
+      const req = https.request(
+        `${server.url}/v1/audio/speech`,
+        { method: 'POST', ca: server.cert, headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d) => chunks.push(d));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ model: 'gpt-4o-mini-tts', voice: 'coral', input: said, response_format: 'pcm' }));
     });
     const { rt, until, opened } = connect();
     await opened;
-    rt.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } } } } });
+    rt.send({
+      type: 'session.update',
+      session: { type: 'realtime', audio: { input: { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } } } },
+    });
     // Appended in two pieces, as a microphone would send it.
     const half = Math.floor(pcm.length / 4) * 2;
     rt.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(0, half).toString('base64') });
@@ -208,7 +231,12 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     const done = events.find((e) => e.type === 'response.function_call_arguments.done')!;
     expect(done.name).toBe('get_weather');
     expect(typeof JSON.parse(done.arguments).city).toBe('string');
-    expect(events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta).join('')).toBe(done.arguments);
+    expect(
+      events
+        .filter((e) => e.type === 'response.function_call_arguments.delta')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(done.arguments);
     const item = events.find((e) => e.type === 'response.done')!.response.output[0];
     expect(item).toMatchObject({ type: 'function_call', name: 'get_weather', call_id: done.call_id, status: 'completed' });
     assertEvents(events);
@@ -248,7 +276,10 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(events.find((e) => e.type === 'session.updated')!.session).toMatchObject({ modalities: ['text'], voice: 'verse' });
     expect(events.some((e) => e.type === 'conversation.item.created')).toBe(true);
     expect(events.some((e) => e.type === 'conversation.item.added')).toBe(false);
-    const text = events.filter((e) => e.type === 'response.text.delta').map((e) => e.delta).join('');
+    const text = events
+      .filter((e) => e.type === 'response.text.delta')
+      .map((e) => e.delta)
+      .join('');
     expect(text).toBe(events.find((e) => e.type === 'response.text.done')!.text);
     expect(events.find((e) => e.type === 'response.done')!.response.output[0].content[0].type).toBe('text');
   });
@@ -257,13 +288,18 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     const minted = await fetch(`${live.server.url}/v1/realtime/client_secrets`, {
       method: 'POST',
       headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
-      body: JSON.stringify({ expires_after: { anchor: 'created_at', seconds: 60 }, session: { type: 'realtime', model: 'gpt-realtime', instructions: 'You are a pirate.' } }),
+      body: JSON.stringify({
+        expires_after: { anchor: 'created_at', seconds: 60 },
+        session: { type: 'realtime', model: 'gpt-realtime', instructions: 'You are a pirate.' },
+      }),
     }).then((r) => r.json());
     expect(minted.value).toMatch(/^ek_/);
     expect(minted.expires_at).toBe(1767225600 + 60); // the gateway's fixed clock
     assertSchema('RealtimeCreateClientSecretResponse', minted);
     expect(minted.session).toMatchObject({ type: 'realtime', instructions: 'You are a pirate.' });
-    const c = rawClient(`${live.server.url.replace('http', 'ws')}/v1/realtime`, { protocols: ['realtime', `openai-insecure-api-key.${minted.value}`] });
+    const c = rawClient(`${live.server.url.replace('http', 'ws')}/v1/realtime`, {
+      protocols: ['realtime', `openai-insecure-api-key.${minted.value}`],
+    });
     await c.opened;
     expect(c.socket.protocol).toBe('realtime');
     const [created] = await c.until('session.created');
@@ -287,7 +323,9 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
 
   it('speaks beta to a browser offering openai-beta.realtime-v1, and its handshake carries x-request-id', async () => {
     const c = rawClient(live.wsUrl, { protocols: ['realtime', 'openai-insecure-api-key.sk-test', 'openai-beta.realtime-v1'] });
-    const upgrade = new Promise<string | undefined>((resolve) => c.socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string)));
+    const upgrade = new Promise<string | undefined>((resolve) =>
+      c.socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string)),
+    );
     await c.opened;
     expect(await upgrade).toMatch(/^req_/);
     const [created] = await c.until('session.created');
@@ -341,7 +379,9 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
 
   it('refuses an oversized frame with close code 1009', async () => {
     const small = await startServer({ port: 0, maxBodyBytes: 1024 });
-    const c = rawClient(`${small.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: 'Bearer sk-test' } });
+    const c = rawClient(`${small.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { Authorization: 'Bearer sk-test' },
+    });
     await c.opened;
     const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
     c.send({ type: 'input_audio_buffer.append', audio: 'A'.repeat(4096) });
@@ -353,7 +393,10 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     const run = async () => {
       const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
       await c.opened;
-      c.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 300 } } } } });
+      c.send({
+        type: 'session.update',
+        session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 300 } } } },
+      });
       // Server VAD: speech, then silence ends the turn and starts a response by itself.
       c.send({ type: 'input_audio_buffer.append', audio: toneBase64(0.8, 400) });
       const events = await c.until('response.done');
@@ -370,7 +413,10 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
   it('retrieves, truncates and deletes conversation items', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;
-    c.send({ type: 'conversation.item.create', item: { id: 'item_mine', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] } });
+    c.send({
+      type: 'conversation.item.create',
+      item: { id: 'item_mine', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+    });
     c.send({ type: 'response.create' });
     const done = (await c.until('response.done')).find((e) => e.type === 'response.done')!.response;
     const said = done.output[0];
@@ -406,7 +452,12 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     const closed = new Promise<number>((resolve) => c.socket.once('close', (code) => resolve(code)));
     c.send({ type: 'response.create' });
     expect(await closed).toBe(1006);
-    expect(c.events.map((e) => e.type)).toEqual(['session.created', 'response.created', 'response.output_item.added', 'conversation.item.added']);
+    expect(c.events.map((e) => e.type)).toEqual([
+      'session.created',
+      'response.created',
+      'response.output_item.added',
+      'conversation.item.added',
+    ]);
   });
 
   it('cancels a response when the user starts speaking (server VAD, interrupt_response)', async () => {
@@ -437,7 +488,11 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     await vi.waitFor(() => expect(live.server.gateway.activeStreams).toBe(0), { timeout: 60_000, interval: 20 });
     const entry = live.server.gateway.requests({ path: '/v1/realtime' }).at(-1)!;
     expect(entry.outcome).toBe('aborted');
-    expect(entry.events!.slice(0, 3).map((e) => e.type)).toEqual(['session.created', 'conversation.item.create', 'conversation.item.added']);
+    expect(entry.events!.slice(0, 3).map((e) => e.type)).toEqual([
+      'session.created',
+      'conversation.item.create',
+      'conversation.item.added',
+    ]);
   });
 
   it('applies fixtures to realtime turns and injects a mid-response error', async () => {
@@ -470,7 +525,12 @@ describe.runIf(socketSuites)('the CLI with --tls', () => {
       // A fresh process that trusts the printed file opens the realtime socket over wss.
       const script = `const WebSocket = require('ws'); const s = new WebSocket(process.argv[1], { headers: { Authorization: 'Bearer sk-test' } }); s.on('message', (d) => { console.log(JSON.parse(d).type); process.exit(0); }); s.on('error', (e) => { console.log(e.message); process.exit(1); });`;
       const out = await new Promise<string>((resolve) =>
-        execFile(process.execPath, ['-e', script, `${cli.url.replace('https', 'wss')}/v1/realtime?model=gpt-realtime`], { env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath }, cwd: process.cwd() }, (_e, stdout) => resolve(stdout.trim())),
+        execFile(
+          process.execPath,
+          ['-e', script, `${cli.url.replace('https', 'wss')}/v1/realtime?model=gpt-realtime`],
+          { env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath }, cwd: process.cwd() },
+          (_e, stdout) => resolve(stdout.trim()),
+        ),
       );
       expect(out).toBe('session.created');
     } finally {
@@ -486,7 +546,10 @@ describe('realtime in-process with msw and the global WebSocket', () => {
   afterAll(() => mock.close());
 
   it('runs a turn over a browser-style handshake', async () => {
-    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-test']);
+    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
+      'realtime',
+      'openai-insecure-api-key.sk-test',
+    ]);
     const c = collector();
     socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
     await new Promise((r) => socket.addEventListener('open', r, { once: true }));
@@ -508,7 +571,10 @@ describe('realtime in-process with msw and the global WebSocket', () => {
     rt.on('error', (e) => c.push({ type: 'sdk.error', message: e.message }));
     await c.until('session.created');
     const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-    rt.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'], tools: [{ type: 'function', name: 'get_weather', parameters }] } });
+    rt.send({
+      type: 'session.update',
+      session: { type: 'realtime', output_modalities: ['text'], tools: [{ type: 'function', name: 'get_weather', parameters }] },
+    });
     rt.send(userText('Weather in Paris?') as never);
     rt.send({ type: 'response.create' });
     const events = await c.until('response.done');
@@ -524,7 +590,10 @@ describe('realtime in-process with msw and the global WebSocket', () => {
   });
 
   it('refuses a bad key with an error event, then closes', async () => {
-    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime', 'openai-insecure-api-key.sk-nope']);
+    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
+      'realtime',
+      'openai-insecure-api-key.sk-nope',
+    ]);
     const c = collector();
     socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
     const closed = new Promise<number>((r) => socket.addEventListener('close', (e) => r(e.code), { once: true }));

@@ -33,7 +33,11 @@ async function traffic(root: string, replaying = false) {
   for await (const c of await openai.chat.completions.create({ ...CHAT, stream: true })) chunks.push(c);
   const embedding = await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'record me', user: 'alice-private-user' });
   // Several inputs are one recording: the whole batch is its key (issue 25).
-  const batch = await openai.embeddings.create({ model: 'text-embedding-3-small', input: ['record one', 'record two'], encoding_format: 'float' });
+  const batch = await openai.embeddings.create({
+    model: 'text-embedding-3-small',
+    input: ['record one', 'record two'],
+    encoding_format: 'float',
+  });
   const anthropic = new Anthropic({ apiKey: TOKEN, baseURL: root, maxRetries: 0 });
   const events = [];
   const stream = anthropic.messages.stream({
@@ -46,10 +50,13 @@ async function traffic(root: string, replaying = false) {
   for await (const e of stream) events.push(e);
   const gemini = new GoogleGenAI({ apiKey: TOKEN, httpOptions: { baseUrl: root, apiVersion: 'v1beta' } });
   const parts = [];
-  for await (const p of await gemini.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'Stream me a recording' })) parts.push(p.text);
+  for await (const p of await gemini.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'Stream me a recording' }))
+    parts.push(p.text);
   const limited = await openai.chat.completions
-    .create({ ...CHAT, messages: [{ role: 'user', content: 'too fast' }] }, // A replay must answer 429 from the recording alone, with no override asking for it.
-      { headers: replaying ? {} : { 'x-mock-status': '429' } })
+    .create(
+      { ...CHAT, messages: [{ role: 'user', content: 'too fast' }] }, // A replay must answer 429 from the recording alone, with no override asking for it.
+      { headers: replaying ? {} : { 'x-mock-status': '429' } },
+    )
     .catch((e: unknown) => e);
   const plainText = await raw(root, false);
   const streamText = await raw(root, true);
@@ -67,7 +74,11 @@ async function raw(root: string, stream: boolean): Promise<string> {
 }
 
 function readDir(dir: string): Record<string, string> {
-  return Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => [join(d.parentPath, d.name).slice(dir.length), readFileSync(join(d.parentPath, d.name), 'utf8')]));
+  return Object.fromEntries(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => [join(d.parentPath, d.name).slice(dir.length), readFileSync(join(d.parentPath, d.name), 'utf8')]),
+  );
 }
 
 describe.runIf(socketSuites)('record and replay (socket)', () => {
@@ -99,14 +110,20 @@ describe.runIf(socketSuites)('record and replay (socket)', () => {
     const files = readDir(dir);
     const json = Object.entries(files).filter(([name]) => name.endsWith('.json'));
     expect(json.length).toBeGreaterThanOrEqual(6);
-    expect(() => validateFixtures(json.map(([, text]) => JSON.parse(text)), dir)).not.toThrow();
+    expect(() =>
+      validateFixtures(
+        json.map(([, text]) => JSON.parse(text)),
+        dir,
+      ),
+    ).not.toThrow();
     for (const [, text] of Object.entries(files)) {
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain('alice-private-user');
     }
     expect(Object.values(files).some((text) => text.includes('"user": "[redacted]"'))).toBe(true);
     // Named so a person finds them, ending in the fixture's own requestKey.
-    for (const [name, text] of json) expect(name).toMatch(new RegExp(`^/${JSON.parse(text).match.format}-[a-z0-9.-]+-${JSON.parse(text).match.requestKey}\\.json$`));
+    for (const [name, text] of json)
+      expect(name).toMatch(new RegExp(`^/${JSON.parse(text).match.format}-[a-z0-9.-]+-${JSON.parse(text).match.requestKey}\\.json$`));
     const names = json.map(([name]) => name.replace(/-[0-9a-f]+\.json$/, ''));
     expect(names).toContain('/openai-chat-completions-gpt-4o-mini-say-something-recorded');
     expect(names).toContain('/openai-embeddings-text-embedding-3-small-record-one');
@@ -130,11 +147,13 @@ describe.runIf(socketSuites)('record and replay (socket)', () => {
       expect(again.parts).toEqual(direct.parts);
       expect(again.limited).toBeInstanceOf(OpenAI.RateLimitError);
       // Strict: anything unrecorded fails with the near-miss report.
-      const miss = await raw(replay.url, false).then(() => fetch(`${replay.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...CHAT, messages: [{ role: 'user', content: 'never recorded' }] }),
-      }));
+      const miss = await raw(replay.url, false).then(() =>
+        fetch(`${replay.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...CHAT, messages: [{ role: 'user', content: 'never recorded' }] }),
+        }),
+      );
       expect(miss.status).toBe(404);
       expect(await miss.text()).toContain('requestKey');
     } finally {
@@ -146,7 +165,10 @@ describe.runIf(socketSuites)('record and replay (socket)', () => {
     const [, text] = Object.entries(readDir(dir)).find(([name]) => name.startsWith('/openai-chat-completions-'))!;
     const fixture = JSON.parse(text);
     const old = mkdtempSync(join(tmpdir(), 'mgm-old-names-'));
-    writeFileSync(join(old, `${fixture.match.requestKey}.json`), JSON.stringify({ ...fixture, name: `recorded openai /v1/chat/completions ${fixture.match.requestKey}` }));
+    writeFileSync(
+      join(old, `${fixture.match.requestKey}.json`),
+      JSON.stringify({ ...fixture, name: `recorded openai /v1/chat/completions ${fixture.match.requestKey}` }),
+    );
     const replay = await spawnCli(['--token', TOKEN, '--fixtures', old, '--strict']);
     try {
       const openai = new OpenAI({ apiKey: TOKEN, baseURL: `${replay.url}/v1`, maxRetries: 0 });
@@ -212,13 +234,22 @@ describe('record mode never writes a credential', () => {
   it('redacts every credential parameter in the recording, and verify sends none of them on', async () => {
     const upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
     const dir = mkdtempSync(join(tmpdir(), 'mgm-record-keys-'));
-    const gateway = createGateway({ origin: 'https://gateway.test', tokens: [TOKEN], record: { dir, upstreams: { default: upstream.url } } });
+    const gateway = createGateway({
+      origin: 'https://gateway.test',
+      tokens: [TOKEN],
+      record: { dir, upstreams: { default: upstream.url } },
+    });
     const server = setupServer(...gateway.handlers);
     strictListen(server);
     try {
       const res = await fetch(`https://gateway.test/v1beta/models/gemini-2.5-flash:streamGenerateContent?${query}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-goog-api-key': TOKEN, 'proxy-authorization': `Basic ${TOKEN}`, cookie: `mgm_admin=${TOKEN}` },
+        headers: {
+          'content-type': 'application/json',
+          'x-goog-api-key': TOKEN,
+          'proxy-authorization': `Basic ${TOKEN}`,
+          cookie: `mgm_admin=${TOKEN}`,
+        },
         body: JSON.stringify({ contents: [{ parts: [{ text: 'Record my keys' }] }] }),
       });
       expect(res.status).toBe(200);
@@ -232,7 +263,10 @@ describe('record mode never writes a credential', () => {
       expect(files[0]).not.toContain(TOKEN);
       const recorded = JSON.parse(files[0]).recorded;
       const params = [...new URLSearchParams(recorded.query)];
-      expect(params).toEqual([['alt', 'sse'], ...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, '[redacted]'])]);
+      expect(params).toEqual([
+        ['alt', 'sse'],
+        ...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, '[redacted]']),
+      ]);
       // verify: the key goes in the format's header; no credential parameter reaches the service.
       const seen: string[] = [];
       const spy = createServer((req, res) => {
@@ -241,7 +275,15 @@ describe('record mode never writes a credential', () => {
       });
       await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
       try {
-        await runCli(['verify', '--fixtures', dir, '--upstream', `http://127.0.0.1:${(spy.address() as AddressInfo).port}`, '--api-key', 'live-key']);
+        await runCli([
+          'verify',
+          '--fixtures',
+          dir,
+          '--upstream',
+          `http://127.0.0.1:${(spy.address() as AddressInfo).port}`,
+          '--api-key',
+          'live-key',
+        ]);
       } finally {
         spy.close();
       }
@@ -257,20 +299,33 @@ describe('verify', () => {
     const seen: Record<string, unknown>[] = [];
     const spy = createServer((req, res) => {
       const h = req.headers;
-      seen.push({ authorization: h.authorization, 'x-api-key': h['x-api-key'], 'anthropic-version': h['anthropic-version'], 'x-goog-api-key': h['x-goog-api-key'] });
+      seen.push({
+        authorization: h.authorization,
+        'x-api-key': h['x-api-key'],
+        'anthropic-version': h['anthropic-version'],
+        'x-goog-api-key': h['x-goog-api-key'],
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
     try {
       const upstream = `http://127.0.0.1:${(spy.address() as AddressInfo).port}`;
       for (const format of ['openai', 'anthropic', 'gemini'] as const) {
-        await verifyFixture({ name: format, match: { format }, recorded: { path: '/p', request: {} }, raw: { [format]: {} } }, upstream, 'live-key');
+        await verifyFixture(
+          { name: format, match: { format }, recorded: { path: '/p', request: {} }, raw: { [format]: {} } },
+          upstream,
+          'live-key',
+        );
       }
     } finally {
       spy.close();
     }
     const only = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-    expect(seen.map(only)).toEqual([{ authorization: 'Bearer live-key' }, { 'x-api-key': 'live-key', 'anthropic-version': '2023-06-01' }, { 'x-goog-api-key': 'live-key' }]);
+    expect(seen.map(only)).toEqual([
+      { authorization: 'Bearer live-key' },
+      { 'x-api-key': 'live-key', 'anthropic-version': '2023-06-01' },
+      { 'x-goog-api-key': 'live-key' },
+    ]);
   });
 });
 
@@ -278,7 +333,11 @@ describe('record in-process (msw) against a standalone upstream', () => {
   it('passes the answers through and writes one fixture per request, past msw', async () => {
     const upstream = await spawnCli(['--seed', '7', '--token', TOKEN]);
     const dir = mkdtempSync(join(tmpdir(), 'mgm-record-msw-'));
-    const gateway = createGateway({ origin: 'https://gateway.test', tokens: [TOKEN], record: { dir, upstreams: { default: upstream.url } } });
+    const gateway = createGateway({
+      origin: 'https://gateway.test',
+      tokens: [TOKEN],
+      record: { dir, upstreams: { default: upstream.url } },
+    });
     const server = setupServer(...gateway.handlers);
     strictListen(server);
     let listening = true;
@@ -310,7 +369,9 @@ describe('verify against an upstream that refuses the key', () => {
     const seen: (string | undefined)[] = [];
     const spy = createServer((req, res) => {
       seen.push(req.headers.authorization);
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
     });
     await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
     return { url: `http://127.0.0.1:${(spy.address() as AddressInfo).port}`, seen, close: () => spy.close() };
@@ -365,12 +426,24 @@ describe('recording names', () => {
   const chat = (text: string, model = 'gpt-4o-mini') => operationRequest('openai', 'embedding', model, text);
 
   it('say format, endpoint, model and the first words of the prompt, then the request key', () => {
-    expect(recordingName(chat('What is the weather in Paris?'), '/v1/chat/completions', '3f9a1c')).toBe('openai-chat-completions-gpt-4o-mini-what-is-the-weather-in-paris-3f9a1c.json');
-    expect(recordingName(operationRequest('gemini', 'embedding', 'gemini-2.5-flash', 'Hi'), '/v1beta/models/gemini-2.5-flash:streamGenerateContent', 'ab12')).toBe('gemini-stream-generate-content-gemini-2.5-flash-hi-ab12.json');
+    expect(recordingName(chat('What is the weather in Paris?'), '/v1/chat/completions', '3f9a1c')).toBe(
+      'openai-chat-completions-gpt-4o-mini-what-is-the-weather-in-paris-3f9a1c.json',
+    );
+    expect(
+      recordingName(
+        operationRequest('gemini', 'embedding', 'gemini-2.5-flash', 'Hi'),
+        '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+        'ab12',
+      ),
+    ).toBe('gemini-stream-generate-content-gemini-2.5-flash-hi-ab12.json');
   });
 
   it('keep the slug to whole lowercase ASCII words within 40 characters, whatever the prompt', () => {
-    const long = recordingName(chat('Résumé: ÉCRIS un poème sur les crêpes, la mer et le vent du nord, s’il te plaît '.repeat(10_000)), '/v1/chat/completions', 'k');
+    const long = recordingName(
+      chat('Résumé: ÉCRIS un poème sur les crêpes, la mer et le vent du nord, s’il te plaît '.repeat(10_000)),
+      '/v1/chat/completions',
+      'k',
+    );
     const words = long.slice('openai-chat-completions-gpt-4o-mini-'.length, -'-k.json'.length);
     expect(words).toBe('resume-ecris-un-poeme-sur-les-crepes-la');
     expect(words.length).toBeLessThanOrEqual(40);

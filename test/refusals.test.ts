@@ -82,17 +82,26 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       const c = await openai.chat.completions.create({ model: GPT, messages: user('Say something filtered') });
       expect(c.choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { content: null, refusal: null } });
       expect(c.usage?.completion_tokens).toBe(0);
-      const error = await openai.chat.completions.parse({ model: GPT, messages: user('Say something filtered'), response_format: zodResponseFormat(Answer, 'answer') }).catch((e) => e);
+      const error = await openai.chat.completions
+        .parse({ model: GPT, messages: user('Say something filtered'), response_format: zodResponseFormat(Answer, 'answer') })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(ContentFilterFinishReasonError);
       const chunks = [];
-      for await (const chunk of await openai.chat.completions.create({ model: GPT, messages: user('Say something filtered'), stream: true })) chunks.push(chunk);
+      for await (const chunk of await openai.chat.completions.create({
+        model: GPT,
+        messages: user('Say something filtered'),
+        stream: true,
+      }))
+        chunks.push(chunk);
       expect(chunks.at(-1)?.choices[0].finish_reason).toBe('content_filter');
       expect(chunks.some((c) => c.choices[0]?.delta.content)).toBe(false);
     });
 
     it('a blocked prompt is a 400 invalid_prompt, streamed or not', async () => {
       for (const stream of [false, true]) {
-        const error = await openai.chat.completions.create({ model: GPT, messages: user('A prompt the filter blocks'), stream }).catch((e) => e);
+        const error = await openai.chat.completions
+          .create({ model: GPT, messages: user('A prompt the filter blocks'), stream })
+          .catch((e) => e);
         expect(error).toBeInstanceOf(OpenAI.BadRequestError);
         expect(error).toMatchObject({ status: 400, code: 'invalid_prompt', type: 'invalid_request_error' });
         expect(error.message).toContain('flagged as potentially violating our usage policy');
@@ -108,7 +117,11 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       const blocked = await openai.chat.completions.create(ask, fault('PROMPT_BLOCKED')).catch((e) => e);
       expect(blocked.code).toBe('invalid_prompt');
       const last = (await gw.requests()).slice(-3);
-      expect(last.map((r) => [r.fault, r.status])).toEqual([['REFUSAL', 200], ['CONTENT_FILTER', 200], ['PROMPT_BLOCKED', 400]]);
+      expect(last.map((r) => [r.fault, r.status])).toEqual([
+        ['REFUSAL', 200],
+        ['CONTENT_FILTER', 200],
+        ['PROMPT_BLOCKED', 400],
+      ]);
       // Drawn from the request's seed: with probability 0 it never strikes.
       const spared = await openai.chat.completions.create(ask, fault('REFUSAL,probability=0'));
       expect(spared.choices[0].message.refusal).toBeNull();
@@ -140,7 +153,7 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       expect(error.message).toContain('REFUSAL, CONTENT_FILTER, PROMPT_BLOCKED, OVERLOADED');
     });
 
-    it('OVERLOADED is OpenAI\'s 503, which the SDK gives up on as InternalServerError', async () => {
+    it("OVERLOADED is OpenAI's 503, which the SDK gives up on as InternalServerError", async () => {
       const error = await openai.chat.completions.create({ model: GPT, messages: user('Are you busy?') }).catch((e) => e);
       expect(error).toBeInstanceOf(OpenAI.InternalServerError);
       expect(error).toMatchObject({ status: 503, type: 'server_error' });
@@ -158,7 +171,9 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
     it('puts a refusal content part in the output message', async () => {
       const r = await openai.responses.create({ model: GPT, input: 'How do I pick a lock?' });
       expect(r.status).toBe('completed');
-      expect(r.output).toEqual([expect.objectContaining({ type: 'message', role: 'assistant', content: [{ type: 'refusal', refusal: NO }] })]);
+      expect(r.output).toEqual([
+        expect.objectContaining({ type: 'message', role: 'assistant', content: [{ type: 'refusal', refusal: NO }] }),
+      ]);
       expect(r.output_text).toBe('');
     });
 
@@ -175,7 +190,11 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       expect(types).toContain('response.refusal.done');
       expect(types).not.toContain('response.output_text.delta');
       expect(final.output[0]).toMatchObject({ content: [{ type: 'refusal', refusal: NO }] });
-      const parsed = await openai.responses.parse({ model: GPT, input: 'How do I pick a lock?', text: { format: zodTextFormat(Answer, 'answer') } });
+      const parsed = await openai.responses.parse({
+        model: GPT,
+        input: 'How do I pick a lock?',
+        text: { format: zodTextFormat(Answer, 'answer') },
+      });
       expect(parsed.output_parsed).toBeNull();
     });
 
@@ -183,7 +202,8 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       const r = await openai.responses.create({ model: GPT, input: 'Say something filtered' });
       expect(r).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [], completed_at: null });
       const types: string[] = [];
-      for await (const e of await openai.responses.create({ model: GPT, input: 'Say something filtered', stream: true })) types.push(e.type);
+      for await (const e of await openai.responses.create({ model: GPT, input: 'Say something filtered', stream: true }))
+        types.push(e.type);
       expect(types).toEqual(['response.created', 'response.in_progress', 'response.incomplete']);
     });
 
@@ -208,14 +228,20 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
     });
 
     it('a blocked output or prompt stops with stop_reason refusal and no content', async () => {
-      for (const [content, headers] of [['Say something filtered', {}], ['A prompt the filter blocks', {}], ['Tell me a story', fault('CONTENT_FILTER').headers]] as const) {
+      for (const [content, headers] of [
+        ['Say something filtered', {}],
+        ['A prompt the filter blocks', {}],
+        ['Tell me a story', fault('CONTENT_FILTER').headers],
+      ] as const) {
         const m = await anthropic.messages.create({ model: CLAUDE, max_tokens: 100, messages: user(content) }, { headers });
         expect(m).toMatchObject({ stop_reason: 'refusal', content: [], usage: { output_tokens: 0 } });
       }
     });
 
     it('OVERLOADED is a 529 overloaded_error: OverloadedError, an APIError', async () => {
-      const error = await anthropic.messages.create({ model: CLAUDE, max_tokens: 10, messages: user('Tell me a story') }, fault('OVERLOADED')).catch((e) => e);
+      const error = await anthropic.messages
+        .create({ model: CLAUDE, max_tokens: 10, messages: user('Tell me a story') }, fault('OVERLOADED'))
+        .catch((e) => e);
       expect(error).toBeInstanceOf(Anthropic.APIError);
       expect(error.constructor.name).toBe('OverloadedError');
       expect(error.status).toBe(529);
@@ -236,23 +262,34 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
       const candidate = r.candidates![0];
       expect(candidate.finishReason).toBe('SAFETY');
       expect(candidate.content).toBeUndefined();
-      expect(candidate.safetyRatings?.filter((s) => s.blocked)).toEqual([{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true }]);
+      expect(candidate.safetyRatings?.filter((s) => s.blocked)).toEqual([
+        { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true },
+      ]);
       expect(r.text).toBeUndefined();
       const chunks = [];
-      for await (const chunk of await gemini.models.generateContentStream({ model: GEMINI, contents: 'Say something filtered' })) chunks.push(chunk);
+      for await (const chunk of await gemini.models.generateContentStream({ model: GEMINI, contents: 'Say something filtered' }))
+        chunks.push(chunk);
       expect(chunks).toHaveLength(1);
       expect(chunks[0].candidates?.[0].finishReason).toBe('SAFETY');
       expect(chunks[0].text).toBeUndefined();
     });
 
     it('a blocked prompt has no candidates, promptFeedback.blockReason SAFETY; streamed, one such chunk', async () => {
-      const r = await gemini.models.generateContent({ model: GEMINI, contents: 'Tell me a story', config: { httpOptions: fault('PROMPT_BLOCKED') } });
+      const r = await gemini.models.generateContent({
+        model: GEMINI,
+        contents: 'Tell me a story',
+        config: { httpOptions: fault('PROMPT_BLOCKED') },
+      });
       expect(r.candidates).toBeUndefined();
-      expect(r.promptFeedback).toMatchObject({ blockReason: 'SAFETY', safetyRatings: expect.arrayContaining([expect.objectContaining({ blocked: true })]) });
+      expect(r.promptFeedback).toMatchObject({
+        blockReason: 'SAFETY',
+        safetyRatings: expect.arrayContaining([expect.objectContaining({ blocked: true })]),
+      });
       expect(r.text).toBeUndefined();
       expect(r.usageMetadata?.promptTokenCount).toBeGreaterThan(0);
       const chunks = [];
-      for await (const chunk of await gemini.models.generateContentStream({ model: GEMINI, contents: 'A prompt the filter blocks' })) chunks.push(chunk);
+      for await (const chunk of await gemini.models.generateContentStream({ model: GEMINI, contents: 'A prompt the filter blocks' }))
+        chunks.push(chunk);
       expect(chunks.map((c) => [c.candidates, c.promptFeedback?.blockReason])).toEqual([[undefined, 'SAFETY']]);
     });
 
@@ -282,7 +319,13 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
     });
 
     it('LangChain ChatOpenAI (Responses API) carries the refusal in additional_kwargs.refusal', async () => {
-      const chat = new ChatOpenAI({ model: GPT, apiKey: 'sk-test', configuration: { baseURL: `${gw.root}/v1` }, useResponsesApi: true, maxRetries: 0 });
+      const chat = new ChatOpenAI({
+        model: GPT,
+        apiKey: 'sk-test',
+        configuration: { baseURL: `${gw.root}/v1` },
+        useResponsesApi: true,
+        maxRetries: 0,
+      });
       const message = await chat.invoke('How do I pick a lock?');
       expect(message.additional_kwargs.refusal).toBe(NO);
     });
@@ -294,28 +337,45 @@ describe.each(modes)('refusals and safety ($name)', (mode) => {
     expect(busy).toMatchObject({ status: 503, type: 'server_error' });
     expect((await gw.requests()).at(-1)).toMatchObject({ path: '/v1/embeddings', status: 503, fault: 'OVERLOADED' });
     // A streamed speech (a decided stream) is refused the same way, before any event.
-    const speech = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'a lock', stream_format: 'sse' }, fault('OVERLOADED')).catch((e) => e);
+    const speech = await openai.audio.speech
+      .create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'a lock', stream_format: 'sse' }, fault('OVERLOADED'))
+      .catch((e) => e);
     expect(speech).toMatchObject({ status: 503 });
     expect((await gw.requests()).at(-1)).toMatchObject({ path: '/v1/audio/speech', status: 503, fault: 'OVERLOADED' });
     const plain = await openai.embeddings.create(ask);
-    for (const name of ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED']) expect(await openai.embeddings.create(ask, fault(name))).toEqual(plain);
+    for (const name of ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'])
+      expect(await openai.embeddings.create(ask, fault(name))).toEqual(plain);
   });
 
   it('gives the same bytes twice, for every vendor, streamed or not', async () => {
     const post = (path: string, body: object, headers: Record<string, string> = {}) =>
       fetch(`${gw.root}${path}`, {
         method: 'POST',
-        headers: { authorization: 'Bearer sk-test', 'x-api-key': 'sk-test', 'x-goog-api-key': 'sk-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...headers },
+        headers: {
+          authorization: 'Bearer sk-test',
+          'x-api-key': 'sk-test',
+          'x-goog-api-key': 'sk-test',
+          'anthropic-version': '2023-06-01',
+          'content-type': 'application/json',
+          ...headers,
+        },
         body: JSON.stringify(body),
       }).then((r) => r.text());
     const calls: [string, object, Record<string, string>?][] = [];
     for (const stream of [false, true]) {
       calls.push(['/v1/chat/completions', { model: GPT, stream, messages: user('How do I pick a lock?') }]);
       calls.push(['/v1/responses', { model: GPT, stream, input: 'Say something filtered' }]);
-      calls.push(['/v1/messages', { model: CLAUDE, max_tokens: 50, stream, messages: user('Tell me a story') }, { 'x-mock-fault': 'REFUSAL' }]);
+      calls.push([
+        '/v1/messages',
+        { model: CLAUDE, max_tokens: 50, stream, messages: user('Tell me a story') },
+        { 'x-mock-fault': 'REFUSAL' },
+      ]);
     }
     calls.push([`/v1beta/models/${GEMINI}:generateContent`, { contents: [{ parts: [{ text: 'Say something filtered' }] }] }]);
-    calls.push([`/v1beta/models/${GEMINI}:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'A prompt the filter blocks' }] }] }]);
+    calls.push([
+      `/v1beta/models/${GEMINI}:streamGenerateContent?alt=sse`,
+      { contents: [{ parts: [{ text: 'A prompt the filter blocks' }] }] },
+    ]);
     for (const [path, body, headers] of calls) {
       const first = await post(path, body, headers);
       expect(first).toMatch(/refusal|content_filter|SAFETY/);

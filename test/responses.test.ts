@@ -20,7 +20,12 @@ const EVENT_SCHEMAS: Record<string, string> = {
   'response.output_text.done': 'ResponseTextDoneEvent',
   'response.completed': 'ResponseCompletedEvent',
 };
-const weather = { type: 'function' as const, name: 'get_weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } };
+const weather = {
+  type: 'function' as const,
+  name: 'get_weather',
+  strict: true,
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+};
 
 describe.each(modes)('Responses API ($name)', (mode) => {
   const ctx = withGateway(mode);
@@ -44,8 +49,18 @@ describe.each(modes)('Responses API ($name)', (mode) => {
     for (const e of events) assertSchema(EVENT_SCHEMAS[e.type], e);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     const types = events.map((e) => e.type);
-    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-    expect(types.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    expect(types.slice(-4)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     expect(final.output_text).toBe(plain.output_text);
     expect(final.id).toBe(plain.id);
   });
@@ -68,7 +83,12 @@ describe.each(modes)('Responses API ($name)', (mode) => {
     stream.on('response.function_call_arguments.delta', (e) => deltas.push(e.delta));
     await stream.finalResponse();
     expect(deltas.join('')).toBe(call.arguments);
-    const second = await ctx.client.responses.create({ model: MODEL, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature":17}' }], tools: [weather] });
+    const second = await ctx.client.responses.create({
+      model: MODEL,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature":17}' }],
+      tools: [weather],
+    });
     expect(second.output_text).toContain('{"temperature":17}');
   });
 

@@ -17,7 +17,8 @@ import { createGateway, type JournalEntry } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
 
 // Every name a credential travels under (the one list in src/auth/keys.ts), in odd cases too.
-const CREDENTIAL_QUERY = (secret: string) => `${['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => `${name}=${secret}`).join('&')}&alt=json`;
+const CREDENTIAL_QUERY = (secret: string) =>
+  `${['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => `${name}=${secret}`).join('&')}&alt=json`;
 const CREDENTIAL_HEADERS = (secret: string): Record<string, string> => ({
   'x-goog-api-key': secret,
   'X-Api-Key': secret,
@@ -32,7 +33,10 @@ function expectMasked(journal: string, entry: JournalEntry, secret: string): voi
   expect(journal).not.toContain(secret);
   expect(journal).not.toContain(secret.slice(-10));
   const masked = `${secret.slice(0, 5)}***${secret.slice(-4)}`;
-  expect([...new URLSearchParams(entry.query)]).toEqual([...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, masked]), ['alt', 'json']]);
+  expect([...new URLSearchParams(entry.query)]).toEqual([
+    ...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, masked]),
+    ['alt', 'json'],
+  ]);
   for (const name of ['x-goog-api-key', 'x-api-key', 'api-key', 'x-admin-token']) expect(entry.headers[name], name).toBe(masked);
   expect(entry.headers['proxy-authorization']).toBe(`Basic ${masked}`);
 }
@@ -44,7 +48,14 @@ describe('the journal masks every credential name (in-process)', () => {
     const server = setupServer(...gateway.handlers);
     strictListen(server);
     try {
-      const res = await fetch(`https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?${CREDENTIAL_QUERY(secret)}`, { method: 'POST', headers: { 'content-type': 'application/json', ...CREDENTIAL_HEADERS(secret) }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+      const res = await fetch(
+        `https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?${CREDENTIAL_QUERY(secret)}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...CREDENTIAL_HEADERS(secret) },
+          body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+        },
+      );
       expect(res.status).toBe(200);
       const entries = gateway.requests();
       expect(entries).toHaveLength(1);
@@ -56,7 +67,13 @@ describe('the journal masks every credential name (in-process)', () => {
 });
 
 /** A raw request, so the Host header can be anything (fetch does not let a caller set it). */
-function raw(url: string, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ hostname, port, path, method, headers }, (res) => {
@@ -84,8 +101,13 @@ describe('control-plane guard', () => {
 
   it('lets it in with the token in a header or on a page URL, and never by a wrong token', () => {
     expect(guardControlPlane(fakeRequest('10.1.2.3', { 'x-admin-token': 'secret-admin' }), url, '0.0.0.0', 'secret-admin').ok).toBe(true);
-    expect(guardControlPlane(fakeRequest('10.1.2.3', { authorization: 'Bearer secret-admin' }), url, '0.0.0.0', 'secret-admin').ok).toBe(true);
-    expect(guardControlPlane(fakeRequest('10.1.2.3'), new URL('http://h/console/playground?admin_token=secret-admin'), '0.0.0.0', 'secret-admin').ok).toBe(true);
+    expect(guardControlPlane(fakeRequest('10.1.2.3', { authorization: 'Bearer secret-admin' }), url, '0.0.0.0', 'secret-admin').ok).toBe(
+      true,
+    );
+    expect(
+      guardControlPlane(fakeRequest('10.1.2.3'), new URL('http://h/console/playground?admin_token=secret-admin'), '0.0.0.0', 'secret-admin')
+        .ok,
+    ).toBe(true);
     expect(guardControlPlane(fakeRequest('10.1.2.3', { 'x-admin-token': 'secret-admiN' }), url, '0.0.0.0', 'secret-admin').ok).toBe(false);
   });
 
@@ -96,8 +118,25 @@ describe('control-plane guard', () => {
   });
 
   // Host names that only look like loopback addresses: each resolves wherever its owner wants.
-  const rebinding = ['127.0.0.1.nip.io', '127.0.0.1.evil.com', '127.evil.com', '127.0.0.1.', 'localhost.evil.com', '0x7f.0.0.1', '::ffff:127.0.0.1.evil.com'];
-  const thisMachine = ['localhost', 'LOCALHOST', '127.0.0.1', '127.0.0.2', '127.255.255.254', '[::1]', '[::ffff:127.0.0.1]', 'foo.localhost'];
+  const rebinding = [
+    '127.0.0.1.nip.io',
+    '127.0.0.1.evil.com',
+    '127.evil.com',
+    '127.0.0.1.',
+    'localhost.evil.com',
+    '0x7f.0.0.1',
+    '::ffff:127.0.0.1.evil.com',
+  ];
+  const thisMachine = [
+    'localhost',
+    'LOCALHOST',
+    '127.0.0.1',
+    '127.0.0.2',
+    '127.255.255.254',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    'foo.localhost',
+  ];
 
   it('takes only literal loopback addresses and localhost names in the Host header for this machine', () => {
     for (const name of rebinding) {
@@ -105,7 +144,10 @@ describe('control-plane guard', () => {
       expect(verdict, name).toMatchObject({ ok: false, status: 403 });
       expect(verdict.message, name).toMatch(/DNS rebinding/);
       // The admin token still lets such a name in.
-      expect(guardControlPlane(fakeRequest('127.0.0.1', { host: `${name}:4010`, 'x-admin-token': 't' }), url, '127.0.0.1', 't').ok, name).toBe(true);
+      expect(
+        guardControlPlane(fakeRequest('127.0.0.1', { host: `${name}:4010`, 'x-admin-token': 't' }), url, '127.0.0.1', 't').ok,
+        name,
+      ).toBe(true);
     }
     for (const name of thisMachine) {
       expect(guardControlPlane(fakeRequest('127.0.0.1', { host: `${name}:4010` }), url, '127.0.0.1', undefined).ok, name).toBe(true);
@@ -130,7 +172,8 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
   });
   afterAll(() => cli.stop());
 
-  const journalLength = async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length;
+  const journalLength = async () =>
+    ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length;
 
   it('refuses state changes a browser marks as cross-origin, whatever the body type, and keeps its state', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
@@ -167,7 +210,16 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     // Reading stays open to any origin's marks (nothing changes).
     expect((await raw(cli.url, '/__admin/requests', { host, 'sec-fetch-site': 'cross-site' })).status).toBe(200);
     // The emulator's own pages: same-origin, or typed in the address bar.
-    expect((await raw(cli.url, '/__admin/reset', { host, 'sec-fetch-site': 'same-origin', origin: `http://${host}`, 'content-type': 'application/json' }, 'POST')).status).toBe(200);
+    expect(
+      (
+        await raw(
+          cli.url,
+          '/__admin/reset',
+          { host, 'sec-fetch-site': 'same-origin', origin: `http://${host}`, 'content-type': 'application/json' },
+          'POST',
+        )
+      ).status,
+    ).toBe(200);
     expect((await raw(cli.url, '/__admin/reset', { host, 'sec-fetch-site': 'none' }, 'POST')).status).toBe(200);
     expect((await raw(cli.url, '/__admin/reset', { host, origin: `http://${host}` }, 'POST')).status).toBe(200);
   });
@@ -181,7 +233,11 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(reset.status).toBe(200);
     expect(await journalLength()).toBe(0);
     // curl -d '{"token":"sk-curl"}' …/__admin/tokens sends a form type; the body is still JSON.
-    const issued = await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{"token":"sk-curl-token"}' });
+    const issued = await fetch(`${cli.url}/__admin/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '{"token":"sk-curl-token"}',
+    });
     expect(issued.status).toBe(201);
     // curl -X DELETE …/__admin/tokens/sk-curl-token
     const deleted = await fetch(`${cli.url}/__admin/tokens/sk-curl-token`, { method: 'DELETE' });
@@ -189,7 +245,11 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const tokens = (await (await fetch(`${cli.url}/__admin/tokens`)).json()) as { tokens: { token: string }[] };
     expect(tokens.tokens.map((t) => t.token)).not.toContain('sk-curl-token');
     // A body that is not JSON gets a 400 that says so (in JSON).
-    const form = await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=sk-form' });
+    const form = await fetch(`${cli.url}/__admin/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=sk-form',
+    });
     expect(form.status).toBe(400);
     expect((await form.json()).error).toMatch(/^The body is not JSON/);
   });
@@ -197,7 +257,11 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
   it('answers no cross-origin preflight for the control plane, so a page cannot send JSON to it', async () => {
     const res = await fetch(`${cli.url}/__admin/reset`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -224,22 +288,54 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
   it('never journals a credential in clear, in any of the ways a token travels', async () => {
     await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     const secret = 'sk-journal-secret-0123456789';
-    await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: secret }) });
-    await new OpenAI({ apiKey: secret, baseURL: `${cli.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
-    await new Anthropic({ apiKey: secret, baseURL: cli.url, maxRetries: 0 }).messages.create({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
-    await new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: cli.url } }).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' });
-    await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${secret}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    await fetch(`${cli.url}/__admin/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: secret }),
+    });
+    await new OpenAI({ apiKey: secret, baseURL: `${cli.url}/v1`, maxRetries: 0 }).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await new Anthropic({ apiKey: secret, baseURL: cli.url, maxRetries: 0 }).messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: cli.url } }).models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: 'hi',
+    });
+    await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${secret}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': secret },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
     // A browser's realtime socket: the key travels as a subprotocol.
     await new Promise<void>((resolve, reject) => {
-      const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, ['realtime', `openai-insecure-api-key.${secret}`]);
+      const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, [
+        'realtime',
+        `openai-insecure-api-key.${secret}`,
+      ]);
       socket.onopen = () => (socket.close(), resolve());
       socket.onerror = () => reject(new Error('the realtime socket did not open'));
     });
-    await expect.poll(async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length, { timeout: 60_000 }).toBe(5);
+    await expect
+      .poll(async () => ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length, {
+        timeout: 60_000,
+      })
+      .toBe(5);
     const journal = await (await fetch(`${cli.url}/__admin/requests`)).text();
-    const { requests } = JSON.parse(journal) as { requests: { headers: Record<string, string>; query: string; status: number; path: string }[] };
-    expect(requests.find((r) => r.path === '/v1/realtime')!.headers['sec-websocket-protocol']).toBe('realtime, openai-insecure-api-key.sk-jo***6789');
-    requests.splice(requests.findIndex((r) => r.path === '/v1/realtime'), 1);
+    const { requests } = JSON.parse(journal) as {
+      requests: { headers: Record<string, string>; query: string; status: number; path: string }[];
+    };
+    expect(requests.find((r) => r.path === '/v1/realtime')!.headers['sec-websocket-protocol']).toBe(
+      'realtime, openai-insecure-api-key.sk-jo***6789',
+    );
+    requests.splice(
+      requests.findIndex((r) => r.path === '/v1/realtime'),
+      1,
+    );
     expect(requests).toHaveLength(4);
     expect(requests.every((r) => r.status === 200)).toBe(true);
     expect(journal).not.toContain(secret);
@@ -252,8 +348,16 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
   it('masks every credential name, in any case, in headers and in the query', async () => {
     await fetch(`${cli.url}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     const secret = 'sk-journal-secret-0123456789';
-    await fetch(`${cli.url}/__admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: secret }) });
-    const res = await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?${CREDENTIAL_QUERY(secret)}`, { method: 'POST', headers: { 'content-type': 'application/json', ...CREDENTIAL_HEADERS(secret) }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    await fetch(`${cli.url}/__admin/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: secret }),
+    });
+    const res = await fetch(`${cli.url}/v1beta/models/gemini-2.5-flash:generateContent?${CREDENTIAL_QUERY(secret)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...CREDENTIAL_HEADERS(secret) },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
     expect(res.status).toBe(200);
     const journal = await (await fetch(`${cli.url}/__admin/requests`)).text();
     const [entry] = (JSON.parse(journal) as { requests: JournalEntry[] }).requests;
@@ -304,7 +408,14 @@ describe.runIf(socketSuites && (chromiumHere || process.env.CI))('a hostile web 
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });

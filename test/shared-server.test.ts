@@ -15,7 +15,11 @@ describe.runIf(socketSuites)('one standalone server shared by two vitest workers
 
   for (const msw of ['3', '2']) {
     it(`keeps each worker's conflicting fixture and journal to itself, with msw ${msw}`, async () => {
-      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, ['--pool=forks', '--maxWorkers=2', 'worker-']);
+      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, [
+        '--pool=forks',
+        '--maxWorkers=2',
+        'worker-',
+      ]);
       for (const me of ['a', 'b']) {
         const outcome = results[`worker ${me} gets its own reply and its own journal`];
         expect(outcome?.failureMessages.join('\n')).toBe('');
@@ -47,7 +51,9 @@ describe.runIf(socketSuites)('setupGateway({ url }) against a strict server', ()
     expect(results["does not see the previous test's fixture"].failureMessages.join('\n')).toBe('');
     const unmatched = results['asks something no fixture matches'];
     expect(unmatched.status).toBe('failed');
-    expect(unmatched.failureMessages.join('\n')).toContain('POST /v1/chat/completions: No fixture matched this request (strict mode). Nearest fixture: "weather"');
+    expect(unmatched.failureMessages.join('\n')).toContain(
+      'POST /v1/chat/completions: No fixture matched this request (strict mode). Nearest fixture: "weather"',
+    );
     const unserved = results['calls a host no handler serves'];
     expect(unserved.status).toBe('failed');
     expect(unserved.failureMessages.join('\n')).toContain('GET http://127.0.0.1:2/not-an-endpoint: no handler answers this request');

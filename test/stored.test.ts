@@ -15,10 +15,26 @@ describe.each(modes)('stored chat completions ($name)', (mode) => {
   const ctx = withGateway(mode);
 
   it('keeps a completion created with store: true, and only then', async () => {
-    const messages = [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: [{ type: 'text' as const, text: 'Keep ' }, { type: 'text' as const, text: 'me' }] }];
+    const messages = [
+      { role: 'system' as const, content: 'Be brief.' },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'Keep ' },
+          { type: 'text' as const, text: 'me' },
+        ],
+      },
+    ];
     const made = await ctx.client.chat.completions.create({ model: MODEL, messages, store: true, metadata: { suite: 'keep', topic: 'a' } });
     const got = await ctx.client.chat.completions.retrieve(made.id);
-    expect(got).toMatchObject({ id: made.id, object: 'chat.completion', model: MODEL, choices: made.choices, usage: made.usage, metadata: { suite: 'keep', topic: 'a' } });
+    expect(got).toMatchObject({
+      id: made.id,
+      object: 'chat.completion',
+      model: MODEL,
+      choices: made.choices,
+      usage: made.usage,
+      metadata: { suite: 'keep', topic: 'a' },
+    });
     const listed = [];
     for await (const m of ctx.client.chat.completions.messages.list(made.id)) listed.push(m);
     assertSchema('CreateChatCompletionResponse', got);
@@ -48,7 +64,17 @@ describe.each(modes)('stored chat completions ($name)', (mode) => {
 
   it('lists stored completions in cursor pages, filtered by model and metadata, in either order', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await ctx.client.chat.completions.create({ model: MODEL, messages: ask(`List item ${i}`), store: true, metadata: { suite: 'list', parity: i % 2 ? 'odd' : 'even' } })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await ctx.client.chat.completions.create({
+            model: MODEL,
+            messages: ask(`List item ${i}`),
+            store: true,
+            metadata: { suite: 'list', parity: i % 2 ? 'odd' : 'even' },
+          })
+        ).id,
+      );
     await ctx.client.chat.completions.create({ model: 'gpt-4o', messages: ask('Another model'), store: true, metadata: { suite: 'list' } });
     const query = { model: MODEL, metadata: { suite: 'list' }, limit: 2 };
     const first = await ctx.client.chat.completions.list(query);
@@ -70,7 +96,9 @@ describe.each(modes)('stored chat completions ($name)', (mode) => {
     const odd = await ctx.client.chat.completions.list({ metadata: { suite: 'list', parity: 'odd' } });
     expect(odd.data.map((c) => c.id)).toEqual([ids[1], ids[3]]);
     // The page as the wire carries it: first_id and last_id.
-    const res = await fetch(`${ctx.gw.root}/v1/chat/completions?model=${MODEL}&metadata[suite]=list&limit=2&after=${ids[1]}`, { headers: { authorization: 'Bearer sk-test' } });
+    const res = await fetch(`${ctx.gw.root}/v1/chat/completions?model=${MODEL}&metadata[suite]=list&limit=2&after=${ids[1]}`, {
+      headers: { authorization: 'Bearer sk-test' },
+    });
     expect(res.status).toBe(200);
     const wire = await res.json();
     assertSchema('ChatCompletionList', wire);
@@ -78,13 +106,21 @@ describe.each(modes)('stored chat completions ($name)', (mode) => {
   });
 
   it('updates metadata, deletes, and refuses bad list queries and unknown ids with the vendor errors', async () => {
-    const made = await ctx.client.chat.completions.create({ model: MODEL, messages: ask('Update me'), store: true, metadata: { suite: 'update' } });
+    const made = await ctx.client.chat.completions.create({
+      model: MODEL,
+      messages: ask('Update me'),
+      store: true,
+      metadata: { suite: 'update' },
+    });
     const updated = await ctx.client.chat.completions.update(made.id, { metadata: { suite: 'update', state: 'done' } });
     expect(updated.metadata).toEqual({ suite: 'update', state: 'done' });
     expect((await ctx.client.chat.completions.retrieve(made.id)).metadata).toEqual({ suite: 'update', state: 'done' });
     expect((await ctx.client.chat.completions.list({ metadata: { state: 'done' } })).data.map((c) => c.id)).toEqual([made.id]);
     const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
-    await expect(ctx.client.chat.completions.update(made.id, { metadata: tooMany })).rejects.toMatchObject({ status: 400, param: 'metadata' });
+    await expect(ctx.client.chat.completions.update(made.id, { metadata: tooMany })).rejects.toMatchObject({
+      status: 400,
+      param: 'metadata',
+    });
     const deleted = await ctx.client.chat.completions.delete(made.id);
     assertSchema('ChatCompletionDeleted', deleted);
     expect(deleted).toEqual({ id: made.id, object: 'chat.completion.deleted', deleted: true });
@@ -98,7 +134,10 @@ describe.each(modes)('stored chat completions ($name)', (mode) => {
   });
 
   it('pages through a long conversation with messages.list', async () => {
-    const messages = Array.from({ length: 7 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `Line ${i}` }));
+    const messages = Array.from({ length: 7 }, (_, i) => ({
+      role: i % 2 ? ('assistant' as const) : ('user' as const),
+      content: `Line ${i}`,
+    }));
     const made = await ctx.client.chat.completions.create({ model: MODEL, messages, store: true });
     const seen: string[] = [];
     for await (const m of ctx.client.chat.completions.messages.list(made.id, { limit: 3 })) seen.push(m.content!);
@@ -122,7 +161,8 @@ describe('stored chat completions: bounds', () => {
 
   it('keeps at most the store bytes (oldest out first), and reset empties it', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await client.chat.completions.create({ model: MODEL, messages: ask(`Bounded ${i}`), store: true })).id);
+    for (let i = 0; i < 6; i++)
+      ids.push((await client.chat.completions.create({ model: MODEL, messages: ask(`Bounded ${i}`), store: true })).id);
     const listed = (await client.chat.completions.list({ limit: 100 })).data.map((c) => c.id);
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.length).toBeLessThan(6);
@@ -148,10 +188,16 @@ const decoded = (b64: string) => {
 
 describe.each(modes)('image variations ($name)', (mode) => {
   const ctx = withGateway(mode);
-  const upload = (rgb: [number, number, number], width = 64, height = width) => toFile(Buffer.from(solidPng(width, height, rgb)), 'in.png', { type: 'image/png' });
+  const upload = (rgb: [number, number, number], width = 64, height = width) =>
+    toFile(Buffer.from(solidPng(width, height, rgb)), 'in.png', { type: 'image/png' });
 
   it('answers n decodable variations of the asked size, derived from the upload, the same every time', async () => {
-    const reply = await ctx.client.images.createVariation({ image: await upload([220, 30, 30]), n: 2, size: '256x256', response_format: 'b64_json' });
+    const reply = await ctx.client.images.createVariation({
+      image: await upload([220, 30, 30]),
+      n: 2,
+      size: '256x256',
+      response_format: 'b64_json',
+    });
     assertSchema('ImagesResponse', reply);
     expect(reply.data).toHaveLength(2);
     const [a, b] = reply.data!.map((d) => decoded(d.b64_json!));
@@ -161,9 +207,18 @@ describe.each(modes)('image variations ($name)', (mode) => {
     let red = 0;
     for (let p = 0; p < a.data.length; p += 4) if (a.data[p] > a.data[p + 2]) red++;
     expect(red).toBeGreaterThan(256 * 256 * 0.5);
-    const again = await ctx.client.images.createVariation({ image: await upload([220, 30, 30]), n: 2, size: '256x256', response_format: 'b64_json' });
+    const again = await ctx.client.images.createVariation({
+      image: await upload([220, 30, 30]),
+      n: 2,
+      size: '256x256',
+      response_format: 'b64_json',
+    });
     expect(again.data!.map((d) => d.b64_json)).toEqual(reply.data!.map((d) => d.b64_json));
-    const blue = await ctx.client.images.createVariation({ image: await upload([30, 30, 220]), size: '256x256', response_format: 'b64_json' });
+    const blue = await ctx.client.images.createVariation({
+      image: await upload([30, 30, 220]),
+      size: '256x256',
+      response_format: 'b64_json',
+    });
     expect(blue.data![0].b64_json).not.toBe(reply.data![0].b64_json);
   });
 
@@ -189,7 +244,11 @@ describe.each(modes)('image variations ($name)', (mode) => {
       expect(error, param).toBeInstanceOf(OpenAI.BadRequestError);
       expect(error.param, param).toBe(param);
     }
-    const json = await fetch(`${ctx.gw.root}/v1/images/variations`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: '{}' });
+    const json = await fetch(`${ctx.gw.root}/v1/images/variations`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(json.status).toBe(400);
   });
 });
@@ -204,19 +263,28 @@ describe.each(modes)('responses.compact and models.delete ($name)', (mode) => {
     assertSchema('CompactResource', compacted);
     expect(compacted).toMatchObject({ object: 'response.compaction', id: expect.stringMatching(/^resp_/) });
     expect(compacted.output.map((o) => o.type)).toEqual(['message', 'message', 'compaction']);
-    expect(compacted.output.slice(0, 2).map((o) => (o as { content: { text: string }[] }).content[0].text)).toEqual(['Turn one', 'Turn two']);
+    expect(compacted.output.slice(0, 2).map((o) => (o as { content: { text: string }[] }).content[0].text)).toEqual([
+      'Turn one',
+      'Turn two',
+    ]);
     expect((compacted.output[2] as { encrypted_content: string }).encrypted_content.length).toBeGreaterThan(100);
     expect(compacted.usage.total_tokens).toBe(compacted.usage.input_tokens + compacted.usage.output_tokens);
     expect(compacted.usage.input_tokens).toBeGreaterThan(first.usage!.input_tokens);
     expect(await ctx.client.responses.compact(body)).toEqual(compacted);
-    const next = await ctx.client.responses.create({ model: MODEL, input: [...(compacted.output as never[]), { role: 'user', content: 'Turn three' }] });
+    const next = await ctx.client.responses.create({
+      model: MODEL,
+      input: [...(compacted.output as never[]), { role: 'user', content: 'Turn three' }],
+    });
     expect(next.status).toBe('completed');
-    await expect(ctx.client.responses.compact({ model: MODEL, previous_response_id: 'resp_nope' })).rejects.toMatchObject({ status: 400, param: 'previous_response_id' });
+    await expect(ctx.client.responses.compact({ model: MODEL, previous_response_id: 'resp_nope' })).rejects.toMatchObject({
+      status: 400,
+      param: 'previous_response_id',
+    });
     await expect(ctx.client.responses.compact({ model: MODEL })).rejects.toMatchObject({ status: 400, param: 'input' });
     await expect(ctx.client.responses.compact({ input: 'x' } as never)).rejects.toMatchObject({ status: 400, param: 'model' });
   });
 
-  it("refuses to delete a model the caller does not own (403) and names an unknown one (404), never a 405", async () => {
+  it('refuses to delete a model the caller does not own (403) and names an unknown one (404), never a 405', async () => {
     const refused = await ctx.client.models.delete('gpt-4o').catch((e) => e);
     expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(refused.error).toMatchObject({ type: 'invalid_request_error', param: 'model', message: expect.stringContaining('gpt-4o') });

@@ -30,7 +30,12 @@ async function journal(url: string): Promise<{ requests: JournalEntry[]; meta: {
 describe('stream timing in virtual time (in-process)', () => {
   let gw: Running;
   /** A request sent later and answered in full: what was due by now has been delivered by then. */
-  const another = async () => void (await (await post(gw.root, { model: 'gpt-4o', messages: [{ role: 'user', content: 'meanwhile' }], max_tokens: 1 }, undefined, { 'x-mock-latency': 'instant' })).text());
+  const another = async () =>
+    void (await (
+      await post(gw.root, { model: 'gpt-4o', messages: [{ role: 'user', content: 'meanwhile' }], max_tokens: 1 }, undefined, {
+        'x-mock-latency': 'instant',
+      })
+    ).text());
   beforeAll(async () => {
     gw = await inProcess.start({ latency: `ttft=${TTFT},tps=${TPS}` });
     // The tokenizer loads on a timer at the first request: in real time, before any test fakes time.
@@ -46,7 +51,12 @@ describe('stream timing in virtual time (in-process)', () => {
       // Not awaited before time moves: msw 3 resolves the fetch with the first body chunk, not before.
       const whole = watch(
         (async () => {
-          const res = await post(gw.root, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10, stream: true });
+          const res = await post(gw.root, {
+            model: 'gpt-4o',
+            messages: [{ role: 'user', content: 'pace me' }],
+            max_tokens: 10,
+            stream: true,
+          });
           expect(res.headers.get('content-type')).toContain('text/event-stream');
           for await (const chunk of res.body!) {
             const piece = decoder.decode(chunk, { stream: true });
@@ -74,7 +84,9 @@ describe('stream timing in virtual time (in-process)', () => {
 
   it('delays a non-streamed reply until it would be fully generated', () =>
     inVirtualTime(async () => {
-      const reply = watch(post(gw.root, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10 }).then((r) => r.json()));
+      const reply = watch(
+        post(gw.root, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10 }).then((r) => r.json()),
+      );
       await another();
       await advance(LAST_TOKEN - 1);
       await another();
@@ -96,7 +108,12 @@ describe.runIf(socketSuites)('stream timing over a real socket', () => {
   it('sends the headers before the first token is due', async () => {
     // A time to first token no test run reaches: the headers arrive while no event has been sent.
     const controller = new AbortController();
-    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'headers first' }], max_tokens: 10, stream: true }, controller.signal, { 'x-mock-latency': 'ttft=3600000' });
+    const res = await post(
+      cli.url,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'headers first' }], max_tokens: 10, stream: true },
+      controller.signal,
+      { 'x-mock-latency': 'ttft=3600000' },
+    );
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const during = await journal(cli.url);
     expect(during.meta.activeStreams).toBe(1);
@@ -107,7 +124,12 @@ describe.runIf(socketSuites)('stream timing over a real socket', () => {
 
   it('holds each later event until its own time, while other requests are answered', async () => {
     const controller = new AbortController();
-    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10, stream: true }, controller.signal, CRAWL);
+    const res = await post(
+      cli.url,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10, stream: true },
+      controller.signal,
+      CRAWL,
+    );
     const first = new TextDecoder().decode((await res.body!.getReader().read()).value);
     await (await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'meanwhile' }], max_tokens: 1 })).text();
     const [paced, other] = (await journal(cli.url)).requests.slice(-2);
@@ -122,7 +144,11 @@ describe.runIf(socketSuites)('stream timing over a real socket', () => {
     // The first token at once: only the pace of the later ones holds the reply.
     const { entry, answered } = await heldWhileAnother(
       async () => (await journal(cli.url)).requests,
-      (signal) => post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10 }, signal, { ...CRAWL, 'x-test': 'held' }).then((r) => r.json()),
+      (signal) =>
+        post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'pace me' }], max_tokens: 10 }, signal, {
+          ...CRAWL,
+          'x-test': 'held',
+        }).then((r) => r.json()),
       async () => (await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'meanwhile' }], max_tokens: 1 })).text(),
     );
     expect(entry.status).toBe(0);
@@ -131,7 +157,11 @@ describe.runIf(socketSuites)('stream timing over a real socket', () => {
 
   it('stops producing when the client goes away mid-stream', async () => {
     const controller = new AbortController();
-    const res = await post(cli.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'a long one, then I leave' }], stream: true }, controller.signal);
+    const res = await post(
+      cli.url,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'a long one, then I leave' }], stream: true },
+      controller.signal,
+    );
     const reader = res.body!.getReader();
     await reader.read();
     let during = await journal(cli.url);

@@ -34,7 +34,8 @@ function publishedDeclarations(): Map<string, string> {
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
 
 // The live state and the machinery behind the gateway: none of it is the package's API.
-const INTERNAL_NAMES = /\b(Runtime|runtimeOf|buildGateway|GatewayParts|EndpointSpec|FormatEdge|Call|Outbound|Inbound|heldRequests)\b|\bruntime\s*\??\s*:/;
+const INTERNAL_NAMES =
+  /\b(Runtime|runtimeOf|buildGateway|GatewayParts|EndpointSpec|FormatEdge|Call|Outbound|Inbound|heldRequests)\b|\bruntime\s*\??\s*:/;
 // formats/names.d.ts is the one public leaf there: a fixture's `match.format` is a FormatName.
 const INTERNAL_MODULES = /^(runtime|gateway)\.d\.ts$|^(pipeline|adapters|control|cli|console)\/|^formats\/(?!names\.d\.ts$)/;
 

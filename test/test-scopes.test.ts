@@ -19,10 +19,27 @@ const textOf = (r: OpenAI.Chat.Completions.ChatCompletion) => r.choices[0].messa
 /** Shared fixtures whose counters and states a test must not see another test move. */
 const shared: Fixture[] = [
   { name: 'counting', match: { userMessage: 'count' }, sequence: [{ reply: { text: 'one' } }, { reply: { text: 'two' } }] },
-  { name: 'pay', match: { userMessage: 'pay' }, scenario: 'checkout', requiredScenarioState: 'Started', newScenarioState: 'paid', reply: { text: 'Paid.' } },
-  { name: 'paid already', match: { userMessage: 'pay' }, scenario: 'checkout', requiredScenarioState: 'paid', reply: { text: 'Already paid.' } },
+  {
+    name: 'pay',
+    match: { userMessage: 'pay' },
+    scenario: 'checkout',
+    requiredScenarioState: 'Started',
+    newScenarioState: 'paid',
+    reply: { text: 'Paid.' },
+  },
+  {
+    name: 'paid already',
+    match: { userMessage: 'pay' },
+    scenario: 'checkout',
+    requiredScenarioState: 'paid',
+    reply: { text: 'Already paid.' },
+  },
 ];
-const mine = (test: string): Fixture => ({ name: `fixture of ${test}`, match: { userMessage: { contains: 'who' } }, reply: { text: `I am ${test}.` } });
+const mine = (test: string): Fixture => ({
+  name: `fixture of ${test}`,
+  match: { userMessage: { contains: 'who' } },
+  reply: { text: `I am ${test}.` },
+});
 
 describe('test scopes in-process', () => {
   const gateway = createGateway({ fixtures: shared });
@@ -34,7 +51,8 @@ describe('test scopes in-process', () => {
   beforeAll(() => {
     strictListen(server);
     // The SDK keeps the fetch it finds when constructed: clients are built after msw patched it.
-    const client = (headers?: Record<string, string>) => new OpenAI({ apiKey: 'sk-test', baseURL: BASE, maxRetries: 0, defaultHeaders: headers });
+    const client = (headers?: Record<string, string>) =>
+      new OpenAI({ apiKey: 'sk-test', baseURL: BASE, maxRetries: 0, defaultHeaders: headers });
     a = client({ 'x-mock-test-id': 'test a' });
     b = client({ 'x-mock-test-id': 'test b' });
     plain = client();
@@ -43,16 +61,26 @@ describe('test scopes in-process', () => {
   afterAll(() => server.close());
 
   it("sums each test's cost on its own (every token's), and its reset starts it at zero", async () => {
-    const spend = async (client: OpenAI, content: string) => (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] })).usage!;
+    const spend = async (client: OpenAI, content: string) =>
+      (await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] })).usage!;
     const first = await spend(a, 'count');
     const second = await spend(a, 'and more');
     const other = await spend(b, 'count');
     await spend(plain, 'count');
     const totals = (test: string) => gateway.forTest(test).costs().total;
-    expect(totals('test a')).toMatchObject({ requests: 2, inputTokens: first.prompt_tokens + second.prompt_tokens, outputTokens: first.completion_tokens + second.completion_tokens, unpriced: 0 });
+    expect(totals('test a')).toMatchObject({
+      requests: 2,
+      inputTokens: first.prompt_tokens + second.prompt_tokens,
+      outputTokens: first.completion_tokens + second.completion_tokens,
+      unpriced: 0,
+    });
     expect(totals('test b')).toMatchObject({ requests: 1, inputTokens: other.prompt_tokens, outputTokens: other.completion_tokens });
     // Each test's USD is the sum of its journal entries' (the token's totals hold all four requests).
-    const entries = (test: string) => gateway.forTest(test).requests().reduce((sum, e) => sum + e.costUsd!, 0);
+    const entries = (test: string) =>
+      gateway
+        .forTest(test)
+        .requests()
+        .reduce((sum, e) => sum + e.costUsd!, 0);
     expect(totals('test a').costUsd).toBeGreaterThan(0);
     expect(totals('test a').costUsd).toBeCloseTo(entries('test a'), 12);
     expect(totals('test b').costUsd).toBeCloseTo(entries('test b'), 12);
@@ -67,7 +95,8 @@ describe('test scopes in-process', () => {
   });
 
   it("lists each test's stored chat completions only; without a test id, every one", async () => {
-    const store = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: [{ role: 'user', content }] });
+    const store = (client: OpenAI, content: string) =>
+      client.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: [{ role: 'user', content }] });
     const ofA = await store(a, 'keep a');
     const ofB = await store(b, 'keep b');
     const shared = await store(plain, 'keep shared');
@@ -87,13 +116,28 @@ describe('test scopes in-process', () => {
     const synthesized = textOf(await plain.chat.completions.create(ask('who are you?')));
     expect(synthesized).not.toMatch(/^I am/);
     // Each test's journal view holds its own request only; the shared journal holds all three.
-    expect(gateway.forTest('test a').requests().map((e) => e.fixture)).toEqual(['fixture of a']);
+    expect(
+      gateway
+        .forTest('test a')
+        .requests()
+        .map((e) => e.fixture),
+    ).toEqual(['fixture of a']);
     expect(gateway.requests({ test: 'test b' }).map((e) => e.fixture)).toEqual(['fixture of b']);
     expect(gateway.requests()).toHaveLength(3);
     expect(gateway.requestSummaries().map((s) => s.test)).toEqual(['test a', 'test b', undefined]);
     // The test's fixtures are listed with their test, its own first in its view.
-    expect(gateway.forTest('test a').fixtures.list().map((e) => e.test)).toEqual(['test a', undefined, undefined, undefined]);
-    expect(gateway.fixtures.list().filter((e) => e.test).map((e) => e.fixture.name)).toEqual(['fixture of a', 'fixture of b']);
+    expect(
+      gateway
+        .forTest('test a')
+        .fixtures.list()
+        .map((e) => e.test),
+    ).toEqual(['test a', undefined, undefined, undefined]);
+    expect(
+      gateway.fixtures
+        .list()
+        .filter((e) => e.test)
+        .map((e) => e.fixture.name),
+    ).toEqual(['fixture of a', 'fixture of b']);
     expect(gateway.tests()).toEqual(['test a', 'test b']);
   });
 
@@ -107,7 +151,12 @@ describe('test scopes in-process', () => {
     expect(textOf(await b.chat.completions.create(ask('pay')))).toBe('Paid.');
     expect(gateway.forTest('test a').scenarios.list()[0].state).toBe('paid');
     expect(gateway.scenarios.list()[0].state).toBe('Started');
-    expect(gateway.forTest('test a').fixtures.list().find((e) => e.fixture.name === 'counting')?.uses).toBe(2);
+    expect(
+      gateway
+        .forTest('test a')
+        .fixtures.list()
+        .find((e) => e.fixture.name === 'counting')?.uses,
+    ).toBe(2);
     expect(gateway.fixtures.list().find((e) => e.fixture.name === 'counting')?.uses).toBe(1);
   });
 
@@ -169,7 +218,7 @@ describe('per-client state (prompt cache, rate windows) per test', () => {
   afterEach(() => gateway.reset());
   afterAll(() => server.close());
 
-  it('gives each test sharing a token its own rate window, restarted by that test\'s reset', async () => {
+  it("gives each test sharing a token its own rate window, restarted by that test's reset", async () => {
     const [a, b, none] = [clients('test a'), clients('test b'), clients()];
     await a.openai.chat.completions.create(ask('hi'));
     expect(await a.openai.chat.completions.create(ask('hi')).catch((e) => e)).toBeInstanceOf(OpenAI.RateLimitError);
@@ -181,12 +230,21 @@ describe('per-client state (prompt cache, rate windows) per test', () => {
     expect(await b.openai.chat.completions.create(ask('hi')).catch((e) => e)).toBeInstanceOf(OpenAI.RateLimitError);
   });
 
-  it('gives each test its own prompt cache, emptied by that test\'s reset', async () => {
+  it("gives each test its own prompt cache, emptied by that test's reset", async () => {
     const unlimited = createGateway();
     server.use(...unlimited.handlers);
-    const system = [{ type: 'text' as const, text: 'You are a careful assistant. '.repeat(300), cache_control: { type: 'ephemeral' as const } }];
+    const system = [
+      { type: 'text' as const, text: 'You are a careful assistant. '.repeat(300), cache_control: { type: 'ephemeral' as const } },
+    ];
     const ask = async (test: string) =>
-      (await clients(test).anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 20, system, messages: [{ role: 'user', content: 'hi' }] })).usage;
+      (
+        await clients(test).anthropic.messages.create({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 20,
+          system,
+          messages: [{ role: 'user', content: 'hi' }],
+        })
+      ).usage;
     expect((await ask('test a')).cache_creation_input_tokens).toBeGreaterThan(1024);
     expect((await ask('test a')).cache_read_input_tokens).toBeGreaterThan(1024);
     // Test b has not written it: its first request writes its own.
@@ -204,8 +262,15 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
     const res = await fetch(`${cli.url}/__admin${path}`, init);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const addFixtures = (test: string, fixtures: Fixture[]) => admin(`/fixtures?test=${encodeURIComponent(test)}`, { method: 'POST', body: JSON.stringify(fixtures) });
-  const client = (test?: string) => new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0, defaultHeaders: test ? { 'x-mock-test-id': test } : undefined });
+  const addFixtures = (test: string, fixtures: Fixture[]) =>
+    admin(`/fixtures?test=${encodeURIComponent(test)}`, { method: 'POST', body: JSON.stringify(fixtures) });
+  const client = (test?: string) =>
+    new OpenAI({
+      apiKey: 'sk-test',
+      baseURL: `${cli.url}/v1`,
+      maxRetries: 0,
+      defaultHeaders: test ? { 'x-mock-test-id': test } : undefined,
+    });
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgm-scopes-'));
     writeFileSync(join(dir, 'shared.json'), JSON.stringify(shared));
@@ -216,7 +281,10 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
   it('GET /__admin/costs?test=<id>: what that test spent, apart from the token totals', async () => {
     const one = (await client('cost a').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).usage!;
     await client('cost b').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] });
-    const mine = (await admin(`/costs?test=${encodeURIComponent('cost a')}`)).body as { test: string; total: { requests: number; inputTokens: number; outputTokens: number; costUsd: number } };
+    const mine = (await admin(`/costs?test=${encodeURIComponent('cost a')}`)).body as {
+      test: string;
+      total: { requests: number; inputTokens: number; outputTokens: number; costUsd: number };
+    };
     expect(mine.test).toBe('cost a');
     expect(mine.total).toMatchObject({ requests: 1, inputTokens: one.prompt_tokens, outputTokens: one.completion_tokens });
     expect(mine.total.costUsd).toBeGreaterThan(0);
@@ -230,7 +298,7 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
     await admin('/reset', { method: 'POST' });
   });
 
-  it("puts fixtures in under a test id through /__admin, and filters the journal and the fixtures by test", async () => {
+  it('puts fixtures in under a test id through /__admin, and filters the journal and the fixtures by test', async () => {
     expect((await addFixtures('a', [mine('a')])).status).toBe(201);
     expect((await addFixtures('b', [mine('b')])).status).toBe(201);
     expect(textOf(await client('a').chat.completions.create(ask('who?')))).toBe('I am a.');
@@ -261,9 +329,11 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
     expect(bad.body.error).toContain('a test id is 1 to 256 printable ASCII characters, got 300 characters');
   });
 
-  it('takes the test id on a WebSocket upgrade: the realtime session answers from that test\'s fixture', async () => {
+  it("takes the test id on a WebSocket upgrade: the realtime session answers from that test's fixture", async () => {
     await addFixtures('ws test', [{ name: 'ws fixture', reply: { text: 'Hello from the ws test.' } }]);
-    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': 'ws test' } });
+    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': 'ws test' },
+    });
     const events: { type: string; text?: string }[] = [];
     const done = new Promise<void>((resolve, reject) => {
       socket.on('message', (data) => {
@@ -275,7 +345,12 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
     });
     await new Promise((resolve) => socket.once('open', resolve));
     socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } }));
-    socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] } }));
+    socket.send(
+      JSON.stringify({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+      }),
+    );
     socket.send(JSON.stringify({ type: 'response.create' }));
     await done;
     socket.close();

@@ -13,8 +13,14 @@ import { PromptCache } from '../src/core/cache.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
 
 /** A system prompt of about 1,800 tokens, the same every run. */
-const SYSTEM = Array.from({ length: 128 }, (_, i) => `Rule ${i + 1}: answer the customer politely and cite the handbook section.`).join('\n');
-const systemTokens = countPromptTokens([{ role: 'system', parts: [{ type: 'text', text: SYSTEM }] }], [], { priming: 0, perMessage: 0, roles: false });
+const SYSTEM = Array.from({ length: 128 }, (_, i) => `Rule ${i + 1}: answer the customer politely and cite the handbook section.`).join(
+  '\n',
+);
+const systemTokens = countPromptTokens([{ role: 'system', parts: [{ type: 'text', text: SYSTEM }] }], [], {
+  priming: 0,
+  perMessage: 0,
+  roles: false,
+});
 
 describe('the shared system prompt', () => {
   it('is about 1,800 tokens: over the 1,024 minimum of Sonnet, Opus, Flash and OpenAI, under Haiku and Pro at 2,048', () => {
@@ -74,7 +80,11 @@ describe.each(modes)('usage figures ($name)', (mode) => {
       expect(second.usage).toMatchObject({ cache_read_input_tokens: written, cache_creation_input_tokens: 0 });
       expect(second.usage.input_tokens).toBeLessThan(30);
       // The same prompt counted whole by count_tokens: the three parts add up to it.
-      const { input_tokens } = await anthropic.messages.countTokens({ model: 'claude-sonnet-4-6', system: SYSTEM, messages: [{ role: 'user', content: 'Can I return it?' }] });
+      const { input_tokens } = await anthropic.messages.countTokens({
+        model: 'claude-sonnet-4-6',
+        system: SYSTEM,
+        messages: [{ role: 'user', content: 'Can I return it?' }],
+      });
       expect(second.usage.input_tokens + second.usage.cache_read_input_tokens!).toBe(input_tokens);
     });
 
@@ -92,14 +102,21 @@ describe.each(modes)('usage figures ($name)', (mode) => {
         if (e.type === 'message_start') start = e.message.usage;
       });
       const final = await stream.finalMessage();
-      expect(start).toMatchObject({ cache_read_input_tokens: plain.usage.cache_creation_input_tokens, cache_creation_input_tokens: 0, input_tokens: plain.usage.input_tokens });
+      expect(start).toMatchObject({
+        cache_read_input_tokens: plain.usage.cache_creation_input_tokens,
+        cache_creation_input_tokens: 0,
+        input_tokens: plain.usage.input_tokens,
+      });
       expect(final.usage.cache_read_input_tokens).toBe(plain.usage.cache_creation_input_tokens);
       expect(final.usage.output_tokens).toBe(plain.usage.output_tokens);
     });
 
     it("writes a ttl: '1h' breakpoint as ephemeral_1h_input_tokens", async () => {
       const r = await ask('Hello', 'claude-sonnet-4-6', '1h');
-      expect(r.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: r.usage.cache_creation_input_tokens });
+      expect(r.usage.cache_creation).toEqual({
+        ephemeral_5m_input_tokens: 0,
+        ephemeral_1h_input_tokens: r.usage.cache_creation_input_tokens,
+      });
       expect(r.usage.cache_creation_input_tokens).toBeGreaterThan(1700);
     });
 
@@ -122,12 +139,26 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
     it('refuses a fifth breakpoint and an unknown ttl, naming the field', async () => {
       const block = { type: 'text' as const, text: 'x', cache_control: { type: 'ephemeral' as const } };
-      await expect(anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, system: [block, block, block, block, block], messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      await expect(
+        anthropic.messages.create({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 10,
+          system: [block, block, block, block, block],
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      ).rejects.toMatchObject({
         status: 400,
         message: expect.stringContaining('A maximum of 4 blocks with cache_control'),
       });
       const bad = { ...block, cache_control: { type: 'ephemeral', ttl: '2h' } } as unknown as Anthropic.TextBlockParam;
-      await expect(anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, system: [bad], messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      await expect(
+        anthropic.messages.create({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 10,
+          system: [bad],
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      ).rejects.toMatchObject({
         status: 400,
         message: expect.stringContaining('system.0.cache_control.ttl'),
       });
@@ -136,7 +167,14 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
   describe('OpenAI automatic prefix caching', () => {
     const chat = (question: string, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}, system = SYSTEM) =>
-      openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: system }, { role: 'user', content: question }], ...extra });
+      openai.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: question },
+        ],
+        ...extra,
+      });
 
     it('reports cached_tokens for a repeated long prefix, in 128-token steps from 1,024', async () => {
       const first = await chat('Where is my order?');
@@ -162,7 +200,9 @@ describe.each(modes)('usage figures ($name)', (mode) => {
     it('routes by prompt_cache_key: another key misses, the same key hits', async () => {
       await chat('one', { prompt_cache_key: 'tenant-a' });
       expect((await chat('two', { prompt_cache_key: 'tenant-b' })).usage!.prompt_tokens_details!.cached_tokens).toBe(0);
-      expect((await chat('three', { prompt_cache_key: 'tenant-a' })).usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThanOrEqual(1024);
+      expect((await chat('three', { prompt_cache_key: 'tenant-a' })).usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThanOrEqual(
+        1024,
+      );
     });
 
     it('reports the same in the streamed usage chunk and in Responses input_tokens_details', async () => {
@@ -174,7 +214,10 @@ describe.each(modes)('usage figures ($name)', (mode) => {
       let streamed: OpenAI.CompletionUsage | undefined;
       const stream = await openai.chat.completions.create({
         model: 'gpt-4o-mini',
-        messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'two' }],
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: 'two' },
+        ],
         stream: true,
         stream_options: { include_usage: true },
       });
@@ -189,7 +232,8 @@ describe.each(modes)('usage figures ($name)', (mode) => {
   });
 
   describe('Gemini implicit caching and token counts', () => {
-    const ask = (question: string, model = 'gemini-2.5-flash') => google.models.generateContent({ model, contents: question, config: { systemInstruction: SYSTEM } });
+    const ask = (question: string, model = 'gemini-2.5-flash') =>
+      google.models.generateContent({ model, contents: question, config: { systemInstruction: SYSTEM } });
 
     it('reports cachedContentTokenCount for a repeated prefix: the whole system instruction', async () => {
       const first = await ask('Where is my order?');
@@ -219,7 +263,11 @@ describe.each(modes)('usage figures ($name)', (mode) => {
   describe('reasoning tokens', () => {
     const QUESTION = 'Plan a three-day trip to Lisbon on a small budget.';
     const chat = (model: string, effort?: OpenAI.ReasoningEffort) =>
-      openai.chat.completions.create({ model, messages: [{ role: 'user', content: QUESTION }], ...(effort ? { reasoning_effort: effort } : {}) });
+      openai.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: QUESTION }],
+        ...(effort ? { reasoning_effort: effort } : {}),
+      });
 
     it('grow with reasoning_effort on a reasoning model, and are part of completion_tokens', async () => {
       const counts: number[] = [];
@@ -238,19 +286,35 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
     it('grow with the prompt’s length', async () => {
       const short = await chat('gpt-5', 'low');
-      const long = await openai.chat.completions.create({ model: 'gpt-5', reasoning_effort: 'low', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] });
-      expect(long.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(short.usage!.completion_tokens_details!.reasoning_tokens!);
+      const long = await openai.chat.completions.create({
+        model: 'gpt-5',
+        reasoning_effort: 'low',
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: QUESTION },
+        ],
+      });
+      expect(long.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(
+        short.usage!.completion_tokens_details!.reasoning_tokens!,
+      );
     });
 
     it('are 0 on a model that does not reason, whatever the effort', async () => {
-      for (const effort of [undefined, 'high'] as const) expect((await chat('gpt-4o-mini', effort)).usage!.completion_tokens_details!.reasoning_tokens).toBe(0);
+      for (const effort of [undefined, 'high'] as const)
+        expect((await chat('gpt-4o-mini', effort)).usage!.completion_tokens_details!.reasoning_tokens).toBe(0);
     });
 
     it('are the same streamed and not, and the same in Responses', async () => {
       const plain = await chat('gpt-5', 'high');
       expect(plain.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(3000 * 0.8);
       let streamed: OpenAI.CompletionUsage | undefined;
-      const stream = await openai.chat.completions.create({ model: 'gpt-5', reasoning_effort: 'high', messages: [{ role: 'user', content: QUESTION }], stream: true, stream_options: { include_usage: true } });
+      const stream = await openai.chat.completions.create({
+        model: 'gpt-5',
+        reasoning_effort: 'high',
+        messages: [{ role: 'user', content: QUESTION }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       for await (const chunk of stream) if (chunk.usage) streamed = chunk.usage;
       expect(streamed).toEqual(plain.usage);
       const response = await openai.responses.create({ model: 'gpt-5', input: QUESTION, reasoning: { effort: 'high' } });
@@ -298,7 +362,12 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
     it('show as Anthropic thinking_tokens, growing with budget_tokens and within it', async () => {
       const think = (budget: number) =>
-        anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: budget + 1000, thinking: { type: 'enabled', budget_tokens: budget }, messages: [{ role: 'user', content: QUESTION }] });
+        anthropic.messages.create({
+          model: 'claude-sonnet-4-6',
+          max_tokens: budget + 1000,
+          thinking: { type: 'enabled', budget_tokens: budget },
+          messages: [{ role: 'user', content: QUESTION }],
+        });
       const small = await think(1024);
       const large = await think(16000);
       const tokens = (m: Anthropic.Message) => m.usage.output_tokens_details!.thinking_tokens;
@@ -309,14 +378,24 @@ describe.each(modes)('usage figures ($name)', (mode) => {
       // The thinking block is a summary of them; output_tokens holds them all and the answer.
       expect(small.content[0].type).toBe('thinking');
       expect(small.usage.output_tokens).toBeGreaterThan(tokens(small));
-      const stream = anthropic.messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 2024, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: QUESTION }] });
+      const stream = anthropic.messages.stream({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 2024,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: QUESTION }],
+      });
       expect((await stream.finalMessage()).usage).toEqual(small.usage);
-      const plain = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1000, messages: [{ role: 'user', content: QUESTION }] });
+      const plain = await anthropic.messages.create({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 1000,
+        messages: [{ role: 'user', content: QUESTION }],
+      });
       expect(plain.usage.output_tokens_details).toBeNull();
     });
 
     it('show as Gemini thoughtsTokenCount on thinking models, by thinkingLevel and thinkingBudget, and sign function calls', async () => {
-      const ask = (model: string, thinkingConfig?: Record<string, unknown>) => google.models.generateContent({ model, contents: QUESTION, config: thinkingConfig ? { thinkingConfig } : {} });
+      const ask = (model: string, thinkingConfig?: Record<string, unknown>) =>
+        google.models.generateContent({ model, contents: QUESTION, config: thinkingConfig ? { thinkingConfig } : {} });
       const dynamic = await ask('gemini-2.5-flash');
       expect(dynamic.usageMetadata!.thoughtsTokenCount).toBeGreaterThan(0);
       const low = await ask('gemini-3-flash-preview', { thinkingLevel: ThinkingLevel.LOW });
@@ -329,9 +408,12 @@ describe.each(modes)('usage figures ($name)', (mode) => {
       const u = dynamic.usageMetadata!;
       expect(u.totalTokenCount).toBe(u.promptTokenCount! + u.candidatesTokenCount! + u.thoughtsTokenCount!);
       let streamed: typeof u | undefined;
-      for await (const c of await google.models.generateContentStream({ model: 'gemini-2.5-flash', contents: QUESTION })) streamed = c.usageMetadata;
+      for await (const c of await google.models.generateContentStream({ model: 'gemini-2.5-flash', contents: QUESTION }))
+        streamed = c.usageMetadata;
       expect(streamed).toEqual(u);
-      const tools = [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } }] }];
+      const tools = [
+        { functionDeclarations: [{ name: 'get_weather', parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } }] },
+      ];
       const call = await google.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Weather in Lisbon?', config: { tools } });
       const part = call.candidates![0].content!.parts![0];
       expect(part.functionCall?.name).toBe('get_weather');
@@ -344,8 +426,20 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 
 describe('PromptCache', () => {
   const request = (text: string, ttlSeconds = 300): CanonicalRequest => ({
-    format: 'anthropic', operation: 'chat', model: 'm', messages: [{ role: 'system', parts: [{ type: 'text', text }] }, { role: 'user', parts: [{ type: 'text', text: 'q' }] }],
-    stop: [], n: 1, stream: false, tools: [], toolChoice: 'auto', parallelToolCalls: true, output: { type: 'text' },
+    format: 'anthropic',
+    operation: 'chat',
+    model: 'm',
+    messages: [
+      { role: 'system', parts: [{ type: 'text', text }] },
+      { role: 'user', parts: [{ type: 'text', text: 'q' }] },
+    ],
+    stop: [],
+    n: 1,
+    stream: false,
+    tools: [],
+    toolChoice: 'auto',
+    parallelToolCalls: true,
+    output: { type: 'text' },
     cache: { breakpoints: [{ after: 0, ttlSeconds }] },
   });
   const prefix = [0, 2000, 2010];

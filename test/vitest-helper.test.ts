@@ -14,7 +14,9 @@ describe.runIf(socketSuites)('vitest helper', () => {
       expect(results['answers from the per-test fixture'].status).toBe('passed');
       expect(results['starts each test with a reset journal'].status).toBe('passed');
       expect(results['calls a host no handler serves'].status).toBe('failed');
-      expect(results['calls a host no handler serves'].failureMessages.join('\n')).toContain('GET http://127.0.0.1:2/not-an-endpoint: no handler answers this request');
+      expect(results['calls a host no handler serves'].failureMessages.join('\n')).toContain(
+        'GET http://127.0.0.1:2/not-an-endpoint: no handler answers this request',
+      );
       // Not strict: the gateway synthesizes a reply, which is a handled request.
       expect(results['asks something no fixture matches'].status).toBe('passed');
     });

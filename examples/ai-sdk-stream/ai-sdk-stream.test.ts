@@ -19,7 +19,9 @@ describe.runIf(socketSuites && chromiumAvailable)('example: AI SDK streamText pa
     expect(await page.textContent('#reply')).toBe(full);
     expect(Number(await page.getAttribute('#reply', 'data-usage'))).toBeGreaterThan(10);
     expectIncremental(states, full);
-    const requests = await page.evaluate(() => (window as unknown as { gateway: { requests(): { path: string; fixture?: string; stream: boolean }[] } }).gateway.requests());
+    const requests = await page.evaluate(() =>
+      (window as unknown as { gateway: { requests(): { path: string; fixture?: string; stream: boolean }[] } }).gateway.requests(),
+    );
     expect(requests.map((r) => [r.path, r.fixture, r.stream])).toEqual([['/v1/responses', 'story', true]]);
     expect(example.leaked).toEqual([]);
   });

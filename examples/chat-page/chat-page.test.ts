@@ -18,7 +18,9 @@ describe.runIf(socketSuites && chromiumAvailable)('example: chat page (openai SD
     const full = 'Hello! I am a mock, streaming one token at a time.';
     expect(await page.textContent('#reply')).toBe(full);
     expectIncremental(states, full);
-    const requests = await page.evaluate(() => (window as unknown as { gateway: { requests(): { path: string; fixture?: string }[] } }).gateway.requests());
+    const requests = await page.evaluate(() =>
+      (window as unknown as { gateway: { requests(): { path: string; fixture?: string }[] } }).gateway.requests(),
+    );
     expect(requests.map((r) => [r.path, r.fixture])).toEqual([['/v1/chat/completions', 'greeting']]);
     expect(example.leaked).toEqual([]);
   });

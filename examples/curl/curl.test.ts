@@ -10,15 +10,21 @@ const bin = fileURLToPath(new URL('../../bin/model-gateway-mock.js', import.meta
 describe.runIf(socketSuites)('example: curl against the standalone server', () => {
   it('runs the script: health, a fixture reply, a stream, a 401, the request count', async () => {
     const output = await new Promise<string>((resolve, reject) =>
-      execFile('bash', ['run.sh'], { cwd: here, env: { ...process.env, MOCK: `${process.execPath} ${bin}` }, timeout: 120_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        'bash',
+        ['run.sh'],
+        { cwd: here, env: { ...process.env, MOCK: `${process.execPath} ${bin}` }, timeout: 120_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),
       ),
     );
     expect(output).toContain('"status":"healthy"');
     const completion = JSON.parse(output.split('== pin a reply (a fixture), then ask for it\n')[1].split('\n')[0]);
     expect(completion.choices[0].message.content).toBe('Paris.');
     const events = output.split('== stream a synthesized reply (server-sent events)\n')[1].split('== a wrong key')[0];
-    const chunks = events.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+    const chunks = events
+      .split('\n')
+      .filter((l) => l.startsWith('data: {'))
+      .map((l) => JSON.parse(l.slice(6)));
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks[0].object).toBe('chat.completion.chunk');
     expect(events).toContain('data: [DONE]');

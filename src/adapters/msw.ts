@@ -5,7 +5,16 @@ import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../p
 import { errorFormat } from '../pipeline/paths.ts';
 import { presentedKey } from '../auth/keys.ts';
 import type { EndpointSpec } from '../pipeline/call.ts';
-import { collect, isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import {
+  collect,
+  isPieces,
+  isPlayback,
+  isProxied,
+  tooLarge,
+  type BrokenConnection,
+  type Inbound,
+  type Outbound,
+} from '../pipeline/exchange.ts';
 import { playbackStream } from '../pipeline/sse.ts';
 import { decodeInSlices } from '../pipeline/pieces.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
@@ -73,7 +82,10 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
   const headers = { ...CORS_HEADERS, ...out.headers };
   if (isProxied(out.body)) {
     const proxied = out.body;
-    return new Response(pulled(proxied.chunks, () => proxied.abort()), { status: out.status, headers });
+    return new Response(
+      pulled(proxied.chunks, () => proxied.abort()),
+      { status: out.status, headers },
+    );
   }
   if (isPieces(out.body)) {
     // A big JSON reply: its pieces as the reader takes them, the rest never made if it stops reading.
@@ -82,14 +94,18 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
       yield encoder.encode(head);
       for await (const piece of rest) yield encoder.encode(piece);
     })();
-    return new Response(pulled(pieces, () => void pieces.return(undefined)), { status: out.status, headers });
+    return new Response(
+      pulled(pieces, () => void pieces.return(undefined)),
+      { status: out.status, headers },
+    );
   }
   const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
   return new Response(body as BodyInit | null, { status: out.status, headers });
 }
 
 /** The standalone server's answer to a CORS preflight. */
-const preflight = (request: Request) => new Response(null, { status: 204, headers: preflightHeaders(request.headers.get('access-control-request-headers') ?? undefined) });
+const preflight = (request: Request) =>
+  new Response(null, { status: 204, headers: preflightHeaders(request.headers.get('access-control-request-headers') ?? undefined) });
 
 /** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
 export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
@@ -100,7 +116,8 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
   const formats = new Set(endpoints.map((e) => e.format));
   for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   // What the last handler takes (see there); HEAD is msw's business, as on the endpoints' paths.
-  const claims = (request: Request) => request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''));
+  const claims = (request: Request) =>
+    request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''));
   return [
     ...endpoints.map((spec) =>
       verbs[spec.method](origin + spec.path, async ({ request, params }) => {
@@ -120,7 +137,10 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         if (request.method === 'HEAD') return undefined;
         const methods = [...new Set(specs.map((s) => s.method))];
         const inbound = inboundOf(request);
-        return responseOf(methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods), request.signal);
+        return responseOf(
+          methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods),
+          request.signal,
+        );
       }),
     ),
     // Last: a path no endpoint serves gets the 404 the standalone server gives, in the caller's format.
@@ -147,7 +167,9 @@ class ClaimingHandler extends HttpHandler {
   override predicate(args: Parameters<HttpHandler['predicate']>[0]) {
     // Async in msw 3 and recent 2.x; kept as the base answers.
     const matched = super.predicate(args) as boolean | Promise<boolean>;
-    return (matched instanceof Promise ? matched.then((ok) => ok && this.claims(args.request)) : matched && this.claims(args.request)) as ReturnType<HttpHandler['predicate']>;
+    return (
+      matched instanceof Promise ? matched.then((ok) => ok && this.claims(args.request)) : matched && this.claims(args.request)
+    ) as ReturnType<HttpHandler['predicate']>;
   }
 }
 

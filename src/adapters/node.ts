@@ -13,7 +13,6 @@ import { playEvents, utf8 } from '../pipeline/sse.ts';
 import { errorFormat, matchPath } from '../pipeline/paths.ts';
 import { createHash } from 'node:crypto';
 
-
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
@@ -257,7 +256,10 @@ export class NodeRouter {
       const exact = this.exactRoute(inbound);
       const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
       if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-      else if (allowed.length) out = methodNotAllowed(errorFormat(new Set(allowed.map((s) => s.format)), inbound, defaultFormat(allowed)), inbound, [...new Set(allowed.map((s) => s.method))]);
+      else if (allowed.length)
+        out = methodNotAllowed(errorFormat(new Set(allowed.map((s) => s.format)), inbound, defaultFormat(allowed)), inbound, [
+          ...new Set(allowed.map((s) => s.method)),
+        ]);
       else out = unknownRoute(errorFormat(this.formats, inbound, this.fallback), inbound);
     } catch (error) {
       // Only a malformed request line gets here (the pipeline answers every failure itself).
@@ -294,7 +296,8 @@ export function healthAnswer(version: string): (req: IncomingMessage, res: Serve
     ETag: `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64').slice(0, 27)}"`,
   };
   return (req, res) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/__admin/health' || req.headers['if-none-match'] !== undefined) return false;
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/__admin/health' || req.headers['if-none-match'] !== undefined)
+      return false;
     res.writeHead(200, headers).end(req.method === 'GET' ? body : undefined);
     return true;
   };

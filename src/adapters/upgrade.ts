@@ -3,7 +3,13 @@
 import type { Inbound, SocketPeer } from '../pipeline/exchange.ts';
 
 /** An upgrade request as an Inbound; an upgrade has no body. */
-export function inboundOf(method: string, url: URL, header: (name: string) => string | undefined, headers: () => Record<string, string>, signal: AbortSignal): Inbound {
+export function inboundOf(
+  method: string,
+  url: URL,
+  header: (name: string) => string | undefined,
+  headers: () => Record<string, string>,
+  signal: AbortSignal,
+): Inbound {
   return { method, url, header, headers, text: async () => '', bytes: async () => new Uint8Array(0), signal };
 }
 

@@ -32,8 +32,17 @@ export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints
         });
         const url = new URL(client.url);
         // A browser's WebSocket carries no headers: the subprotocols are all there is.
-        const headers: Record<string, string> = { upgrade: 'websocket', ...(offered.length ? { 'sec-websocket-protocol': offered.join(', ') } : {}) };
-        const inbound = inboundOf('GET', url, (name) => headers[name], () => headers, controller.signal);
+        const headers: Record<string, string> = {
+          upgrade: 'websocket',
+          ...(offered.length ? { 'sec-websocket-protocol': offered.join(', ') } : {}),
+        };
+        const inbound = inboundOf(
+          'GET',
+          url,
+          (name) => headers[name],
+          () => headers,
+          controller.signal,
+        );
         void runEndpoint(runtime, spec, inbound, {}).then((out) => openInProcess(client, out, pending));
       });
     });
@@ -49,7 +58,9 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending): void
   const session: SocketSession | undefined = out.socket;
   if (!session) {
     const body = typeof out.body === 'string' ? (JSON.parse(out.body) as { error?: unknown }) : {};
-    client.send(JSON.stringify({ type: 'error', event_id: `event_refused_${out.status}`, error: body.error ?? { message: `HTTP ${out.status}` } }));
+    client.send(
+      JSON.stringify({ type: 'error', event_id: `event_refused_${out.status}`, error: body.error ?? { message: `HTTP ${out.status}` } }),
+    );
     // Closed on the next turn: msw delivers the message asynchronously, and a close first would drop it.
     setTimeout(() => client.close(1008, `HTTP ${out.status}`), 0);
     return;

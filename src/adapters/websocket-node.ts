@@ -16,12 +16,21 @@ let wsModule: Promise<WsModule> | undefined;
 function refuse(socket: Duplex, out: Outbound): void {
   const body = typeof out.body === 'string' ? out.body : '';
   const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-  const head = [`HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  const head = [`HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join(
+    '\r\n',
+  );
   socket.end(`${head}\r\n\r\n${body}`);
 }
 
 /** Standalone: answers one upgrade request on the node:http server. Never throws. */
-export async function handleUpgrade(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+export async function handleUpgrade(
+  runtime: Runtime,
+  endpoints: readonly EndpointSpec[],
+  fallback: FormatEdge,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
   socket.on('error', () => {});
   const controller = new AbortController();
   socket.once('close', () => controller.abort());
@@ -66,4 +75,3 @@ export async function handleUpgrade(runtime: Runtime, endpoints: readonly Endpoi
     client.on('error', () => peer.closed());
   });
 }
-

@@ -30,8 +30,7 @@ export function presentedKey(source: KeySource, ways: readonly KeyWay[]): string
     else if (way === 'subprotocol') {
       const protocols = (source.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
       token = protocols.find((p) => p.startsWith(KEY_SUBPROTOCOL))?.slice(KEY_SUBPROTOCOL.length);
-    }
-    else token = source.header(way);
+    } else token = source.header(way);
     if (token) return token.trim();
   }
   return undefined;
@@ -81,7 +80,11 @@ export function maskedHeaders(headers: Record<string, string>): Record<string, s
     if (isCredentialName(name)) out[name] = maskCredential(value);
     // A browser's realtime socket carries its key as a subprotocol (`openai-insecure-api-key.<key>`).
     else if (name.toLowerCase() === 'sec-websocket-protocol' && value.includes(KEY_SUBPROTOCOL)) {
-      out[name] = value.split(',').map((p) => (p.trim().startsWith(KEY_SUBPROTOCOL) ? ` ${KEY_SUBPROTOCOL}${maskKey(p.trim().slice(KEY_SUBPROTOCOL.length))}` : p)).join(',').trim();
+      out[name] = value
+        .split(',')
+        .map((p) => (p.trim().startsWith(KEY_SUBPROTOCOL) ? ` ${KEY_SUBPROTOCOL}${maskKey(p.trim().slice(KEY_SUBPROTOCOL.length))}` : p))
+        .join(',')
+        .trim();
     }
   }
   return out;
@@ -197,7 +200,10 @@ export class KeyStore {
     const entry = this.tokens.get(token);
     if (!entry) return;
     if (entry.quota !== undefined && entry.used >= entry.quota) {
-      throw new GatewayError('quota', `This token's quota of ${entry.quota} requests is used up (${maskKey(token)}). Issue another with POST /__admin/tokens, or reset its use with POST /__admin/reset.`);
+      throw new GatewayError(
+        'quota',
+        `This token's quota of ${entry.quota} requests is used up (${maskKey(token)}). Issue another with POST /__admin/tokens, or reset its use with POST /__admin/reset.`,
+      );
     }
     entry.used++;
   }
@@ -206,7 +212,9 @@ export class KeyStore {
   allow(token: string, model: string): void {
     const models = this.tokens.get(token)?.models;
     if (models && !models.includes(model)) {
-      throw new GatewayError('permission', `This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`, { param: 'model' });
+      throw new GatewayError('permission', `This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`, {
+        param: 'model',
+      });
     }
   }
 

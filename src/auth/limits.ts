@@ -11,7 +11,11 @@ import { maskKey } from './keys.ts';
 /** The limits `token` runs under: its own rpm/tpm, else the gateway's. */
 export function limitsOf(runtime: Runtime, token: string): RateLimits {
   const own = runtime.tokens.get(token);
-  return { ...runtime.rateLimits, ...(own?.rpm !== undefined ? { rpm: own.rpm } : {}), ...(own?.tpm !== undefined ? { tpm: own.tpm } : {}) };
+  return {
+    ...runtime.rateLimits,
+    ...(own?.rpm !== undefined ? { rpm: own.rpm } : {}),
+    ...(own?.tpm !== undefined ? { tpm: own.tpm } : {}),
+  };
 }
 
 /**

@@ -16,7 +16,14 @@ export function startLoopStats(env: NodeJS.ProcessEnv = process.env): void {
   const report = (when: string) => {
     // Each sample is a whole timer interval: the delay is what exceeds the resolution.
     const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 100) || 0;
-    const stats = { when, samples: histogram.count, p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), mean: ms(histogram.mean) };
+    const stats = {
+      when,
+      samples: histogram.count,
+      p50: ms(histogram.percentile(50)),
+      p99: ms(histogram.percentile(99)),
+      max: ms(histogram.max),
+      mean: ms(histogram.mean),
+    };
     process.stderr.write(`mgm-event-loop ${JSON.stringify(stats)}\n`);
   };
   process.on('SIGUSR2', () => {

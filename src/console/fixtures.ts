@@ -35,13 +35,21 @@ export interface TestFilter {
 function testLinks({ tests, selected }: TestFilter): Markup | string {
   if (!tests.length && selected === undefined) return '';
   const link = (label: string, test?: string) =>
-    test === selected ? html`<li><strong aria-current="true">${label}</strong></li>` : html`<li><a href="/console/fixtures${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}">${label}</a></li>`;
+    test === selected
+      ? html`<li><strong aria-current="true">${label}</strong></li>`
+      : html`<li><a href="/console/fixtures${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}">${label}</a></li>`;
   return html`<nav aria-label="Tests"><p class="meta">Tests with their own fixtures and state (<code>x-mock-test-id</code>):</p><ul class="plain">${[link('every fixture'), ...tests.map((t) => link(t, t))]}${
-    selected !== undefined && !tests.includes(selected) ? html`<li><strong aria-current="true">${selected}</strong> <span class="muted">(no state: never used, or reset)</span></li>` : ''
+    selected !== undefined && !tests.includes(selected)
+      ? html`<li><strong aria-current="true">${selected}</strong> <span class="muted">(no state: never used, or reset)</span></li>`
+      : ''
   }</ul></nav>`;
 }
 
-export function fixturesPage(fixtures: readonly FixtureEntry[], scenarios: readonly { name: string; state: string; possibleStates: string[] }[], filter: TestFilter = { tests: [] }): string {
+export function fixturesPage(
+  fixtures: readonly FixtureEntry[],
+  scenarios: readonly { name: string; state: string; possibleStates: string[] }[],
+  filter: TestFilter = { tests: [] },
+): string {
   const rows = fixtures.map(
     (e) => html`<tr>
 <td data-label="Id"><code>${e.id}</code></td>
@@ -74,5 +82,9 @@ ${
 <tbody>${scenarios.map((s) => html`<tr><td>${s.name}</td><td><span class="pill ok">${s.state}</span></td><td>${s.possibleStates.join(', ')}</td></tr>`)}</tbody></table></div>`
     : html`<p class="muted">No fixture belongs to a scenario.</p>`
 }`;
-  return page({ path: '/console/fixtures', lead: 'The fixtures in force, in the order they are tried (higher priority first; among equals, the first that matches answers), with how many requests each answered.', body });
+  return page({
+    path: '/console/fixtures',
+    lead: 'The fixtures in force, in the order they are tried (higher priority first; among equals, the first that matches answers), with how many requests each answered.',
+    body,
+  });
 }

@@ -16,7 +16,8 @@ export interface Snippet {
 
 /** The snippets, for a server at `base` and `token`, using the first chat model of each vendor. */
 export function snippets(base: string, token: string, models: readonly ModelInfo[]): Snippet[] {
-  const chat = (vendor: string, fallback: string) => models.find((m) => m.owned_by === vendor && m.capabilities.includes('chat'))?.id ?? fallback;
+  const chat = (vendor: string, fallback: string) =>
+    models.find((m) => m.owned_by === vendor && m.capabilities.includes('chat'))?.id ?? fallback;
   const openai = chat('openai', 'gpt-4o-mini');
   const anthropic = chat('anthropic', 'claude-sonnet-5-5');
   const gemini = chat('google', 'gemini-2.5-flash');
@@ -127,10 +128,13 @@ ${copyLine('base-gemini', 'Gemini clients (generate-content)', 'Gemini', `${base
 <section aria-labelledby="snippets">
 <h2 id="snippets">Ready to paste</h2>
 <div class="tabs" role="tablist" aria-labelledby="snippets" hidden>${all.map(
-    (s, i) => html`<button type="button" role="tab" id="tab-${s.id}" aria-controls="panel-${s.id}" aria-selected="${i === 0 ? 'true' : 'false'}" tabindex="${i === 0 ? '0' : '-1'}">${s.title}</button>`,
+    (s, i) =>
+      html`<button type="button" role="tab" id="tab-${s.id}" aria-controls="panel-${s.id}" aria-selected="${i === 0 ? 'true' : 'false'}" tabindex="${i === 0 ? '0' : '-1'}">${s.title}</button>`,
   )}</div>
 ${all.map(
-  (s) => html`<div class="panel" role="tabpanel" id="panel-${s.id}" aria-labelledby="tab-${s.id}"><h3 class="panel-title">${s.title}</h3><p class="muted">${s.note}</p>
+  (
+    s,
+  ) => html`<div class="panel" role="tabpanel" id="panel-${s.id}" aria-labelledby="tab-${s.id}"><h3 class="panel-title">${s.title}</h3><p class="muted">${s.note}</p>
 <div class="snippet"><pre id="snippet-${s.id}" tabindex="0" aria-label="${s.title} snippet"><code>${s.code}</code></pre><button type="button" class="copy secondary" data-copy-from="snippet-${s.id}" aria-label="Copy the ${s.title} snippet">Copy</button></div></div>`,
 )}
 </section>
@@ -144,5 +148,10 @@ ${all.map(
 <li><a href="/__admin/health">Health</a> (JSON) and the rest of the control plane under <code>/__admin</code>.</li>
 </ul>
 </section>`;
-  return page({ path: '/', lead: 'A deterministic emulator of an AI model gateway: OpenAI, Anthropic and Gemini formats on one port.', body, script: 'home' });
+  return page({
+    path: '/',
+    lead: 'A deterministic emulator of an AI model gateway: OpenAI, Anthropic and Gemini formats on one port.',
+    body,
+    script: 'home',
+  });
 }

@@ -36,14 +36,16 @@ export interface PlaygroundModel {
 
 /** The size and count choices of an image model, as the gateway validates them. */
 function imageChoices(m: ModelInfo): Pick<PlaygroundModel, 'sizes' | 'defaultSize' | 'maxImages'> {
-  if (m.owned_by === 'google') return { sizes: Object.keys(ASPECT_RATIOS), defaultSize: '1:1', maxImages: GENERATION_FIELDS.candidateCount.max };
+  if (m.owned_by === 'google')
+    return { sizes: Object.keys(ASPECT_RATIOS), defaultSize: '1:1', maxImages: GENERATION_FIELDS.candidateCount.max };
   const rules = RULES[familyOf(m.id)];
   return { sizes: rules.sizes, defaultSize: rules.defaultSize, maxImages: rules.maxN };
 }
 
 export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readonly ModelInfo[]): string {
   // A model that draws is offered as an image model, even when it can chat too (Gemini's image models).
-  const kindOf = (m: ModelInfo) => (m.capabilities.includes('image') ? 'image' : PLAYGROUND_KINDS.find(([k]) => m.capabilities.includes(k))?.[0]);
+  const kindOf = (m: ModelInfo) =>
+    m.capabilities.includes('image') ? 'image' : PLAYGROUND_KINDS.find(([k]) => m.capabilities.includes(k))?.[0];
   const models = catalogue.flatMap((m): PlaygroundModel[] => {
     const kind = kindOf(m);
     if (!kind) return [];

@@ -38,5 +38,10 @@ export function requestsPage(): string {
     <details id="res-raw" open><summary id="res-raw-summary">Body</summary><pre id="res-body" class="wrap" tabindex="0"></pre></details></div>
 </div>
 </section>`;
-  return page({ path: '/console/requests', lead: 'Every request the gateway received, newest first, as it happens, with what each reply cost at the price table. Open one to see its bodies.', body, script: 'requests' });
+  return page({
+    path: '/console/requests',
+    lead: 'Every request the gateway received, newest first, as it happens, with what each reply cost at the price table. Open one to see its bodies.',
+    body,
+    script: 'requests',
+  });
 }

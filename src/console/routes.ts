@@ -24,7 +24,10 @@ export function consoleRouter(gateway: Gateway, base: () => string): Router {
   const router = express.Router({ caseSensitive: true });
   const models = () => gateway.models();
   const send = (res: express.Response, markup: string) =>
-    void res.type('html').set({ 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(markup);
+    void res
+      .type('html')
+      .set({ 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+      .send(markup);
 
   router.get('/', (req, res) => send(res, homePage(baseFor(req, base()), gateway.tokens.list(), models())));
   router.get('/console/playground', (_req, res) => send(res, playgroundPage(gateway.tokens.list(), models())));
@@ -37,7 +40,10 @@ export function consoleRouter(gateway: Gateway, base: () => string): Router {
     try {
       if (test !== undefined) view = gateway.forTest(test);
     } catch (error) {
-      return void res.status(400).type('text').send((error as Error).message);
+      return void res
+        .status(400)
+        .type('text')
+        .send((error as Error).message);
     }
     send(res, fixturesPage(view.fixtures.list(), view.scenarios.list(), { tests: gateway.tests(), selected: test }));
   });

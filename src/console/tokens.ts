@@ -29,5 +29,10 @@ export function tokensPage(models: readonly ModelInfo[]): string {
 </table></div>
 <p class="meta">Use counts and spending update every few seconds. <code>POST /__admin/reset</code> restarts them. Rate limits left at the default follow <code>--rpm</code>/<code>--tpm</code>.</p>
 </section>`;
-  return page({ path: '/console/tokens', lead: 'Tokens the gateway accepts, what each may call, and how much each was used.', body, script: 'tokens' });
+  return page({
+    path: '/console/tokens',
+    lead: 'Tokens the gateway accepts, what each may call, and how much each was used.',
+    body,
+    script: 'tokens',
+  });
 }

@@ -130,7 +130,11 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   router.delete('/fixtures/:id', (req, res) => {
     const test = testOf(req);
     if (!viewOf(gateway, req).fixtures.remove(req.params.id))
-      return fail(res, 404, `No fixture with id "${req.params.id}"${test === undefined ? '' : ` for test ${JSON.stringify(test)}`}; GET /__admin/fixtures${test === undefined ? '' : '?test=…'} lists them.`);
+      return fail(
+        res,
+        404,
+        `No fixture with id "${req.params.id}"${test === undefined ? '' : ` for test ${JSON.stringify(test)}`}; GET /__admin/fixtures${test === undefined ? '' : '?test=…'} lists them.`,
+      );
     res.json({ removed: req.params.id });
   });
 
@@ -152,12 +156,19 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   router.get('/tokens', (_req, res) => void res.json({ tokens: gateway.tokens.list() }));
   router.post('/tokens', (req, res) => {
     const body = (req.body ?? {}) as { token?: unknown; models?: unknown; quota?: unknown; rpm?: unknown; tpm?: unknown };
-    if (body.token !== undefined && (typeof body.token !== 'string' || !body.token)) return fail(res, 400, '"token" must be a non-empty string.');
-    if (body.models !== undefined && (!Array.isArray(body.models) || !body.models.every((m) => typeof m === 'string'))) return fail(res, 400, '"models" must be an array of model ids.');
-    if (body.quota !== undefined && (!Number.isInteger(body.quota) || (body.quota as number) < 0)) return fail(res, 400, '"quota" must be a non-negative integer (requests).');
-    for (const [field, what] of [['rpm', 'requests per minute'], ['tpm', 'tokens per minute']] as const) {
+    if (body.token !== undefined && (typeof body.token !== 'string' || !body.token))
+      return fail(res, 400, '"token" must be a non-empty string.');
+    if (body.models !== undefined && (!Array.isArray(body.models) || !body.models.every((m) => typeof m === 'string')))
+      return fail(res, 400, '"models" must be an array of model ids.');
+    if (body.quota !== undefined && (!Number.isInteger(body.quota) || (body.quota as number) < 0))
+      return fail(res, 400, '"quota" must be a non-negative integer (requests).');
+    for (const [field, what] of [
+      ['rpm', 'requests per minute'],
+      ['tpm', 'tokens per minute'],
+    ] as const) {
       const value = body[field];
-      if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 1)) return fail(res, 400, `"${field}" must be a whole number >= 1 (${what}).`);
+      if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 1))
+        return fail(res, 400, `"${field}" must be a whole number >= 1 (${what}).`);
     }
     res.status(201).json(gateway.tokens.issue(body as never));
   });
@@ -176,7 +187,8 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   router.get('/clock', (_req, res) => void res.json({ now: gateway.advanceClock(0) }));
   router.post('/clock', (req, res) => {
     const advance = (req.body as { advance?: unknown } | undefined)?.advance;
-    if (!Number.isSafeInteger(advance) || (advance as number) < 0) return fail(res, 400, 'Send {"advance": <whole seconds >= 0>}: how far to move the clock on.');
+    if (!Number.isSafeInteger(advance) || (advance as number) < 0)
+      return fail(res, 400, 'Send {"advance": <whole seconds >= 0>}: how far to move the clock on.');
     res.json({ now: gateway.advanceClock(advance as number) });
   });
 
@@ -187,7 +199,13 @@ export function adminRouter(gateway: Gateway, version: string): Router {
 
   // Malformed JSON and the like: the control plane answers in its own JSON, never with an HTML page.
   router.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: () => void) =>
-    fail(res, error.status ?? 500, error.type === 'entity.parse.failed' ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}` : error.message),
+    fail(
+      res,
+      error.status ?? 500,
+      error.type === 'entity.parse.failed'
+        ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}`
+        : error.message,
+    ),
   );
   return router;
 }

@@ -65,7 +65,9 @@ function localHostHeader(req: IncomingMessage, boundHost: string): boolean {
   const raw = req.headers.host ?? '';
   const name = raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.replace(/:\d+$/, '');
   const bare = name.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare.endsWith('.localhost') || isLoopback(bare) || bare === boundHost.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    bare === 'localhost' || bare.endsWith('.localhost') || isLoopback(bare) || bare === boundHost.replace(/^\[|\]$/g, '').toLowerCase()
+  );
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -106,15 +108,25 @@ export function guardControlPlane(req: IncomingMessage, url: URL, boundHost: str
     ? 'Send the admin token (printed at start, or set with --admin-token) as the x-admin-token header, or open the page with ?admin_token=<token>.'
     : 'Start the server with --admin-token <token> to allow other machines.';
   if (!byToken) {
-    if (!isLoopback(req.socket.remoteAddress)) return { ok: false, status: 403, message: `The control plane answers only clients on this machine. ${needsToken}` };
-    if (!localHostHeader(req, boundHost)) return { ok: false, status: 403, message: `The Host header "${req.headers.host ?? ''}" does not name this machine; the control plane refuses it (DNS rebinding). ${needsToken}` };
+    if (!isLoopback(req.socket.remoteAddress))
+      return { ok: false, status: 403, message: `The control plane answers only clients on this machine. ${needsToken}` };
+    if (!localHostHeader(req, boundHost))
+      return {
+        ok: false,
+        status: 403,
+        message: `The Host header "${req.headers.host ?? ''}" does not name this machine; the control plane refuses it (DNS rebinding). ${needsToken}`,
+      };
   }
   // A cross-site form or no-cors fetch can send a simple POST; the browser marks it as cross-origin.
   // The token in a header passes: a page cannot set one cross-origin without a preflight we never grant.
   const tokenInHeader = adminToken !== undefined && headerToken(req) !== undefined && sameSecret(headerToken(req)!, adminToken);
   const foreign = STATE_CHANGING.has(req.method ?? '') && !tokenInHeader ? crossOrigin(req) : undefined;
   if (foreign) {
-    return { ok: false, status: 403, message: `A web page on another origin may not change the emulator's state (${foreign}, Host: ${req.headers.host ?? ''}). Send it from the emulator's own pages, from a client that is not a browser (curl, an SDK), or with the admin token in the x-admin-token header.` };
+    return {
+      ok: false,
+      status: 403,
+      message: `A web page on another origin may not change the emulator's state (${foreign}, Host: ${req.headers.host ?? ''}). Send it from the emulator's own pages, from a client that is not a browser (curl, an SDK), or with the admin token in the x-admin-token header.`,
+    };
   }
   return { ok: true };
 }

@@ -51,7 +51,8 @@ export class PromptCache {
       const last = prefix.length - 1;
       let hit = -1;
       for (let at = last; at >= Math.max(0, last - CACHE_LOOKBACK) && hit < 0; at--) if (prefix[at] >= minTokens && live(at)) hit = at;
-      for (let at = Math.max(0, last - CACHE_LOOKBACK); at <= last; at++) if (prefix[at] >= minTokens) this.keep(keys(at), now + ttlSeconds);
+      for (let at = Math.max(0, last - CACHE_LOOKBACK); at <= last; at++)
+        if (prefix[at] >= minTokens) this.keep(keys(at), now + ttlSeconds);
       // Automatic caching reports what it read, rounded down to its step; writes cost nothing and are not reported.
       return hit < 0 ? NONE : { read: Math.floor(prefix[hit] / stepTokens) * stepTokens, written: 0, writtenLong: 0 };
     }

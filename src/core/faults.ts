@@ -6,7 +6,12 @@ import { GatewayError } from './errors.ts';
 import type { PinnedReply } from './respond.ts';
 import { Rng } from './seed.ts';
 
-export const CONNECTION_FAULTS = ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'MALFORMED_RESPONSE_CHUNK', 'RANDOM_DATA_THEN_CLOSE'] as const;
+export const CONNECTION_FAULTS = [
+  'CONNECTION_RESET_BY_PEER',
+  'EMPTY_RESPONSE',
+  'MALFORMED_RESPONSE_CHUNK',
+  'RANDOM_DATA_THEN_CLOSE',
+] as const;
 export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
 /** The model refuses; a safety filter blocks the output; a safety filter blocks the prompt. */
 export const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const;

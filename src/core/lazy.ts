@@ -5,9 +5,9 @@
 
 type NodeRequire = (id: string) => unknown;
 
-const nodeModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:module') as
-  | { createRequire(from: string): NodeRequire }
-  | undefined;
+const nodeModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+  'node:module',
+) as { createRequire(from: string): NodeRequire } | undefined;
 
 export interface Lazy<T> {
   /** Starts loading (off the current turn); undefined once loaded, so the hot path needs no await. */
@@ -49,7 +49,12 @@ export function lazyImport<T>(name: string, load: () => Promise<T>): Lazy<T> {
  * A value built on first use: in Node by `node` (synchronous), in a browser by `browser`; `init` runs
  * once on it.
  */
-export function lazy<T>(name: string, node: (() => T) | undefined, browser: () => Promise<T>, init: (value: T) => void = () => {}): Lazy<T> {
+export function lazy<T>(
+  name: string,
+  node: (() => T) | undefined,
+  browser: () => Promise<T>,
+  init: (value: T) => void = () => {},
+): Lazy<T> {
   let value: T | undefined;
   let loading: Promise<void> | undefined;
   const get = (): T => {

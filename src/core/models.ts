@@ -5,15 +5,7 @@
 import { memoize } from './memo.ts';
 
 /** What a model can be asked to do. */
-export type Capability =
-  | 'chat'
-  | 'completion'
-  | 'embedding'
-  | 'image'
-  | 'speech'
-  | 'transcription'
-  | 'rerank'
-  | 'realtime';
+export type Capability = 'chat' | 'completion' | 'embedding' | 'image' | 'speech' | 'transcription' | 'rerank' | 'realtime';
 
 export interface ModelInfo {
   id: string;
@@ -95,7 +87,10 @@ export class Catalogue {
     }
     for (const a of aliases) {
       const base = this.get(a.base) ?? this.fromFamily(a.base, this.byFamily.get(a.base));
-      if (!base) throw new Error(`model "${a.id}": "${a.base}" is neither a model nor a family (families: ${families.map((f) => f.family).join(', ')})`);
+      if (!base)
+        throw new Error(
+          `model "${a.id}": "${a.base}" is neither a model nor a family (families: ${families.map((f) => f.family).join(', ')})`,
+        );
       this.byId.set(a.id, { ...base, id: a.id, display_name: a.id, resolved_by: 'alias', resolved_to: a.base });
     }
   }

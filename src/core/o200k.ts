@@ -68,7 +68,8 @@ function validUtf8(b: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
-const startsWithBom = (b: Uint8Array, from: number, to: number) => to - from >= 3 && b[from] === BOM[0] && b[from + 1] === BOM[1] && b[from + 2] === BOM[2];
+const startsWithBom = (b: Uint8Array, from: number, to: number) =>
+  to - from >= 3 && b[from] === BOM[0] && b[from + 1] === BOM[1] && b[from + 2] === BOM[2];
 
 /** Parses the .tiktoken file (base64, a space, the rank, a newline) straight into the tables. */
 export function parseTiktoken(file: Uint8Array): Tables {
@@ -149,7 +150,13 @@ export function tablesOf(file: Uint8Array): Tables | undefined {
   if (file.byteOffset % 4 !== 0 || file.length < HEADER) return undefined;
   const [magic, version, count, byteCount, bits, paramBytes] = new Uint32Array(file.buffer, file.byteOffset, 6);
   const slotBytes = (1 << SLOT_BITS) * 4;
-  if (magic !== MAGIC || version !== VERSION || bits !== SLOT_BITS || file.length !== HEADER + (count + 1) * 4 + slotBytes + count + byteCount + paramBytes) return undefined;
+  if (
+    magic !== MAGIC ||
+    version !== VERSION ||
+    bits !== SLOT_BITS ||
+    file.length !== HEADER + (count + 1) * 4 + slotBytes + count + byteCount + paramBytes
+  )
+    return undefined;
   let at = file.byteOffset + HEADER;
   const offsets = new Uint32Array(file.buffer, at, count + 1);
   const slots = new Int32Array(file.buffer, (at += offsets.byteLength), 1 << SLOT_BITS);
@@ -179,7 +186,10 @@ export function tablePath(): string {
 export function parsePackageData(): Tables {
   const { createRequire } = host().getBuiltinModule('node:module') as NodeModule;
   const { readFileSync } = host().getBuiltinModule('node:fs') as NodeFs;
-  return { ...parseTiktoken(readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'))), params: packageParams() };
+  return {
+    ...parseTiktoken(readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'))),
+    params: packageParams(),
+  };
 }
 
 /**
@@ -201,9 +211,15 @@ export function loadTables(): Tables {
  */
 function packageParams(): EncodingParams {
   const { createRequire } = host().getBuiltinModule('node:module') as NodeModule;
-  const { O200KBase } = createRequire(import.meta.url)('gpt-tokenizer/encodingParams/o200k_base') as typeof import('gpt-tokenizer/encodingParams/o200k_base');
+  const { O200KBase } = createRequire(import.meta.url)(
+    'gpt-tokenizer/encodingParams/o200k_base',
+  ) as typeof import('gpt-tokenizer/encodingParams/o200k_base');
   const { tokenSplitRegex, specialTokensEncoder } = O200KBase([]);
-  return { split: tokenSplitRegex.source, flags: tokenSplitRegex.flags, specials: [...specialTokensEncoder].map(([text, id]) => [id, text]) };
+  return {
+    split: tokenSplitRegex.source,
+    flags: tokenSplitRegex.flags,
+    specials: [...specialTokensEncoder].map(([text, id]) => [id, text]),
+  };
 }
 
 /**

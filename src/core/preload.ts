@@ -18,7 +18,11 @@ const builtin = <T>(id: string) => (globalThis as unknown as { process: { getBui
  * Between steps it waits while `busy()` gives a promise (requests in flight: each would otherwise wait
  * for a step at each of its own turns), and stops once `stopped()`.
  */
-export async function loadInSteps(name: string, from: string, { busy = () => undefined, stopped = () => false }: { busy?: () => Promise<void> | undefined; stopped?: () => boolean } = {}): Promise<void> {
+export async function loadInSteps(
+  name: string,
+  from: string,
+  { busy = () => undefined, stopped = () => false }: { busy?: () => Promise<void> | undefined; stopped?: () => boolean } = {},
+): Promise<void> {
   const { createRequire } = builtin<{ createRequire(from: string): Require }>('node:module');
   const { readFileSync, existsSync } = builtin<{ readFileSync(p: string, e: 'utf8'): string; existsSync(p: string): boolean }>('node:fs');
   const { dirname, join } = builtin<{ dirname(p: string): string; join(...p: string[]): string }>('node:path');

@@ -40,7 +40,8 @@ const KINDS = ['input', 'output', 'cached_input', 'cache_write', 'cache_write_1h
 
 /** Fails, naming the entry and field, unless `table` is a price table. */
 export function checkPrices(table: unknown): PriceTable {
-  if (!table || typeof table !== 'object' || Array.isArray(table)) throw new Error('a price table is an object with "models" and/or "families"');
+  if (!table || typeof table !== 'object' || Array.isArray(table))
+    throw new Error('a price table is an object with "models" and/or "families"');
   for (const part of ['models', 'families'] as const) {
     const entries = (table as Record<string, unknown>)[part];
     if (entries === undefined) continue;
@@ -48,11 +49,14 @@ export function checkPrices(table: unknown): PriceTable {
     for (const [name, price] of Object.entries(entries)) {
       if (!price || typeof price !== 'object') throw new Error(`${part}.${name} must be an object like {"input": 2.5, "output": 10}`);
       for (const kind of ['input', 'output'] as const) {
-        if ((price as Record<string, unknown>)[kind] === undefined) throw new Error(`${part}.${name} needs "${kind}" (USD per million tokens)`);
+        if ((price as Record<string, unknown>)[kind] === undefined)
+          throw new Error(`${part}.${name} needs "${kind}" (USD per million tokens)`);
       }
       for (const [kind, value] of Object.entries(price)) {
-        if (!(KINDS as readonly string[]).includes(kind)) throw new Error(`${part}.${name}: unknown price "${kind}" (known: ${KINDS.join(', ')})`);
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`${part}.${name}.${kind} must be a non-negative number (USD per million tokens), got ${JSON.stringify(value)}`);
+        if (!(KINDS as readonly string[]).includes(kind))
+          throw new Error(`${part}.${name}: unknown price "${kind}" (known: ${KINDS.join(', ')})`);
+        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+          throw new Error(`${part}.${name}.${kind} must be a non-negative number (USD per million tokens), got ${JSON.stringify(value)}`);
       }
     }
   }

@@ -86,12 +86,21 @@ export class RateLimiter {
     const window = this.view(counts, limits, now);
     const tokens = counts.inputTokens + counts.outputTokens;
     const per = limits.windowSeconds === 60 ? 'min' : `${limits.windowSeconds}s`;
-    const fix = 'Raise the limit with --rpm/--tpm, the rateLimits option or the token\'s rpm/tpm (POST /__admin/tokens), or reset with POST /__admin/reset.';
+    const fix =
+      "Raise the limit with --rpm/--tpm, the rateLimits option or the token's rpm/tpm (POST /__admin/tokens), or reset with POST /__admin/reset.";
     if (counts.requests >= limits.rpm) {
-      throw new RateLimitError('requests', window, `Rate limit reached for ${who} on requests per ${per} (RPM): Limit ${limits.rpm}, Used ${counts.requests}, Requested 1. Please try again in ${window.resetSeconds}s. ${fix}`);
+      throw new RateLimitError(
+        'requests',
+        window,
+        `Rate limit reached for ${who} on requests per ${per} (RPM): Limit ${limits.rpm}, Used ${counts.requests}, Requested 1. Please try again in ${window.resetSeconds}s. ${fix}`,
+      );
     }
     if (tokens >= limits.tpm) {
-      throw new RateLimitError('tokens', window, `Rate limit reached for ${who} on tokens per ${per} (TPM): Limit ${limits.tpm}, Used ${tokens}. Please try again in ${window.resetSeconds}s. ${fix}`);
+      throw new RateLimitError(
+        'tokens',
+        window,
+        `Rate limit reached for ${who} on tokens per ${per} (TPM): Limit ${limits.tpm}, Used ${tokens}. Please try again in ${window.resetSeconds}s. ${fix}`,
+      );
     }
     counts.requests++;
     return this.view(counts, limits, now);

@@ -2,11 +2,7 @@
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
-export type Part =
-  | { type: 'text'; text: string }
-  | { type: 'image' }
-  | { type: 'audio' }
-  | { type: 'file' };
+export type Part = { type: 'text'; text: string } | { type: 'image' } | { type: 'audio' } | { type: 'file' };
 
 export interface ToolCallRef {
   id: string;
@@ -111,7 +107,12 @@ export function lastUserText(request: CanonicalRequest): string {
 }
 
 /** The canonical form of a request that is not a conversation (an embedding input, a rerank query, an image prompt…), so fixtures and overrides apply to it too. */
-export function operationRequest(format: string, operation: Exclude<CanonicalRequest['operation'], 'chat'>, model: string, text: string): CanonicalRequest {
+export function operationRequest(
+  format: string,
+  operation: Exclude<CanonicalRequest['operation'], 'chat'>,
+  model: string,
+  text: string,
+): CanonicalRequest {
   return {
     format,
     operation,

@@ -9,7 +9,16 @@ import type { ModelInfo } from './models.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { Budget, synthesizeJson } from './synthesize/json.ts';
 import { chooseTools, toolNameFor } from './tools.ts';
-import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, speechWithin, synthesizeSpeech, toBase64, type SpeechSegment } from './synthesize/audio.ts';
+import {
+  AUDIO_TOKENS_PER_SECOND,
+  durationOf,
+  pcmFromBase64,
+  SPEECH_SAMPLE_RATE,
+  speechWithin,
+  synthesizeSpeech,
+  toBase64,
+  type SpeechSegment,
+} from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
 import { drawPicture } from './synthesize/image.ts';
 
@@ -102,7 +111,8 @@ function finish(text: string, request: CanonicalRequest, pinned?: FinishReason) 
 /** The reply text when nothing pins it: JSON when the output format asks, else prose. */
 function synthesizeAnswer(request: CanonicalRequest, key: number, budget: Budget): string {
   const { output } = request;
-  if (output.type === 'json_schema') return JSON.stringify(synthesizeJson(output.schema, key, `the response schema${output.name ? ` "${output.name}"` : ''}`, budget));
+  if (output.type === 'json_schema')
+    return JSON.stringify(synthesizeJson(output.schema, key, `the response schema${output.name ? ` "${output.name}"` : ''}`, budget));
   const last = request.messages.at(-1);
   let text = synthesizeText(key);
   if (last?.role === 'tool') {
@@ -120,7 +130,10 @@ function toolCallBlocks(request: CanonicalRequest, key: number, budget: Budget, 
     pinned ??
     chooseTools(request).map((tool, i) => ({
       name: tool.name,
-      arguments: synthesizeJson(tool.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${tool.name}"`, budget) as Record<string, unknown>,
+      arguments: synthesizeJson(tool.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${tool.name}"`, budget) as Record<
+        string,
+        unknown
+      >,
     }));
   return calls.map((call, i) => ({
     type: 'tool_call',
@@ -153,12 +166,18 @@ export const SPEECH_MAX_OUTPUT_TOKENS = 16384;
 function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: string): { block: Block; cut: boolean } {
   const output = request.output as Extract<CanonicalRequest['output'], { type: 'audio' }>;
   const transcript = lastUserText(request);
-  const spoken = (samples: Int16Array, text: string, cut: boolean) => ({ block: { type: 'audio', samples, sampleRate: SPEECH_SAMPLE_RATE, transcript: text } as Block, cut });
-  if (pinnedAudio !== undefined) return spoken(pcmFromBase64(pinnedAudio), transcript, false);
-  const segments: SpeechSegment[] = transcript.split('\n').filter((l) => l.trim()).map((line) => {
-    const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
-    return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
+  const spoken = (samples: Int16Array, text: string, cut: boolean) => ({
+    block: { type: 'audio', samples, sampleRate: SPEECH_SAMPLE_RATE, transcript: text } as Block,
+    cut,
   });
+  if (pinnedAudio !== undefined) return spoken(pcmFromBase64(pinnedAudio), transcript, false);
+  const segments: SpeechSegment[] = transcript
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((line) => {
+      const speaker = output.speakers?.find((s) => line.startsWith(`${s.name}:`));
+      return { text: speaker ? line.slice(speaker.name.length + 1) : line, voice: speaker?.voice ?? output.voice };
+    });
   // An output limit ends speech early, after the last word that fits (what the samples carry says so);
   // without one, the speech models' own output limit does, so no prompt makes more than that of speech.
   const fitted = speechWithin(segments, (request.maxTokens ?? SPEECH_MAX_OUTPUT_TOKENS) / AUDIO_TOKENS_PER_SECOND);
@@ -173,11 +192,15 @@ function speechBlock(request: CanonicalRequest, key: number, pinnedAudio?: strin
 function imageBlocks(request: CanonicalRequest, key: number, pinned?: PinnedReply): Block[] {
   const output = request.output as Extract<CanonicalRequest['output'], { type: 'image' }>;
   const prompt = lastUserText(request);
-  const image: Block = pinned?.image !== undefined
-    ? { type: 'image', file: Uint8Array.from(atob(pinned.image), (c) => c.charCodeAt(0)) }
-    : { type: 'image', pixels: drawPicture(prompt, output.width, output.height, deriveKey(key, 'image')) };
+  const image: Block =
+    pinned?.image !== undefined
+      ? { type: 'image', file: Uint8Array.from(atob(pinned.image), (c) => c.charCodeAt(0)) }
+      : { type: 'image', pixels: drawPicture(prompt, output.width, output.height, deriveKey(key, 'image')) };
   if (!output.text) return [image];
-  const text = pinned?.text === undefined ? `Here is a picture of ${prompt.trim().replace(/[.!?\s]+$/, '') || 'your prompt'}.` : [pinned.text].flat()[0];
+  const text =
+    pinned?.text === undefined
+      ? `Here is a picture of ${prompt.trim().replace(/[.!?\s]+$/, '') || 'your prompt'}.`
+      : [pinned.text].flat()[0];
   return [{ type: 'text', text }, image];
 }
 
@@ -240,10 +263,20 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       finishReason: reason,
       stopSequence,
       outputTokens: visible + reasoning,
-      ...(reasoning > 0 ? { reasoning: { tokens: reasoning, signature: thinking?.type === 'thinking' ? thinking.signature : reasoningSignature(choiceKey) } } : {}),
+      ...(reasoning > 0
+        ? {
+            reasoning: { tokens: reasoning, signature: thinking?.type === 'thinking' ? thinking.signature : reasoningSignature(choiceKey) },
+          }
+        : {}),
     });
   }
-  const cached = ctx.cache?.store.account(ctx.cache.scope, ctx.cache.now, request, prefix, ctx.model?.cache_min_tokens ?? DEFAULT_CACHE_MIN_TOKENS);
+  const cached = ctx.cache?.store.account(
+    ctx.cache.scope,
+    ctx.cache.now,
+    request,
+    prefix,
+    ctx.model?.cache_min_tokens ?? DEFAULT_CACHE_MIN_TOKENS,
+  );
   const usage: Usage = {
     inputTokens,
     outputTokens: choices.reduce((sum, c) => sum + c.outputTokens, 0),

@@ -5,7 +5,11 @@ import type { Faker, LocaleDefinition, Randomizer } from '@faker-js/faker';
 import { lazyModule } from './lazy.ts';
 
 // faker with its English locale only (~50 ms to load), on first use.
-const fakerEn = lazyModule<typeof import('@faker-js/faker/locale/en')>('@faker-js/faker/locale/en', import.meta.url, () => import('@faker-js/faker/locale/en'));
+const fakerEn = lazyModule<typeof import('@faker-js/faker/locale/en')>(
+  '@faker-js/faker/locale/en',
+  import.meta.url,
+  () => import('@faker-js/faker/locale/en'),
+);
 
 /** Loads faker once; undefined when it is loaded already. */
 export const fakerReady = fakerEn.ready;
@@ -98,7 +102,10 @@ export class Rng {
 
   /** A float in [0, 1). */
   next(): number {
-    this.a >>>= 0; this.b >>>= 0; this.c >>>= 0; this.d >>>= 0;
+    this.a >>>= 0;
+    this.b >>>= 0;
+    this.c >>>= 0;
+    this.d >>>= 0;
     const t = (((this.a + this.b) | 0) + this.d) | 0;
     this.d = (this.d + 1) | 0;
     this.a = this.b ^ (this.b >>> 9);

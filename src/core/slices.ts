@@ -8,14 +8,21 @@ export const SLICE_CHARS = 64 * 1024;
 
 /** Lets the event loop serve everyone else (I/O included) before going on. */
 export const yieldToLoop: () => Promise<void> =
-  typeof setImmediate === 'function' ? () => new Promise((resolve) => setImmediate(resolve)) : () => new Promise((resolve) => setTimeout(resolve, 0));
+  typeof setImmediate === 'function'
+    ? () => new Promise((resolve) => setImmediate(resolve))
+    : () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * `items.map(fn)`, letting the event loop run whenever the items done since the last pause weigh
  * `budget` or more by `weight` (a count of the work an item costs, e.g. its characters plus its
  * vector's components).
  */
-export async function mapInSlices<T, R>(items: readonly T[], fn: (item: T, index: number) => R, weight: (item: T) => number, budget = SLICE_CHARS): Promise<R[]> {
+export async function mapInSlices<T, R>(
+  items: readonly T[],
+  fn: (item: T, index: number) => R,
+  weight: (item: T) => number,
+  budget = SLICE_CHARS,
+): Promise<R[]> {
   const out: R[] = [];
   let done = 0;
   for (let i = 0; i < items.length; i++) {

@@ -28,7 +28,16 @@ export interface CostReport {
 export const MAX_SPENDING_KEYS = 10_000;
 
 /** Totals of nothing spent yet. */
-export const noSpend = (): SpendTotals => ({ requests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, reasoningTokens: 0, costUsd: 0, unpriced: 0 });
+export const noSpend = (): SpendTotals => ({
+  requests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  cacheCreationInputTokens: 0,
+  reasoningTokens: 0,
+  costUsd: 0,
+  unpriced: 0,
+});
 
 /** Adds one reply's usage and cost (undefined: the model has no price) to `into`. */
 export function addSpend(into: SpendTotals, usage: Usage, costUsd: number | undefined): void {

@@ -44,13 +44,18 @@ export function parseLatency(spec: string): LatencyProfile {
 
 function pairsOf(spec: string): Partial<LatencyProfile> {
   const profile: Partial<LatencyProfile> = {};
-  for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const pair of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, raw] = pair.split('=').map((s) => s.trim());
     const key = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
     const value = Number(raw?.replace(/ms$/, ''));
     const problem = key && raw !== undefined ? valueProblem(key, value) : 'unknown';
     if (problem === 'unknown') {
-      throw new Error(`invalid latency "${pair}": expected a profile (${Object.keys(PROFILES).join(', ')}) or ttft=<ms>, tps=<tokens per second>, jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`);
+      throw new Error(
+        `invalid latency "${pair}": expected a profile (${Object.keys(PROFILES).join(', ')}) or ttft=<ms>, tps=<tokens per second>, jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`,
+      );
     }
     if (problem) throw new Error(`invalid latency "${pair}": ${problem}`);
     profile[key!] = value;
@@ -81,7 +86,8 @@ function shown(value: unknown): string {
 export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfile {
   if (typeof value === 'string') return parseLatency(value);
   const shape = 'a spec such as "ttft=250,tps=40,jitter=0.2" or an object such as { ttftMs: 250, tokensPerSecond: 40, jitter: 0.2 }';
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`invalid latency ${shown(value)}: expected ${shape}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`invalid latency ${shown(value)}: expected ${shape}`);
   const fields: string[] = Object.values(KEYS);
   const profile = { ...INSTANT };
   for (const [name, raw] of Object.entries(value)) {
@@ -89,7 +95,9 @@ export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfi
     if (!fields.includes(name)) throw new Error(`invalid latency: unknown field "${name}"; expected ${shape}`);
     const problem = valueProblem(name as keyof LatencyProfile, raw);
     if (problem) {
-      throw new Error(`invalid latency: ${name} ${shown(raw)}: ${problem === 'unknown' ? 'expected a number from 0 to 2147483647' : problem}`);
+      throw new Error(
+        `invalid latency: ${name} ${shown(raw)}: ${problem === 'unknown' ? 'expected a number from 0 to 2147483647' : problem}`,
+      );
     }
     profile[name as keyof LatencyProfile] = raw;
   }

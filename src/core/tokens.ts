@@ -27,14 +27,16 @@ const MERGE_CACHE_ENTRIES = 10_000;
 // Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
-const tables = lazy<Encoding>(
-  'gpt-tokenizer/encoding/o200k_base',
-  inNode ? () => new O200k(MERGE_CACHE_ENTRIES) : undefined,
-  () =>
-    import('gpt-tokenizer/encoding/o200k_base').then((t) => {
-      t.setMergeCacheSize(MERGE_CACHE_ENTRIES);
-      return { encode: (text) => t.encode(text, PLAIN), decode: t.decode, decodeGenerator: t.decodeGenerator, vocabularySize: t.vocabularySize };
-    }),
+const tables = lazy<Encoding>('gpt-tokenizer/encoding/o200k_base', inNode ? () => new O200k(MERGE_CACHE_ENTRIES) : undefined, () =>
+  import('gpt-tokenizer/encoding/o200k_base').then((t) => {
+    t.setMergeCacheSize(MERGE_CACHE_ENTRIES);
+    return {
+      encode: (text) => t.encode(text, PLAIN),
+      decode: t.decode,
+      decodeGenerator: t.decodeGenerator,
+      vocabularySize: t.vocabularySize,
+    };
+  }),
 );
 
 /** Loads the tokenizer once; undefined when it is loaded already. */
@@ -147,7 +149,10 @@ const ENTRY_BYTES = 256;
  * Token ids (with long runs cut); kept for short texts, which test suites repeat, and which a reply
  * both counts and splits. Shared: do not modify.
  */
-const memoIds = memoize(encodeAll, { entries: 4000, sizeOf: (text, ids) => text.length * CHAR_BYTES + ids.length * SLOT_BYTES + ENTRY_BYTES });
+const memoIds = memoize(encodeAll, {
+  entries: 4000,
+  sizeOf: (text, ids) => text.length * CHAR_BYTES + ids.length * SLOT_BYTES + ENTRY_BYTES,
+});
 
 function* exactIdsSteps(text: string): Steps<readonly number[]> {
   if (text.length > MEMO_TEXT_CHARS) return yield* encodeSteps(text);
@@ -248,7 +253,8 @@ function exactPieces(text: string): string[] {
 const memoPieces = memoize(exactPieces, {
   entries: 2000,
   // The text twice (key and pieces), the pieces, and the cut truncateTokens may keep beside them.
-  sizeOf: (text, pieces) => (2 * text.length + Math.min(text.length, KEPT_CUT_CHARS)) * CHAR_BYTES + pieces.length * (SLOT_BYTES + PIECE_BYTES) + 2 * ENTRY_BYTES,
+  sizeOf: (text, pieces) =>
+    (2 * text.length + Math.min(text.length, KEPT_CUT_CHARS)) * CHAR_BYTES + pieces.length * (SLOT_BYTES + PIECE_BYTES) + 2 * ENTRY_BYTES,
 });
 
 /**
@@ -272,7 +278,8 @@ export function splitTokens(text: string): readonly string[] {
 
 /** Text of token ids (for prompts sent as token arrays); false unless every id is in the vocabulary. */
 export function detokenize(ids: readonly unknown[]): string | false {
-  if (!ids.length || ids.some((id) => typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= bpe().vocabularySize)) return false;
+  if (!ids.length || ids.some((id) => typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= bpe().vocabularySize))
+    return false;
   return bpe().decode(ids as number[]);
 }
 
@@ -322,7 +329,11 @@ const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[]
  * Prompt tokens of a conversation, framed as `framing` says (OpenAI's chat framing by default); tool
  * definitions count as their JSON.
  */
-export function countPromptTokens(messages: readonly Message[], tools: readonly ToolSpec[] = [], framing: TokenFraming = OPENAI_FRAMING): number {
+export function countPromptTokens(
+  messages: readonly Message[],
+  tools: readonly ToolSpec[] = [],
+  framing: TokenFraming = OPENAI_FRAMING,
+): number {
   return promptPrefixTokens(messages, tools, framing).at(-1)!;
 }
 
@@ -330,7 +341,11 @@ export function countPromptTokens(messages: readonly Message[], tools: readonly 
  * Tokens of each prefix of the prompt, in caching order: the framing's priming and the tools first,
  * then after each message; the last is the prompt's count.
  */
-export function promptPrefixTokens(messages: readonly Message[], tools: readonly ToolSpec[] = [], framing: TokenFraming = OPENAI_FRAMING): number[] {
+export function promptPrefixTokens(
+  messages: readonly Message[],
+  tools: readonly ToolSpec[] = [],
+  framing: TokenFraming = OPENAI_FRAMING,
+): number[] {
   const parts = runAtOnce(promptPartSteps(messages, tools));
   const prefix = [framing.priming + parts.tools];
   parts.contents.forEach((n, i) => prefix.push(prefix[i] + framing.perMessage + (framing.roles ? parts.roles[i] : 0) + n));
@@ -342,7 +357,11 @@ export function promptPrefixTokens(messages: readonly Message[], tools: readonly
  * count is kept for the conversation, so the synchronous calls that follow (the context check, the
  * reply's usage) find it.
  */
-export async function countPromptTokensInSlices(messages: readonly Message[], tools: readonly ToolSpec[] = [], framing: TokenFraming = OPENAI_FRAMING): Promise<number> {
+export async function countPromptTokensInSlices(
+  messages: readonly Message[],
+  tools: readonly ToolSpec[] = [],
+  framing: TokenFraming = OPENAI_FRAMING,
+): Promise<number> {
   await runInSlices(promptPartSteps(messages, tools), BPE_SLICE_CHARS);
   return countPromptTokens(messages, tools, framing);
 }

@@ -13,8 +13,25 @@ import { textOf, type CanonicalRequest, type ToolSpec } from './request.ts';
 
 export type { ToolChoice, ToolSpec } from './request.ts';
 
-
-const GENERIC = new Set(['get', 'set', 'fetch', 'make', 'call', 'tool', 'function', 'data', 'info', 'list', 'find', 'with', 'from', 'into', 'this', 'that', 'current']);
+const GENERIC = new Set([
+  'get',
+  'set',
+  'fetch',
+  'make',
+  'call',
+  'tool',
+  'function',
+  'data',
+  'info',
+  'list',
+  'find',
+  'with',
+  'from',
+  'into',
+  'this',
+  'that',
+  'current',
+]);
 
 function nameWords(name: string): string[] {
   return name
@@ -41,13 +58,22 @@ export function chooseTools(request: CanonicalRequest): ToolSpec[] {
   if (last?.role === 'tool') return [];
   if (typeof toolChoice === 'object') return tools.filter((t) => t.name === toolChoice.name).slice(0, 1);
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
-  const words = new Set((lastUser ? textOf(lastUser) : '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).map(singular));
+  const words = new Set(
+    (lastUser ? textOf(lastUser) : '')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean)
+      .map(singular),
+  );
   const ranked = tools
     .map((tool, index) => ({ tool, index, score: relevance(tool, words) }))
     .sort((a, b) => b.score - a.score || a.index - b.index);
   if (toolChoice === 'required') return [ranked[0].tool];
   if (!request.parallelToolCalls) return ranked[0].score > 0 ? [ranked[0].tool] : [];
-  return ranked.filter((r) => r.score > 0).sort((a, b) => a.index - b.index).map((r) => r.tool);
+  return ranked
+    .filter((r) => r.score > 0)
+    .sort((a, b) => a.index - b.index)
+    .map((r) => r.tool);
 }
 
 /** The tool name that produced a tool result, from the assistant turn that called it. */

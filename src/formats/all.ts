@@ -5,4 +5,8 @@ import { anthropicFormat } from './anthropic/format.ts';
 import { geminiFormat } from './gemini/format.ts';
 import { openaiFormat } from './openai/format.ts';
 
-export const FORMATS: Readonly<Record<FormatName, VendorFormat>> = { openai: openaiFormat, anthropic: anthropicFormat, gemini: geminiFormat };
+export const FORMATS: Readonly<Record<FormatName, VendorFormat>> = {
+  openai: openaiFormat,
+  anthropic: anthropicFormat,
+  gemini: geminiFormat,
+};

@@ -132,12 +132,19 @@ export function fieldChecker(w: Wording): FieldChecker {
       if (rule.min !== undefined && value < rule.min) throw w.outOfRange(param, value, rule.min, 'below', integer);
     }
     if (typeof value === 'string' && rule.values && !rule.values.includes(value)) throw w.invalidValue(param, value, rule.values);
-    if (Array.isArray(value) && rule.max !== undefined && value.length > rule.max) throw w.badLength(param, value.length, rule.max, 'above');
-    if (Array.isArray(value) && rule.min !== undefined && value.length < rule.min) throw w.badLength(param, value.length, rule.min, 'below');
+    if (Array.isArray(value) && rule.max !== undefined && value.length > rule.max)
+      throw w.badLength(param, value.length, rule.max, 'above');
+    if (Array.isArray(value) && rule.min !== undefined && value.length < rule.min)
+      throw w.badLength(param, value.length, rule.min, 'below');
   }
 
   function checkFields(body: JsonObject, rules: FieldRules, path = ''): void {
-    if (!path) refuseUnrecognized(body, Object.keys(body).filter((name) => !Object.hasOwn(rules, name)), w.unknownField);
+    if (!path)
+      refuseUnrecognized(
+        body,
+        Object.keys(body).filter((name) => !Object.hasOwn(rules, name)),
+        w.unknownField,
+      );
     for (const [name, rule] of requiredOf(rules)) checkField(path + name, body[name], rule);
     for (const name in body) {
       const rule = rules[name];

@@ -36,7 +36,8 @@ export function foldedUsage(raw: unknown, pick: (payload: Raw) => unknown): Raw 
 }
 
 /** A token count from a wire body: a non-negative whole number, anything else none (0). */
-export const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0);
+export const count = (v: unknown): number =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
 
 /** An object field of a wire body, or an empty one. */
 export const field = (v: unknown, key: string): Raw => {
@@ -45,7 +46,16 @@ export const field = (v: unknown, key: string): Raw => {
 };
 
 /** The canonical usage from counts (parts clamped to their whole); optional kinds only when there are some. */
-export function usageFrom(counts: { input: number; output: number; cached?: number; written?: number; written1h?: number; reasoning?: number; image?: number; audio?: number }): Usage {
+export function usageFrom(counts: {
+  input: number;
+  output: number;
+  cached?: number;
+  written?: number;
+  written1h?: number;
+  reasoning?: number;
+  image?: number;
+  audio?: number;
+}): Usage {
   const { input, output } = counts;
   const some = (key: keyof Usage, n = 0) => (n > 0 ? { [key]: Math.min(n, input) } : {});
   return {

@@ -76,4 +76,3 @@ export interface EndpointSpec {
   /** The answer, or (record mode, no fixture matched) the request to forward upstream. */
   handle(call: Call): Outbound | Forward | Promise<Outbound | Forward>;
 }
-

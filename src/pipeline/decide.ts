@@ -56,10 +56,14 @@ export function requireContext(runtime: Runtime, request: CanonicalRequest): voi
   if (limit === undefined) return;
   const tokens = countPromptTokens(request.messages, request.tools, request.framing);
   if (tokens > limit) {
-    throw new GatewayError('invalid_request', `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, {
-      param: 'messages',
-      code: 'context_length_exceeded',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      {
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    );
   }
 }
 
@@ -82,7 +86,9 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   if (runtime.record && !runtime.fixtures.find(match, scope)) return { forward: request };
   const overrides = parseOverrides(inbound);
   if (overrides.status !== undefined) {
-    throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, { status: overrides.status });
+    throw new GatewayError(kindForStatus(overrides.status), `Status ${overrides.status} forced by the x-mock-status header.`, {
+      status: overrides.status,
+    });
   }
   const taken = runtime.fixtures.take(match, scope);
   if (!taken && runtime.strict) {
@@ -95,7 +101,11 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   entry.fixture ??= name;
   if (answer?.error) {
     const e = answer.error;
-    throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, { status: e.status, code: e.code, headers: e.headers });
+    throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, {
+      status: e.status,
+      code: e.code,
+      headers: e.headers,
+    });
   }
   return {
     pinned: answer?.reply ? { name, ...answer.reply } : name ? { name } : undefined,
@@ -115,7 +125,12 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   const { runtime } = ctx;
   // Cached per API key, and per test when the request carries a test id.
   const scope = runtime.testScopes.stateKey(ctx.token, (name) => ctx.inbound.header(name));
-  const context = { seed, created: runtime.now(), model: runtime.catalogue.get(request.model), cache: { store: runtime.promptCache, scope, now: runtime.now() } };
+  const context = {
+    seed,
+    created: runtime.now(),
+    model: runtime.catalogue.get(request.model),
+    cache: { store: runtime.promptCache, scope, now: runtime.now() },
+  };
   // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;
   if (struck?.type === 'OVERLOADED' || (struck && isReplyFault(struck))) ctx.entry.fault = struck.type;
@@ -146,7 +161,8 @@ function parseOverrides(inbound: Pick<Inbound, 'header'>): Overrides {
   const status = inbound.header('x-mock-status');
   if (status !== undefined) {
     const n = Number(status);
-    if (!/^\d{3}$/.test(status.trim()) || n < 400 || n > 599) throw bad('x-mock-status', `expected an HTTP error status from 400 to 599, got "${status}"`);
+    if (!/^\d{3}$/.test(status.trim()) || n < 400 || n > 599)
+      throw bad('x-mock-status', `expected an HTTP error status from 400 to 599, got "${status}"`);
     out.status = n;
   }
   const seed = inbound.header('x-mock-seed');
@@ -172,7 +188,11 @@ function parseOverrides(inbound: Pick<Inbound, 'header'>): Overrides {
 
 /** WireMock-style: the nearest fixture and, for each of its conditions, whether and why it missed. */
 export function nearMissReport(near: NearMiss | undefined): string {
-  if (!near) return 'No fixture matched this request (strict mode), and there are no fixtures at all. Add one with --fixtures, createGateway({fixtures}), use() or POST /__admin/fixtures.';
+  if (!near)
+    return 'No fixture matched this request (strict mode), and there are no fixtures at all. Add one with --fixtures, createGateway({fixtures}), use() or POST /__admin/fixtures.';
   const lines = near.conditions.map((c) => `  ${c.ok ? '✓' : '✗'} ${c.field}: expected ${c.expected}, got ${c.actual}`);
-  return [`No fixture matched this request (strict mode). Nearest fixture: ${near.name ? `"${near.name}" (${near.id})` : near.id}`, ...lines].join('\n');
+  return [
+    `No fixture matched this request (strict mode). Nearest fixture: ${near.name ? `"${near.name}" (${near.id})` : near.id}`,
+    ...lines,
+  ].join('\n');
 }

@@ -16,15 +16,24 @@ function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
 /** A streamed reply writing `events` when due (SSE unless told otherwise); progress and outcome go to the journal. */
-export function eventStreamReply(call: Call, events: readonly TimedEvent[], contentType = 'text/event-stream; charset=utf-8', breakAtEnd = false): Outbound {
+export function eventStreamReply(
+  call: Call,
+  events: readonly TimedEvent[],
+  contentType = 'text/event-stream; charset=utf-8',
+  breakAtEnd = false,
+): Outbound {
   const { entry, runtime } = call;
   entry.stream = true;
   entry.outcome = 'streaming';
@@ -68,7 +77,10 @@ function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
   const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
   if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
   const named = call.format.namedEvents;
-  return payloads.map((p, i) => ({ due: 0, frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined) }));
+  return payloads.map((p, i) => ({
+    due: 0,
+    frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined),
+  }));
 }
 
 /** How a format renders an answer: whole, or as timed events. */
@@ -83,7 +95,13 @@ export interface Rendering {
  * or a cut breaks the connection, an in-stream error or an overload is the error, a stall adds its
  * time. Reply faults shape chat replies only (decide.ts): elsewhere they change nothing.
  */
-async function faultedReply(call: Call, make: () => Outbound | Promise<Outbound>, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
+async function faultedReply(
+  call: Call,
+  make: () => Outbound | Promise<Outbound>,
+  delayMs: number,
+  fault: FaultSpec | undefined,
+  key: number,
+): Promise<Outbound> {
   if (fault && (isConnectionFault(fault) || fault.type === 'STREAM_CUT')) return brokenConnection(fault, key);
   // The journal names the fault (a broken connection is named where it breaks, endpoint.ts): an
   // overload or error answered here is otherwise only its status, a stall only its time.
@@ -105,7 +123,12 @@ export function plainReply(call: Call, body: () => unknown, delayMs: number, fau
  * The Outbound of a non-generative answer (embeddings, rerank) under its decisions, one per input:
  * the first input's raw body, the first fault that strikes, and the longest delay of any input.
  */
-export function decidedReply(call: Call, decisions: Decision | readonly Decision[], key: number, body: () => unknown): Outbound | Promise<Outbound> {
+export function decidedReply(
+  call: Call,
+  decisions: Decision | readonly Decision[],
+  key: number,
+  body: () => unknown,
+): Outbound | Promise<Outbound> {
   const all = [decisions].flat() as Decision[];
   const fault = all.map((d, i) => (d.fault && faultStrikes(d.fault, i ? deriveKey(key, i) : key) ? d.fault : undefined)).find(Boolean);
   const delay = Math.max(...all.map((d) => d.latency.ttftMs));
@@ -139,7 +162,9 @@ function formatFaultedEvents(call: Call, events: TimedEvent[], fault: FaultSpec 
   if (!fault) return events;
   call.entry.fault = fault.type; // the stream is answered 200: without this the journal shows no fault
   return faultedEvents(events, fault, (error, after) =>
-    array ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]` : call.format.streamError(error, call.requestId),
+    array
+      ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]`
+      : call.format.streamError(error, call.requestId),
   );
 }
 
@@ -153,7 +178,12 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
   // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.
   const array = render.contentType?.startsWith('application/json') ?? false;
-  const events = formatFaultedEvents(call, answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array), fault, array);
+  const events = formatFaultedEvents(
+    call,
+    answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array),
+    fault,
+    array,
+  );
   return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
 }
 
@@ -162,7 +192,11 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
  * only the first `after` (the carrier then breaks the connection), an error follows them with the
  * format's error frames, made by `errorFrames(error, after)`.
  */
-export function faultedEvents(events: TimedEvent[], fault: FaultSpec, errorFrames: (error: GatewayError, after: number) => string | string[]): TimedEvent[] {
+export function faultedEvents(
+  events: TimedEvent[],
+  fault: FaultSpec,
+  errorFrames: (error: GatewayError, after: number) => string | string[],
+): TimedEvent[] {
   const after = Math.min(fault.after ?? 1, events.length);
   const at = events[after - 1]?.due ?? 0;
   if (fault.type === 'STALL') return events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));

@@ -62,7 +62,10 @@ async function utf8Length(text: string): Promise<number> {
       const c = text.charCodeAt(i);
       if (c < 0x80) continue;
       // A pair encodes as 4 bytes (1 extra per unit, so a pair cut by a slice counts alike), a lone surrogate as 3 (U+FFFD).
-      const paired = (c & 0xfc00) === 0xd800 ? (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : (c & 0xfc00) === 0xdc00 && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+      const paired =
+        (c & 0xfc00) === 0xd800
+          ? (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+          : (c & 0xfc00) === 0xdc00 && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
       bytes += c < 0x800 || paired ? 1 : 2;
     }
   });
@@ -85,7 +88,10 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<F
     form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData();
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new GatewayError('invalid_request', `Could not parse the multipart form data of your request (${why}). Send multipart/form-data with a boundary, as HTTP clients do for FormData bodies.`);
+    throw new GatewayError(
+      'invalid_request',
+      `Could not parse the multipart form data of your request (${why}). Send multipart/form-data with a boundary, as HTTP clients do for FormData bodies.`,
+    );
   }
   const body: FormBody = {};
   for (const [rawName, value] of form) {
@@ -114,7 +120,9 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
   }
   if (ephemeral && runtime.tokens.ephemeralKey(token, runtime.now())) return token;
   if (!runtime.tokens.has(token)) {
-    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
+    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, {
+      code: 'invalid_api_key',
+    });
   }
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
   if (limited) admitRequest(runtime, token, rateScope(runtime, token, inbound));
@@ -289,7 +297,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       out = await (await recorderOf(runtime)).forward(call, handled, received);
       trackProxied(runtime, entry, out);
     } else out = handled;
-    if (limited && token && out.status < 400 && !isForward(handled)) Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, rateScope(runtime, token, inbound))));
+    if (limited && token && out.status < 400 && !isForward(handled))
+      Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, rateScope(runtime, token, inbound))));
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
@@ -297,7 +306,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;
   // Header values must be Latin-1: a fixture named in another script is sent percent-encoded.
-  if (entry.fixture) out.headers['x-mock-fixture'] = /^[\x20-\x7e]*$/.test(entry.fixture) ? entry.fixture : encodeURIComponent(entry.fixture);
+  if (entry.fixture)
+    out.headers['x-mock-fixture'] = /^[\x20-\x7e]*$/.test(entry.fixture) ? entry.fixture : encodeURIComponent(entry.fixture);
   entry.status = out.status;
   if (out.broken) entry.fault = out.broken.type;
   captureResponse(entry, out, started);

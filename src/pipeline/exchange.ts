@@ -107,7 +107,10 @@ export function json(value: unknown, status = 200, headers: Record<string, strin
 }
 
 export function tooLarge(limit: number): GatewayError {
-  return new GatewayError('request_too_large', `Request body too large: the limit is ${limit} bytes (set with --max-body or the maxBodyBytes option).`);
+  return new GatewayError(
+    'request_too_large',
+    `Request body too large: the limit is ${limit} bytes (set with --max-body or the maxBodyBytes option).`,
+  );
 }
 
 /** One uploaded file of a multipart body. */

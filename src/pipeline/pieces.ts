@@ -5,7 +5,6 @@
 import { GatewayError } from '../core/errors.ts';
 import { inSlices, SLICE_CHARS, yieldToLoop } from '../core/slices.ts';
 
-
 /** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
 export const MAX_DEPTH = 128;
 /** Keys of one object: OpenAI's structured outputs allow 5000 properties in a whole schema. */
@@ -33,7 +32,9 @@ const refuse = (message: string) => new GatewayError('invalid_request', message)
 
 /** The 400 for a body that is not JSON, in OpenAI's words (each format renders it in its own body). */
 export function notJson(): GatewayError {
-  return refuse('We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.');
+  return refuse(
+    'We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.',
+  );
 }
 
 /** Index of the quote that closes the string opening at `at` (text.length when it never closes). */
@@ -78,7 +79,8 @@ export async function scanJson(text: string, pieceChars = PIECE_CHARS): Promise<
     if (c === 0x22) i = stringEnd(text, i);
     else if (c === 0x2c) values++;
     else if (c === 0x3a) {
-      if (++keys[depth] > MAX_KEYS) throw refuse(`An object in the request body has more than ${MAX_KEYS} keys; the limit is ${MAX_KEYS} keys per object.`);
+      if (++keys[depth] > MAX_KEYS)
+        throw refuse(`An object in the request body has more than ${MAX_KEYS} keys; the limit is ${MAX_KEYS} keys per object.`);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > MAX_DEPTH) throw refuse(`The request body nests deeper than ${MAX_DEPTH} levels.`);
       opened[depth] = i;
@@ -88,7 +90,8 @@ export async function scanJson(text: string, pieceChars = PIECE_CHARS): Promise<
       if (i - opened[depth] >= pieceChars) big.set(opened[depth], i);
       depth--;
     }
-    if (values > MAX_VALUES) throw refuse(`The request body holds more than ${MAX_VALUES} JSON values; the limit is ${MAX_VALUES} values per request.`);
+    if (values > MAX_VALUES)
+      throw refuse(`The request body holds more than ${MAX_VALUES} JSON values; the limit is ${MAX_VALUES} values per request.`);
   }
   return big;
 }
@@ -243,7 +246,9 @@ const nested = (v: unknown) => v !== null && typeof v === 'object';
 /** `holder[key]` as JSON.stringify sees it (after toJSON). */
 function jsonValue(holder: Record<string, unknown> | unknown[], key: string | number): unknown {
   const v = (holder as Record<string, unknown>)[key];
-  return nested(v) && typeof (v as { toJSON?: unknown }).toJSON === 'function' ? (v as { toJSON(k: string): unknown }).toJSON(String(key)) : v;
+  return nested(v) && typeof (v as { toJSON?: unknown }).toJSON === 'function'
+    ? (v as { toJSON(k: string): unknown }).toJSON(String(key))
+    : v;
 }
 
 /** The text of JSON.stringify(value) as fragments, none bigger than one leaf container's or string's JSON. */

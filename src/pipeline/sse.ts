@@ -35,7 +35,12 @@ export const utf8 = (text: string): Uint8Array => encoder.encode(text);
  * as one chunk, made by `encode` from their frames. Returns `stop`, which ends production at once
  * (the client went away).
  */
-export function playEvents<C>(events: readonly TimedEvent[], sink: Sink<C>, hooks: StreamHooks<C>, encode: (frames: string) => C): () => void {
+export function playEvents<C>(
+  events: readonly TimedEvent[],
+  sink: Sink<C>,
+  hooks: StreamHooks<C>,
+  encode: (frames: string) => C,
+): () => void {
   const started = performance.now();
   let next = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,7 +76,12 @@ export function playEvents<C>(events: readonly TimedEvent[], sink: Sink<C>, hook
  * Playback as a web byte stream (for fetch Responses); cancelling it, or `signal`, stops production.
  * With `breakAtEnd` the stream errors after the last event, as a cut connection does.
  */
-export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks, signal: AbortSignal, breakAtEnd = false): ReadableStream<Uint8Array> {
+export function playbackStream(
+  events: readonly TimedEvent[],
+  hooks: StreamHooks,
+  signal: AbortSignal,
+  breakAtEnd = false,
+): ReadableStream<Uint8Array> {
   let stop = () => {};
   let breakPending = false;
   // The error comes a moment after the reader has taken the last event: interceptors that copy the
@@ -99,10 +109,14 @@ export function playbackStream(events: readonly TimedEvent[], hooks: StreamHooks
         : close;
       // The reader owns what it is given (it may transfer it): the journal keeps its own bytes.
       stop = playEvents(events, { write: (bytes) => controller.enqueue(bytes.slice()), end }, hooks, utf8);
-      signal.addEventListener('abort', () => {
-        stop();
-        close();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          stop();
+          close();
+        },
+        { once: true },
+      );
     },
     pull(controller) {
       if (breakPending) cut(controller);

@@ -65,7 +65,11 @@ function sortedJson(value: unknown): string {
     Array.isArray(v)
       ? v.map(sort)
       : v !== null && typeof v === 'object'
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, k === 'raw' ? (v as Record<string, unknown>)[k] : sort((v as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, k === 'raw' ? (v as Record<string, unknown>)[k] : sort((v as Record<string, unknown>)[k])]),
+          )
         : v;
   return `${JSON.stringify(sort(value), null, 2)}\n`;
 }
@@ -86,7 +90,14 @@ const SLUG_MAX = 40;
 
 /** Lowercase ASCII words of `text` joined by dashes, whole words up to `max` characters. */
 function slug(text: string, max = SLUG_MAX): string {
-  const words = text.slice(0, SLUG_SOURCE_CHARS).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^a-z0-9.]+/).map((w) => w.replace(/^\.+|\.+$/g, '')).filter(Boolean);
+  const words = text
+    .slice(0, SLUG_SOURCE_CHARS)
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^a-z0-9.]+/)
+    .map((w) => w.replace(/^\.+|\.+$/g, ''))
+    .filter(Boolean);
   let out = '';
   for (const word of words) {
     const next = out ? `${out}-${word}` : word;
@@ -104,7 +115,10 @@ function slug(text: string, max = SLUG_MAX): string {
  */
 export function recordingName(request: CanonicalRequest, path: string, key: string): string {
   // The version and a path's model (Gemini's `/v1beta/models/{m}:generateContent`) say nothing the rest doesn't.
-  const endpoint = path.replace(/^\/v\d+[a-z]*\d*(?=\/|$)/, '').replace(/\/models\/[^/:]+/, '').replace(/([a-z0-9])([A-Z])/g, '$1-$2');
+  const endpoint = path
+    .replace(/^\/v\d+[a-z]*\d*(?=\/|$)/, '')
+    .replace(/\/models\/[^/:]+/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2');
   return `${[request.format, slug(endpoint), slug(request.model), slug(lastUserText(request)), key].filter(Boolean).join('-')}.json`;
 }
 
@@ -147,7 +161,12 @@ export class Recorder {
     const controller = new AbortController();
     const url = new URL(inbound.url.pathname + inbound.url.search, base.endsWith('/') ? base : `${base}/`);
     const doFetch = this.options.fetch ?? fetch;
-    const response = await doFetch(url, { method: inbound.method, headers, body: rawBody as BodyInit | undefined, signal: controller.signal });
+    const response = await doFetch(url, {
+      method: inbound.method,
+      headers,
+      body: rawBody as BodyInit | undefined,
+      signal: controller.signal,
+    });
     const outHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       if (!DROPPED_RESPONSE.has(name)) outHeaders[name] = value;
@@ -156,8 +175,8 @@ export class Recorder {
     let size = 0;
     // Written before the last chunk goes out, so a client that has its answer can read the file.
     const finish = () =>
-      this.save(call, forward, rawBody, response.status, outHeaders, size > this.maxBytes ? undefined : concat(parts)).catch((error: Error) =>
-        console.warn(`model-gateway-mock: not recorded: ${error.message}`),
+      this.save(call, forward, rawBody, response.status, outHeaders, size > this.maxBytes ? undefined : concat(parts)).catch(
+        (error: Error) => console.warn(`model-gateway-mock: not recorded: ${error.message}`),
       );
     const reader = response.body;
     const limit = this.maxBytes;
@@ -176,10 +195,19 @@ export class Recorder {
     return { status: response.status, headers: outHeaders, body: { chunks: chunks(), abort: () => controller.abort() } };
   }
 
-  private async save(call: Call, forward: Forward, rawBody: string | Uint8Array | undefined, status: number, headers: Record<string, string>, body: Uint8Array | undefined): Promise<void> {
+  private async save(
+    call: Call,
+    forward: Forward,
+    rawBody: string | Uint8Array | undefined,
+    status: number,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+  ): Promise<void> {
     const { forward: request } = forward;
     if (!body) {
-      return console.warn(`model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes`);
+      return console.warn(
+        `model-gateway-mock: not recorded: the answer to ${call.inbound.method} ${call.inbound.url.pathname} is over ${this.maxBytes} bytes`,
+      );
     }
     const key = matchKey(request);
     const file = recordingName(request, call.inbound.url.pathname, key);
@@ -212,7 +240,12 @@ export class Recorder {
       }
       const kept: Record<string, string> = {};
       for (const name of ['retry-after', 'retry-after-ms', 'x-should-retry']) if (headers[name] !== undefined) kept[name] = headers[name];
-      fixture.error = { status, ...(message === undefined ? {} : { message }), ...(code === undefined ? {} : { code }), ...(Object.keys(kept).length ? { headers: kept } : {}) };
+      fixture.error = {
+        status,
+        ...(message === undefined ? {} : { message }),
+        ...(code === undefined ? {} : { code }),
+        ...(Object.keys(kept).length ? { headers: kept } : {}),
+      };
     } else if (type.includes('text/event-stream')) {
       fixture.raw = { [request.format]: { events: parseSse(text) } };
     } else if (type.includes('json')) {
@@ -224,7 +257,9 @@ export class Recorder {
     } else {
       // Binary answers (audio, images) go to a side file named by content hash.
       await this.sideFile(body);
-      return console.warn(`model-gateway-mock: ${call.inbound.url.pathname} answered binary (${type}): kept as a side file only, no fixture (binary answers do not replay yet)`);
+      return console.warn(
+        `model-gateway-mock: ${call.inbound.url.pathname} answered binary (${type}): kept as a side file only, no fixture (binary answers do not replay yet)`,
+      );
     }
     await this.write(file, sortedJson(fixture));
   }

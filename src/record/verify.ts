@@ -66,19 +66,33 @@ const REFUSAL_QUOTE = 300;
 
 /** The drift of one recorded fixture against the live service; [] when its shape still holds. Throws UpstreamRefused. */
 export async function verifyFixture(fixture: Fixture, upstream: string, key: string | undefined): Promise<string[]> {
-  const rec = fixture.recorded as { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> } | undefined;
+  const rec = fixture.recorded as
+    | { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> }
+    | undefined;
   const format = fixture.match?.format ?? 'openai';
   if (!rec?.path) return [];
   const url = new URL(rec.path, upstream.endsWith('/') ? upstream : `${upstream}/`);
   // A recorded credential parameter (redacted, or in clear in a hand-written file) is never sent on:
   // the key goes in the format's header.
   if (rec.query) url.search = rewrittenSearch(new URL(`http://q/?${rec.query}`), () => undefined);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...rec.headers, ...(key ? FORMATS[format].credentialHeaders(key) : {}) };
-  const response = await fetch(url, { method: rec.method ?? 'POST', headers, body: rec.request === undefined ? undefined : JSON.stringify(rec.request) });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'accept-encoding': 'identity',
+    ...rec.headers,
+    ...(key ? FORMATS[format].credentialHeaders(key) : {}),
+  };
+  const response = await fetch(url, {
+    method: rec.method ?? 'POST',
+    headers,
+    body: rec.request === undefined ? undefined : JSON.stringify(rec.request),
+  });
   const text = await response.text();
   const expected = fixture.error?.status ?? rec.status ?? 200;
   if ((response.status === 401 || response.status === 403) && response.status !== expected) {
-    throw new UpstreamRefused(response.status, `${rec.method ?? 'POST'} ${rec.path} answered ${response.status}: ${text.slice(0, REFUSAL_QUOTE).trim()}`);
+    throw new UpstreamRefused(
+      response.status,
+      `${rec.method ?? 'POST'} ${rec.path} answered ${response.status}: ${text.slice(0, REFUSAL_QUOTE).trim()}`,
+    );
   }
   if (fixture.error) return response.status === fixture.error.status ? [] : [`status ${fixture.error.status} → ${response.status}`];
   if (response.status !== (rec.status ?? 200)) return [`status ${rec.status ?? 200} → ${response.status}`];
@@ -114,12 +128,18 @@ export const REFUSED_EXIT = 3;
 export async function verifyMain(args: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args, options: { fixtures: { type: 'string' }, upstream: { type: 'string' }, 'api-key': { type: 'string' } } }));
+    ({ values } = parseArgs({
+      args,
+      options: { fixtures: { type: 'string' }, upstream: { type: 'string' }, 'api-key': { type: 'string' } },
+    }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const missing = [!values.fixtures && '--fixtures <dir> (the folder of recorded fixtures)', !values.upstream && '--upstream <url> (the real service to compare with)'].filter(Boolean);
+  const missing = [
+    !values.fixtures && '--fixtures <dir> (the folder of recorded fixtures)',
+    !values.upstream && '--upstream <url> (the real service to compare with)',
+  ].filter(Boolean);
   const problem = missing.length
     ? `verify needs ${missing.join(' and ')}`
     : !URL.canParse(values.upstream!)
@@ -148,7 +168,12 @@ export async function verifyMain(args: string[]): Promise<number> {
       if (!(error instanceof UpstreamRefused)) drift = [`request failed: ${(error as Error).message}`];
       else {
         // Every other fixture would be refused the same way: stop at the first, say what to set.
-        const given = values['api-key'] !== undefined ? 'the key given with --api-key' : key ? 'the key in MGM_UPSTREAM_API_KEY' : 'no key (neither --api-key nor MGM_UPSTREAM_API_KEY is set)';
+        const given =
+          values['api-key'] !== undefined
+            ? 'the key given with --api-key'
+            : key
+              ? 'the key in MGM_UPSTREAM_API_KEY'
+              : 'no key (neither --api-key nor MGM_UPSTREAM_API_KEY is set)';
         process.stderr.write(
           `model-gateway-mock verify: the upstream refused the credentials (${error.status}) for "${fixture.name}"; verification stopped, no drift reported.\n` +
             `  Sent ${given}. Set MGM_UPSTREAM_API_KEY (or pass --api-key <key>) to a key ${values.upstream} accepts.\n` +

@@ -15,7 +15,16 @@ it('returns JSON that follows the requested schema', async () => {
     messages: [{ role: 'user', content: 'A city' }],
     response_format: {
       type: 'json_schema',
-      json_schema: { name: 'city', strict: true, schema: { type: 'object', properties: { name: { type: 'string' }, population: { type: 'integer', minimum: 1 } }, required: ['name', 'population'], additionalProperties: false } },
+      json_schema: {
+        name: 'city',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { name: { type: 'string' }, population: { type: 'integer', minimum: 1 } },
+          required: ['name', 'population'],
+          additionalProperties: false,
+        },
+      },
     },
   });
   const city = JSON.parse(reply.choices[0].message.content!);
@@ -27,7 +36,12 @@ it('calls a tool with arguments for its parameters', async () => {
   const reply = await openai.chat.completions.create({
     model: 'gpt-4o-mini',
     messages: [{ role: 'user', content: 'Weather in Oslo?' }],
-    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+      },
+    ],
     tool_choice: 'required',
   });
   const call = reply.choices[0].message.tool_calls![0];

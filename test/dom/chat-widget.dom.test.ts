@@ -11,7 +11,6 @@ const gateway = setupGateway({
 // Never a real host: should interception fail, the request goes nowhere.
 const baseURL = 'http://127.0.0.1:2/v1';
 
-
 it(`runs in ${navigator.userAgent.includes('jsdom') ? 'jsdom' : navigator.userAgent.includes('HappyDOM') ? 'happy-dom' : 'a DOM'}`, () => {
   expect(document.body).toBeInstanceOf(HTMLElement);
 });

@@ -12,7 +12,11 @@ export function mountChat(root: HTMLElement, options: { baseURL: string; apiKey:
     reply.textContent = '';
     root.dataset.state = 'streaming';
     (async () => {
-      const stream = await client.chat.completions.create({ model: options.model ?? 'gpt-4o-mini', messages: [{ role: 'user', content }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: options.model ?? 'gpt-4o-mini',
+        messages: [{ role: 'user', content }],
+        stream: true,
+      });
       for await (const chunk of stream) reply.textContent += chunk.choices[0]?.delta.content ?? '';
       root.dataset.state = 'done';
     })().catch((error: Error) => {

@@ -15,15 +15,34 @@ export interface Outcome {
 /** Runs vitest in `dir` (under the repository) with its vitest.config.ts; each test's status and failure messages, by title. */
 export function runCases(dir: string, env: Record<string, string>, args: string[] = []): Promise<Record<string, Outcome>> {
   const out = join(mkdtempSync(join(tmpdir(), 'mgm-vitest-')), 'report.json');
-  const argv = [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'vitest.config.ts', '--reporter=json', `--outputFile=${out}`, ...args];
+  const argv = [
+    join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    '--config',
+    'vitest.config.ts',
+    '--reporter=json',
+    `--outputFile=${out}`,
+    ...args,
+  ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, argv, { cwd: join(root, dir), env: { ...process.env, ...env, VITEST: '', NODE_OPTIONS: '' }, timeout: 120_000 }, (error) => {
-      try {
-        const report = JSON.parse(readFileSync(out, 'utf8')) as { testResults: { assertionResults: (Outcome & { title: string })[] }[] };
-        resolve(Object.fromEntries(report.testResults.flatMap((f) => f.assertionResults).map((t) => [t.title, { status: t.status, failureMessages: t.failureMessages }])));
-      } catch {
-        reject(error ?? new Error('no report'));
-      }
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: join(root, dir), env: { ...process.env, ...env, VITEST: '', NODE_OPTIONS: '' }, timeout: 120_000 },
+      (error) => {
+        try {
+          const report = JSON.parse(readFileSync(out, 'utf8')) as { testResults: { assertionResults: (Outcome & { title: string })[] }[] };
+          resolve(
+            Object.fromEntries(
+              report.testResults
+                .flatMap((f) => f.assertionResults)
+                .map((t) => [t.title, { status: t.status, failureMessages: t.failureMessages }]),
+            ),
+          );
+        } catch {
+          reject(error ?? new Error('no report'));
+        }
+      },
+    );
   });
 }

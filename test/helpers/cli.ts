@@ -12,7 +12,8 @@ export interface Spawned {
 }
 
 /** `env` adds to (or, with undefined, removes from) the test's own environment. */
-const envOf = (env: Record<string, string | undefined> = {}) => Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+const envOf = (env: Record<string, string | undefined> = {}) =>
+  Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
 
 export function spawnCli(args: string[] = [], env?: Record<string, string | undefined>): Promise<Spawned> {
   const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envOf(env) });

@@ -12,7 +12,14 @@ import { expect } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** CI installs Chromium (.ci/run) and must run the browser tests; elsewhere they are skipped without it. */
 export const chromiumAvailable = existsSync(CHROMIUM) || Boolean(process.env.CI);
 
@@ -99,6 +106,8 @@ export async function sendAndRecord(page: Page, message: string): Promise<string
 /** The reply rendered incrementally: several partial states, each growing the one before, ending with `full`. */
 export function expectIncremental(states: string[], full: string): void {
   expect(states.length).toBeGreaterThanOrEqual(5);
-  states.forEach((s, i) => i > 0 && expect(s.startsWith(states[i - 1]), `${JSON.stringify(s)} grows ${JSON.stringify(states[i - 1])}`).toBe(true));
+  states.forEach(
+    (s, i) => i > 0 && expect(s.startsWith(states[i - 1]), `${JSON.stringify(s)} grows ${JSON.stringify(states[i - 1])}`).toBe(true),
+  );
   expect(states.at(-1)).toBe(full);
 }

@@ -8,7 +8,11 @@ const server = setupServer(...createGateway().handlers);
 server.listen();
 const bodies: string[] = [];
 for (const { path, body } of requests) {
-  const res = await fetch(`https://cold.test${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`https://cold.test${path}`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   bodies.push(`${res.status} ${await res.text()}`);
 }
 server.close();

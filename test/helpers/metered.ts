@@ -4,7 +4,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setupServer } from 'msw/node';
-import { createGateway, type CostReport, type Fixture, type IssuedToken, type JournalEntry, type PriceTable, type TokenScope } from '../../src/index.ts';
+import {
+  createGateway,
+  type CostReport,
+  type Fixture,
+  type IssuedToken,
+  type JournalEntry,
+  type PriceTable,
+  type TokenScope,
+} from '../../src/index.ts';
 import { spawnCli } from './cli.ts';
 import { strictListen } from './modes.ts';
 
@@ -31,7 +39,12 @@ export interface Metered {
 export type MeteredMode = 'in-process' | 'socket';
 
 async function inProcess(o: MeteredOptions): Promise<Metered> {
-  const gateway = createGateway({ tokens: o.tokens, rateLimits: { rpm: o.rpm, tpm: o.tpm, windowSeconds: o.windowSeconds }, prices: o.prices, fixtures: o.fixtures });
+  const gateway = createGateway({
+    tokens: o.tokens,
+    rateLimits: { rpm: o.rpm, tpm: o.tpm, windowSeconds: o.windowSeconds },
+    prices: o.prices,
+    fixtures: o.fixtures,
+  });
   const server = setupServer(...gateway.handlers);
   strictListen(server);
   return {
@@ -63,7 +76,10 @@ async function overSocket(o: MeteredOptions): Promise<Metered> {
   }
   const cli = await spawnCli(args);
   const admin = async (path: string, init?: { method: string; body?: unknown }) => {
-    const res = await fetch(`${cli.url}/__admin${path}`, init && { method: init.method, body: JSON.stringify(init.body ?? {}), headers: { 'content-type': 'application/json' } });
+    const res = await fetch(
+      `${cli.url}/__admin${path}`,
+      init && { method: init.method, body: JSON.stringify(init.body ?? {}), headers: { 'content-type': 'application/json' } },
+    );
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<Record<string, unknown>>;
   };
@@ -78,4 +94,5 @@ async function overSocket(o: MeteredOptions): Promise<Metered> {
   };
 }
 
-export const startMetered = (mode: MeteredMode, options: MeteredOptions = {}): Promise<Metered> => (mode === 'socket' ? overSocket(options) : inProcess(options));
+export const startMetered = (mode: MeteredMode, options: MeteredOptions = {}): Promise<Metered> =>
+  mode === 'socket' ? overSocket(options) : inProcess(options);

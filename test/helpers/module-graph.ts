@@ -31,11 +31,22 @@ const chat = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', conten
 async function standalone(): Promise<void> {
   const { startServer } = await import('model-gateway-mock/server');
   const server = await startServer({ port: 0 });
-  const paths = ['/v1/models', '/v1/models/gpt-4o', '/v1/responses/resp_x/input_items', '/v1/nowhere', '/__admin/health', '/__admin/requests', '/'];
+  const paths = [
+    '/v1/models',
+    '/v1/models/gpt-4o',
+    '/v1/responses/resp_x/input_items',
+    '/v1/nowhere',
+    '/__admin/health',
+    '/__admin/requests',
+    '/',
+  ];
   for (const path of paths) await (await fetch(server.url + path, { headers: auth })).arrayBuffer();
   await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: chat })).arrayBuffer();
   await new Promise<void>((resolve) => {
-    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, ['realtime', 'openai-insecure-api-key.sk-test']);
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, [
+      'realtime',
+      'openai-insecure-api-key.sk-test',
+    ]);
     socket.onmessage = () => socket.close();
     socket.onclose = () => resolve();
   });
@@ -48,7 +59,8 @@ async function inprocess(): Promise<void> {
   const gateway = createGateway();
   const msw = setupServer(...gateway.handlers);
   msw.listen();
-  for (const path of ['/v1/models', '/v1/models/gpt-4o']) await (await fetch(`https://api.openai.com${path}`, { headers: auth })).arrayBuffer();
+  for (const path of ['/v1/models', '/v1/models/gpt-4o'])
+    await (await fetch(`https://api.openai.com${path}`, { headers: auth })).arrayBuffer();
   await (await fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', headers: auth, body: chat })).arrayBuffer();
   gateway.requests();
   msw.close();

@@ -17,16 +17,36 @@ export const HANG_MS = 60_000;
  * Sends one POST with node:http; `flushed` resolves once the whole body has been handed to the
  * socket, so what the test sends afterwards reaches the server after the big request is complete.
  */
-export function post(url: string, headers: Record<string, string>, body: string | Buffer, agent?: Agent): { flushed: Promise<void>; answer: Promise<Answer> } {
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+  agent?: Agent,
+): { flushed: Promise<void>; answer: Promise<Answer> } {
   let flushed!: () => void;
   const sent = new Promise<void>((resolve) => (flushed = resolve));
   const answer = new Promise<Answer>((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers }, signal: AbortSignal.timeout(HANG_MS) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
-      res.once('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+        signal: AbortSignal.timeout(HANG_MS),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.once('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.once('error', reject);
+      },
+    );
     req.once('error', reject);
     req.end(body, () => flushed());
   });
@@ -62,7 +82,13 @@ const getJson = async <T>(url: string, agent: Agent): Promise<T> => {
     const req = httpRequest(url, { agent, signal: AbortSignal.timeout(HANG_MS) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.once('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     req.once('error', reject).end();
   });
@@ -75,7 +101,12 @@ const getJson = async <T>(url: string, agent: Agent): Promise<T> => {
  * request's journal entry, and send small chat requests, each one after another on its own
  * connection, until the big answer is in; then two more small ones.
  */
-export async function servedMeanwhile(url: string, path: string, headers: Record<string, string>, body: string | Buffer): Promise<Meanwhile> {
+export async function servedMeanwhile(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): Promise<Meanwhile> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     // The first API request loads the tokenizer: done before, so the big request is the only cost.
@@ -98,9 +129,9 @@ export async function servedMeanwhile(url: string, path: string, headers: Record
         // The big request's entry: newer than the warm-up, with the big body's length (a small request
         // may reach the server before the big one's headers do, so it is not simply the next). Newer
         // entries are the big one and the small ones sent so far.
-        const entry = (await getJson<{ requests: Entry[] }>(`${url}/__admin/requests?limit=${out.statuses.length + 3}`, readAgent)).requests.find(
-          (e) => e.seq > last.seq && e.path === path.split('?')[0] && e.headers['content-length'] === length,
-        );
+        const entry = (
+          await getJson<{ requests: Entry[] }>(`${url}/__admin/requests?limit=${out.statuses.length + 3}`, readAgent)
+        ).requests.find((e) => e.seq > last.seq && e.path === path.split('?')[0] && e.headers['content-length'] === length);
         out.reads++;
         if (entry && entry.bodyBytes !== undefined && entry.status === 0) out.witnessed++;
       }
@@ -125,8 +156,15 @@ export async function servedMeanwhile(url: string, path: string, headers: Record
  * request in progress. Whether a read lands in one of the server's pauses is up to the scheduler: a
  * fast machine can finish a big request between two reads. A server that never pauses is seen in none.
  */
-export async function seenMeanwhile(url: string, path: string, headers: Record<string, string>, body: string | Buffer, attempts = 3): Promise<Meanwhile> {
+export async function seenMeanwhile(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+  attempts = 3,
+): Promise<Meanwhile> {
   let result = await servedMeanwhile(url, path, headers, body);
-  for (let i = 1; i < attempts && result.witnessed === 0 && !(result.big instanceof Error); i++) result = await servedMeanwhile(url, path, headers, body);
+  for (let i = 1; i < attempts && result.witnessed === 0 && !(result.big instanceof Error); i++)
+    result = await servedMeanwhile(url, path, headers, body);
   return result;
 }

@@ -4,7 +4,14 @@ import { createGateway } from 'model-gateway-mock/browser';
 
 export async function enableMocking() {
   const gateway = createGateway({
-    fixtures: [{ name: 'story', match: { userMessage: { contains: 'story' } }, reply: { text: 'Once upon a time, a mock streamed a story, word by word, to a page.' }, latency: 'ttft=50,tps=25' }],
+    fixtures: [
+      {
+        name: 'story',
+        match: { userMessage: { contains: 'story' } },
+        reply: { text: 'Once upon a time, a mock streamed a story, word by word, to a page.' },
+        latency: 'ttft=50,tps=25',
+      },
+    ],
   });
   // /mockServiceWorker.js comes from `npx msw init public` (the test serves node_modules/msw/lib's copy).
   await setupWorker(...gateway.handlers).start({ quiet: true, serviceWorker: { url: '/mockServiceWorker.js' } });

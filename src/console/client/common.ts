@@ -20,7 +20,11 @@ export function announce(text: string): void {
 type Child = Node | string | number | null | undefined | false;
 
 /** An element with attributes and children; strings become text nodes, never markup. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -53,7 +57,9 @@ export function wireCopyButtons(root: ParentNode = document): void {
     const button = (event.target as Element).closest<HTMLButtonElement>('button[data-copy], button[data-copy-from]');
     if (!button) return;
     const from = button.dataset.copyFrom ? document.getElementById(button.dataset.copyFrom) : null;
-    const text = button.dataset.copy ?? (from instanceof HTMLInputElement || from instanceof HTMLTextAreaElement ? from.value : (from?.textContent ?? ''));
+    const text =
+      button.dataset.copy ??
+      (from instanceof HTMLInputElement || from instanceof HTMLTextAreaElement ? from.value : (from?.textContent ?? ''));
     await copyText(text);
     const label = button.textContent;
     button.textContent = 'Copied';
@@ -65,7 +71,10 @@ export function wireCopyButtons(root: ParentNode = document): void {
 }
 
 /** A request to the control plane: every one goes through here. Writes always send JSON (the control plane refuses form posts). */
-export function adminFetch(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+export function adminFetch(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const method = init.method ?? 'GET';
   return fetch(`/__admin${path}`, {
     method,
@@ -95,7 +104,11 @@ export interface SseEvent {
 }
 
 /** Reads a server-sent-event body, calling `onEvent` for each event as it arrives. */
-export async function readEvents(body: ReadableStream<Uint8Array>, onEvent: (event: SseEvent) => void, signal?: AbortSignal): Promise<void> {
+export async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: SseEvent) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   const reader = body.getReader();
   signal?.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   const decoder = new TextDecoder();

@@ -20,7 +20,18 @@ interface Data {
 }
 
 /** One way to call a model: its label and how to build the request. */
-type Format = 'chat' | 'responses' | 'messages' | 'gemini' | 'completions' | 'embeddings' | 'rerank' | 'speech' | 'gemini-speech' | 'images' | 'gemini-image';
+type Format =
+  | 'chat'
+  | 'responses'
+  | 'messages'
+  | 'gemini'
+  | 'completions'
+  | 'embeddings'
+  | 'rerank'
+  | 'speech'
+  | 'gemini-speech'
+  | 'images'
+  | 'gemini-image';
 const FORMAT_LABELS: Record<Format, string> = {
   chat: 'Chat completions',
   responses: 'Responses',
@@ -102,7 +113,16 @@ function refreshFields(resetFormat: boolean): void {
   field('voices').replaceChildren(...voices.map((v) => el('option', { value: v })));
   const voice = field<HTMLInputElement>('voice');
   if (!voices.includes(voice.value)) voice.value = voices[0];
-  field('message-label').textContent = { embeddings: 'Input', rerank: 'Query', speech: 'Text to speak', 'gemini-speech': 'Text to speak', images: 'Prompt', 'gemini-image': 'Prompt', completions: 'Prompt' }[format as string] ?? 'Message';
+  field('message-label').textContent =
+    {
+      embeddings: 'Input',
+      rerank: 'Query',
+      speech: 'Text to speak',
+      'gemini-speech': 'Text to speak',
+      images: 'Prompt',
+      'gemini-image': 'Prompt',
+      completions: 'Prompt',
+    }[format as string] ?? 'Message';
   formatSelect.disabled = formatSelect.options.length < 2;
   showRequest();
 }
@@ -142,16 +162,43 @@ function build(): Built {
   switch (format) {
     case 'chat': {
       const messages = [...(system ? [{ role: 'system', content: system }] : []), { role: 'user', content: text }];
-      const body = { model: model.id, messages, temperature, max_completion_tokens: maxTokens, stream: stream || undefined, stream_options: stream ? { include_usage: true } : undefined };
+      const body = {
+        model: model.id,
+        messages,
+        temperature,
+        max_completion_tokens: maxTokens,
+        stream: stream || undefined,
+        stream_options: stream ? { include_usage: true } : undefined,
+      };
       return { url: `${origin}/v1/chat/completions`, headers: bearer, body, format, stream };
     }
     case 'responses':
-      return { url: `${origin}/v1/responses`, headers: bearer, body: { model: model.id, instructions: system || undefined, input: text, temperature, max_output_tokens: maxTokens, stream: stream || undefined }, format, stream };
+      return {
+        url: `${origin}/v1/responses`,
+        headers: bearer,
+        body: {
+          model: model.id,
+          instructions: system || undefined,
+          input: text,
+          temperature,
+          max_output_tokens: maxTokens,
+          stream: stream || undefined,
+        },
+        format,
+        stream,
+      };
     case 'messages':
       return {
         url: `${origin}/v1/messages`,
         headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-        body: { model: model.id, max_tokens: maxTokens ?? 1024, system: system || undefined, messages: [{ role: 'user', content: text }], temperature, stream: stream || undefined },
+        body: {
+          model: model.id,
+          max_tokens: maxTokens ?? 1024,
+          system: system || undefined,
+          messages: [{ role: 'user', content: text }],
+          temperature,
+          stream: stream || undefined,
+        },
         format,
         stream,
       };
@@ -170,29 +217,66 @@ function build(): Built {
       };
     }
     case 'completions':
-      return { url: `${origin}/v1/completions`, headers: bearer, body: { model: model.id, prompt: text, temperature, max_tokens: maxTokens ?? 256, stream: stream || undefined, stream_options: stream ? { include_usage: true } : undefined }, format, stream };
+      return {
+        url: `${origin}/v1/completions`,
+        headers: bearer,
+        body: {
+          model: model.id,
+          prompt: text,
+          temperature,
+          max_tokens: maxTokens ?? 256,
+          stream: stream || undefined,
+          stream_options: stream ? { include_usage: true } : undefined,
+        },
+        format,
+        stream,
+      };
     case 'embeddings':
-      return { url: `${origin}/v1/embeddings`, headers: bearer, body: { model: model.id, input: text, encoding_format: 'float' }, format, stream: false };
+      return {
+        url: `${origin}/v1/embeddings`,
+        headers: bearer,
+        body: { model: model.id, input: text, encoding_format: 'float' },
+        format,
+        stream: false,
+      };
     case 'rerank': {
-      const documents = field<HTMLTextAreaElement>('documents').value.split('\n').map((d) => d.trim()).filter(Boolean);
+      const documents = field<HTMLTextAreaElement>('documents')
+        .value.split('\n')
+        .map((d) => d.trim())
+        .filter(Boolean);
       return { url: `${origin}/v1/rerank`, headers: bearer, body: { model: model.id, query: text, documents }, format, stream: false };
     }
     case 'speech':
-      return { url: `${origin}/v1/audio/speech`, headers: bearer, body: { model: model.id, input: text, voice: field<HTMLInputElement>('voice').value, response_format: 'wav' }, format, stream: false };
+      return {
+        url: `${origin}/v1/audio/speech`,
+        headers: bearer,
+        body: { model: model.id, input: text, voice: field<HTMLInputElement>('voice').value, response_format: 'wav' },
+        format,
+        stream: false,
+      };
     case 'gemini-speech':
       return {
         url: `${origin}/v1beta/models/${encodeURIComponent(model.id)}:generateContent`,
         headers: { 'x-goog-api-key': token, 'content-type': 'application/json' },
         body: {
           contents: [{ parts: [{ text }] }],
-          generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: field<HTMLInputElement>('voice').value } } } },
+          generationConfig: {
+            responseModalities: ['AUDIO'],
+            speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: field<HTMLInputElement>('voice').value } } },
+          },
         },
         format,
         stream: false,
       };
     case 'images': {
       // dall-e models choose between url and b64_json; gpt-image models always answer b64_json.
-      const body = { model: model.id, prompt: text, n: numberOf('n') ?? 1, size: field<HTMLSelectElement>('size').value || undefined, response_format: model.id.startsWith('dall-e') ? 'b64_json' : undefined };
+      const body = {
+        model: model.id,
+        prompt: text,
+        n: numberOf('n') ?? 1,
+        size: field<HTMLSelectElement>('size').value || undefined,
+        response_format: model.id.startsWith('dall-e') ? 'b64_json' : undefined,
+      };
       return { url: `${origin}/v1/images/generations`, headers: bearer, body, format, stream: false };
     }
     case 'gemini-image': {
@@ -203,7 +287,11 @@ function build(): Built {
         headers: { 'x-goog-api-key': token, 'content-type': 'application/json' },
         body: {
           contents: [{ role: 'user', parts: [{ text }] }],
-          generationConfig: { responseModalities: ['IMAGE', 'TEXT'], candidateCount: n > 1 ? n : undefined, imageConfig: aspectRatio ? { aspectRatio } : undefined },
+          generationConfig: {
+            responseModalities: ['IMAGE', 'TEXT'],
+            candidateCount: n > 1 ? n : undefined,
+            imageConfig: aspectRatio ? { aspectRatio } : undefined,
+          },
         },
         format,
         stream: false,
@@ -215,7 +303,11 @@ function build(): Built {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function asCurl(b: Built): string {
-  const lines = [`curl ${b.stream ? '-N ' : ''}${shellQuote(b.url)}`, ...Object.entries(b.headers).map(([k, v]) => `-H ${shellQuote(`${k}: ${v}`)}`), `-d ${shellQuote(JSON.stringify(b.body))}`];
+  const lines = [
+    `curl ${b.stream ? '-N ' : ''}${shellQuote(b.url)}`,
+    ...Object.entries(b.headers).map(([k, v]) => `-H ${shellQuote(`${k}: ${v}`)}`),
+    `-d ${shellQuote(JSON.stringify(b.body))}`,
+  ];
   if (b.format === 'speech') lines.push('-o speech.wav');
   return lines.join(' \\\n  ');
 }
@@ -361,10 +453,15 @@ async function submit(): Promise<void> {
       const d = await res.json();
       if (b.format === 'embeddings') {
         const vector: number[] = d.data?.[0]?.embedding ?? [];
-        reply.textContent = `${vector.length} dimensions: [${vector.slice(0, 8).map((v) => v.toFixed(6)).join(', ')}${vector.length > 8 ? ', …' : ''}]`;
+        reply.textContent = `${vector.length} dimensions: [${vector
+          .slice(0, 8)
+          .map((v) => v.toFixed(6))
+          .join(', ')}${vector.length > 8 ? ', …' : ''}]`;
         used.input = d.usage?.prompt_tokens;
       } else if (b.format === 'rerank') {
-        reply.textContent = (d.results ?? []).map((r: any) => `${r.relevance_score.toFixed(4)}  ${r.document?.text ?? `#${r.index}`}`).join('\n');
+        reply.textContent = (d.results ?? [])
+          .map((r: any) => `${r.relevance_score.toFixed(4)}  ${r.document?.text ?? `#${r.index}`}`)
+          .join('\n');
         used.input = d.usage?.total_tokens;
       } else if (b.format === 'images') {
         const images: any[] = d.data ?? [];
@@ -373,8 +470,15 @@ async function submit(): Promise<void> {
       } else if (b.format === 'gemini-image') {
         // Each candidate is one image (with a line of text when TEXT was asked for too).
         const parts: any[] = (d.candidates ?? []).flatMap((c: any) => c.content?.parts ?? []);
-        showImages(parts.filter((p) => p.inlineData?.mimeType?.startsWith('image/')).map((p) => `data:${p.inlineData.mimeType};base64,${p.inlineData.data}`));
-        reply.textContent = parts.filter((p) => p.text && !p.thought).map((p) => p.text).join('\n');
+        showImages(
+          parts
+            .filter((p) => p.inlineData?.mimeType?.startsWith('image/'))
+            .map((p) => `data:${p.inlineData.mimeType};base64,${p.inlineData.data}`),
+        );
+        reply.textContent = parts
+          .filter((p) => p.text && !p.thought)
+          .map((p) => p.text)
+          .join('\n');
         readGemini(d, { text: () => {}, usage: progress.usage });
       } else if (b.format === 'gemini-speech') {
         const part = d.candidates?.[0]?.content?.parts?.find((p: any) => p.inlineData);
@@ -389,7 +493,10 @@ async function submit(): Promise<void> {
     else showError(String((error as Error).message ?? error));
   } finally {
     const total = performance.now() - started;
-    const counts = [used.input !== undefined && `${used.input} input tokens`, used.output !== undefined && `${used.output} output tokens`].filter(Boolean);
+    const counts = [
+      used.input !== undefined && `${used.input} input tokens`,
+      used.output !== undefined && `${used.output} output tokens`,
+    ].filter(Boolean);
     if (counts.length) facts.push(counts.join(', '));
     reply.hidden = !reply.textContent && media.childElementCount > 0;
     if (first !== undefined && b.stream) facts.push(`first text after ${Math.round(first - started)} ms`);

@@ -45,7 +45,9 @@ const pending = (e: Summary) => e.durationMs === undefined;
 /** The most of one body the page lays out (request bodies may be megabytes; the JSON route has all of it). */
 const SHOWN_CHARS = 200_000;
 const clip = (text: string, seq: number) =>
-  text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\n… ${text.length - SHOWN_CHARS} more characters: GET /__admin/requests/${seq} has them all.` : text;
+  text.length > SHOWN_CHARS
+    ? `${text.slice(0, SHOWN_CHARS)}\n… ${text.length - SHOWN_CHARS} more characters: GET /__admin/requests/${seq} has them all.`
+    : text;
 
 /** A stream's progress: its events and how it ended (a stream fault ends it, though the status was 200). */
 const streamState = (e: Summary) => `${e.eventsSent} events, ${e.fault && e.outcome === 'completed' ? `then ${e.fault}` : e.outcome}`;
@@ -88,7 +90,11 @@ function row(e: Summary): HTMLTableRowElement {
   return el(
     'tr',
     { class: e.seq === selected ? 'selected' : undefined, 'data-seq': String(e.seq) },
-    el('td', {}, el('button', { type: 'button', class: 'linkish', 'data-open': String(e.seq), 'aria-label': `Open request ${e.seq}` }, String(e.seq))),
+    el(
+      'td',
+      {},
+      el('button', { type: 'button', class: 'linkish', 'data-open': String(e.seq), 'aria-label': `Open request ${e.seq}` }, String(e.seq)),
+    ),
     el('td', {}, el('span', { class: `pill ${statusClass(e)}` }, status)),
     el(
       'td',
@@ -118,7 +124,9 @@ function render(): void {
     const cost = shown.reduce((sum, e) => sum + (e.costUsd ?? 0), 0);
     $('#count').textContent = `${shown.length} of ${all.length} shown · ${usd(cost)} in all`;
     if (!shown.length) {
-      rows.replaceChildren(el('tr', {}, el('td', { colspan: '9', class: 'muted' }, all.length ? 'No request passes the filters.' : 'No requests yet.')));
+      rows.replaceChildren(
+        el('tr', {}, el('td', { colspan: '9', class: 'muted' }, all.length ? 'No request passes the filters.' : 'No requests yet.')),
+      );
       return;
     }
     rows.replaceChildren(...shown.map(row));
@@ -163,7 +171,11 @@ async function open(seq: number): Promise<void> {
   if (e.nearMiss) {
     near.append(
       el('h3', {}, `Nearest fixture: ${e.nearMiss.name ?? e.nearMiss.id}`),
-      el('ul', {}, ...e.nearMiss.conditions.map((c) => el('li', {}, `${c.ok ? '✓' : '✗'} ${c.field}: expected ${c.expected}, got ${c.actual}`))),
+      el(
+        'ul',
+        {},
+        ...e.nearMiss.conditions.map((c) => el('li', {}, `${c.ok ? '✓' : '✗'} ${c.field}: expected ${c.expected}, got ${c.actual}`)),
+      ),
     );
   }
   $('#req-headers').textContent = JSON.stringify(e.headers, null, 2);
@@ -173,7 +185,8 @@ async function open(seq: number): Promise<void> {
   const notes: string[] = [];
   if (!r) notes.push(e.fault ? `No response: the connection was broken (${e.fault}).` : 'No response yet.');
   if (r && e.fault) notes.push(`Fault inflicted: ${e.fault}${e.stream ? `, after ${e.eventsSent} events` : ''}.`);
-  if (r?.binaryBytes !== undefined) notes.push(`Binary body, ${r.binaryBytes} bytes (${r.headers['content-type'] ?? 'unknown type'}); not kept.`);
+  if (r?.binaryBytes !== undefined)
+    notes.push(`Binary body, ${r.binaryBytes} bytes (${r.headers['content-type'] ?? 'unknown type'}); not kept.`);
   if (r?.truncated) notes.push('Cut at 64 KiB: the journal keeps that much of each response.');
   if (e.stream && e.outcome === 'streaming') notes.push('Still streaming: the events below grow as they are written.');
   $('#res-note').textContent = notes.join(' ');
@@ -245,9 +258,13 @@ async function showAssembled(e: Entry): Promise<void> {
   const a = await assemble(api, body);
   const cut = e.response?.truncated ? ' (cut with the journal’s copy at 64 KiB)' : '';
   $('#assembled-heading').textContent = a.tools.length && !a.text ? `Tool calls${cut}` : `Assembled text${cut}`;
-  $('#res-text').textContent = [a.text || (a.tools.length ? '' : '(no text)'), ...a.errors.map((m) => `Error in the stream: ${m}`)].filter(Boolean).join('\n\n');
+  $('#res-text').textContent = [a.text || (a.tools.length ? '' : '(no text)'), ...a.errors.map((m) => `Error in the stream: ${m}`)]
+    .filter(Boolean)
+    .join('\n\n');
   $('#res-text').hidden = !$('#res-text').textContent;
-  $('#res-tools').replaceChildren(...a.tools.map((t) => el('li', {}, el('code', {}, t.name), ' ', el('span', { class: 'mono' }, formatJson(t.args)))));
+  $('#res-tools').replaceChildren(
+    ...a.tools.map((t) => el('li', {}, el('code', {}, t.name), ' ', el('span', { class: 'mono' }, formatJson(t.args)))),
+  );
   box.hidden = false;
   // Folded only when first shown: a reader who opened the raw events keeps them open as the stream grows.
   if ($('#res-raw-summary').dataset.seq !== String(e.seq)) raw.open = false;
@@ -296,7 +313,8 @@ function take(list: Summary[]): void {
   // The open request moved on (a stream progressed, a delayed reply arrived): show its bodies as they are now.
   if (selected !== undefined && !$('#detail').hidden && list.some((e) => e.seq === selected)) void open(selected);
   // Oldest go first once the page holds as many as the journal can.
-  if (entries.size > MAX_ROWS) for (const seq of [...entries.keys()].sort((a, b) => a - b).slice(0, entries.size - MAX_ROWS)) entries.delete(seq);
+  if (entries.size > MAX_ROWS)
+    for (const seq of [...entries.keys()].sort((a, b) => a - b).slice(0, entries.size - MAX_ROWS)) entries.delete(seq);
   offerTests();
   render();
 }

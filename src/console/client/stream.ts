@@ -48,7 +48,8 @@ export function readStreamEvent(api: TextApi, event: string, data: string, sink:
       if (d.type === 'response.output_text.delta') sink.text(d.delta);
       if (d.type === 'response.output_item.added' && d.item?.type === 'function_call') sink.tool?.(d.output_index, d.item.name, '');
       if (d.type === 'response.function_call_arguments.delta') sink.tool?.(d.output_index, undefined, d.delta);
-      if (d.type === 'response.completed' || d.type === 'response.incomplete') sink.usage({ input: d.response.usage?.input_tokens, output: d.response.usage?.output_tokens });
+      if (d.type === 'response.completed' || d.type === 'response.incomplete')
+        sink.usage({ input: d.response.usage?.input_tokens, output: d.response.usage?.output_tokens });
       if (d.type === 'response.failed') sink.error(d.response?.error?.message ?? 'failed');
       break;
     case 'messages':

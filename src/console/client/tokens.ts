@@ -50,7 +50,9 @@ async function refresh(): Promise<void> {
         el(
           'td',
           { class: 'nowrap' },
-          el('div', { class: 'actions' },
+          el(
+            'div',
+            { class: 'actions' },
             el('button', { type: 'button', class: 'secondary', 'data-copy': t.token, 'aria-label': `Copy ${t.token}` }, 'Copy'),
             el('a', { class: 'button secondary', href: `/console/playground?token=${encodeURIComponent(t.token)}` }, 'Try'),
             el('button', { type: 'button', class: 'danger', 'data-revoke': t.token, 'aria-label': `Revoke ${t.token}` }, 'Revoke'),
@@ -59,7 +61,10 @@ async function refresh(): Promise<void> {
       ),
     ),
   );
-  if (!tokens.length) tbody.replaceChildren(el('tr', {}, el('td', { colspan: '7', class: 'muted' }, 'No tokens: every request is refused. Issue one above.')));
+  if (!tokens.length)
+    tbody.replaceChildren(
+      el('tr', {}, el('td', { colspan: '7', class: 'muted' }, 'No tokens: every request is refused. Issue one above.')),
+    );
 }
 
 $<HTMLFormElement>('#issue').addEventListener('submit', async (event) => {
@@ -78,7 +83,12 @@ $<HTMLFormElement>('#issue').addEventListener('submit', async (event) => {
   if (models.length) body.models = models;
   try {
     const t = await admin<Token>('/tokens', { method: 'POST', body });
-    issued.replaceChildren('Issued ', el('code', { id: 'issued-token' }, t.token), ' ', el('button', { type: 'button', class: 'secondary', 'data-copy': t.token }, 'Copy'));
+    issued.replaceChildren(
+      'Issued ',
+      el('code', { id: 'issued-token' }, t.token),
+      ' ',
+      el('button', { type: 'button', class: 'secondary', 'data-copy': t.token }, 'Copy'),
+    );
     issued.hidden = false;
     announce(`Issued token ${t.token}`);
     $<HTMLFormElement>('#issue').reset();

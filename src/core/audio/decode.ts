@@ -37,14 +37,24 @@ function wav(bytes: Uint8Array): ProbedAudio {
     const id = ascii(bytes, at, 4);
     const size = view.getUint32(at + 4, true);
     if (id === 'fmt ' && size >= 16) {
-      fmt = { format: view.getUint16(at + 8, true), channels: view.getUint16(at + 10, true), rate: view.getUint32(at + 12, true), align: view.getUint16(at + 20, true), bits: view.getUint16(at + 22, true) };
+      fmt = {
+        format: view.getUint16(at + 8, true),
+        channels: view.getUint16(at + 10, true),
+        rate: view.getUint32(at + 12, true),
+        align: view.getUint16(at + 20, true),
+        bits: view.getUint16(at + 22, true),
+      };
     } else if (id === 'data') {
       if (!fmt || !fmt.rate || !fmt.align) throw new UnreadableAudio('a WAV data chunk without a valid fmt chunk');
       // Streamed WAVs leave the size unset: the data then runs to the end of the file.
       const length = Math.min(size, bytes.length - at - 8);
       const pcm16 = (fmt.format === 1 || fmt.format === 0xfffe) && fmt.bits === 16;
       const prefix = Math.min(length, WATERMARK_PREFIX_BYTES * fmt.channels);
-      return { container: 'wav', duration: length / fmt.align / fmt.rate, text: pcm16 ? readText(samples16(bytes, at + 8, prefix - (prefix % fmt.align), fmt.channels)) : undefined };
+      return {
+        container: 'wav',
+        duration: length / fmt.align / fmt.rate,
+        text: pcm16 ? readText(samples16(bytes, at + 8, prefix - (prefix % fmt.align), fmt.channels)) : undefined,
+      };
     }
     at += 8 + size + (size & 1);
   }
@@ -127,7 +137,10 @@ function id3Text(b: Uint8Array, end: number): string | undefined {
   for (let at = 10; at + 10 <= end; ) {
     const id = ascii(b, at, 4);
     if (!/^[A-Z0-9]{4}$/.test(id)) break;
-    const size = version >= 4 ? (b[at + 4] << 21) | (b[at + 5] << 14) | (b[at + 6] << 7) | b[at + 7] : new DataView(b.buffer, b.byteOffset + at + 4, 4).getUint32(0);
+    const size =
+      version >= 4
+        ? (b[at + 4] << 21) | (b[at + 5] << 14) | (b[at + 6] << 7) | b[at + 7]
+        : new DataView(b.buffer, b.byteOffset + at + 4, 4).getUint32(0);
     const body = b.subarray(at + 10, Math.min(at + 10 + size, end));
     if (id === 'TXXX' && body[0] === 3) {
       const zero = body.indexOf(0, 1);
@@ -202,7 +215,11 @@ function ogg(bytes: Uint8Array): ProbedAudio {
 /** Raw 16-bit little-endian mono PCM; the rate from a `rate=` parameter of the type, else 24 kHz. */
 function pcm(bytes: Uint8Array, type: string): ProbedAudio {
   const rate = Number(/rate=(\d+)/.exec(type)?.[1] ?? SPEECH_SAMPLE_RATE);
-  return { container: 'pcm', duration: Math.floor(bytes.length / 2) / (rate || SPEECH_SAMPLE_RATE), text: readText(samples16(bytes, 0, Math.min(bytes.length - (bytes.length % 2), WATERMARK_PREFIX_BYTES))) };
+  return {
+    container: 'pcm',
+    duration: Math.floor(bytes.length / 2) / (rate || SPEECH_SAMPLE_RATE),
+    text: readText(samples16(bytes, 0, Math.min(bytes.length - (bytes.length % 2), WATERMARK_PREFIX_BYTES))),
+  };
 }
 
 /**

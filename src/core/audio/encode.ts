@@ -100,7 +100,11 @@ const OPUS_SET_COMPLEXITY = 4010;
 async function opusBytes(samples: Int16Array, sampleRate: number, text: string | undefined, key: number): Promise<Uint8Array> {
   // opusscript (the only kept libopus build on npm) hands packets back as Node Buffers.
   if (!runsOnNode()) {
-    throw new GatewayError('invalid_request', "model-gateway-mock can encode 'opus' only under Node.js (its libopus build needs Node's Buffer); in a browser ask for 'mp3', 'flac', 'wav' or 'pcm'.", { param: 'response_format', code: 'unsupported_value' });
+    throw new GatewayError(
+      'invalid_request',
+      "model-gateway-mock can encode 'opus' only under Node.js (its libopus build needs Node's Buffer); in a browser ask for 'mp3', 'flac', 'wav' or 'pcm'.",
+      { param: 'response_format', code: 'unsupported_value' },
+    );
   }
   const { default: OpusScript } = await importNodeOnly<{ default: typeof import('opusscript') }>('opusscript');
   const rate = sampleRate as 24000;
@@ -127,7 +131,7 @@ async function opusBytes(samples: Int16Array, sampleRate: number, text: string |
       totalSamples48k: samples.length * scale,
       inputSampleRate: rate,
       comments: text === undefined ? [] : [`${TRANSCRIPT_TAG}=${text}`],
-      serial: key % 4294967296 >>> 0,
+      serial: (key % 4294967296) >>> 0,
     });
   } finally {
     encoder.delete();
@@ -135,7 +139,13 @@ async function opusBytes(samples: Int16Array, sampleRate: number, text: string |
 }
 
 /** A file of `samples` in `format`, carrying `text` (if given) for transcription; `key` seeds what a format draws (Ogg serial). */
-export async function encodeAudio(samples: Int16Array, sampleRate: number, format: AudioFormat, text: string | undefined, key: number): Promise<Uint8Array> {
+export async function encodeAudio(
+  samples: Int16Array,
+  sampleRate: number,
+  format: AudioFormat,
+  text: string | undefined,
+  key: number,
+): Promise<Uint8Array> {
   switch (format) {
     case 'pcm':
       return pcmAfter(new Uint8Array(0), samples, sampleRate);

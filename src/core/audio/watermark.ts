@@ -8,18 +8,21 @@ const MARKER = 0x4d474d54; // 'MGMT'
 const HEADER_BITS = 64;
 
 function checksum(text: string): number {
-  return hashString(text) % 4294967296 >>> 0;
+  return (hashString(text) % 4294967296) >>> 0;
 }
 
 /** The samples with `text` written into their low bits; padded with silence when too short to hold it. */
 export function embedText(samples: Int16Array, text: string): Int16Array {
   const bytes = new TextEncoder().encode(text);
   const bits = HEADER_BITS + bytes.length * 8 + 32;
-  const out = samples.length >= bits ? samples.slice() : (() => {
-    const padded = new Int16Array(bits);
-    padded.set(samples);
-    return padded;
-  })();
+  const out =
+    samples.length >= bits
+      ? samples.slice()
+      : (() => {
+          const padded = new Int16Array(bits);
+          padded.set(samples);
+          return padded;
+        })();
   let at = 0;
   const put = (value: number, width: number) => {
     for (let b = width - 1; b >= 0; b--) out[at] = (out[at++] & ~1) | ((value >>> b) & 1);
@@ -36,7 +39,7 @@ export function readText(samples: ArrayLike<number>): string | undefined {
   let at = 0;
   const get = (width: number) => {
     let v = 0;
-    for (let b = 0; b < width; b++) v = (v * 2) + (samples[at++] & 1);
+    for (let b = 0; b < width; b++) v = v * 2 + (samples[at++] & 1);
     return v;
   };
   if (samples.length < HEADER_BITS + 32 || get(32) !== MARKER) return undefined;

@@ -153,7 +153,12 @@ export interface SpeechWork {
  * slices; counts the samples made on `work` and stops at the first turn where `work.stopped()` holds.
  * The samples are those synthesizeSpeech gives.
  */
-export async function synthesizeSpeechSliced(segments: readonly SpeechSegment[], key: number, options: SpeechOptions, work: SpeechWork): Promise<Int16Array | undefined> {
+export async function synthesizeSpeechSliced(
+  segments: readonly SpeechSegment[],
+  key: number,
+  options: SpeechOptions,
+  work: SpeechWork,
+): Promise<Int16Array | undefined> {
   const steps = speechSteps(segments, key, options);
   let counted = 0;
   for (;;) {

@@ -36,7 +36,9 @@ export class Budget {
   visit(n = 1): void {
     this.nodes += n;
     if (this.nodes > MAX_SCHEMA_NODES) {
-      throw this.fail(`after visiting ${MAX_SCHEMA_NODES} schema nodes (its $refs, combinators, array sizes or pattern repetitions fan out); simplify the schema`);
+      throw this.fail(
+        `after visiting ${MAX_SCHEMA_NODES} schema nodes (its $refs, combinators, array sizes or pattern repetitions fan out); simplify the schema`,
+      );
     }
   }
 
@@ -62,13 +64,16 @@ export class Budget {
   produce(n: number): void {
     this.chars += n;
     if (this.chars > MAX_SCHEMA_CHARS) {
-      throw this.fail(`after producing ${MAX_SCHEMA_CHARS} characters (its lengths, array sizes or pattern repetitions multiply); lower them`);
+      throw this.fail(
+        `after producing ${MAX_SCHEMA_CHARS} characters (its lengths, array sizes or pattern repetitions multiply); lower them`,
+      );
     }
   }
 
   /** Throws when `depth` passes the nesting ceiling. */
   nest(depth: number, of: string): void {
-    if (depth > MAX_SCHEMA_DEPTH) throw this.fail(`at ${MAX_SCHEMA_DEPTH} levels of ${of} (a $ref that always recurses?); make the recursion optional or shallower`);
+    if (depth > MAX_SCHEMA_DEPTH)
+      throw this.fail(`at ${MAX_SCHEMA_DEPTH} levels of ${of} (a $ref that always recurses?); make the recursion optional or shallower`);
   }
 
   fail(why: string): GatewayError {

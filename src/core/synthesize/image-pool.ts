@@ -122,7 +122,9 @@ export async function decodeOnThread(job: Omit<DecodeJob, 'kind'>, signal?: Abor
   // The file copied once into a buffer of its own, which is moved (not copied again) to the thread: an
   // upload is a view of the whole request body, which must stay whole (Buffer's slice would not copy).
   const bytes = new Uint8Array(job.bytes);
-  return (await onThread({ kind: 'decode', format: job.format, bytes, into: job.into }, [bytes.buffer], signal)) as DecodeAnswer | undefined;
+  return (await onThread({ kind: 'decode', format: job.format, bytes, into: job.into }, [bytes.buffer], signal)) as
+    | DecodeAnswer
+    | undefined;
 }
 
 /** Pixels given to a thread: their own buffer moved when `handOver` (the caller is done with it), else a copy of them moved. */
@@ -133,7 +135,12 @@ function pixelsFor(image: RgbaImage, handOver: boolean): RgbaImage {
 }
 
 /** `image` encoded as a file on a worker thread; undefined when threads are unavailable (encode on this thread then). */
-export async function encodeOnThread(image: RgbaImage, format: ImageFormat, quality: number, handOver = false): Promise<Uint8Array | undefined> {
+export async function encodeOnThread(
+  image: RgbaImage,
+  format: ImageFormat,
+  quality: number,
+  handOver = false,
+): Promise<Uint8Array | undefined> {
   const moved = pixelsFor(image, handOver);
   const answer = await onThread({ kind: 'encode', image: moved, format, quality }, [moved.data.buffer as ArrayBuffer]);
   if (!answer) return undefined;

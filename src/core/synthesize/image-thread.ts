@@ -11,7 +11,8 @@ const own = (data: Uint8Array | Uint8ClampedArray): ArrayBuffer =>
 const pixels = (data: Uint8ClampedArray | Uint8Array) => new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
 
 async function answer(job: ThreadJob): Promise<ThreadAnswer> {
-  if (job.kind === 'encode') return { bytes: own(await encodeWhole({ ...job.image, data: pixels(job.image.data) }, job.format, job.quality)) };
+  if (job.kind === 'encode')
+    return { bytes: own(await encodeWhole({ ...job.image, data: pixels(job.image.data) }, job.format, job.quality)) };
   const image =
     job.kind === 'edit'
       ? editPicture(job.sources, job.prompt, job.width, job.height, job.key, job.mask, job.options)

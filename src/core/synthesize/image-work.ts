@@ -21,7 +21,11 @@ export class ImageWorkExceeded extends RangeError {
   readonly kind: WorkKind;
   readonly limit: number;
   constructor(kind: WorkKind, limit: number, detail = '') {
-    super((kind === 'pixels' ? `the uploads decode to more than ${limit} pixels in all, the limit of one request` : `the uploads inflate to more than ${limit} bytes in all, the limit of one request`) + detail);
+    super(
+      (kind === 'pixels'
+        ? `the uploads decode to more than ${limit} pixels in all, the limit of one request`
+        : `the uploads inflate to more than ${limit} bytes in all, the limit of one request`) + detail,
+    );
     this.kind = kind;
     this.limit = limit;
   }

@@ -12,13 +12,14 @@ import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 
 export type { ImageFormat, PictureOptions, RgbaImage };
 
-
 export const MIME_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
 /** The largest picture drawn or decoded (pixels): bounds the cost of every request. */
 export const MAX_PIXELS = 4096 * 4096;
 
-const STOP_WORDS = new Set('the and with for from that this into onto over under into its are was were has have a an of on in at to by as is it be or'.split(' '));
+const STOP_WORDS = new Set(
+  'the and with for from that this into onto over under into its are was were has have a an of on in at to by as is it be or'.split(' '),
+);
 
 /** The prompt's salient words, first occurrence order, at most eight. */
 export function promptWords(prompt: string): string[] {
@@ -168,7 +169,12 @@ export function editLayout(count: number, width: number, height: number): { x: n
   return Array.from({ length: count }, (_, i) => {
     const x = Math.floor(((i % columns) * width) / columns);
     const y = Math.floor((Math.floor(i / columns) * height) / rows);
-    return { x, y, w: Math.floor((((i % columns) + 1) * width) / columns) - x, h: Math.floor(((Math.floor(i / columns) + 1) * height) / rows) - y };
+    return {
+      x,
+      y,
+      w: Math.floor((((i % columns) + 1) * width) / columns) - x,
+      h: Math.floor(((Math.floor(i / columns) + 1) * height) / rows) - y,
+    };
   });
 }
 
@@ -177,7 +183,15 @@ export function editLayout(count: number, width: number, height: number): { x: n
  * the prompt's colours, with its shapes drawn over them. With a mask (scaled to the output), only
  * pixels where the mask is fully transparent change, as the API documents masks.
  */
-export function editPicture(sources: readonly RgbaImage[], prompt: string, width: number, height: number, key: number, mask?: RgbaImage, options: PictureOptions = {}): RgbaImage {
+export function editPicture(
+  sources: readonly RgbaImage[],
+  prompt: string,
+  width: number,
+  height: number,
+  key: number,
+  mask?: RgbaImage,
+  options: PictureOptions = {},
+): RgbaImage {
   requireSize(width, height);
   const image: RgbaImage = { width, height, data: new Uint8ClampedArray(width * height * 4) };
   editLayout(sources.length, width, height).forEach(({ x, y, w, h }, i) => place(image, sources[i], x, y, w, h));
@@ -207,7 +221,10 @@ export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
 type Png = typeof import('fast-png');
 type Jpeg = typeof import('jpeg-js');
 interface WebpCodec {
-  encode(image: { data: Uint8ClampedArray; width: number; height: number; colorSpace: 'srgb' }, options: { quality: number; lossless?: number }): Promise<ArrayBuffer>;
+  encode(
+    image: { data: Uint8ClampedArray; width: number; height: number; colorSpace: 'srgb' },
+    options: { quality: number; lossless?: number },
+  ): Promise<ArrayBuffer>;
   decode(bytes: ArrayBuffer): Promise<{ data: Uint8ClampedArray; width: number; height: number }>;
 }
 
@@ -252,9 +269,20 @@ export const THREAD_DRAW_PIXELS = 512 * 512;
  * An edit (see editPicture) drawn on a worker thread when large and threads exist, else here: the same
  * code either way, so the same pixels.
  */
-export async function editPictureOffThread(sources: readonly RgbaImage[], prompt: string, width: number, height: number, key: number, mask?: RgbaImage, options: PictureOptions = {}): Promise<RgbaImage> {
+export async function editPictureOffThread(
+  sources: readonly RgbaImage[],
+  prompt: string,
+  width: number,
+  height: number,
+  key: number,
+  mask?: RgbaImage,
+  options: PictureOptions = {},
+): Promise<RgbaImage> {
   requireSize(width, height);
-  const drawn = width * height >= THREAD_DRAW_PIXELS ? await editOnThread({ sources: [...sources], prompt, width, height, key, mask, options }) : undefined;
+  const drawn =
+    width * height >= THREAD_DRAW_PIXELS
+      ? await editOnThread({ sources: [...sources], prompt, width, height, key, mask, options })
+      : undefined;
   return drawn ?? editPicture(sources, prompt, width, height, key, mask, options);
 }
 
@@ -273,14 +301,28 @@ export async function encodeWhole(image: RgbaImage, format: ImageFormat, quality
   if (format === 'png') {
     const { encode } = await loadPng();
     // Level 1: a fraction of the time of the default for little more size on flat pictures.
-    return encode({ width: image.width, height: image.height, data: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength), channels: 4, depth: 8 }, { zlib: { level: 1 } });
+    return encode(
+      {
+        width: image.width,
+        height: image.height,
+        data: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength),
+        channels: 4,
+        depth: 8,
+      },
+      { zlib: { level: 1 } },
+    );
   }
   if (format === 'jpeg') {
     const codec = await loadJpeg();
     return new Uint8Array(codec.encode({ width: image.width, height: image.height, data: image.data }, Math.max(1, quality)).data);
   }
   const codec = await loadWebp();
-  return new Uint8Array(await codec.encode({ data: image.data, width: image.width, height: image.height, colorSpace: 'srgb' }, quality >= 100 ? { quality: 100, lossless: 1 } : { quality }));
+  return new Uint8Array(
+    await codec.encode(
+      { data: image.data, width: image.width, height: image.height, colorSpace: 'srgb' },
+      quality >= 100 ? { quality: 100, lossless: 1 } : { quality },
+    ),
+  );
 }
 
 /** Width and height from a file's header, before anything is decoded (so oversize files cost nothing). */
@@ -305,7 +347,8 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
         if (bytes[at] !== 0xff) return undefined;
         const marker = bytes[at + 1];
         const length = view.getUint16(at + 2);
-        if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { width: view.getUint16(at + 7), height: view.getUint16(at + 5) };
+        if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+          return { width: view.getUint16(at + 7), height: view.getUint16(at + 5) };
         at += 2 + length;
       }
     }
@@ -370,15 +413,28 @@ export const THREAD_PIXELS = 512 * 512;
  * A JPEG or WebP file decoded in one step and scaled to `into`: what a worker thread runs, or this
  * thread where there is none. Throws the codec's own error for a file it refuses.
  */
-export async function decodeWhole(format: 'jpeg' | 'webp', bytes: Uint8Array, into?: { width: number; height: number }): Promise<RgbaImage> {
+export async function decodeWhole(
+  format: 'jpeg' | 'webp',
+  bytes: Uint8Array,
+  into?: { width: number; height: number },
+): Promise<RgbaImage> {
   let decoded: RgbaImage;
   if (format === 'jpeg') {
     // jpeg-js held to the declared size in pixels and in memory.
     const { width, height } = imageSize(bytes)!;
     const pixels = width * height;
     const maxMemoryUsageInMB = Math.ceil((pixels * JPEG_BYTES_PER_PIXEL + JPEG_FIXED_BYTES + bytes.length) / (1024 * 1024));
-    const image = (await loadJpeg()).decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: pixels / 1e6 + 0.001, maxMemoryUsageInMB });
-    decoded = { width: image.width, height: image.height, data: new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
+    const image = (await loadJpeg()).decode(bytes, {
+      useTArray: true,
+      formatAsRGBA: true,
+      maxResolutionInMP: pixels / 1e6 + 0.001,
+      maxMemoryUsageInMB,
+    });
+    decoded = {
+      width: image.width,
+      height: image.height,
+      data: new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.byteLength),
+    };
   } else {
     // libwebp decodes the one frame its header declares (it refuses a bitstream of another size).
     const image = await (await loadWebp()).decode(bytes.slice().buffer);
@@ -401,7 +457,8 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}
   const size = imageSize(bytes);
   const work = options.work ?? new ImageWork();
   if (!format || !size) throw new RangeError('not a PNG, JPEG or WebP image');
-  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS) throw new RangeError(`image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}`);
+  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS)
+    throw new RangeError(`image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}`);
   if (options.into) requireSize(options.into.width, options.into.height);
   try {
     if (options.signal?.aborted) throw new DecodeAbandoned();
@@ -412,7 +469,11 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}
       // Its work (each scan over the whole frame) is counted before it is done.
       const scans = Math.max(1, jpegScans(bytes));
       cost = pixels * scans;
-      work.spend('pixels', cost, scans > 1 ? ` (a JPEG's pixels count once per scan, and this one has ${scans} scans of ${size.width}x${size.height})` : '');
+      work.spend(
+        'pixels',
+        cost,
+        scans > 1 ? ` (a JPEG's pixels count once per scan, and this one has ${scans} scans of ${size.width}x${size.height})` : '',
+      );
     } else work.spend('pixels', pixels);
     const answer = cost >= THREAD_PIXELS ? await decodeOnThread({ format, bytes, into: options.into }, options.signal) : undefined;
     if (!answer) return await decodeWhole(format, bytes, options.into);

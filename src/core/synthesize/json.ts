@@ -31,7 +31,10 @@ const HINTS: [RegExp, (f: Faker) => string][] = [
   [/colou?r/i, (f) => f.color.human()],
   [/currency/i, (f) => f.finance.currencyCode()],
   [/(^|_)id$|uuid/i, (f) => f.string.uuid()],
-  [/title|subject|headline|summary|description|text|content|message|comment|reason|answer|note|bio|query|question/i, (f) => f.hacker.phrase()],
+  [
+    /title|subject|headline|summary|description|text|content|message|comment|reason|answer|note|bio|query|question/i,
+    (f) => f.hacker.phrase(),
+  ],
 ];
 
 /** Keywords resolve() applies (or, for $defs and not, leaves out) rather than copies. */
@@ -39,7 +42,16 @@ const APPLICATORS = new Set(['$ref', 'allOf', 'anyOf', 'oneOf', 'if', 'then', 'e
 /** Strings no hint names: a few English words. */
 const WORDS: [RegExp, (f: Faker) => string] = [/(?:)/, (f) => f.word.words()];
 // Keywords that imply a type when `type` is left out.
-const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'propertyNames', 'dependentRequired'];
+const OBJECT_KEYWORDS = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'propertyNames',
+  'dependentRequired',
+];
 const ARRAY_KEYWORDS = ['items', 'prefixItems', 'minItems', 'maxItems', 'contains', 'uniqueItems', 'additionalItems'];
 const STRING_KEYWORDS = ['pattern', 'format', 'minLength', 'maxLength'];
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
@@ -66,7 +78,8 @@ function minimumSize(node: unknown, depth = 0): number {
   if (s.properties && typeof s.properties === 'object') {
     for (const sub of Object.values(s.properties as Schema)) size += minimumSize(sub, depth + 1);
   }
-  for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) size = Math.max(size, minimumSize(sub, depth + 1));
+  for (const k of ['allOf', 'anyOf', 'oneOf'])
+    if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) size = Math.max(size, minimumSize(sub, depth + 1));
   return Math.min(size + at('minProperties'), Number.MAX_SAFE_INTEGER);
 }
 
@@ -149,13 +162,23 @@ function merge(a: Schema, b: Schema, budget: Budget): Schema {
       case 'prefixItems':
         if (Array.isArray(mine) && Array.isArray(v)) {
           budget.visit(mine.length + v.length);
-          out.prefixItems = Array.from({ length: Math.max(mine.length, v.length) }, (_, i) => (i < mine.length && i < v.length ? both(mine[i], v[i]) : i < mine.length ? mine[i] : v[i]));
+          out.prefixItems = Array.from({ length: Math.max(mine.length, v.length) }, (_, i) =>
+            i < mine.length && i < v.length ? both(mine[i], v[i]) : i < mine.length ? mine[i] : v[i],
+          );
         }
         break;
-      case 'minimum': case 'minLength': case 'minItems': case 'minProperties': case 'exclusiveMinimum':
+      case 'minimum':
+      case 'minLength':
+      case 'minItems':
+      case 'minProperties':
+      case 'exclusiveMinimum':
         if (typeof mine === 'number' && typeof v === 'number') out[k] = Math.max(mine, v);
         break;
-      case 'maximum': case 'maxLength': case 'maxItems': case 'maxProperties': case 'exclusiveMaximum':
+      case 'maximum':
+      case 'maxLength':
+      case 'maxItems':
+      case 'maxProperties':
+      case 'exclusiveMaximum':
         if (typeof mine === 'number' && typeof v === 'number') out[k] = Math.min(mine, v);
         break;
       case 'enum':
@@ -213,7 +236,10 @@ class Generator {
 
   private pointer(ref: string): unknown {
     if (ref === '#' || ref === '') return this.root;
-    if (!ref.startsWith('#/')) throw this.refuse(`the $ref ${shown(ref)} is not a local reference (#/$defs/…, #/definitions/…); only references into the schema itself are followed.`);
+    if (!ref.startsWith('#/'))
+      throw this.refuse(
+        `the $ref ${shown(ref)} is not a local reference (#/$defs/…, #/definitions/…); only references into the schema itself are followed.`,
+      );
     let at: unknown = this.root;
     for (const raw of ref.slice(2).split('/')) {
       this.budget.visit();
@@ -223,7 +249,8 @@ class Generator {
       } catch {
         part = raw;
       }
-      if (at === null || typeof at !== 'object' || !Object.hasOwn(at, part)) throw this.refuse(`the $ref ${shown(ref)} points at nothing in the schema.`);
+      if (at === null || typeof at !== 'object' || !Object.hasOwn(at, part))
+        throw this.refuse(`the $ref ${shown(ref)} points at nothing in the schema.`);
       at = (at as Schema)[part];
     }
     return at;
@@ -246,7 +273,15 @@ class Generator {
     }
     const { $ref, allOf, anyOf, oneOf, if: test, then, else: otherwise } = node;
     // Most subschemas apply nothing: taken as they are, uncopied.
-    if ($ref === undefined && allOf === undefined && anyOf === undefined && oneOf === undefined && then === undefined && otherwise === undefined) return node;
+    if (
+      $ref === undefined &&
+      allOf === undefined &&
+      anyOf === undefined &&
+      oneOf === undefined &&
+      then === undefined &&
+      otherwise === undefined
+    )
+      return node;
     const own: Schema = {};
     let keys = 0;
     for (const k in node) {
@@ -276,7 +311,16 @@ class Generator {
   /** One branch of anyOf/oneOf: any, or past the shallow depth the first that does not recurse. */
   private branch(choices: unknown[], level: number): unknown {
     if (level < SHALLOW) return this.rng.pick(choices);
-    const leaf = choices.find((c) => isObject(c) && c.$ref === undefined && c.properties === undefined && c.items === undefined && c.allOf === undefined && c.anyOf === undefined && c.oneOf === undefined);
+    const leaf = choices.find(
+      (c) =>
+        isObject(c) &&
+        c.$ref === undefined &&
+        c.properties === undefined &&
+        c.items === undefined &&
+        c.allOf === undefined &&
+        c.anyOf === undefined &&
+        c.oneOf === undefined,
+    );
     return leaf ?? choices.find((c) => isObject(c) && c.$ref === undefined) ?? choices[0];
   }
 
@@ -284,23 +328,35 @@ class Generator {
   value(node: unknown, level: number, name: string): unknown {
     this.budget.nest(level, 'nesting');
     const s = this.resolve(node, level, 0);
-    if (s === false) throw this.refuse(`no value validates against ${name ? `the schema of "${name}"` : 'the schema'} (false, or contradictory combinators).`);
+    if (s === false)
+      throw this.refuse(
+        `no value validates against ${name ? `the schema of "${name}"` : 'the schema'} (false, or contradictory combinators).`,
+      );
     if (s.const !== undefined) return this.verbatim(s.const);
     if (Array.isArray(s.enum) && s.enum.length) return this.verbatim(this.rng.pick(s.enum));
     switch (this.typeOf(s, level)) {
-      case 'null': return null;
-      case 'boolean': return this.rng.next() < 0.5;
-      case 'integer': return this.number(s, true);
-      case 'number': return this.number(s, false);
-      case 'array': return this.array(s, level, name);
-      case 'object': return this.object(s, level, name);
-      default: return this.string(s, name);
+      case 'null':
+        return null;
+      case 'boolean':
+        return this.rng.next() < 0.5;
+      case 'integer':
+        return this.number(s, true);
+      case 'number':
+        return this.number(s, false);
+      case 'array':
+        return this.array(s, level, name);
+      case 'object':
+        return this.object(s, level, name);
+      default:
+        return this.string(s, name);
     }
   }
 
   /** A value the schema gives (const, enum): counted by its size, since it may be repeated many times. */
   private verbatim(value: unknown): unknown {
-    this.budget.produce(typeof value === 'string' ? value.length : value !== null && typeof value === 'object' ? JSON.stringify(value).length : 1);
+    this.budget.produce(
+      typeof value === 'string' ? value.length : value !== null && typeof value === 'object' ? JSON.stringify(value).length : 1,
+    );
     return value;
   }
 
@@ -393,7 +449,11 @@ class Generator {
       let hint = this.hints.get(name);
       if (!hint) this.hints.set(name, (hint = HINTS.find(([pattern]) => pattern.test(name)) ?? WORDS));
       const [kind, make] = hint;
-      text = this.budget.draw(kind.source, () => make(this.faker), (items) => this.rng.pick(items));
+      text = this.budget.draw(
+        kind.source,
+        () => make(this.faker),
+        (items) => this.rng.pick(items),
+      );
     }
     this.budget.produce(text.length);
     if (text.length < min) {
@@ -433,28 +493,65 @@ class Generator {
   /** A string in `format`, or undefined for formats we do not know (then a plain string). */
   private formatted(format: string): string | undefined {
     const r = this.rng;
-    const drawn = (make: (f: Faker) => string) => this.budget.draw(format, () => make(this.faker), (items) => r.pick(items));
+    const drawn = (make: (f: Faker) => string) =>
+      this.budget.draw(
+        format,
+        () => make(this.faker),
+        (items) => r.pick(items),
+      );
     const pad = (n: number, w = 2) => String(n).padStart(w, '0');
     // A fixed window of time, drawn from the key: never the clock.
-    const instant = () => new Date(Date.UTC(2020, 0, 1) + Math.floor(r.next() * 10 * 365.25 * 86_400) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const instant = () =>
+      new Date(Date.UTC(2020, 0, 1) + Math.floor(r.next() * 10 * 365.25 * 86_400) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     switch (format) {
-      case 'date-time': return instant();
-      case 'date': return instant().slice(0, 10);
-      case 'time': return `${instant().slice(11, 19)}Z`;
-      case 'duration': return `P${r.int(1, 30)}DT${r.int(1, 23)}H`;
-      case 'email': case 'idn-email': return drawn((f) => f.internet.email().replace(/[^A-Za-z0-9@._-]/g, ''));
-      case 'uri': case 'url': case 'iri': case 'uri-reference': case 'iri-reference': return drawn((f) => `https://${f.internet.domainName()}/${f.word.noun().toLowerCase().replace(/[^a-z]/g, '') || 'page'}`);
-      case 'uri-template': return drawn((f) => `https://${f.internet.domainName()}/{id}`);
-      case 'uuid': return drawn((f) => f.string.uuid());
-      case 'ipv4': return Array.from({ length: 4 }, () => r.int(1, 254)).join('.');
-      case 'ipv6': return Array.from({ length: 8 }, () => r.int(0, 0xffff).toString(16)).join(':');
-      case 'hostname': case 'idn-hostname': return drawn((f) => f.internet.domainName());
-      case 'json-pointer': return `/${this.faker.word.noun().replace(/[~/]/g, '')}`;
-      case 'relative-json-pointer': return `${r.int(0, 3)}/${this.faker.word.noun().replace(/[~/]/g, '')}`;
-      case 'regex': return '^[a-z]+$';
-      case 'byte': return btoa(r.alnum(r.int(3, 12)));
-      case 'date-fullyear': return pad(r.int(1990, 2030), 4);
-      default: return undefined;
+      case 'date-time':
+        return instant();
+      case 'date':
+        return instant().slice(0, 10);
+      case 'time':
+        return `${instant().slice(11, 19)}Z`;
+      case 'duration':
+        return `P${r.int(1, 30)}DT${r.int(1, 23)}H`;
+      case 'email':
+      case 'idn-email':
+        return drawn((f) => f.internet.email().replace(/[^A-Za-z0-9@._-]/g, ''));
+      case 'uri':
+      case 'url':
+      case 'iri':
+      case 'uri-reference':
+      case 'iri-reference':
+        return drawn(
+          (f) =>
+            `https://${f.internet.domainName()}/${
+              f.word
+                .noun()
+                .toLowerCase()
+                .replace(/[^a-z]/g, '') || 'page'
+            }`,
+        );
+      case 'uri-template':
+        return drawn((f) => `https://${f.internet.domainName()}/{id}`);
+      case 'uuid':
+        return drawn((f) => f.string.uuid());
+      case 'ipv4':
+        return Array.from({ length: 4 }, () => r.int(1, 254)).join('.');
+      case 'ipv6':
+        return Array.from({ length: 8 }, () => r.int(0, 0xffff).toString(16)).join(':');
+      case 'hostname':
+      case 'idn-hostname':
+        return drawn((f) => f.internet.domainName());
+      case 'json-pointer':
+        return `/${this.faker.word.noun().replace(/[~/]/g, '')}`;
+      case 'relative-json-pointer':
+        return `${r.int(0, 3)}/${this.faker.word.noun().replace(/[~/]/g, '')}`;
+      case 'regex':
+        return '^[a-z]+$';
+      case 'byte':
+        return btoa(r.alnum(r.int(3, 12)));
+      case 'date-fullyear':
+        return pad(r.int(1990, 2030), 4);
+      default:
+        return undefined;
     }
   }
 
@@ -496,7 +593,8 @@ class Generator {
     const chosen = new Set<string>(required);
     for (const k of Object.keys(properties)) {
       this.budget.visit();
-      if (!chosen.has(k) && chosen.size < max && properties[k] !== false && (chosen.size < min || (!shallow && this.rng.next() < 0.8))) chosen.add(k);
+      if (!chosen.has(k) && chosen.size < max && properties[k] !== false && (chosen.size < min || (!shallow && this.rng.next() < 0.8)))
+        chosen.add(k);
     }
     // A chosen property may require others (dependentRequired; draft 7's dependencies with a list).
     const dependent = isObject(s.dependentRequired) ? s.dependentRequired : isObject(s.dependencies) ? s.dependencies : {};
@@ -510,7 +608,8 @@ class Generator {
     const out: Record<string, unknown> = {};
     const extra = s.additionalProperties;
     const patterns = isObject(s.patternProperties) ? Object.entries(s.patternProperties) : [];
-    const schemaFor = (k: string) => (Object.hasOwn(properties, k) ? properties[k] : extra === undefined || extra === true || extra === false ? {} : extra);
+    const schemaFor = (k: string) =>
+      Object.hasOwn(properties, k) ? properties[k] : extra === undefined || extra === true || extra === false ? {} : extra;
     // Properties in the schema's order, then required ones it does not describe.
     for (const k of [...Object.keys(properties), ...chosen]) {
       if (!chosen.has(k) || Object.hasOwn(out, k)) continue;
@@ -554,7 +653,10 @@ function decimals(x: number): number {
 export function synthesizeJson(schema: object, key: number, what = 'the schema', budget = new Budget(what)): unknown {
   budget.what = what;
   if (minimumSize(schema) > BUDGET) {
-    throw new GatewayError('invalid_request', `model-gateway-mock could not produce a value for ${what}: its minimums (minItems, minLength, minProperties) multiply out to more than ${BUDGET} characters.`);
+    throw new GatewayError(
+      'invalid_request',
+      `model-gateway-mock could not produce a value for ${what}: its minimums (minItems, minLength, minProperties) multiply out to more than ${BUDGET} characters.`,
+    );
   }
   return withFaker(key, (faker) => new Generator(schema, key, faker, budget).value(schema, 0, ''));
 }

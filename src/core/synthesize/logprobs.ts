@@ -11,8 +11,28 @@ export interface TokenLogprob {
 
 // More than the 20 alternatives OpenAI allows, so a draw always finds a fresh one.
 const ALTERNATIVES = [
-  ' the', ' a', ' it', ' and', ' to', ' of', ' in', ' is', ' that', ' this', '.', ',',
-  ' you', ' we', ' for', ' on', ' with', ' as', ' be', ' at', ' or', ' not',
+  ' the',
+  ' a',
+  ' it',
+  ' and',
+  ' to',
+  ' of',
+  ' in',
+  ' is',
+  ' that',
+  ' this',
+  '.',
+  ',',
+  ' you',
+  ' we',
+  ' for',
+  ' on',
+  ' with',
+  ' as',
+  ' be',
+  ' at',
+  ' or',
+  ' not',
 ];
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -35,7 +55,10 @@ export function synthesizeLogprobs(text: string, top: number, key: number, count
   return splitTokens(text).map((token) => {
     count.entries += 1 + top;
     if (count.entries > MAX_LOGPROB_ENTRIES) {
-      throw new GatewayError('invalid_request', `model-gateway-mock stopped computing log probabilities after ${MAX_LOGPROB_ENTRIES} entries (tokens × (1 + top alternatives), over all choices); ask for fewer top alternatives, fewer choices or fewer tokens (max_tokens).`);
+      throw new GatewayError(
+        'invalid_request',
+        `model-gateway-mock stopped computing log probabilities after ${MAX_LOGPROB_ENTRIES} entries (tokens × (1 + top alternatives), over all choices); ask for fewer top alternatives, fewer choices or fewer tokens (max_tokens).`,
+      );
     }
     const logprob = round(-rng.next() * 0.5);
     const alternatives = [{ token, logprob }];

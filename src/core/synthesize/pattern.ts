@@ -18,8 +18,19 @@ type Node =
   | { kind: 'none' };
 
 const DIGIT: Ranges = [[48, 57]];
-const WORD: Ranges = [[48, 57], [65, 90], [95, 95], [97, 122]];
-const SPACE: Ranges = [[9, 13], [32, 32], [160, 160], [0x2028, 0x2029], [0xfeff, 0xfeff]];
+const WORD: Ranges = [
+  [48, 57],
+  [65, 90],
+  [95, 95],
+  [97, 122],
+];
+const SPACE: Ranges = [
+  [9, 13],
+  [32, 32],
+  [160, 160],
+  [0x2028, 0x2029],
+  [0xfeff, 0xfeff],
+];
 /** What `.` and negated classes draw from first: printable ASCII. */
 const PRINTABLE: [number, number] = [33, 126];
 /** Repetitions an unbounded quantifier (`*`, `+`, `{n,}`) adds at most; bounded ones add up to this beyond their minimum. */
@@ -107,7 +118,21 @@ class Parser {
       return discard ? { kind: 'none' } : group;
     }
     if (c === '[') return this.charClass();
-    if (c === '.') return { kind: 'class', items: [{ ranges: [[10, 10], [13, 13], [0x2028, 0x2029]], negated: true }], negated: false };
+    if (c === '.')
+      return {
+        kind: 'class',
+        items: [
+          {
+            ranges: [
+              [10, 10],
+              [13, 13],
+              [0x2028, 0x2029],
+            ],
+            negated: true,
+          },
+        ],
+        negated: false,
+      };
     if (c === '^' || c === '$') return { kind: 'none' };
     if (c === '\\') return this.escape(false);
     return { kind: 'text', text: c };
@@ -160,25 +185,40 @@ class Parser {
     if (c === undefined) throw new SyntaxError('\\ at the end of the pattern');
     const set = (ranges: Ranges, negated: boolean): Node => ({ kind: 'class', items: [{ ranges, negated }], negated: false });
     switch (c) {
-      case 'd': return set(DIGIT, false);
-      case 'D': return set(DIGIT, true);
-      case 'w': return set(WORD, false);
-      case 'W': return set(WORD, true);
-      case 's': return set(SPACE, false);
-      case 'S': return set(SPACE, true);
-      case 'p': case 'P': {
+      case 'd':
+        return set(DIGIT, false);
+      case 'D':
+        return set(DIGIT, true);
+      case 'w':
+        return set(WORD, false);
+      case 'W':
+        return set(WORD, true);
+      case 's':
+        return set(SPACE, false);
+      case 'S':
+        return set(SPACE, true);
+      case 'p':
+      case 'P': {
         // Unicode properties: letters stand in for any (a value may miss an exotic property).
         const end = this.source.indexOf('}', this.at);
         if (this.peek() === '{' && end > 0) this.at = end + 1;
         return set([[97, 122]], c === 'P');
       }
-      case 'b': case 'B': return inClass ? { kind: 'text', text: '\b' } : { kind: 'none' };
-      case 'n': return { kind: 'text', text: '\n' };
-      case 'r': return { kind: 'text', text: '\r' };
-      case 't': return { kind: 'text', text: '\t' };
-      case 'f': return { kind: 'text', text: '\f' };
-      case 'v': return { kind: 'text', text: '\v' };
-      case '0': return { kind: 'text', text: '\0' };
+      case 'b':
+      case 'B':
+        return inClass ? { kind: 'text', text: '\b' } : { kind: 'none' };
+      case 'n':
+        return { kind: 'text', text: '\n' };
+      case 'r':
+        return { kind: 'text', text: '\r' };
+      case 't':
+        return { kind: 'text', text: '\t' };
+      case 'f':
+        return { kind: 'text', text: '\f' };
+      case 'v':
+        return { kind: 'text', text: '\v' };
+      case '0':
+        return { kind: 'text', text: '\0' };
       case 'c': {
         const letter = this.source[this.at++] ?? 'A';
         return { kind: 'text', text: String.fromCharCode(letter.charCodeAt(0) % 32) };
@@ -247,8 +287,10 @@ class Producer {
   private node(node: Node): void {
     this.budget.visit();
     switch (node.kind) {
-      case 'text': return this.emit(node.text);
-      case 'class': return this.emit(String.fromCodePoint(this.pick(node)));
+      case 'text':
+        return this.emit(node.text);
+      case 'class':
+        return this.emit(String.fromCodePoint(this.pick(node)));
       case 'group': {
         const start = this.out.length;
         for (const n of this.rng.pick(node.alternatives)) this.node(n);

@@ -112,7 +112,14 @@ function chunks(bytes: Uint8Array): { header: Header; palette?: number[][]; data
       const depth = body[8];
       if (!DEPTHS[colourType]?.includes(depth)) throw new Error(`colour type ${colourType} with bit depth ${depth} is not valid PNG`);
       if (body[12] > 1) throw new Error(`interlace method ${body[12]} is not valid PNG`);
-      header = { width: b.getUint32(0), height: b.getUint32(4), depth, colourType, interlaced: body[12] === 1, channels: CHANNELS[colourType] };
+      header = {
+        width: b.getUint32(0),
+        height: b.getUint32(4),
+        depth,
+        colourType,
+        interlaced: body[12] === 1,
+        channels: CHANNELS[colourType],
+      };
     } else if (type === 'PLTE') {
       palette = [];
       for (let i = 0; i + 2 < length; i += 3) palette.push([body[i], body[i + 1], body[i + 2]]);
@@ -147,7 +154,12 @@ export async function readPng(bytes: Uint8Array, work: ImageWork, into?: { width
   const bpp = Math.max(1, bitsPerPixel >> 3);
   const scale = h.depth === 16 ? 1 / 257 : h.depth < 8 && !palette ? 255 / ((1 << h.depth) - 1) : 1;
   const mask = (1 << h.depth) - 1;
-  const sample = h.depth === 16 ? (row: Uint8Array, i: number) => (row[2 * i] << 8) | row[2 * i + 1] : h.depth === 8 ? (row: Uint8Array, i: number) => row[i] : (row: Uint8Array, i: number) => (row[(i * h.depth) >> 3] >> (8 - h.depth - ((i * h.depth) & 7))) & mask;
+  const sample =
+    h.depth === 16
+      ? (row: Uint8Array, i: number) => (row[2 * i] << 8) | row[2 * i + 1]
+      : h.depth === 8
+        ? (row: Uint8Array, i: number) => row[i]
+        : (row: Uint8Array, i: number) => (row[(i * h.depth) >> 3] >> (8 - h.depth - ((i * h.depth) & 7))) & mask;
 
   let pass = 0;
   let passRow = 0;

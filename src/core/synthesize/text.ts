@@ -43,7 +43,8 @@ export const synthesizeThinking = memoize((key: number): string =>
   withFaker(key, (f) => {
     const steps = f.number.int({ min: 2, max: 4 });
     const parts = ['Let me think this through.'];
-    for (let i = 0; i < steps; i++) parts.push(`${['First', 'Next', 'Then', 'Finally'][Math.min(i, 3)]}, ${f.hacker.phrase().replace(/^./, (c) => c.toLowerCase())}`);
+    for (let i = 0; i < steps; i++)
+      parts.push(`${['First', 'Next', 'Then', 'Finally'][Math.min(i, 3)]}, ${f.hacker.phrase().replace(/^./, (c) => c.toLowerCase())}`);
     return parts.join(' ');
   }),
 );

@@ -47,7 +47,8 @@ const round = (x: number) => Math.round(x * 100) / 100;
 
 /** The transcript of `duration` seconds of audio saying `text` (synthesized from `key` when unknown). */
 export function synthesizeTranscript(duration: number, key: number, text?: string): Transcript {
-  const said = text ?? (duration >= 0.3 ? prose(Math.min(MAX_SYNTHESIZED_WORDS, Math.max(1, Math.round(duration * WORDS_PER_SECOND))), key) : '');
+  const said =
+    text ?? (duration >= 0.3 ? prose(Math.min(MAX_SYNTHESIZED_WORDS, Math.max(1, Math.round(duration * WORDS_PER_SECOND))), key) : '');
   const words = said.split(/\s+/).filter(Boolean);
   // Speech fills the audio but for a short lead-in and tail; times are spread by word length.
   const lead = Math.min(0.1, duration / 10);
@@ -56,7 +57,11 @@ export function synthesizeTranscript(duration: number, key: number, text?: strin
   let at = lead;
   const timed: TimedWord[] = words.map((w) => {
     const length = (span * (w.length + 1)) / weight;
-    const t = { word: w.replace(/^[^\p{L}\p{N}']+|[^\p{L}\p{N}']+$/gu, '') || w, start: round(at), end: round(Math.min(duration, at + length)) };
+    const t = {
+      word: w.replace(/^[^\p{L}\p{N}']+|[^\p{L}\p{N}']+$/gu, '') || w,
+      start: round(at),
+      end: round(Math.min(duration, at + length)),
+    };
     at += length;
     return t;
   });
@@ -66,7 +71,13 @@ export function synthesizeTranscript(duration: number, key: number, text?: strin
   words.forEach((w, i) => {
     if (/[.!?]["')\]]*$/.test(w) || i === words.length - 1) {
       const segText = words.slice(first, i + 1).join(' ');
-      segments.push({ id: segments.length, start: timed[first].start, end: timed[i].end, text: ` ${segText}`, tokens: [...tokenize(` ${segText}`)] });
+      segments.push({
+        id: segments.length,
+        start: timed[first].start,
+        end: timed[i].end,
+        text: ` ${segText}`,
+        tokens: [...tokenize(` ${segText}`)],
+      });
       first = i + 1;
     }
   });

@@ -59,12 +59,16 @@ function normalize(v: Float32Array): Float32Array {
 
 /** Words that say little about a text's subject: they weigh a tenth of the others. */
 const COMMON = new Set(
-  'a an and are as at be but by for from has have he her his i in is it its me my not of on or our she so that the their them they this to was we were what when which who will with you your'.split(' '),
+  'a an and are as at be but by for from has have he her his i in is it its me my not of on or our she so that the their them they this to was we were what when which who will with you your'.split(
+    ' ',
+  ),
 );
 
 /** Lower-cased words, plural `s` dropped, so "cats" and "cat" share a direction. */
 function words(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) =>
+    w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w,
+  );
 }
 
 /**

@@ -84,12 +84,21 @@ function found(call: Call): Batch {
   anthropicVersion(call);
   const id = String(call.params.id);
   const batch = call.runtime.batches.get(id) as Batch | undefined;
-  if (!batch) throw new GatewayError('not_found', `message_batch_id: no Message Batch with id '${id}' (batches are held until reset, the oldest dropped past 100 or 64 MiB).`);
+  if (!batch)
+    throw new GatewayError(
+      'not_found',
+      `message_batch_id: no Message Batch with id '${id}' (batches are held until reset, the oldest dropped past 100 or 64 MiB).`,
+    );
   return batch;
 }
 
 /** One request's result: the message messages.create answers for `params`, or the error it answers with; and its usage and cost. */
-async function resultOf(call: Call, customId: string, params: Record<string, unknown>, version: string): Promise<Pick<Result, 'outcome' | 'json'> & { record: BatchRequestRecord; usage?: Usage; costUsd?: number }> {
+async function resultOf(
+  call: Call,
+  customId: string,
+  params: Record<string, unknown>,
+  version: string,
+): Promise<Pick<Result, 'outcome' | 'json'> & { record: BatchRequestRecord; usage?: Usage; costUsd?: number }> {
   // The request as /v1/messages would see it: its path (fixtures may match on it), the batch's headers,
   // and a journal entry of its own, so one request's model and fixture do not overwrite another's.
   const inbound = { url: new URL('/v1/messages', call.inbound.url), header: (name: string) => call.inbound.header(name) };
@@ -106,7 +115,11 @@ async function resultOf(call: Call, customId: string, params: Record<string, unk
     // Before answering: a stream asked for must not use up a `once` fixture.
     if (params.stream === true) throw invalid('stream', 'Batch requests cannot be streamed: leave `stream` out of a batch request.');
     const { request, answered } = await answerMessage(ctx, params, version);
-    if (isForward(answered)) throw new GatewayError('server', 'model-gateway-mock records single requests, not batch requests: add a fixture for this request to answer it in a batch.');
+    if (isForward(answered))
+      throw new GatewayError(
+        'server',
+        'model-gateway-mock records single requests, not batch requests: add a fixture for this request to answer it in a batch.',
+      );
     // Faults and delays are about a connection: a batch result has none.
     const json = JSON.stringify({ type: 'succeeded', message: answered.raw ?? renderMessage(answered.reply, request) });
     // Billed as Anthropic bills batches: at BATCH_DISCOUNT of the standard price.
@@ -114,8 +127,18 @@ async function resultOf(call: Call, customId: string, params: Record<string, unk
     const costUsd = usage && priceUsage(call.runtime, entry.model, usage, BATCH_DISCOUNT);
     return { outcome: 'succeeded', json, record: record('succeeded'), usage, costUsd };
   } catch (error) {
-    const failure = error instanceof GatewayError ? error : new GatewayError('server', `The server had an error while processing your request (model-gateway-mock: ${(error as Error).message}).`);
-    return { outcome: 'errored', json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(failure, null) }), record: record('errored') };
+    const failure =
+      error instanceof GatewayError
+        ? error
+        : new GatewayError(
+            'server',
+            `The server had an error while processing your request (model-gateway-mock: ${(error as Error).message}).`,
+          );
+    return {
+      outcome: 'errored',
+      json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(failure, null) }),
+      record: record('errored'),
+    };
   }
 }
 
@@ -143,7 +166,10 @@ function newId(call: Call): string {
 }
 
 const CREATE_FIELDS = { requests: { types: ['array'], required: true, min: 1 } } satisfies Record<string, FieldRule>;
-const REQUEST_FIELDS = { custom_id: { types: ['string'], required: true }, params: { types: ['object'], required: true } } satisfies Record<string, FieldRule>;
+const REQUEST_FIELDS = { custom_id: { types: ['string'], required: true }, params: { types: ['object'], required: true } } satisfies Record<
+  string,
+  FieldRule
+>;
 
 async function create(call: Call): Promise<Outbound> {
   const version = anthropicVersion(call);
@@ -151,15 +177,20 @@ async function create(call: Call): Promise<Outbound> {
   checkFields(body, CREATE_FIELDS);
   const requests = body.requests as unknown[];
   if (requests.length > MAX_BATCH_REQUESTS) {
-    throw invalid('requests', `A batch may hold at most ${MAX_BATCH_REQUESTS} requests in model-gateway-mock (Anthropic takes 100,000); this one has ${requests.length}. Split it into smaller batches.`);
+    throw invalid(
+      'requests',
+      `A batch may hold at most ${MAX_BATCH_REQUESTS} requests in model-gateway-mock (Anthropic takes 100,000); this one has ${requests.length}. Split it into smaller batches.`,
+    );
   }
   const seen = new Set<string>();
   requests.forEach((r, i) => {
     checkField(`requests.${i}`, r, { types: ['object'], required: true });
     checkFields(r as Record<string, unknown>, REQUEST_FIELDS, `requests.${i}.`);
     const customId = (r as Record<string, unknown>).custom_id as string;
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(customId)) throw invalid(`requests.${i}.custom_id`, "String should match pattern '^[a-zA-Z0-9_-]{1,64}$'");
-    if (seen.has(customId)) throw invalid(`requests.${i}.custom_id`, `Duplicate custom_id '${customId}': each request in a batch needs its own.`);
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(customId))
+      throw invalid(`requests.${i}.custom_id`, "String should match pattern '^[a-zA-Z0-9_-]{1,64}$'");
+    if (seen.has(customId))
+      throw invalid(`requests.${i}.custom_id`, `Duplicate custom_id '${customId}': each request in a batch needs its own.`);
     seen.add(customId);
   });
   const results: Result[] = [];
@@ -181,7 +212,10 @@ async function create(call: Call): Promise<Outbound> {
     if (cost !== undefined) costUsd = roundUsd((costUsd ?? 0) + cost);
     chars += result.json.length + r.custom_id.length;
     if (chars > MAX_BATCH_RESULT_CHARS) {
-      throw invalid('requests', `The batch's results would hold more than ${MAX_BATCH_RESULT_CHARS / 1024 / 1024} MiB in model-gateway-mock (stopped at request ${results.length} of ${requests.length}): send fewer requests or lower their max_tokens.`);
+      throw invalid(
+        'requests',
+        `The batch's results would hold more than ${MAX_BATCH_RESULT_CHARS / 1024 / 1024} MiB in model-gateway-mock (stopped at request ${results.length} of ${requests.length}): send fewer requests or lower their max_tokens.`,
+      );
     }
     // The work is counted (characters made, plus a share for each request's own steps) and the event loop served between slices.
     sinceYield += result.json.length + 1024;
@@ -218,10 +252,24 @@ export const batchEndpoints: EndpointSpec[] = [
     auth: KEY_OR_BEARER,
     handle(call) {
       anthropicVersion(call);
-      return json(listPage(call, held(call), (b) => b.id, 'message batch', (b) => batchObject(call, settle(call, b))));
+      return json(
+        listPage(
+          call,
+          held(call),
+          (b) => b.id,
+          'message batch',
+          (b) => batchObject(call, settle(call, b)),
+        ),
+      );
     },
   },
-  { method: 'GET', path: '/v1/messages/batches/:id', format: anthropicFormat, auth: KEY_OR_BEARER, handle: (call) => json(batchObject(call, settle(call, found(call)))) },
+  {
+    method: 'GET',
+    path: '/v1/messages/batches/:id',
+    format: anthropicFormat,
+    auth: KEY_OR_BEARER,
+    handle: (call) => json(batchObject(call, settle(call, found(call)))),
+  },
   {
     method: 'DELETE',
     path: '/v1/messages/batches/:id',

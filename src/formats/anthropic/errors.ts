@@ -39,4 +39,5 @@ export function anthropicErrorResponse(error: GatewayError, requestId: string): 
   return json(anthropicErrorBody(error, requestId), error.status, headers);
 }
 
-export const anthropicStreamError = (error: GatewayError, requestId: string): string => sseFrame(JSON.stringify(anthropicErrorBody(error, requestId)), 'error');
+export const anthropicStreamError = (error: GatewayError, requestId: string): string =>
+  sseFrame(JSON.stringify(anthropicErrorBody(error, requestId)), 'error');

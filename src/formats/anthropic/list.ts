@@ -29,5 +29,10 @@ export function listPage<T>(call: Call, all: readonly T[], idOf: (item: T) => st
   }
   const first = page[0];
   const last = page.at(-1);
-  return { data: page.map(render), has_more: hasMore, first_id: first === undefined ? null : idOf(first), last_id: last === undefined ? null : idOf(last) };
+  return {
+    data: page.map(render),
+    has_more: hasMore,
+    first_id: first === undefined ? null : idOf(first),
+    last_id: last === undefined ? null : idOf(last),
+  };
 }

@@ -31,7 +31,11 @@ export function requireChatModel(runtime: Runtime, model: string): void {
 }
 
 /** A messages body answered: parsed, its model checked, its prompt counted, then decided and synthesized (or forwarded). */
-export async function answerMessage(ctx: DecisionContext, body: Record<string, unknown>, version: string): Promise<{ request: CanonicalRequest; answered: Answered | Forward }> {
+export async function answerMessage(
+  ctx: DecisionContext,
+  body: Record<string, unknown>,
+  version: string,
+): Promise<{ request: CanonicalRequest; answered: Answered | Forward }> {
   const request = parseMessagesRequest(body, version);
   requireChatModel(ctx.runtime, request.model);
   // Counted with the event loop served between slices; answer() then finds the count.

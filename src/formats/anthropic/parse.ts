@@ -7,7 +7,6 @@ import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optiona
 /** The version that first allowed `role: "system"` inside messages. */
 export const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
 
-
 /** The fields of a messages request (and of count_tokens, which takes a subset). */
 const MESSAGE_FIELDS = {
   model: { types: ['string'], required: true },
@@ -37,7 +36,21 @@ const MESSAGE_FIELDS = {
 } as const satisfies FieldRules;
 
 const COUNT_FIELDS = Object.fromEntries(
-  Object.entries(MESSAGE_FIELDS).filter(([k]) => !['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'metadata', 'service_tier', 'container', 'inference_geo'].includes(k)),
+  Object.entries(MESSAGE_FIELDS).filter(
+    ([k]) =>
+      ![
+        'max_tokens',
+        'stream',
+        'stop_sequences',
+        'temperature',
+        'top_p',
+        'top_k',
+        'metadata',
+        'service_tier',
+        'container',
+        'inference_geo',
+      ].includes(k),
+  ),
 );
 
 /**
@@ -81,7 +94,10 @@ function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
   m.content.forEach((block, i) => {
     const at = `${param}.content.${i}`;
     checkField(at, block, { types: ['object'], required: true });
-    const kinds = role === 'assistant' ? ['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use'] : ['text', 'image', 'document', 'search_result', 'tool_result'];
+    const kinds =
+      role === 'assistant'
+        ? ['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use']
+        : ['text', 'image', 'document', 'search_result', 'tool_result'];
     checkField(`${at}.type`, block.type, { types: ['string'], required: true, values: kinds });
     switch (block.type) {
       case 'text':
@@ -105,7 +121,11 @@ function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
         break;
       case 'tool_result':
         checkField(`${at}.tool_use_id`, block.tool_use_id, { types: ['string'], required: true });
-        results.push({ role: 'tool', toolCallId: block.tool_use_id, parts: [{ type: 'text', text: block.content === undefined ? '' : textOfBlocks(`${at}.content`, block.content) }] });
+        results.push({
+          role: 'tool',
+          toolCallId: block.tool_use_id,
+          parts: [{ type: 'text', text: block.content === undefined ? '' : textOfBlocks(`${at}.content`, block.content) }],
+        });
         break;
       default:
         // thinking blocks sent back are context, not content to answer
@@ -164,7 +184,10 @@ function parseThinking(t: JsonObject | undefined, maxTokens: number | undefined)
   checkField('thinking.budget_tokens', t.budget_tokens, { types: ['integer'], required: true, min: 1024 });
   const budget = t.budget_tokens;
   if (maxTokens !== undefined && budget >= maxTokens) {
-    throw invalid('max_tokens', `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size`);
+    throw invalid(
+      'max_tokens',
+      `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size`,
+    );
   }
   return { budgetTokens: budget, show: true };
 }
@@ -196,13 +219,19 @@ function cacheBreakpoints(body: MessagesBody, hasSystem: boolean, ends: number[]
   };
   // By now every tool, system block and message is known to be an object; blocks are read as parsed.
   (body.tools ?? []).forEach((t, i) => mark(`tools.${i}.cache_control`, fieldsOf(t).cache_control, -1));
-  if (Array.isArray(body.system)) body.system.forEach((b, i) => mark(`system.${i}.cache_control`, fieldsOf(b).cache_control, hasSystem ? 0 : -1));
+  if (Array.isArray(body.system))
+    body.system.forEach((b, i) => mark(`system.${i}.cache_control`, fieldsOf(b).cache_control, hasSystem ? 0 : -1));
   body.messages.forEach((m, i) => {
     const { content } = fieldsOf(m);
-    if (Array.isArray(content)) content.forEach((b, j) => mark(`messages.${i}.content.${j}.cache_control`, fieldsOf(b).cache_control, ends[i]));
+    if (Array.isArray(content))
+      content.forEach((b, j) => mark(`messages.${i}.content.${j}.cache_control`, fieldsOf(b).cache_control, ends[i]));
   });
   mark('cache_control', body.cache_control, ends.at(-1) ?? -1);
-  if (points.length > MAX_CACHE_BREAKPOINTS) throw invalid('cache_control', `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${points.length}.`);
+  if (points.length > MAX_CACHE_BREAKPOINTS)
+    throw invalid(
+      'cache_control',
+      `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${points.length}.`,
+    );
   return points.length ? { breakpoints: points } : undefined;
 }
 
@@ -221,7 +250,10 @@ export function parseMessagesRequest(body: JsonObject, version: string, countOnl
   const systemAllowed = version >= SYSTEM_IN_MESSAGES_SINCE;
   const turns = body.messages.map((m, i) => parseTurn(`messages.${i}`, m, systemAllowed));
   checkToolResults(turns);
-  const system = body.system === undefined || body.system === null ? [] : [{ role: 'system' as const, parts: [{ type: 'text' as const, text: textOfBlocks('system', body.system) }] }];
+  const system =
+    body.system === undefined || body.system === null
+      ? []
+      : [{ role: 'system' as const, parts: [{ type: 'text' as const, text: textOfBlocks('system', body.system) }] }];
   const messages: Message[] = [...system];
   const ends: number[] = [];
   for (const { message, results } of turns) {

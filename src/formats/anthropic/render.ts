@@ -38,9 +38,14 @@ export function usageBody(usage: Usage, started = false) {
 
 function contentBlock(block: Block) {
   if (block.type === 'thinking') return { type: 'thinking', thinking: block.text, signature: block.signature };
-  if (block.type === 'tool_call') return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
+  if (block.type === 'tool_call')
+    return { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: JSON.parse(block.arguments || '{}') as unknown };
   // Messages carry no audio: a spoken block is shown by its transcript.
-  return { type: 'text', text: block.type === 'text' || block.type === 'refusal' ? block.text : block.type === 'audio' ? block.transcript : '', citations: null };
+  return {
+    type: 'text',
+    text: block.type === 'text' || block.type === 'refusal' ? block.text : block.type === 'audio' ? block.transcript : '',
+    citations: null,
+  };
 }
 
 function messageHead(reply: CanonicalReply, request: CanonicalRequest) {
@@ -64,10 +69,19 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
 export function messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): TimedEvent[] {
   const choice = reply.choices[0];
   const events: TimedEvent[] = [];
-  const emit = (due: number, type: string, data: Record<string, unknown>) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
+  const emit = (due: number, type: string, data: Record<string, unknown>) =>
+    events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
   for (const step of planStream(reply, latency)) {
     if (step.first) {
-      const start = { ...messageHead(reply, request), content: [], stop_reason: null, stop_sequence: null, stop_details: null, container: null, usage: usageBody(reply.usage, true) };
+      const start = {
+        ...messageHead(reply, request),
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        container: null,
+        usage: usageBody(reply.usage, true),
+      };
       emit(step.due, 'message_start', { message: start });
       emit(step.due, 'ping', {});
     }
@@ -92,7 +106,8 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
       emit(step.due, 'content_block_delta', { index, delta });
     }
     if (block && step.blockEnd) {
-      if (block.type === 'thinking') emit(step.due, 'content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+      if (block.type === 'thinking')
+        emit(step.due, 'content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
       emit(step.due, 'content_block_stop', { index });
     }
     if (step.last) {

@@ -15,7 +15,12 @@ import { listPage } from './list.ts';
 import { batchEndpoints } from './batches.ts';
 
 function modelObject(m: ModelInfo) {
-  return { type: 'model', id: m.id, display_name: m.display_name ?? m.id, created_at: new Date(m.created * 1000).toISOString().replace('.000Z', 'Z') };
+  return {
+    type: 'model',
+    id: m.id,
+    display_name: m.display_name ?? m.id,
+    created_at: new Date(m.created * 1000).toISOString().replace('.000Z', 'Z'),
+  };
 }
 
 /** Anthropic clients (SDKs, the AI SDK) always send anthropic-version; OpenAI clients never do. */

@@ -15,15 +15,23 @@ const NAMES: Record<JsonType, string> = {
 
 export const invalid = (param: string, message: string) => new GatewayError('invalid_request', `${param}: ${message}`, { param });
 
-const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(values.length > 2 ? ', ' : ' or ').replace(/, ([^,]*)$/, ' or $1');
+const quoted = (values: readonly string[]) =>
+  values
+    .map((v) => `'${v}'`)
+    .join(values.length > 2 ? ', ' : ' or ')
+    .replace(/, ([^,]*)$/, ' or $1');
 
 const checker: FieldChecker = fieldChecker({
   missing: (param) => invalid(param, 'Field required'),
   invalidType: (param, expected) => invalid(param, `Input should be ${expected.map((t) => NAMES[t]).join(' or ')}`),
-  outOfRange: (param, _value, bound, side) => invalid(param, `Input should be ${side === 'above' ? 'less' : 'greater'} than or equal to ${bound}`),
+  outOfRange: (param, _value, bound, side) =>
+    invalid(param, `Input should be ${side === 'above' ? 'less' : 'greater'} than or equal to ${bound}`),
   invalidValue: (param, _value, allowed) => invalid(param, `Input should be ${quoted(allowed)}`),
   badLength: (param, length, bound, side) =>
-    invalid(param, `List should have ${side === 'above' ? 'at most' : 'at least'} ${bound} item${bound === 1 ? '' : 's'} after validation, not ${length}`),
+    invalid(
+      param,
+      `List should have ${side === 'above' ? 'at most' : 'at least'} ${bound} item${bound === 1 ? '' : 's'} after validation, not ${length}`,
+    ),
   unknownField: (param) => invalid(param, 'Extra inputs are not permitted'),
 });
 // Assertion functions need declared types to narrow at their call sites.

@@ -32,7 +32,14 @@ export function geminiErrorBody(error: GatewayError) {
   const http = REMAP[error.status] ?? error.status;
   const details =
     error.kind === 'authentication'
-      ? [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }]
+      ? [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
+        ]
       : http === 429
         ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryDelay(error)}s` }]
         : undefined;

@@ -7,9 +7,36 @@ import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, non
 
 /** Gemini's prebuilt voices. */
 export const VOICES = [
-  'Zephyr', 'Puck', 'Charon', 'Kore', 'Fenrir', 'Leda', 'Orus', 'Aoede', 'Callirrhoe', 'Autonoe', 'Enceladus', 'Iapetus', 'Umbriel', 'Algieba', 'Despina',
-  'Erinome', 'Algenib', 'Rasalgethi', 'Laomedeia', 'Achernar', 'Alnilam', 'Schedar', 'Gacrux', 'Pulcherrima', 'Achird', 'Zubenelgenubi', 'Vindemiatrix',
-  'Sadachbia', 'Sadaltager', 'Sulafat',
+  'Zephyr',
+  'Puck',
+  'Charon',
+  'Kore',
+  'Fenrir',
+  'Leda',
+  'Orus',
+  'Aoede',
+  'Callirrhoe',
+  'Autonoe',
+  'Enceladus',
+  'Iapetus',
+  'Umbriel',
+  'Algieba',
+  'Despina',
+  'Erinome',
+  'Algenib',
+  'Rasalgethi',
+  'Laomedeia',
+  'Achernar',
+  'Alnilam',
+  'Schedar',
+  'Gacrux',
+  'Pulcherrima',
+  'Achird',
+  'Zubenelgenubi',
+  'Vindemiatrix',
+  'Sadachbia',
+  'Sadaltager',
+  'Sulafat',
 ];
 
 const REQUEST_FIELDS = {
@@ -64,9 +91,16 @@ export function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unk
   const s: JsonObject = { ...schema };
   const out: JsonObject = {};
   // A Schema is a typed message: properties a map of Schemas, items a Schema, anyOf a list of them.
-  function expect<K extends 'object' | 'array'>(key: string, value: unknown, kind: K): asserts value is K extends 'array' ? unknown[] : JsonObject {
+  function expect<K extends 'object' | 'array'>(
+    key: string,
+    value: unknown,
+    kind: K,
+  ): asserts value is K extends 'array' ? unknown[] : JsonObject {
     if (value === null || typeof value !== 'object' || Array.isArray(value) !== (kind === 'array')) {
-      throw invalid(`${at}.${key}`, `Invalid value at '${at}.${key}' (${kind === 'array' ? 'TYPE_LIST' : 'TYPE_MESSAGE'}), ${JSON.stringify(value) ?? 'undefined'}`);
+      throw invalid(
+        `${at}.${key}`,
+        `Invalid value at '${at}.${key}' (${kind === 'array' ? 'TYPE_LIST' : 'TYPE_MESSAGE'}), ${JSON.stringify(value) ?? 'undefined'}`,
+      );
     }
   }
   for (const [key, value] of Object.entries(s)) {
@@ -81,7 +115,15 @@ export function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unk
     } else if (key === 'anyOf') {
       expect(key, value, 'array');
       out.anyOf = value.map((v, i) => toJsonSchema(v, `${at}.anyOf[${i}]`));
-    } else if (key === 'minItems' || key === 'maxItems' || key === 'minLength' || key === 'maxLength' || key === 'minProperties' || key === 'maxProperties') out[key] = Number(value);
+    } else if (
+      key === 'minItems' ||
+      key === 'maxItems' ||
+      key === 'minLength' ||
+      key === 'maxLength' ||
+      key === 'minProperties' ||
+      key === 'maxProperties'
+    )
+      out[key] = Number(value);
     else out[key] = value;
   }
   if (typeof s.type === 'string') {
@@ -112,11 +154,19 @@ function parsePart(param: string, part: unknown, role: string, message: Turn): v
     checkField(`${param}.functionCall.name`, value.name, { types: ['string'], required: true });
     // Gemini pairs calls and responses by name (an id is optional): the name serves as the id. The id
     // is passed on unchecked, as Gemini echoes it.
-    (message.toolCalls ??= []).push({ id: (value.id as string | undefined) ?? value.name, name: value.name, arguments: JSON.stringify(value.args ?? {}) });
+    (message.toolCalls ??= []).push({
+      id: (value.id as string | undefined) ?? value.name,
+      name: value.name,
+      arguments: JSON.stringify(value.args ?? {}),
+    });
   } else if (kind === 'functionResponse') {
     checkField(`${param}.functionResponse.name`, value.name, { types: ['string'], required: true });
     message.results ??= [];
-    message.results.push({ role: 'tool', toolCallId: (value.id as string | undefined) ?? value.name, parts: [{ type: 'text', text: JSON.stringify(value.response ?? {}) }] });
+    message.results.push({
+      role: 'tool',
+      toolCallId: (value.id as string | undefined) ?? value.name,
+      parts: [{ type: 'text', text: JSON.stringify(value.response ?? {}) }],
+    });
   }
 }
 
@@ -149,18 +199,23 @@ function parseTools(raw: unknown[] = []): ToolSpec[] {
       checkField(at, decl, { types: ['object'], required: true });
       checkField(`${at}.name`, decl.name, { types: ['string'], required: true });
       if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(decl.name)) {
-        throw invalid(`${at}.name`, `${at}.name: Invalid function name. Must start with a letter or an underscore, and contain only a-z, A-Z, 0-9, underscores, dots, colons and dashes, at most 64 characters.`);
+        throw invalid(
+          `${at}.name`,
+          `${at}.name: Invalid function name. Must start with a letter or an underscore, and contain only a-z, A-Z, 0-9, underscores, dots, colons and dashes, at most 64 characters.`,
+        );
       }
       const objectSchema = (field: string, schema: unknown): JsonObject | undefined => {
         checkField(`${at}.${field}`, schema, { types: ['object'] });
         const type = schema === undefined ? undefined : nonObjectSchema(schema);
-        if (type !== undefined) throw invalid(`${at}.${field}`, `${at}.${field}: function parameters must be a schema of type OBJECT, got ${type}.`);
+        if (type !== undefined)
+          throw invalid(`${at}.${field}`, `${at}.${field}: function parameters must be a schema of type OBJECT, got ${type}.`);
         return schema;
       };
       const schema = objectSchema('parameters', decl.parameters);
       const jsonSchema = objectSchema('parametersJsonSchema', decl.parametersJsonSchema);
       const given = [jsonSchema, schema].find((s) => s && Object.keys(s).length);
-      const parameters = given === undefined ? { type: 'object', properties: {} } : given === jsonSchema ? given : toJsonSchema(given, `${at}.parameters`);
+      const parameters =
+        given === undefined ? { type: 'object', properties: {} } : given === jsonSchema ? given : toJsonSchema(given, `${at}.parameters`);
       // The description is passed on unchecked, as before.
       tools.push({ name: decl.name, description: decl.description as string | undefined, parameters });
     });
@@ -172,14 +227,21 @@ function parseToolConfig(raw: JsonObject | undefined, tools: ToolSpec[]): ToolCh
   // functionCallingConfig has no rule: anything but an object is read as no config.
   const config = raw?.functionCallingConfig;
   if (!isJsonObject(config)) return 'auto';
-  checkField('toolConfig.functionCallingConfig.mode', config.mode, { types: ['string'], values: ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'] });
+  checkField('toolConfig.functionCallingConfig.mode', config.mode, {
+    types: ['string'],
+    values: ['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED'],
+  });
   checkField('toolConfig.functionCallingConfig.allowedFunctionNames', config.allowedFunctionNames, { types: ['array'] });
   const allowed = (config.allowedFunctionNames ?? []).map((n, i) => {
     checkField(`toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`, n, { types: ['string'], required: true });
     return n;
   });
   for (const name of allowed) {
-    if (!tools.some((t) => t.name === name)) throw invalid('toolConfig.functionCallingConfig.allowedFunctionNames', `Function "${name}" in allowedFunctionNames is not declared in tools.`);
+    if (!tools.some((t) => t.name === name))
+      throw invalid(
+        'toolConfig.functionCallingConfig.allowedFunctionNames',
+        `Function "${name}" in allowedFunctionNames is not declared in tools.`,
+      );
   }
   if (config.mode === 'NONE') return 'none';
   if (config.mode === 'ANY') return allowed.length === 1 ? { name: allowed[0] } : 'required';
@@ -193,7 +255,11 @@ function parseSpeech(config: JsonObject = {}): Extract<OutputFormat, { type: 'au
     const name = isJsonObject(prebuilt) ? prebuilt.voiceName : undefined;
     if (name === undefined) return 'Kore';
     checkField(at, name, { types: ['string'] });
-    if (!VOICES.includes(name)) throw invalid(at, `Voice name ${String(name)} is not supported. Allowed voice names are: ${VOICES.map((v) => v.toLowerCase()).join(', ')}`);
+    if (!VOICES.includes(name))
+      throw invalid(
+        at,
+        `Voice name ${String(name)} is not supported. Allowed voice names are: ${VOICES.map((v) => v.toLowerCase()).join(', ')}`,
+      );
     return name;
   };
   const multi = config.multiSpeakerVoiceConfig;
@@ -203,7 +269,10 @@ function parseSpeech(config: JsonObject = {}): Extract<OutputFormat, { type: 'au
     checkField('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', listed, { types: ['array'] });
     const speakers: unknown[] = listed ?? [];
     if (speakers.length !== 2) {
-      throw invalid('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', `Multi-speaker voice config must have exactly 2 speakers, but ${speakers.length} were given.`);
+      throw invalid(
+        'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+        `Multi-speaker voice config must have exactly 2 speakers, but ${speakers.length} were given.`,
+      );
     }
     const parsed = speakers.map((s, i) => {
       const at = `generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs[${i}]`;
@@ -218,23 +287,40 @@ function parseSpeech(config: JsonObject = {}): Extract<OutputFormat, { type: 'au
 
 /** Output sizes of Gemini's image models by aspect ratio (1K). */
 export const ASPECT_RATIOS: Record<string, [number, number]> = {
-  '1:1': [1024, 1024], '2:3': [832, 1248], '3:2': [1248, 832], '3:4': [864, 1184], '4:3': [1184, 864],
-  '4:5': [896, 1152], '5:4': [1152, 896], '9:16': [768, 1344], '16:9': [1344, 768], '21:9': [1536, 672],
+  '1:1': [1024, 1024],
+  '2:3': [832, 1248],
+  '3:2': [1248, 832],
+  '3:4': [864, 1184],
+  '4:3': [1184, 864],
+  '4:5': [896, 1152],
+  '5:4': [1152, 896],
+  '9:16': [768, 1344],
+  '16:9': [1344, 768],
+  '21:9': [1536, 672],
 };
 
 function imageSize(config: JsonObject = {}): { width: number; height: number } {
-  checkFields(config, { aspectRatio: { types: ['string'], values: Object.keys(ASPECT_RATIOS) }, imageSize: { types: ['string'], values: ['1K'] } }, 'generationConfig.imageConfig.');
+  checkFields(
+    config,
+    { aspectRatio: { types: ['string'], values: Object.keys(ASPECT_RATIOS) }, imageSize: { types: ['string'], values: ['1K'] } },
+    'generationConfig.imageConfig.',
+  );
   const [width, height] = ASPECT_RATIOS[config.aspectRatio ?? '1:1'];
   return { width, height };
 }
 
 function parseOutput(config: CheckedFields<typeof GENERATION_FIELDS>): OutputFormat {
   const modalities: unknown[] = config.responseModalities ?? ['TEXT'];
-  modalities.forEach((m, i) => checkField(`generationConfig.responseModalities[${i}]`, m, { types: ['string'], values: ['TEXT', 'IMAGE', 'AUDIO'] }));
+  modalities.forEach((m, i) =>
+    checkField(`generationConfig.responseModalities[${i}]`, m, { types: ['string'], values: ['TEXT', 'IMAGE', 'AUDIO'] }),
+  );
   if (modalities.includes('AUDIO')) return parseSpeech(config.speechConfig);
   if (modalities.includes('IMAGE')) return { type: 'image', ...imageSize(config.imageConfig), text: modalities.includes('TEXT') };
   if (config.responseMimeType !== 'application/json') return { type: 'text' };
-  const schema = config.responseJsonSchema ?? config._responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema, 'generationConfig.responseSchema') : undefined);
+  const schema =
+    config.responseJsonSchema ??
+    config._responseJsonSchema ??
+    (config.responseSchema ? toJsonSchema(config.responseSchema, 'generationConfig.responseSchema') : undefined);
   return schema ? { type: 'json_schema', schema } : { type: 'json' };
 }
 
@@ -254,7 +340,15 @@ const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low'
  * effort), a positive budget bounds it; `thinkingLevel` names an effort; includeThoughts shows it.
  */
 function parseThinking(config: JsonObject, show: boolean): CanonicalRequest['reasoning'] {
-  checkFields(config, { includeThoughts: { types: ['boolean'] }, thinkingBudget: { types: ['integer'], min: -1 }, thinkingLevel: { types: ['string'], values: ['THINKING_LEVEL_UNSPECIFIED', ...Object.keys(LEVELS)] } }, 'generationConfig.thinkingConfig.');
+  checkFields(
+    config,
+    {
+      includeThoughts: { types: ['boolean'] },
+      thinkingBudget: { types: ['integer'], min: -1 },
+      thinkingLevel: { types: ['string'], values: ['THINKING_LEVEL_UNSPECIFIED', ...Object.keys(LEVELS)] },
+    },
+    'generationConfig.thinkingConfig.',
+  );
   const budget = config.thinkingBudget;
   const level = config.thinkingLevel && LEVELS[config.thinkingLevel];
   if (budget === 0) return { effort: 'none' };
@@ -272,7 +366,11 @@ export interface GeminiOptions {
   files?: Map<Block, { bytes: Uint8Array; mimeType: string }>;
 }
 
-export function parseGenerateRequest(body: JsonObject, model: string, stream: boolean): { request: CanonicalRequest; options: GeminiOptions } {
+export function parseGenerateRequest(
+  body: JsonObject,
+  model: string,
+  stream: boolean,
+): { request: CanonicalRequest; options: GeminiOptions } {
   checkFields(body, REQUEST_FIELDS);
   const config: JsonObject = body.generationConfig ?? {};
   checkFields(config, GENERATION_FIELDS, 'generationConfig.');
@@ -287,7 +385,10 @@ export function parseGenerateRequest(body: JsonObject, model: string, stream: bo
     // The parts' texts, unchecked: what has none adds nothing.
     systemText = system.parts.map((p) => (isJsonObject(p) ? String(p.text ?? '') : '')).join('');
   }
-  const messages: Message[] = [...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []), ...parseContents(body.contents)];
+  const messages: Message[] = [
+    ...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []),
+    ...parseContents(body.contents),
+  ];
   const tools = parseTools(body.tools);
   const thinking = config.thinkingConfig ?? {};
   const includeThoughts = thinking.includeThoughts === true;

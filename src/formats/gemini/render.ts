@@ -18,9 +18,12 @@ const FINISH: Record<FinishReason, string> = {
   refusal: 'STOP',
 };
 
-const SAFETY = ['HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_DANGEROUS_CONTENT', 'HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_SEXUALLY_EXPLICIT'].map(
-  (category) => ({ category, probability: 'NEGLIGIBLE' }),
-);
+const SAFETY = [
+  'HARM_CATEGORY_HATE_SPEECH',
+  'HARM_CATEGORY_DANGEROUS_CONTENT',
+  'HARM_CATEGORY_HARASSMENT',
+  'HARM_CATEGORY_SEXUALLY_EXPLICIT',
+].map((category) => ({ category, probability: 'NEGLIGIBLE' }));
 
 /** What a safety block reports: one category rated HIGH and marked blocked, the rest as ever. */
 const BLOCKED = SAFETY.map((r) => (r.category === 'HARM_CATEGORY_DANGEROUS_CONTENT' ? { ...r, probability: 'HIGH', blocked: true } : r));
@@ -34,7 +37,10 @@ function part(block: Block, options: GeminiOptions, signature?: string): Record<
       return options.includeThoughts ? { text: block.text, thought: true } : undefined;
     case 'tool_call':
       // A thinking model signs its first function call with its reasoning, to be sent back with the turn.
-      return { functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown }, ...(signature ? { thoughtSignature: signature } : {}) };
+      return {
+        functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown },
+        ...(signature ? { thoughtSignature: signature } : {}),
+      };
     case 'audio':
       return { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${block.sampleRate}`, data: toBase64(pcmBytes(block.samples)) } };
     case 'image': {
@@ -46,10 +52,13 @@ function part(block: Block, options: GeminiOptions, signature?: string): Record<
 
 /** The choice's reasoning signature, for its first function call only. */
 function signatureFor(choice: Choice, block: Block): string | undefined {
-  return block.type === 'tool_call' && choice.blocks.find((b) => b.type === 'tool_call') === block ? choice.reasoning?.signature : undefined;
+  return block.type === 'tool_call' && choice.blocks.find((b) => b.type === 'tool_call') === block
+    ? choice.reasoning?.signature
+    : undefined;
 }
 
-const modalities = (counts: [string, number][]) => counts.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }));
+const modalities = (counts: [string, number][]) =>
+  counts.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }));
 
 /**
  * usageMetadata: the prompt (what the cache held of it included) and the candidates, each split by
@@ -61,13 +70,23 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
   const image = Math.min(reply.usage.imageInputTokens ?? 0, inputTokens);
   const audio = Math.min(reply.usage.audioInputTokens ?? 0, inputTokens - image);
   const imageTokens = IMAGE_TOKENS * reply.choices.reduce((n, c) => n + c.blocks.filter((b) => b.type === 'image').length, 0);
-  const output: [string, number][] = request.output.type === 'audio' ? [['AUDIO', candidates]] : [['TEXT', candidates - imageTokens], ['IMAGE', imageTokens]];
+  const output: [string, number][] =
+    request.output.type === 'audio'
+      ? [['AUDIO', candidates]]
+      : [
+          ['TEXT', candidates - imageTokens],
+          ['IMAGE', imageTokens],
+        ];
   return {
     promptTokenCount: inputTokens,
     candidatesTokenCount: candidates,
     totalTokenCount: inputTokens + reply.usage.outputTokens,
     ...(cachedInputTokens ? { cachedContentTokenCount: cachedInputTokens } : {}),
-    promptTokensDetails: modalities([['TEXT', inputTokens - image - audio], ['IMAGE', image], ['AUDIO', audio]]),
+    promptTokensDetails: modalities([
+      ['TEXT', inputTokens - image - audio],
+      ['IMAGE', image],
+      ['AUDIO', audio],
+    ]),
     ...(cachedInputTokens ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedInputTokens }] } : {}),
     ...(candidates ? { candidatesTokensDetails: modalities(output) } : {}),
     ...(reasoningTokens ? { thoughtsTokenCount: reasoningTokens } : {}),
@@ -106,7 +125,13 @@ export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest,
 }
 
 /** One response per piece (a whole function call or audio clip per chunk); the last carries the finish and usage. */
-export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions, latency: LatencyProfile, sse: boolean): TimedEvent[] {
+export function generateStreamEvents(
+  reply: CanonicalReply,
+  request: CanonicalRequest,
+  options: GeminiOptions,
+  latency: LatencyProfile,
+  sse: boolean,
+): TimedEvent[] {
   const chunks: { due: number; body: unknown }[] = [];
   const steps = planStream(reply, latency);
   // A blocked prompt is one chunk, when the first would have been.
@@ -116,14 +141,19 @@ export function generateStreamEvents(reply: CanonicalReply, request: CanonicalRe
     const choice = reply.choices[step.choice];
     const block = choice.blocks[step.block];
     let parts: unknown[] = [];
-    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image') parts = step.blockEnd ? [part(block, options, signatureFor(choice, block))] : [];
+    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image')
+      parts = step.blockEnd ? [part(block, options, signatureFor(choice, block))] : [];
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     const last = i === steps.length - 1;
     if (reply.promptBlocked) chunks.push({ due: step.due, body: promptBlocked(reply, request) });
     if (reply.promptBlocked || (!parts.length && !step.last)) continue;
     chunks.push({
       due: step.due,
-      body: { candidates: [candidate(choice, parts, step.last)], usageMetadata: last ? usageMetadata(reply, request) : prompt, ...tail(reply, request) },
+      body: {
+        candidates: [candidate(choice, parts, step.last)],
+        usageMetadata: last ? usageMetadata(reply, request) : prompt,
+        ...tail(reply, request),
+      },
     });
   }
   if (sse) return chunks.map(({ due, body }) => ({ due, frame: sseFrame(JSON.stringify(body)) }));

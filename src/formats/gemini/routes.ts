@@ -22,7 +22,9 @@ const MAX_BATCH = 100;
 const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
 
 function modelObject(m: ModelInfo) {
-  const methods = m.capabilities.includes('embedding') ? ['embedContent', 'batchEmbedContents', 'countTokens'] : ['generateContent', 'countTokens'];
+  const methods = m.capabilities.includes('embedding')
+    ? ['embedContent', 'batchEmbedContents', 'countTokens']
+    : ['generateContent', 'countTokens'];
   return {
     name: `models/${m.id}`,
     version: '001',
@@ -42,7 +44,10 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
   const audio = output === 'audio';
   const info = call.runtime.catalogue.get(model);
   if (!info) {
-    throw new GatewayError('not_found', `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for ${action}. Call ListModels to see the list of available models and their supported methods.`);
+    throw new GatewayError(
+      'not_found',
+      `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for ${action}. Call ListModels to see the list of available models and their supported methods.`,
+    );
   }
   const speech = info.capabilities.includes('speech');
   if (!info.capabilities.includes('chat') && !speech) {
@@ -50,10 +55,16 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
   }
   if (audio !== speech) {
     const asked = audio ? 'AUDIO' : 'TEXT';
-    throw new GatewayError('invalid_request', `The requested combination of response modalities (${asked}) is not supported by the model. models/${model} accepts the following combination of response modalities: * ${speech ? 'AUDIO' : 'TEXT'}`);
+    throw new GatewayError(
+      'invalid_request',
+      `The requested combination of response modalities (${asked}) is not supported by the model. models/${model} accepts the following combination of response modalities: * ${speech ? 'AUDIO' : 'TEXT'}`,
+    );
   }
   if (output === 'image' && !info.capabilities.includes('image')) {
-    throw new GatewayError('invalid_request', `The requested combination of response modalities (TEXT, IMAGE) is not supported by the model. models/${model} accepts the following combination of response modalities: * TEXT`);
+    throw new GatewayError(
+      'invalid_request',
+      `The requested combination of response modalities (TEXT, IMAGE) is not supported by the model. models/${model} accepts the following combination of response modalities: * TEXT`,
+    );
   }
 }
 
@@ -90,7 +101,10 @@ async function imageFiles(reply: CanonicalReply): Promise<Map<Block, { bytes: Ui
 function embedOne(call: Call, model: string, body: Record<string, unknown>, at: string) {
   const info = call.runtime.catalogue.get(model);
   if (!info?.capabilities.includes('embedding')) {
-    throw new GatewayError('not_found', `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for embedContent. Call ListModels to see the list of available models and their supported methods.`);
+    throw new GatewayError(
+      'not_found',
+      `models/${model} is not found for API version ${apiVersion(call)}, or is not supported for embedContent. Call ListModels to see the list of available models and their supported methods.`,
+    );
   }
   checkField(`${at}content`, body.content, { types: ['object'], required: true });
   const parts = ((body.content as Record<string, unknown>).parts as { text?: unknown }[] | undefined) ?? [];
@@ -122,7 +136,10 @@ function action(call: Call) {
   const model = target.slice(0, at);
   const name = target.slice(at + 1);
   if (at < 0 || !ACTIONS.includes(name)) {
-    throw new GatewayError('not_found', `Unknown method "${at < 0 ? target : name}" on models/${model || target}; this gateway serves ${ACTIONS.join(', ')}.`);
+    throw new GatewayError(
+      'not_found',
+      `Unknown method "${at < 0 ? target : name}" on models/${model || target}; this gateway serves ${ACTIONS.join(', ')}.`,
+    );
   }
   call.entry.model = model;
   if (name === 'countTokens') return countTokens(call, model);
@@ -135,7 +152,8 @@ function action(call: Call) {
     const requests = (call.body as Record<string, unknown>).requests;
     checkField('requests', requests, { types: ['array'], required: true, min: 1 });
     // Google's cap on one batch (each request is embedded and sent back whole).
-    if ((requests as unknown[]).length > MAX_BATCH) throw new GatewayError('invalid_request', `* BatchEmbedContentsRequest.requests: at most ${MAX_BATCH} requests can be in one batch`);
+    if ((requests as unknown[]).length > MAX_BATCH)
+      throw new GatewayError('invalid_request', `* BatchEmbedContentsRequest.requests: at most ${MAX_BATCH} requests can be in one batch`);
     const all: Exclude<ReturnType<typeof embedOne>, Forward>[] = [];
     for (const [i, r] of (requests as Record<string, unknown>[]).entries()) {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
@@ -143,14 +161,21 @@ function action(call: Call) {
       if (isForward(one)) return one;
       all.push(one);
     }
-    return decidedReply(call, all.map((e) => e.decision), all[0].key, () => mayBeBig({ embeddings: all.map((e) => e.embedding) }));
+    return decidedReply(
+      call,
+      all.map((e) => e.decision),
+      all[0].key,
+      () => mayBeBig({ embeddings: all.map((e) => e.embedding) }),
+    );
   }
   return generate(call, model, name);
 }
 
 /** Google clients send their key as x-goog-api-key or ?key=, and name themselves in x-goog-api-client. */
 const fromGoogleClient = (inbound: Inbound) =>
-  inbound.header('x-goog-api-key') !== undefined || inbound.header('x-goog-api-client') !== undefined || inbound.url.searchParams.has('key');
+  inbound.header('x-goog-api-key') !== undefined ||
+  inbound.header('x-goog-api-client') !== undefined ||
+  inbound.url.searchParams.has('key');
 
 function listModels(call: Call) {
   const params = call.inbound.url.searchParams;
@@ -172,6 +197,20 @@ const versions = ['/v1beta', '/v1'];
 
 export const geminiEndpoints: EndpointSpec[] = versions.flatMap((v): EndpointSpec[] => [
   { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
-  { method: 'GET', path: `${v}/models`, format: geminiFormat, auth: KEY_WAYS, accepts: v === '/v1' ? fromGoogleClient : undefined, handle: listModels },
-  { method: 'GET', path: `${v}/models/:model`, format: geminiFormat, auth: KEY_WAYS, accepts: v === '/v1' ? fromGoogleClient : undefined, handle: getModel },
+  {
+    method: 'GET',
+    path: `${v}/models`,
+    format: geminiFormat,
+    auth: KEY_WAYS,
+    accepts: v === '/v1' ? fromGoogleClient : undefined,
+    handle: listModels,
+  },
+  {
+    method: 'GET',
+    path: `${v}/models/:model`,
+    format: geminiFormat,
+    auth: KEY_WAYS,
+    accepts: v === '/v1' ? fromGoogleClient : undefined,
+    handle: getModel,
+  },
 ]);

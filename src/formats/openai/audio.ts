@@ -7,7 +7,14 @@ import { operationRequest } from '../../core/request.ts';
 import { hashString, stableStringify } from '../../core/seed.ts';
 import { countTokens, splitTokens } from '../../core/tokens.ts';
 import { pieceTimes } from '../../core/timing.ts';
-import { AUDIO_TOKENS_PER_SECOND, durationOf, pcmFromBase64, SPEECH_SAMPLE_RATE, synthesizeSpeechSliced, toBase64 } from '../../core/synthesize/audio.ts';
+import {
+  AUDIO_TOKENS_PER_SECOND,
+  durationOf,
+  pcmFromBase64,
+  SPEECH_SAMPLE_RATE,
+  synthesizeSpeechSliced,
+  toBase64,
+} from '../../core/synthesize/audio.ts';
 import { synthesizeTranscript, type Transcript } from '../../core/synthesize/transcript.ts';
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { CONTENT_TYPES, encodeAudio, type AudioFormat } from '../../core/audio/encode.ts';
@@ -23,7 +30,21 @@ import { decide, isForward } from '../../pipeline/decide.ts';
 // ---- speech ----
 
 /** The voices the openai SDK documents for /v1/audio/speech. */
-export const SPEECH_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'];
+export const SPEECH_VOICES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+];
 const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'];
 const MAX_INPUT_CHARS = 4096;
 
@@ -51,7 +72,8 @@ function voiceName(voice: unknown): string {
 }
 
 async function speech(call: Call) {
-  if (call.body === undefined || typeof call.body !== 'object') throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
+  if (call.body === undefined || typeof call.body !== 'object')
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   const body = call.body as JsonObject;
   checkFields(body, SPEECH_FIELDS);
   const model = body.model as string;
@@ -59,15 +81,28 @@ async function speech(call: Call) {
   call.runtime.requireModel(model, 'speech');
   const input = body.input as string;
   if (input.length > MAX_INPUT_CHARS) {
-    throw invalid('input', `Invalid 'input': string too long. Expected a string with maximum length ${MAX_INPUT_CHARS}, but got a string with length ${input.length} instead.`, 'string_above_max_length');
+    throw invalid(
+      'input',
+      `Invalid 'input': string too long. Expected a string with maximum length ${MAX_INPUT_CHARS}, but got a string with length ${input.length} instead.`,
+      'string_above_max_length',
+    );
   }
   const voice = voiceName(body.voice);
   const format = (body.response_format as string | undefined) ?? 'mp3';
   if (format === 'aac') {
-    throw invalid('response_format', "model-gateway-mock cannot produce 'aac': no well-kept AAC encoder runs in JavaScript or WebAssembly, and it will not label other audio as AAC. Ask for 'mp3', 'opus', 'flac', 'wav' or 'pcm'.", 'unsupported_value');
+    throw invalid(
+      'response_format',
+      "model-gateway-mock cannot produce 'aac': no well-kept AAC encoder runs in JavaScript or WebAssembly, and it will not label other audio as AAC. Ask for 'mp3', 'opus', 'flac', 'wav' or 'pcm'.",
+      'unsupported_value',
+    );
   }
   const sse = body.stream_format === 'sse';
-  if (sse && isTts1(model)) throw invalid('stream_format', `stream_format 'sse' is not supported for model ${model}; use gpt-4o-mini-tts or stream_format 'audio'.`, 'unsupported_value');
+  if (sse && isTts1(model))
+    throw invalid(
+      'stream_format',
+      `stream_format 'sse' is not supported for model ${model}; use gpt-4o-mini-tts or stream_format 'audio'.`,
+      'unsupported_value',
+    );
   const decision = decide(call, { ...operationRequest('openai', 'speech', model, input), stream: sse });
   if (isForward(decision)) return decision;
   const speed = (body.speed as number | undefined) ?? 1;
@@ -76,12 +111,19 @@ async function speech(call: Call) {
   // A pinned clip is sent as given (it carries no transcript); synthesized speech carries its input.
   // Made a slice at a time with turns for other clients, its samples counted on the journal entry.
   const count = (made: number) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + made);
-  const samples = pinned !== undefined ? pcmFromBase64(pinned) : (await synthesizeSpeechSliced([{ text: input, voice }], key, { speed, text: input }, { count }))!;
+  const samples =
+    pinned !== undefined
+      ? pcmFromBase64(pinned)
+      : (await synthesizeSpeechSliced([{ text: input, voice }], key, { speed, text: input }, { count }))!;
   const text = pinned !== undefined ? undefined : input;
   const encode = () => encodeAudio(samples, SPEECH_SAMPLE_RATE, format as AudioFormat, text, key);
   const contentType = CONTENT_TYPES[format as AudioFormat];
   if (!sse) {
-    return decidedOutbound(call, decision, key, async () => ({ status: 200, headers: { 'content-type': contentType }, body: await encode() }));
+    return decidedOutbound(call, decision, key, async () => ({
+      status: 200,
+      headers: { 'content-type': contentType },
+      body: await encode(),
+    }));
   }
   const bytes = await encode();
   const inputTokens = countTokens(input);
@@ -91,7 +133,10 @@ async function speech(call: Call) {
   const times = pieceTimes(decision.latency, pieces + 1, key);
   const events: TimedEvent[] = [];
   for (let i = 0; i < pieces; i++) {
-    events.push({ due: times[i], frame: sseFrame(JSON.stringify({ type: 'speech.audio.delta', audio: toBase64(bytes.subarray(i * CHUNK, (i + 1) * CHUNK)) })) });
+    events.push({
+      due: times[i],
+      frame: sseFrame(JSON.stringify({ type: 'speech.audio.delta', audio: toBase64(bytes.subarray(i * CHUNK, (i + 1) * CHUNK)) })),
+    });
   }
   const usage = { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
   events.push({ due: times[pieces], frame: sseFrame(JSON.stringify({ type: 'speech.audio.done', usage })) });
@@ -105,12 +150,42 @@ const RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'];
 const SUPPORTED_FILES = "['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm']";
 
 const LANGUAGES: Record<string, string> = {
-  en: 'english', de: 'german', fr: 'french', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ja: 'japanese',
-  zh: 'chinese', ko: 'korean', ru: 'russian', pl: 'polish', sv: 'swedish', tr: 'turkish', ar: 'arabic', hi: 'hindi', uk: 'ukrainian',
+  en: 'english',
+  de: 'german',
+  fr: 'french',
+  es: 'spanish',
+  it: 'italian',
+  pt: 'portuguese',
+  nl: 'dutch',
+  ja: 'japanese',
+  zh: 'chinese',
+  ko: 'korean',
+  ru: 'russian',
+  pl: 'polish',
+  sv: 'swedish',
+  tr: 'turkish',
+  ar: 'arabic',
+  hi: 'hindi',
+  uk: 'ukrainian',
 };
 
 /** Text fields of a multipart form, as OpenAI reads them (all values arrive as strings). */
-const TRANSCRIPTION_FIELDS = ['file', 'model', 'language', 'prompt', 'response_format', 'temperature', 'timestamp_granularities', 'include', 'stream', 'chunking_strategy', 'known_speaker_names', 'known_speaker_references', 'keywords', 'languages'];
+const TRANSCRIPTION_FIELDS = [
+  'file',
+  'model',
+  'language',
+  'prompt',
+  'response_format',
+  'temperature',
+  'timestamp_granularities',
+  'include',
+  'stream',
+  'chunking_strategy',
+  'known_speaker_names',
+  'known_speaker_references',
+  'keywords',
+  'languages',
+];
 const TRANSLATION_FIELDS = ['file', 'model', 'prompt', 'response_format', 'temperature'];
 
 function field(form: FormBody, name: string): string | undefined {
@@ -146,38 +221,66 @@ interface TranscriptionAsk {
 function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
   const contentType = call.inbound.header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
-    throw new GatewayError('invalid_request', `Invalid Content-Type header (${contentType.split(';')[0] || 'none'}), expected multipart/form-data. (HINT: If you're using curl, you can pass -F 'file=@<file_path>' and -F 'model=<model_name>')`);
+    throw new GatewayError(
+      'invalid_request',
+      `Invalid Content-Type header (${contentType.split(';')[0] || 'none'}), expected multipart/form-data. (HINT: If you're using curl, you can pass -F 'file=@<file_path>' and -F 'model=<model_name>')`,
+    );
   }
   const form = call.body as FormBody;
   const known = translate ? TRANSLATION_FIELDS : TRANSCRIPTION_FIELDS;
-  refuseUnrecognized(form, Object.keys(form).filter((name) => !known.includes(name)), unknownField);
+  refuseUnrecognized(
+    form,
+    Object.keys(form).filter((name) => !known.includes(name)),
+    unknownField,
+  );
   const model = field(form, 'model');
   if (!model) throw missing('model');
   call.entry.model = model;
   const file = form.file;
   const upload = Array.isArray(file) ? file[0] : file;
   if (file === undefined) throw missing('file');
-  if (!isUpload(upload)) throw invalid('file', "Invalid 'file': expected an uploaded file (multipart part with a filename), but got a string instead.", 'invalid_type');
+  if (!isUpload(upload))
+    throw invalid(
+      'file',
+      "Invalid 'file': expected an uploaded file (multipart part with a filename), but got a string instead.",
+      'invalid_type',
+    );
   call.runtime.requireModel(model, 'transcription');
   const format = field(form, 'response_format') ?? 'json';
   if (!RESPONSE_FORMATS.includes(format)) throw invalidValue('response_format', format, RESPONSE_FORMATS);
   const whisper = model.startsWith('whisper');
   if (!whisper && !['json', 'text'].includes(format)) {
-    throw invalid('response_format', `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text' instead.`, 'unsupported_value');
+    throw invalid(
+      'response_format',
+      `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text' instead.`,
+      'unsupported_value',
+    );
   }
   const temperatureText = field(form, 'temperature');
   const temperature = temperatureText === undefined ? 0 : Number(temperatureText);
   if (!Number.isFinite(temperature)) throw invalidType('temperature', ['number'], temperatureText);
   if (temperature < 0 || temperature > 1) {
-    throw invalid('temperature', `Invalid 'temperature': decimal ${temperature > 1 ? 'above maximum' : 'below minimum'} value. Expected a value ${temperature > 1 ? '<= 1' : '>= 0'}, but got ${temperature} instead.`, temperature > 1 ? 'decimal_above_max_value' : 'decimal_below_min_value');
+    throw invalid(
+      'temperature',
+      `Invalid 'temperature': decimal ${temperature > 1 ? 'above maximum' : 'below minimum'} value. Expected a value ${temperature > 1 ? '<= 1' : '>= 0'}, but got ${temperature} instead.`,
+      temperature > 1 ? 'decimal_above_max_value' : 'decimal_below_min_value',
+    );
   }
   const granularities = listField(form, 'timestamp_granularities', ['word', 'segment']);
   if (granularities.length && format !== 'verbose_json') {
-    throw invalid('timestamp_granularities', "timestamp_granularities is only supported with response_format 'verbose_json'.", 'unsupported_value');
+    throw invalid(
+      'timestamp_granularities',
+      "timestamp_granularities is only supported with response_format 'verbose_json'.",
+      'unsupported_value',
+    );
   }
   const include = listField(form, 'include', ['logprobs']);
   if (include.length && (whisper || format !== 'json')) {
-    throw invalid('include', `include[]=logprobs is only supported for gpt-4o-transcribe models with response_format 'json'.`, 'unsupported_value');
+    throw invalid(
+      'include',
+      `include[]=logprobs is only supported for gpt-4o-transcribe models with response_format 'json'.`,
+      'unsupported_value',
+    );
   }
   const streamText = field(form, 'stream');
   if (streamText !== undefined && !['true', 'false'].includes(streamText)) throw invalidType('stream', ['boolean'], streamText);
@@ -186,9 +289,24 @@ function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
   const language = field(form, 'language');
   if (language !== undefined && !/^[a-z]{2,3}$/.test(language)) throw invalidValue('language', language, Object.keys(LANGUAGES));
   if (upload.bytes.byteLength > MAX_FILE_BYTES) {
-    throw invalid('file', `Maximum content size limit (${MAX_FILE_BYTES}) exceeded (${upload.bytes.byteLength} bytes read)`, 'file_too_large');
+    throw invalid(
+      'file',
+      `Maximum content size limit (${MAX_FILE_BYTES}) exceeded (${upload.bytes.byteLength} bytes read)`,
+      'file_too_large',
+    );
   }
-  return { model, upload, format, language, prompt: field(form, 'prompt'), temperature, granularities, logprobs: include.length > 0, stream, translate };
+  return {
+    model,
+    upload,
+    format,
+    language,
+    prompt: field(form, 'prompt'),
+    temperature,
+    granularities,
+    logprobs: include.length > 0,
+    stream,
+    translate,
+  };
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -213,14 +331,28 @@ async function transcribe(call: Call, translate: boolean) {
     probed = probeAudio(ask.upload.bytes, ask.upload.filename, ask.upload.type);
   } catch (error) {
     if (error instanceof UnknownAudio) throw invalid('file', `Invalid file format. Supported formats: ${SUPPORTED_FILES}`, 'invalid_value');
-    throw invalid('file', `Audio file might be corrupted or unsupported (model-gateway-mock read ${(error as Error).message}).`, 'invalid_value');
+    throw invalid(
+      'file',
+      `Audio file might be corrupted or unsupported (model-gateway-mock read ${(error as Error).message}).`,
+      'invalid_value',
+    );
   }
   // Fixtures match what the audio says (when known), else the prompt.
   const heard = probed.text ?? ask.prompt ?? '';
   const decision = decide(call, { ...operationRequest('openai', 'transcription', ask.model, heard), stream: ask.stream });
   if (isForward(decision)) return decision;
   const fileKey = hashString(new TextDecoder('latin1').decode(ask.upload.bytes));
-  const key = hashString(stableStringify({ model: ask.model, file: fileKey, language: ask.language, prompt: ask.prompt, translate, temperature: ask.temperature }), decision.seed);
+  const key = hashString(
+    stableStringify({
+      model: ask.model,
+      file: fileKey,
+      language: ask.language,
+      prompt: ask.prompt,
+      translate,
+      temperature: ask.temperature,
+    }),
+    decision.seed,
+  );
   const pinned = decision.pinned?.text;
   const transcript = synthesizeTranscript(probed.duration, key, pinned !== undefined ? [pinned].flat()[0] : probed.text);
   const text = transcript.text;
@@ -228,9 +360,16 @@ async function transcribe(call: Call, translate: boolean) {
   const audioTokens = Math.ceil(probed.duration * AUDIO_TOKENS_PER_SECOND);
   const promptTokens = ask.prompt ? countTokens(ask.prompt) : 0;
   const outputTokens = countTokens(text);
-  const tokenUsage = { type: 'tokens', input_tokens: audioTokens + promptTokens, input_token_details: { text_tokens: promptTokens, audio_tokens: audioTokens }, output_tokens: outputTokens, total_tokens: audioTokens + promptTokens + outputTokens };
+  const tokenUsage = {
+    type: 'tokens',
+    input_tokens: audioTokens + promptTokens,
+    input_token_details: { text_tokens: promptTokens, audio_tokens: audioTokens },
+    output_tokens: outputTokens,
+    total_tokens: audioTokens + promptTokens + outputTokens,
+  };
   const durationUsage = { type: 'duration', seconds: Math.ceil(probed.duration) };
-  const logprobs = () => synthesizeLogprobs(text, 0, key).map((l) => ({ token: l.token, logprob: l.logprob, bytes: [...new TextEncoder().encode(l.token)] }));
+  const logprobs = () =>
+    synthesizeLogprobs(text, 0, key).map((l) => ({ token: l.token, logprob: l.logprob, bytes: [...new TextEncoder().encode(l.token)] }));
   if (ask.stream) {
     const pieces = splitTokens(text);
     const times = pieceTimes(decision.latency, pieces.length + 1, key);
@@ -239,7 +378,10 @@ async function transcribe(call: Call, translate: boolean) {
       due: times[i],
       frame: sseFrame(JSON.stringify({ type: 'transcript.text.delta', delta, ...(probs ? { logprobs: [probs[i]] } : {}) })),
     }));
-    events.push({ due: times[pieces.length], frame: sseFrame(JSON.stringify({ type: 'transcript.text.done', text, ...(probs ? { logprobs: probs } : {}), usage: tokenUsage })) });
+    events.push({
+      due: times[pieces.length],
+      frame: sseFrame(JSON.stringify({ type: 'transcript.text.done', text, ...(probs ? { logprobs: probs } : {}), usage: tokenUsage })),
+    });
     return decidedStream(call, decision, key, () => events);
   }
   const plain = (body: string) => ({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
@@ -275,7 +417,11 @@ async function transcribe(call: Call, translate: boolean) {
         });
       }
       default:
-        return json({ text, ...(ask.logprobs ? { logprobs: logprobs() } : {}), ...(translate ? {} : { usage: whisper ? durationUsage : tokenUsage }) });
+        return json({
+          text,
+          ...(ask.logprobs ? { logprobs: logprobs() } : {}),
+          ...(translate ? {} : { usage: whisper ? durationUsage : tokenUsage }),
+        });
     }
   });
 }

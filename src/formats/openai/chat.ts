@@ -11,12 +11,23 @@ import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import type { ChatOptions } from './parse.ts';
 
 /** OpenAI's finish reasons for the canonical ones. */
-export const FINISH = { stop: 'stop', stop_sequence: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter', refusal: 'stop' } as const;
+export const FINISH = {
+  stop: 'stop',
+  stop_sequence: 'stop',
+  length: 'length',
+  tool_calls: 'tool_calls',
+  content_filter: 'content_filter',
+  refusal: 'stop',
+} as const;
 
 /** A prompt the safety filter blocked is OpenAI's 400 `invalid_prompt`: nothing is generated. */
 export function refuseBlockedPrompt(reply: CanonicalReply): void {
   if (!reply.promptBlocked) return;
-  throw new GatewayError('invalid_request', 'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.', { code: 'invalid_prompt' });
+  throw new GatewayError(
+    'invalid_request',
+    'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.',
+    { code: 'invalid_prompt' },
+  );
 }
 
 /** The refusal's words, if the model refused. */
@@ -45,7 +56,12 @@ export function usageBody(usage: Usage) {
     total_tokens: usage.inputTokens + usage.outputTokens,
     // The gateway's shape: each side split by modality, the parts summing to the side's total
     // (prompts are text here; reasoning is part of the completion but not of its text).
-    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens, text_tokens: usage.inputTokens - image - audio, audio_tokens: audio, image_tokens: image },
+    prompt_tokens_details: {
+      cached_tokens: usage.cachedInputTokens,
+      text_tokens: usage.inputTokens - image - audio,
+      audio_tokens: audio,
+      image_tokens: image,
+    },
     completion_tokens_details: {
       text_tokens: Math.max(0, usage.outputTokens - usage.reasoningTokens),
       reasoning_tokens: usage.reasoningTokens,
@@ -97,7 +113,12 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
       const logprobs = choiceLogprobs(reply, choice, options, count);
       const calls = toolCallsOf(choice);
       const hasText = choice.blocks.some((b) => b.type === 'text');
-      const message: Record<string, unknown> = { role: 'assistant', content: hasText ? choiceText(choice) : null, refusal: refusalOf(choice), annotations: [] };
+      const message: Record<string, unknown> = {
+        role: 'assistant',
+        content: hasText ? choiceText(choice) : null,
+        refusal: refusalOf(choice),
+        annotations: [],
+      };
       if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
       else if (calls.length) {
         message.tool_calls = calls.map((c) => ({ id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } }));
@@ -135,14 +156,22 @@ export function chatStreamEvents(
   const textPieces = reply.choices.map(() => 0);
   const events: TimedEvent[] = [];
   const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>
-    events.push({ due: step.due, frame: sseFrame(head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail) });
+    events.push({
+      due: step.due,
+      frame: sseFrame(head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail),
+    });
   for (const step of planStream(reply, latency)) {
     const choice = reply.choices[step.choice];
     const lp = logprobs[step.choice];
     const block = choice.blocks[step.block];
     if (step.first) {
       const content = block?.type === 'tool_call' || block?.type === 'refusal' ? null : '';
-      delta(step, { role: 'assistant', content, refusal: block?.type === 'refusal' ? '' : null }, null, lp ? { content: [], refusal: null } : null);
+      delta(
+        step,
+        { role: 'assistant', content, refusal: block?.type === 'refusal' ? '' : null },
+        null,
+        lp ? { content: [], refusal: null } : null,
+      );
     }
     if (block?.type === 'refusal' && step.text) delta(step, { refusal: step.text });
     if (block?.type === 'tool_call') {
@@ -152,7 +181,10 @@ export function chatStreamEvents(
         delta(step, { function_call: { arguments: step.text } });
       } else {
         // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
-        if (step.blockStart) delta(step, { tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] });
+        if (step.blockStart)
+          delta(step, {
+            tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }],
+          });
         delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
       }
     } else if (block?.type === 'text' && step.text) {
@@ -160,7 +192,13 @@ export function chatStreamEvents(
       const at = textPieces[step.choice]++;
       if (lp) delta(step, { content: step.text }, null, { content: logprobEntries(lp.slice(at, at + 1)), refusal: null });
       // The commonest chunk by far, written as the JSON stringify would write it.
-      else events.push({ due: step.due, frame: sseFrame(`${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`) });
+      else
+        events.push({
+          due: step.due,
+          frame: sseFrame(
+            `${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`,
+          ),
+        });
     }
     if (step.last) delta(step, {}, finishReason(choice, options));
   }

@@ -43,10 +43,25 @@ async function compact(call: Call): Promise<Outbound | Forward> {
   call.runtime.requireModel(model, 'chat');
   // Instructions apply to this pass only, as on create; earlier turns come from the stored conversation.
   const history = (previous?.conversation ?? []).filter((m) => m.role !== 'system');
-  const instructions: Message[] = typeof body.instructions === 'string' && body.instructions ? [{ role: 'system', parts: [{ type: 'text', text: body.instructions }] }] : [];
+  const instructions: Message[] =
+    typeof body.instructions === 'string' && body.instructions
+      ? [{ role: 'system', parts: [{ type: 'text', text: body.instructions }] }]
+      : [];
   const conversation = [...instructions, ...history, ...messages];
   const inputTokens = await countPromptTokensInSlices(conversation);
-  const request: CanonicalRequest = { format: 'openai', operation: 'chat', model, messages: conversation, stop: [], n: 1, stream: false, tools: [], toolChoice: 'none', parallelToolCalls: false, output: { type: 'text' } };
+  const request: CanonicalRequest = {
+    format: 'openai',
+    operation: 'chat',
+    model,
+    messages: conversation,
+    stop: [],
+    n: 1,
+    stream: false,
+    tools: [],
+    toolChoice: 'none',
+    parallelToolCalls: false,
+    output: { type: 'text' },
+  };
   const decision = decide(call, request);
   if (isForward(decision)) return decision;
   const key = hashValue([model, conversation], decision.seed);
@@ -66,4 +81,6 @@ async function compact(call: Call): Promise<Outbound | Forward> {
   }));
 }
 
-export const compactEndpoints: EndpointSpec[] = [{ method: 'POST', path: '/v1/responses/compact', format: openaiFormat, auth: ['bearer'], handle: compact }];
+export const compactEndpoints: EndpointSpec[] = [
+  { method: 'POST', path: '/v1/responses/compact', format: openaiFormat, auth: ['bearer'], handle: compact },
+];

@@ -50,7 +50,12 @@ const fromIds = (param: string, ids: unknown[]): Prompt => ({ text: tokenIdsText
 function prompts(raw: unknown): Prompt[] {
   if (typeof raw === 'string') return [fromText(raw)];
   const list = raw as unknown[];
-  if (!list.length) throw invalid('prompt', "Invalid 'prompt': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'empty_array');
+  if (!list.length)
+    throw invalid(
+      'prompt',
+      "Invalid 'prompt': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'empty_array',
+    );
   if (list.every((p) => typeof p === 'number')) return [fromIds('prompt', list)];
   return list.map((p, i) => {
     if (typeof p === 'string') return fromText(p);
@@ -58,7 +63,6 @@ function prompts(raw: unknown): Prompt[] {
     throw invalidType(`prompt[${i}]`, ['string', 'array'], p);
   });
 }
-
 
 export interface CompletionCall {
   prompts: Prompt[];
@@ -73,14 +77,22 @@ export function parseCompletionRequest(body: Raw): CompletionCall {
   checkFields(body, FIELDS);
   const given = prompts(body.prompt);
   const choices = given.length * ((body.n as number | null | undefined) ?? 1);
-  if (given.length > 2048) throw invalid('prompt', `Invalid 'prompt': array too long. Expected an array with maximum length 2048, but got an array with length ${given.length} instead.`, 'array_above_max_length');
-  if (choices > 2048) throw invalid('n', `Invalid 'n': ${given.length} prompts × n = ${choices} choices; at most 2048 choices per request.`);
+  if (given.length > 2048)
+    throw invalid(
+      'prompt',
+      `Invalid 'prompt': array too long. Expected an array with maximum length 2048, but got an array with length ${given.length} instead.`,
+      'array_above_max_length',
+    );
+  if (choices > 2048)
+    throw invalid('n', `Invalid 'n': ${given.length} prompts × n = ${choices} choices; at most 2048 choices per request.`);
   const stream = body.stream === true;
   const n = (body.n as number | null | undefined) ?? 1;
   const bestOf = body.best_of as number | null | undefined;
   if (bestOf != null && bestOf < n) throw invalid('best_of', `best_of must be greater than or equal to n (got best_of=${bestOf}, n=${n}).`);
-  if (bestOf != null && bestOf > 1 && stream) throw invalid('best_of', "Invalid 'best_of': cannot be used when streaming ('stream': true).", undefined);
-  if (body.stream_options != null && !stream) throw invalid('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.", undefined);
+  if (bestOf != null && bestOf > 1 && stream)
+    throw invalid('best_of', "Invalid 'best_of': cannot be used when streaming ('stream': true).", undefined);
+  if (body.stream_options != null && !stream)
+    throw invalid('stream_options', "The 'stream_options' parameter is only allowed when 'stream' is enabled.", undefined);
   const stop = parseStop(body.stop);
   const requests = given.map(
     ({ text }): CanonicalRequest => ({
@@ -116,7 +128,11 @@ export function combine(replies: CanonicalReply[], call: CompletionCall): Canoni
     r.choices.map((c) => {
       const text = choiceText(c);
       // Echo puts the prompt in front of each choice's text (usage still counts only the completion).
-      return { ...c, index: p * call.n + c.index, blocks: [{ type: 'text' as const, text: call.echo ? call.prompts[p].text + text : text }] };
+      return {
+        ...c,
+        index: p * call.n + c.index,
+        blocks: [{ type: 'text' as const, text: call.echo ? call.prompts[p].text + text : text }],
+      };
     }),
   );
   // A legacy prompt is raw text: its tokens, without the chat framing.
@@ -128,7 +144,14 @@ export function combine(replies: CanonicalReply[], call: CompletionCall): Canoni
   };
   // A blocked prompt blocks the request, as on chat completions (rendering refuses it).
   const promptBlocked = replies.some((r) => r.promptBlocked);
-  return { key: replies[0].key, created: replies[0].created, choices, usage, fixture: replies[0].fixture, ...(promptBlocked && { promptBlocked }) };
+  return {
+    key: replies[0].key,
+    created: replies[0].created,
+    choices,
+    usage,
+    fixture: replies[0].fixture,
+    ...(promptBlocked && { promptBlocked }),
+  };
 }
 
 function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number, count: LogprobCount) {
@@ -148,7 +171,13 @@ function legacyLogprobs(reply: CanonicalReply, choice: Choice, top: number, coun
 }
 
 function head(reply: CanonicalReply, model: string) {
-  return { id: makeId('cmpl-', 29, reply.key), object: 'text_completion', created: reply.created, model, system_fingerprint: systemFingerprint(model) };
+  return {
+    id: makeId('cmpl-', 29, reply.key),
+    object: 'text_completion',
+    created: reply.created,
+    model,
+    system_fingerprint: systemFingerprint(model),
+  };
 }
 
 export function renderCompletion(reply: CanonicalReply, call: CompletionCall, model: string) {
@@ -188,7 +217,8 @@ export function completionStreamEvents(reply: CanonicalReply, call: CompletionCa
     if (step.last) chunk(step.due, { text: '', index: choice.index, logprobs: null, finish_reason: FINISH[choice.finishReason] });
   }
   const end = events.at(-1)?.due ?? 0;
-  if (call.includeUsage) events.push({ due: end, frame: sseFrame(JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) })) });
+  if (call.includeUsage)
+    events.push({ due: end, frame: sseFrame(JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) })) });
   events.push({ due: end, frame: sseFrame('[DONE]') });
   return events;
 }

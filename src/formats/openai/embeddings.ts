@@ -39,12 +39,25 @@ function inputs(raw: unknown): string[] {
       throw invalidType(`input[${i}]`, ['string', 'array'], x);
     });
   })();
-  if (!texts.length) throw invalid('input', "Invalid 'input': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'empty_array');
+  if (!texts.length)
+    throw invalid(
+      'input',
+      "Invalid 'input': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'empty_array',
+    );
   if (texts.length > MAX_INPUTS) {
-    throw invalid('input', `Invalid 'input': array too long. Expected an array with maximum length ${MAX_INPUTS}, but got an array with length ${texts.length} instead.`, 'array_above_max_length');
+    throw invalid(
+      'input',
+      `Invalid 'input': array too long. Expected an array with maximum length ${MAX_INPUTS}, but got an array with length ${texts.length} instead.`,
+      'array_above_max_length',
+    );
   }
   texts.forEach((t, i) => {
-    if (!t) throw invalid(typeof raw === 'string' ? 'input' : `input[${i}]`, `Invalid '${typeof raw === 'string' ? 'input' : `input[${i}]`}': an input must not be empty.`);
+    if (!t)
+      throw invalid(
+        typeof raw === 'string' ? 'input' : `input[${i}]`,
+        `Invalid '${typeof raw === 'string' ? 'input' : `input[${i}]`}': an input must not be empty.`,
+      );
   });
   return texts;
 }
@@ -61,14 +74,23 @@ async function embeddings(call: Call) {
   const dimensions = body.dimensions as number | undefined;
   if (dimensions !== undefined) {
     if (info.fixed_dimensions) throw invalid('dimensions', 'This model does not support specifying dimensions.', undefined);
-    if (dimensions > dims) throw invalid('dimensions', `Invalid 'dimensions': integer above maximum value. Expected a value <= ${dims}, but got ${dimensions} instead.`, 'integer_above_max_value');
+    if (dimensions > dims)
+      throw invalid(
+        'dimensions',
+        `Invalid 'dimensions': integer above maximum value. Expected a value <= ${dims}, but got ${dimensions} instead.`,
+        'integer_above_max_value',
+      );
   }
   const limit = info.context_window ?? 8191;
   // Counted with the event loop served between slices of BPE: a batch's texts can be megabytes.
   const counts = await countEachInSlices(texts);
   counts.forEach((n, i) => {
     if (n > limit) {
-      throw invalid(texts.length > 1 ? `input[${i}]` : 'input', `This model's maximum context length is ${limit} tokens, however you requested ${n} tokens (${n} in your prompt; 0 for the completion). Please reduce your prompt.`, 'context_length_exceeded');
+      throw invalid(
+        texts.length > 1 ? `input[${i}]` : 'input',
+        `This model's maximum context length is ${limit} tokens, however you requested ${n} tokens (${n} in your prompt; 0 for the completion). Please reduce your prompt.`,
+        'context_length_exceeded',
+      );
     }
   });
   const base64 = body.encoding_format === 'base64';

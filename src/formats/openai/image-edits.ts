@@ -6,7 +6,16 @@ import { operationRequest } from '../../core/request.ts';
 import { deriveKey, hashString, hashValue } from '../../core/seed.ts';
 import { IMAGE_WORK_LIMITS, ImageQueueFull, ImageWork, ImageWorkExceeded, imageDecodeGate } from '../../core/synthesize/image-work.ts';
 import { DecodeAbandoned } from '../../core/synthesize/image-pool.ts';
-import { decodeImage, editLayout, editPictureOffThread, imageSize, MAX_PIXELS, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
+import {
+  decodeImage,
+  editLayout,
+  editPictureOffThread,
+  imageSize,
+  MAX_PIXELS,
+  sniffImage,
+  type ImageFormat,
+  type RgbaImage,
+} from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
@@ -34,14 +43,16 @@ export function coerce(form: FormBody): Raw {
   const out: Raw = {};
   for (const [name, value] of Object.entries(form)) {
     if (typeof value !== 'string') out[name] = value;
-    else if (['n', 'output_compression', 'partial_images', 'frame_count', 'frame_duration_ms'].includes(name) && /^-?\d+$/.test(value)) out[name] = Number(value);
+    else if (['n', 'output_compression', 'partial_images', 'frame_count', 'frame_duration_ms'].includes(name) && /^-?\d+$/.test(value))
+      out[name] = Number(value);
     else if (name === 'stream' && (value === 'true' || value === 'false')) out[name] = value === 'true';
     else out[name] = value;
   }
   return out;
 }
 
-export const badFile = (param: string, why: string) => new GatewayError('invalid_request', `Invalid file '${param}': ${why}`, { param, code: 'invalid_image_format' });
+export const badFile = (param: string, why: string) =>
+  new GatewayError('invalid_request', `Invalid file '${param}': ${why}`, { param, code: 'invalid_image_format' });
 
 export interface Checked {
   param: string;
@@ -58,7 +69,8 @@ export function checkUpload(param: string, value: unknown): Checked {
   if (!format) throw badFile(param, "unsupported file format. Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.");
   const size = imageSize(value.bytes);
   if (!size) throw badFile(param, `the ${format.toUpperCase()} file could not be decoded (no readable header).`);
-  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS) throw badFile(param, `image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}.`);
+  if (!size.width || !size.height || size.width * size.height > MAX_PIXELS)
+    throw badFile(param, `image of ${size.width}x${size.height} pixels is over the limit of ${MAX_PIXELS}.`);
   return { param, upload: value, format, size };
 }
 
@@ -66,13 +78,21 @@ export function checkUpload(param: string, value: unknown): Checked {
  * The upload decoded straight to the size it is drawn at, its work counted on the request's `work`,
  * when the process-wide gate gives it a turn; or the 400 (429 when too many wait) that says why.
  */
-export async function decodeUpload(file: Checked, into: { width: number; height: number }, work: ImageWork, signal: AbortSignal): Promise<RgbaImage> {
+export async function decodeUpload(
+  file: Checked,
+  into: { width: number; height: number },
+  work: ImageWork,
+  signal: AbortSignal,
+): Promise<RgbaImage> {
   try {
     // A client that left ends its decode on a thread, and starts no other.
     return await imageDecodeGate.run(() => decodeImage(file.upload.bytes, { into, work, signal }));
   } catch (error) {
     if (error instanceof ImageQueueFull) {
-      throw new GatewayError('rate_limit', `Too many image uploads are being decoded: ${IMAGE_WORK_LIMITS.concurrent} at a time, with ${IMAGE_WORK_LIMITS.waiting} requests waiting, is this gateway's limit. Retry shortly.`);
+      throw new GatewayError(
+        'rate_limit',
+        `Too many image uploads are being decoded: ${IMAGE_WORK_LIMITS.concurrent} at a time, with ${IMAGE_WORK_LIMITS.waiting} requests waiting, is this gateway's limit. Retry shortly.`,
+      );
     }
     if (error instanceof DecodeAbandoned) throw error;
     if (error instanceof ImageWorkExceeded) throw invalid(file.param, `Invalid '${file.param}': ${error.message}.`, 'image_too_large');
@@ -98,7 +118,8 @@ function inputImageTokens(image: { width: number; height: number }): number {
 
 /** The multipart form's fields, coerced, or the 400 `notForm` says when the body is not a form. */
 export function imageForm(call: Call, notForm: string): Raw {
-  if (!/^\s*multipart\/form-data/i.test(call.inbound.header('content-type') ?? '')) throw new GatewayError('invalid_request', notForm, { param: 'image' });
+  if (!/^\s*multipart\/form-data/i.test(call.inbound.header('content-type') ?? ''))
+    throw new GatewayError('invalid_request', notForm, { param: 'image' });
   const body = coerce(call.body as FormBody);
   // Unknown fields are checked on the converted copy: it reports them as the form would.
   lenientAlike(call.body as FormBody, body);
@@ -109,14 +130,18 @@ export function imageForm(call: Call, notForm: string): Raw {
 /** dall-e-2 takes one square PNG. */
 export function requireSquarePng(model: string, file: Checked): void {
   const { format, size } = file;
-  if (format !== 'png' || size.width !== size.height) throw badFile(file.param, `${model} takes a square PNG image; this one is a ${format.toUpperCase()} of ${size.width}x${size.height}.`);
+  if (format !== 'png' || size.width !== size.height)
+    throw badFile(file.param, `${model} takes a square PNG image; this one is a ${format.toUpperCase()} of ${size.width}x${size.height}.`);
 }
 
 /** What a picture depends on of an uploaded file; latin1 maps each byte to one character. */
 export const uploadDigest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
 
 async function edits(call: Call): Promise<Outbound | Forward> {
-  const body = imageForm(call, "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.");
+  const body = imageForm(
+    call,
+    "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.",
+  );
   checkFields(body, EDIT_FIELDS);
   const model = requestedModel(body, true);
   call.entry.model = model;
@@ -126,7 +151,11 @@ async function edits(call: Call): Promise<Outbound | Forward> {
   const uploads = [body.image].flat();
   if (!uploads.length) throw missing('image');
   if (uploads.length > (family === 'dall-e-2' ? 1 : MAX_IMAGES)) {
-    throw invalid('image', `Invalid 'image': too many images. ${model} takes at most ${family === 'dall-e-2' ? 1 : MAX_IMAGES}, but got ${uploads.length}.`, 'array_above_max_length');
+    throw invalid(
+      'image',
+      `Invalid 'image': too many images. ${model} takes at most ${family === 'dall-e-2' ? 1 : MAX_IMAGES}, but got ${uploads.length}.`,
+      'array_above_max_length',
+    );
   }
   const images = uploads.map((upload, i) => checkUpload(uploads.length > 1 ? `image[${i}]` : 'image', upload));
   if (family === 'dall-e-2') requireSquarePng(model, images[0]);
@@ -135,7 +164,11 @@ async function edits(call: Call): Promise<Outbound | Forward> {
     if (mask.format !== 'png') throw badFile('mask', 'the mask must be a PNG file (its fully transparent pixels mark where to edit).');
     const first = images[0].size;
     if (mask.size.width !== first.width || mask.size.height !== first.height) {
-      throw invalid('mask', `Invalid mask: the mask must have the same dimensions as the image (the mask is ${mask.size.width}x${mask.size.height}, the image ${first.width}x${first.height}).`, 'invalid_image_dimensions');
+      throw invalid(
+        'mask',
+        `Invalid mask: the mask must have the same dimensions as the image (the mask is ${mask.size.width}x${mask.size.height}, the image ${first.width}x${first.height}).`,
+        'invalid_image_dimensions',
+      );
     }
   }
   if (model === 'gpt-image-1-mini' && body.input_fidelity === 'high') throw invalidValue('input_fidelity', 'high', ['low']);
@@ -153,9 +186,22 @@ async function edits(call: Call): Promise<Outbound | Forward> {
   const decision = decide(call, { ...request, n: ask.n, stream: ask.stream });
   if (isForward(decision)) return decision;
   // The uploads' bytes are part of what the picture depends on.
-  const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.background, images.map((i) => uploadDigest(i.upload.bytes)), mask ? uploadDigest(mask.upload.bytes) : null], decision.seed);
+  const key = hashValue(
+    [
+      model,
+      ask.prompt,
+      ask.size,
+      ask.quality,
+      ask.background,
+      images.map((i) => uploadDigest(i.upload.bytes)),
+      mask ? uploadDigest(mask.upload.bytes) : null,
+    ],
+    decision.seed,
+  );
   const transparent = ask.background === 'transparent';
-  const produced = await produce(ask, decision, (i, shapes) => editPictureOffThread(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), maskPixels, { transparent, shapes }));
+  const produced = await produce(ask, decision, (i, shapes) =>
+    editPictureOffThread(sources, ask.prompt, ask.width, ask.height, deriveKey(key, i), maskPixels, { transparent, shapes }),
+  );
   const imageTokens = ask.family === 'gpt-image' ? images.reduce((n, s) => n + inputImageTokens(s.size), 0) : 0;
   return answerImages(call, ask, decision, key, produced, 'image_edit', imageTokens);
 }

@@ -32,7 +32,8 @@ async function variations(call: Call): Promise<Outbound | Forward> {
   call.runtime.requireModel(model, 'image');
   if (model !== 'dall-e-2') throw invalidValue('model', model, ['dall-e-2']);
   const uploads = [body.image].flat();
-  if (uploads.length !== 1) throw invalid('image', `Invalid 'image': ${model} makes variations of one image, but got ${uploads.length}.`, 'array_above_max_length');
+  if (uploads.length !== 1)
+    throw invalid('image', `Invalid 'image': ${model} makes variations of one image, but got ${uploads.length}.`, 'array_above_max_length');
   const image = checkUpload('image', uploads[0]);
   requireSquarePng(model, image);
   // resolveAsk applies dall-e-2's rules to n, size and response_format; a variation has no prompt of its own.

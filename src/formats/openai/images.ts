@@ -7,7 +7,17 @@ import { deriveKey, hashValue, makeId } from '../../core/seed.ts';
 import { countTokens } from '../../core/tokens.ts';
 import { pieceTimes } from '../../core/timing.ts';
 import { toBase64 } from '../../core/synthesize/audio.ts';
-import { decodeImage, drawPicture, encodeImage, MIME_TYPES, promptWords, shapeCount, sniffImage, type ImageFormat, type RgbaImage } from '../../core/synthesize/image.ts';
+import {
+  decodeImage,
+  drawPicture,
+  encodeImage,
+  MIME_TYPES,
+  promptWords,
+  shapeCount,
+  sniffImage,
+  type ImageFormat,
+  type RgbaImage,
+} from '../../core/synthesize/image.ts';
 import type { Decision } from '../../pipeline/decide.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
@@ -33,9 +43,27 @@ interface FamilyRules {
 }
 
 export const RULES: Record<Family, FamilyRules> = {
-  'dall-e-2': { sizes: ['256x256', '512x512', '1024x1024'], defaultSize: '1024x1024', maxN: 10, qualities: ['standard', 'auto'], maxPrompt: 1000 },
-  'dall-e-3': { sizes: ['1024x1024', '1792x1024', '1024x1792'], defaultSize: '1024x1024', maxN: 1, qualities: ['standard', 'hd', 'auto'], maxPrompt: 4000 },
-  'gpt-image': { sizes: ['1024x1024', '1536x1024', '1024x1536', 'auto'], defaultSize: 'auto', maxN: 10, qualities: ['low', 'medium', 'high', 'auto'], maxPrompt: 32000 },
+  'dall-e-2': {
+    sizes: ['256x256', '512x512', '1024x1024'],
+    defaultSize: '1024x1024',
+    maxN: 10,
+    qualities: ['standard', 'auto'],
+    maxPrompt: 1000,
+  },
+  'dall-e-3': {
+    sizes: ['1024x1024', '1792x1024', '1024x1792'],
+    defaultSize: '1024x1024',
+    maxN: 1,
+    qualities: ['standard', 'hd', 'auto'],
+    maxPrompt: 4000,
+  },
+  'gpt-image': {
+    sizes: ['1024x1024', '1536x1024', '1024x1536', 'auto'],
+    defaultSize: 'auto',
+    maxN: 10,
+    qualities: ['low', 'medium', 'high', 'auto'],
+    maxPrompt: 32000,
+  },
 };
 
 /** Fields only the GPT image models take, and fields only the dall-e models take. */
@@ -93,7 +121,8 @@ export interface ImageAsk {
 
 const given = (body: Raw, name: string) => body[name] !== undefined && body[name] !== null;
 
-const unknownParameter = (param: string) => new GatewayError('invalid_request', `Unknown parameter: '${param}'.`, { param, code: 'unknown_parameter' });
+const unknownParameter = (param: string) =>
+  new GatewayError('invalid_request', `Unknown parameter: '${param}'.`, { param, code: 'unknown_parameter' });
 
 /** The model a request names, or the API's default: dall-e-2, unless a GPT-image-only field is used (`edit` defaults to the GPT image model). */
 export function requestedModel(body: Raw, edit: boolean): string {
@@ -105,15 +134,30 @@ export function requestedModel(body: Raw, edit: boolean): string {
 export function resolveAsk(body: Raw, model: string, fallbackSize?: string): ImageAsk {
   const family = familyOf(model);
   const rules = RULES[family];
-  for (const field of family === 'gpt-image' ? DALLE_ONLY : GPT_ONLY) if (given(body, field) && body[field] !== false) throw unknownParameter(field);
+  for (const field of family === 'gpt-image' ? DALLE_ONLY : GPT_ONLY)
+    if (given(body, field) && body[field] !== false) throw unknownParameter(field);
   if (family === 'dall-e-2' && given(body, 'style')) throw unknownParameter('style');
   const prompt = body.prompt as string;
-  if (!prompt.trim()) throw invalid('prompt', "Invalid 'prompt': empty string. Expected a string with minimum length 1, but got an empty string instead.", 'empty_string');
+  if (!prompt.trim())
+    throw invalid(
+      'prompt',
+      "Invalid 'prompt': empty string. Expected a string with minimum length 1, but got an empty string instead.",
+      'empty_string',
+    );
   if (prompt.length > rules.maxPrompt) {
-    throw invalid('prompt', `Invalid 'prompt': string too long. Expected a string with maximum length ${rules.maxPrompt}, but got a string with length ${prompt.length} instead.`, 'string_above_max_length');
+    throw invalid(
+      'prompt',
+      `Invalid 'prompt': string too long. Expected a string with maximum length ${rules.maxPrompt}, but got a string with length ${prompt.length} instead.`,
+      'string_above_max_length',
+    );
   }
   const n = (body.n as number | null | undefined) ?? 1;
-  if (n > rules.maxN) throw invalid('n', `Invalid 'n': integer above maximum value. Expected a value <= ${rules.maxN} for ${model}, but got ${n} instead.`, 'integer_above_max_value');
+  if (n > rules.maxN)
+    throw invalid(
+      'n',
+      `Invalid 'n': integer above maximum value. Expected a value <= ${rules.maxN} for ${model}, but got ${n} instead.`,
+      'integer_above_max_value',
+    );
   const sizeAsked = (body.size as string | null | undefined) ?? rules.defaultSize;
   if (!rules.sizes.includes(sizeAsked)) throw invalidValue('size', sizeAsked, rules.sizes);
   const size = sizeAsked === 'auto' ? (fallbackSize ?? '1024x1024') : sizeAsked;
@@ -124,12 +168,22 @@ export function resolveAsk(body: Raw, model: string, fallbackSize?: string): Ima
   const format = ((body.output_format as ImageFormat | null | undefined) ?? 'png') as ImageFormat;
   const backgroundAsked = (body.background as string | null | undefined) ?? 'auto';
   if (backgroundAsked === 'transparent' && format === 'jpeg') {
-    throw invalid('background', "Transparent background is not supported for the 'jpeg' output format; use 'png' or 'webp'.", 'invalid_value');
+    throw invalid(
+      'background',
+      "Transparent background is not supported for the 'jpeg' output format; use 'png' or 'webp'.",
+      'invalid_value',
+    );
   }
   const compression = (body.output_compression as number | null | undefined) ?? 100;
-  if (compression < 100 && format === 'png') throw invalid('output_compression', "'output_compression' is only supported for the 'jpeg' and 'webp' output formats.", 'invalid_value');
+  if (compression < 100 && format === 'png')
+    throw invalid(
+      'output_compression',
+      "'output_compression' is only supported for the 'jpeg' and 'webp' output formats.",
+      'invalid_value',
+    );
   const stream = body.stream === true;
-  if (given(body, 'partial_images') && !stream) throw invalid('partial_images', "'partial_images' is only supported with 'stream': true.", 'invalid_value');
+  if (given(body, 'partial_images') && !stream)
+    throw invalid('partial_images', "'partial_images' is only supported with 'stream': true.", 'invalid_value');
   return {
     model,
     family,
@@ -170,7 +224,12 @@ export interface ImageUsage {
 export function imageUsage(ask: ImageAsk, images: number, inputImageTokens = 0): ImageUsage {
   const text = countTokens(ask.prompt);
   const output = imageOutputTokens(ask) * images;
-  return { input_tokens: text + inputImageTokens, input_tokens_details: { text_tokens: text, image_tokens: inputImageTokens }, output_tokens: output, total_tokens: text + inputImageTokens + output };
+  return {
+    input_tokens: text + inputImageTokens,
+    input_tokens_details: { text_tokens: text, image_tokens: inputImageTokens },
+    output_tokens: output,
+    total_tokens: text + inputImageTokens + output,
+  };
 }
 
 /** dall-e-3 rewrites prompts; ours says what was drawn, the same for the same request. */
@@ -189,7 +248,11 @@ export interface Produced {
 }
 
 /** Pictures drawn by `draw` (or the fixture's pinned file), encoded as the request asks. */
-export async function produce(ask: ImageAsk, decision: Decision, draw: (index: number, shapes?: number) => RgbaImage | Promise<RgbaImage>): Promise<Produced> {
+export async function produce(
+  ask: ImageAsk,
+  decision: Decision,
+  draw: (index: number, shapes?: number) => RgbaImage | Promise<RgbaImage>,
+): Promise<Produced> {
   const pinned = decision.pinned?.image;
   let pinnedPicture: RgbaImage | undefined;
   let pinnedFile: Uint8Array | undefined;
@@ -197,7 +260,10 @@ export async function produce(ask: ImageAsk, decision: Decision, draw: (index: n
     pinnedFile = Uint8Array.from(atob(pinned), (c) => c.charCodeAt(0));
     if (sniffImage(pinnedFile) !== ask.format || ask.stream) {
       pinnedPicture = await decodeImage(pinnedFile).catch((error: Error) => {
-        throw new GatewayError('server', `The fixture "${decision.pinned?.name}" pins reply.image, which is not a readable image: ${error.message}.`);
+        throw new GatewayError(
+          'server',
+          `The fixture "${decision.pinned?.name}" pins reply.image, which is not a readable image: ${error.message}.`,
+        );
       });
     }
   }
@@ -217,7 +283,8 @@ export async function produce(ask: ImageAsk, decision: Decision, draw: (index: n
     files.push(pinnedFile && !pinnedPicture ? pinnedFile : await picture(i));
     const steps: Uint8Array[] = [];
     // Each partial image shows more of the final picture's shapes.
-    for (let p = 0; ask.stream && p < ask.partialImages; p++) steps.push(await picture(i, Math.floor((total * (p + 1)) / (ask.partialImages + 1))));
+    for (let p = 0; ask.stream && p < ask.partialImages; p++)
+      steps.push(await picture(i, Math.floor((total * (p + 1)) / (ask.partialImages + 1))));
     partials.push(steps);
   }
   return { files, partials };
@@ -236,25 +303,59 @@ export function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, ke
     return item;
   });
   if (ask.family !== 'gpt-image') return { created, data };
-  return { created, background: ask.background, data, output_format: ask.format, quality: ask.quality, size: ask.size, usage: imageUsage(ask, produced.files.length, inputImageTokens) };
+  return {
+    created,
+    background: ask.background,
+    data,
+    output_format: ask.format,
+    quality: ask.quality,
+    size: ask.size,
+    usage: imageUsage(ask, produced.files.length, inputImageTokens),
+  };
 }
 
 /** The image stream: each picture's partial images, then it completed (`prefix` is image_generation or image_edit). */
-export function imageStreamEvents(ask: ImageAsk, produced: Produced, prefix: string, key: number, created: number, latency: Decision['latency'], inputImageTokens = 0): TimedEvent[] {
+export function imageStreamEvents(
+  ask: ImageAsk,
+  produced: Produced,
+  prefix: string,
+  key: number,
+  created: number,
+  latency: Decision['latency'],
+  inputImageTokens = 0,
+): TimedEvent[] {
   const common = { created_at: created, size: ask.size, quality: ask.quality, background: ask.background, output_format: ask.format };
   const payloads: Raw[] = [];
   produced.files.forEach((file, i) => {
-    produced.partials[i].forEach((partial, index) => payloads.push({ type: `${prefix}.partial_image`, b64_json: toBase64(partial), ...common, partial_image_index: index }));
-    payloads.push({ type: `${prefix}.completed`, b64_json: toBase64(file), ...common, usage: imageUsage(ask, 1, i === 0 ? inputImageTokens : 0) });
+    produced.partials[i].forEach((partial, index) =>
+      payloads.push({ type: `${prefix}.partial_image`, b64_json: toBase64(partial), ...common, partial_image_index: index }),
+    );
+    payloads.push({
+      type: `${prefix}.completed`,
+      b64_json: toBase64(file),
+      ...common,
+      usage: imageUsage(ask, 1, i === 0 ? inputImageTokens : 0),
+    });
   });
   const times = pieceTimes(latency, payloads.length, deriveKey(key, 'timing'));
   return payloads.map((p, i) => ({ due: times[i], frame: sseFrame(JSON.stringify(p), p.type as string) }));
 }
 
 /** The answer to an image request: streamed events, or the JSON response after the decision's delay. */
-export function answerImages(call: Call, ask: ImageAsk, decision: Decision, key: number, produced: Produced, prefix: string, inputImageTokens = 0): Outbound | Promise<Outbound> {
+export function answerImages(
+  call: Call,
+  ask: ImageAsk,
+  decision: Decision,
+  key: number,
+  produced: Produced,
+  prefix: string,
+  inputImageTokens = 0,
+): Outbound | Promise<Outbound> {
   const created = call.runtime.now();
-  if (ask.stream) return decidedStream(call, decision, key, () => imageStreamEvents(ask, produced, prefix, key, created, decision.latency, inputImageTokens));
+  if (ask.stream)
+    return decidedStream(call, decision, key, () =>
+      imageStreamEvents(ask, produced, prefix, key, created, decision.latency, inputImageTokens),
+    );
   return decidedReply(call, decision, key, () => imagesResponse(call, ask, produced, key, created, inputImageTokens));
 }
 
@@ -270,14 +371,21 @@ async function generations(call: Call): Promise<Outbound | Forward> {
   // What the pictures depend on: not how they are delivered (url or base64, streamed or not).
   const key = hashValue([model, ask.prompt, ask.size, ask.quality, ask.style ?? null, ask.background], decision.seed);
   const transparent = ask.background === 'transparent';
-  const produced = await produce(ask, decision, (i, shapes) => drawPicture(ask.prompt, ask.width, ask.height, deriveKey(key, i), { transparent, shapes }));
+  const produced = await produce(ask, decision, (i, shapes) =>
+    drawPicture(ask.prompt, ask.width, ask.height, deriveKey(key, i), { transparent, shapes }),
+  );
   return answerImages(call, ask, decision, key, produced, 'image_generation');
 }
 
 function imageFile(call: Call): Outbound {
   const name = String(call.params.file);
   const file = call.runtime.files.get(name);
-  if (!file) throw new GatewayError('not_found', `No image file '${name}': image URLs last until the gateway is reset (or until newer images push it out of the store).`, { param: 'file' });
+  if (!file)
+    throw new GatewayError(
+      'not_found',
+      `No image file '${name}': image URLs last until the gateway is reset (or until newer images push it out of the store).`,
+      { param: 'file' },
+    );
   return { status: 200, headers: { 'content-type': file.contentType, 'cache-control': 'private, max-age=3600' }, body: file.bytes };
 }
 

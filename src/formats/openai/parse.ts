@@ -2,7 +2,16 @@
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, Role, ToolCallRef } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing } from './validate.ts';
-import { type CheckedFields, type FieldRules, fieldsOf, isJsonObject, isOneOf, type JsonObject, nonObjectSchema, optional } from '../fields.ts';
+import {
+  type CheckedFields,
+  type FieldRules,
+  fieldsOf,
+  isJsonObject,
+  isOneOf,
+  type JsonObject,
+  nonObjectSchema,
+  optional,
+} from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number) => ({ ...optional('integer'), min, max });
 const nullableNum = (min?: number, max?: number) => ({ ...optional('number'), min, max });
@@ -136,7 +145,11 @@ export function parseStop(stop: unknown): string[] {
   // Callers check `stop` by its field rule first, so this refusal is only a guard.
   if (!Array.isArray(stop)) throw invalidType('stop', ['string', 'array'], stop);
   if (stop.length > 4) {
-    throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`, 'array_above_max_length');
+    throw invalid(
+      'stop',
+      `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`,
+      'array_above_max_length',
+    );
   }
   return stop.map((s, i) => {
     checkField(`stop[${i}]`, s, { types: ['string'], required: true });
@@ -154,7 +167,11 @@ const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 export function functionParameters(param: string, name: string, parameters: JsonObject | undefined): JsonObject {
   const type = parameters && nonObjectSchema(parameters);
   if (type !== undefined) {
-    throw invalid(param, `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`, 'invalid_function_parameters');
+    throw invalid(
+      param,
+      `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`,
+      'invalid_function_parameters',
+    );
   }
   return parameters && Object.keys(parameters).length ? parameters : EMPTY_PARAMETERS;
 }
@@ -163,7 +180,11 @@ function parseFunction(param: string, fn: unknown): ToolSpec {
   checkField(param, fn, { types: ['object'], required: true });
   checkField(`${param}.name`, fn.name, { types: ['string'], required: true });
   if (!NAME.test(fn.name)) {
-    throw invalid(`${param}.name`, `Invalid '${param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, 'invalid_value');
+    throw invalid(
+      `${param}.name`,
+      `Invalid '${param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`,
+      'invalid_value',
+    );
   }
   checkField(`${param}.description`, fn.description, { types: ['string'] });
   checkField(`${param}.parameters`, fn.parameters, { types: ['object'] });
@@ -189,7 +210,10 @@ function parseToolChoice(body: ChatBody, tools: ToolSpec[]): ToolChoice {
   const raw = body.tool_choice ?? body.function_call;
   if (raw === undefined || raw === null) return 'auto';
   if (!tools.length) {
-    throw invalid(param, `Invalid value for '${param}': '${param}' is only allowed when '${param === 'tool_choice' ? 'tools' : 'functions'}' are specified.`);
+    throw invalid(
+      param,
+      `Invalid value for '${param}': '${param}' is only allowed when '${param === 'tool_choice' ? 'tools' : 'functions'}' are specified.`,
+    );
   }
   if (typeof raw === 'string') {
     const allowed: Extract<ToolChoice, string>[] = param === 'tool_choice' ? ['none', 'auto', 'required'] : ['none', 'auto'];
@@ -202,7 +226,10 @@ function parseToolChoice(body: ChatBody, tools: ToolSpec[]): ToolChoice {
   const path = param === 'tool_choice' ? 'tool_choice.function.name' : 'function_call.name';
   checkField(path, name, { types: ['string'], required: true });
   if (!tools.some((t) => t.name === name)) {
-    throw invalid(path, `Invalid value for '${path}': no tool named '${String(name)}' is among the provided tools (${tools.map((t) => t.name).join(', ')}).`);
+    throw invalid(
+      path,
+      `Invalid value for '${path}': no tool named '${String(name)}' is among the provided tools (${tools.map((t) => t.name).join(', ')}).`,
+    );
   }
   return { name };
 }
@@ -214,7 +241,11 @@ function parseResponseFormat(format: JsonObject | null | undefined, messages: Me
   if (format.type === 'text') return { type: 'text' };
   if (format.type === 'json_object') {
     if (!messages.some((m) => /json/i.test(m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')))) {
-      throw invalid('messages', "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", undefined);
+      throw invalid(
+        'messages',
+        "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+        undefined,
+      );
     }
     return { type: 'json' };
   }
@@ -222,7 +253,10 @@ function parseResponseFormat(format: JsonObject | null | undefined, messages: Me
   const spec = format.json_schema;
   checkField('response_format.json_schema.name', spec.name, { types: ['string'], required: true });
   if (!NAME.test(spec.name)) {
-    throw invalid('response_format.json_schema.name', `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`);
+    throw invalid(
+      'response_format.json_schema.name',
+      `Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`,
+    );
   }
   checkField('response_format.json_schema.schema', spec.schema, { types: ['object'] });
   checkField('response_format.json_schema.strict', spec.strict, { types: ['boolean'], nullable: true });
@@ -235,13 +269,21 @@ function checkToolTurns(messages: Message[]): void {
   messages.forEach((m, i) => {
     if (m.role === 'assistant') for (const call of m.toolCalls ?? []) open.set(call.id, i);
     if (m.role === 'tool' && !open.delete(m.toolCallId ?? '')) {
-      throw invalid(`messages[${i}].tool_call_id`, `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; no earlier assistant message has a tool call with id '${m.toolCallId}'.`, undefined);
+      throw invalid(
+        `messages[${i}].tool_call_id`,
+        `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; no earlier assistant message has a tool call with id '${m.toolCallId}'.`,
+        undefined,
+      );
     }
   });
   const last = messages.length - 1;
   const unanswered = [...open].filter(([, at]) => at < last).map(([id]) => id);
   if (unanswered.length) {
-    throw invalid('messages', `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.join(', ')}`, undefined);
+    throw invalid(
+      'messages',
+      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.join(', ')}`,
+      undefined,
+    );
   }
 }
 
@@ -279,7 +321,11 @@ export function parseChatRequest(body: JsonObject): { request: CanonicalRequest;
   checkField('stream_options.include_usage', streamOptions.include_usage, { types: ['boolean'], nullable: true });
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (body.tools !== undefined && body.functions !== undefined) {
-    throw invalid('functions', "Invalid parameter: 'functions' and 'tools' cannot both be set; 'functions' is the legacy form of 'tools'.", undefined);
+    throw invalid(
+      'functions',
+      "Invalid parameter: 'functions' and 'tools' cannot both be set; 'functions' is the legacy form of 'tools'.",
+      undefined,
+    );
   }
   const tools = parseTools(body);
   const legacyFunctions = body.functions !== undefined && body.functions !== null;

@@ -120,7 +120,8 @@ const BETA_FIELDS: Record<string, FieldRule> = {
 function checkMaxTokens(param: string, value: unknown): number | 'inf' | undefined {
   if (value === undefined) return undefined;
   if (value === 'inf') return 'inf';
-  if (typeof value !== 'number' || value < 1 || value > 4096) throw invalid(param, `Invalid '${param}': expected an integer from 1 to 4096 or 'inf', got ${JSON.stringify(value)}.`);
+  if (typeof value !== 'number' || value < 1 || value > 4096)
+    throw invalid(param, `Invalid '${param}': expected an integer from 1 to 4096 or 'inf', got ${JSON.stringify(value)}.`);
   return value;
 }
 
@@ -137,7 +138,16 @@ function checkTools(param: string, value: unknown): JsonObject[] | undefined {
   return (value as unknown[]).map((t, i) => {
     checkField(`${param}[${i}]`, t, { types: ['object'], required: true });
     const tool = t as JsonObject;
-    checkFields(tool, { type: { types: ['string'], values: ['function', 'mcp'] }, name: { types: ['string'], required: true }, description: { types: ['string'] }, parameters: { types: ['object'] } }, `${param}[${i}]`);
+    checkFields(
+      tool,
+      {
+        type: { types: ['string'], values: ['function', 'mcp'] },
+        name: { types: ['string'], required: true },
+        description: { types: ['string'] },
+        parameters: { types: ['object'] },
+      },
+      `${param}[${i}]`,
+    );
     return tool;
   });
 }
@@ -186,7 +196,16 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
     checkFields(audio, { input: { types: ['object'] }, output: { types: ['object'] } }, `${path}.audio`);
     const input = audio.input as JsonObject | undefined;
     if (input) {
-      checkFields(input, { format: { types: ['object'] }, transcription: optional('object'), turn_detection: optional('object'), noise_reduction: optional('object') }, `${path}.audio.input`);
+      checkFields(
+        input,
+        {
+          format: { types: ['object'] },
+          transcription: optional('object'),
+          turn_detection: optional('object'),
+          noise_reduction: optional('object'),
+        },
+        `${path}.audio.input`,
+      );
       if (input.format) checkFields(input.format as JsonObject, FORMAT_FIELDS, `${path}.audio.input.format`);
       const t = checkTranscription(`${path}.audio.input.transcription`, input.transcription);
       if (t !== undefined) next.transcription = t;
@@ -195,7 +214,11 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
     }
     const output = audio.output as JsonObject | undefined;
     if (output) {
-      checkFields(output, { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } }, `${path}.audio.output`);
+      checkFields(
+        output,
+        { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } },
+        `${path}.audio.output`,
+      );
       if (output.format) checkFields(output.format as JsonObject, FORMAT_FIELDS, `${path}.audio.output.format`);
       if (typeof output.voice === 'string') next.voice = output.voice;
       if (typeof output.speed === 'number') next.speed = output.speed;
@@ -206,7 +229,8 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
 
 function vadObject(d: TurnDetection | null) {
   if (!d) return null;
-  if (d.type === 'semantic_vad') return { type: d.type, eagerness: d.eagerness, create_response: d.createResponse, interrupt_response: d.interruptResponse };
+  if (d.type === 'semantic_vad')
+    return { type: d.type, eagerness: d.eagerness, create_response: d.createResponse, interrupt_response: d.interruptResponse };
   return {
     type: d.type,
     threshold: d.threshold,
@@ -272,12 +296,17 @@ export function renderSession(c: SessionConfig, id: string, expiresAt: number, b
 export function toolSpecs(tools: readonly JsonObject[]): ToolSpec[] {
   return tools
     .filter((t) => t.type === undefined || t.type === 'function')
-    .map((t) => ({ name: String(t.name), description: typeof t.description === 'string' ? t.description : undefined, parameters: (t.parameters as JsonObject) ?? { type: 'object', properties: {} } }));
+    .map((t) => ({
+      name: String(t.name),
+      description: typeof t.description === 'string' ? t.description : undefined,
+      parameters: (t.parameters as JsonObject) ?? { type: 'object', properties: {} },
+    }));
 }
 
 /** A realtime tool_choice as the canonical one. */
 export function toolChoiceOf(choice: unknown): ToolChoice {
   if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
-  if (choice && typeof choice === 'object' && typeof (choice as JsonObject).name === 'string') return { name: (choice as JsonObject).name as string };
+  if (choice && typeof choice === 'object' && typeof (choice as JsonObject).name === 'string')
+    return { name: (choice as JsonObject).name as string };
   return 'auto';
 }

@@ -5,7 +5,15 @@ import type { CanonicalReply } from '../../core/reply.ts';
 import { planStream } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { deriveKey } from '../../core/seed.ts';
-import { durationOf, pcmBytes, SPEECH_SAMPLE_RATE, synthesizeSpeech, synthesizeSpeechSliced, toBase64, type SpeechWork } from '../../core/synthesize/audio.ts';
+import {
+  durationOf,
+  pcmBytes,
+  SPEECH_SAMPLE_RATE,
+  synthesizeSpeech,
+  synthesizeSpeechSliced,
+  toBase64,
+  type SpeechWork,
+} from '../../core/synthesize/audio.ts';
 import { yieldToLoop } from '../../core/slices.ts';
 import type { JsonObject } from '../fields.ts';
 
@@ -67,7 +75,13 @@ export interface ResponseContext {
   previousItemId: string | null;
 }
 
-export function responseObject(ctx: ResponseContext, status: string, output: JsonObject[], usage: JsonObject | null, statusDetails: JsonObject | null = null): JsonObject {
+export function responseObject(
+  ctx: ResponseContext,
+  status: string,
+  output: JsonObject[],
+  usage: JsonObject | null,
+  statusDetails: JsonObject | null = null,
+): JsonObject {
   const modalities = ctx.audio ? ['audio'] : ['text'];
   if (ctx.beta) {
     return {
@@ -110,14 +124,22 @@ function usageOf(reply: CanonicalReply, audioTokens: number): JsonObject {
     total_tokens: input + text + audioTokens,
     input_tokens: input,
     output_tokens: text + audioTokens,
-    input_token_details: { text_tokens: input, audio_tokens: 0, image_tokens: 0, cached_tokens: 0, cached_tokens_details: { text_tokens: 0, audio_tokens: 0, image_tokens: 0 } },
+    input_token_details: {
+      text_tokens: input,
+      audio_tokens: 0,
+      image_tokens: 0,
+      cached_tokens: 0,
+      cached_tokens_details: { text_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+    },
     output_token_details: { text_tokens: text, audio_tokens: audioTokens },
   };
 }
 
 /** Splits `samples` into `parts` consecutive runs whose concatenation is all of them. */
 function audioRuns(samples: Int16Array, parts: number): Int16Array[] {
-  return Array.from({ length: parts }, (_, i) => samples.subarray(Math.floor((i * samples.length) / parts), Math.floor(((i + 1) * samples.length) / parts)));
+  return Array.from({ length: parts }, (_, i) =>
+    samples.subarray(Math.floor((i * samples.length) / parts), Math.floor(((i + 1) * samples.length) / parts)),
+  );
 }
 
 /**
@@ -125,7 +147,11 @@ function audioRuns(samples: Int16Array, parts: number): Int16Array[] {
  * at a time with a turn for other clients between slices, its samples counted on `work`; a session
  * that ends meanwhile (`work.stopped()`) gets nothing more made (undefined).
  */
-export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, work: SpeechWork): Promise<Map<number, Int16Array> | undefined> {
+export async function speakBlocks(
+  reply: CanonicalReply,
+  ctx: ResponseContext,
+  work: SpeechWork,
+): Promise<Map<number, Int16Array> | undefined> {
   const speech = new Map<number, Int16Array>();
   const blocks = reply.choices[0].blocks;
   for (let b = 0; b < blocks.length; b++) {
@@ -133,7 +159,12 @@ export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, w
     if (work.stopped?.()) return undefined;
     const block = blocks[b];
     if (!ctx.audio || block.type !== 'text') continue;
-    const samples = await synthesizeSpeechSliced([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${b}`), {}, work);
+    const samples = await synthesizeSpeechSliced(
+      [{ text: block.text, voice: ctx.voice }],
+      deriveKey(reply.key, `realtime-speech:${b}`),
+      {},
+      work,
+    );
     if (!samples) return undefined;
     speech.set(b, samples);
   }
@@ -141,7 +172,12 @@ export async function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, w
 }
 
 /** The response's events; `speech` holds each text block's samples for an audio response (from speakBlocks). */
-export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx: ResponseContext, speech: ReadonlyMap<number, Int16Array> = new Map()): ResponsePlan {
+export function planResponse(
+  reply: CanonicalReply,
+  latency: LatencyProfile,
+  ctx: ResponseContext,
+  speech: ReadonlyMap<number, Int16Array> = new Map(),
+): ResponsePlan {
   const { beta } = ctx;
   const choice = reply.choices[0];
   const events: PlannedEvent[] = [];
@@ -165,11 +201,26 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
       const id = ctx.itemId();
       const item: JsonObject =
         block.type === 'tool_call'
-          ? { id, object: 'realtime.item', type: 'function_call', status: 'in_progress', name: block.name, call_id: ctx.callId(), arguments: '' }
+          ? {
+              id,
+              object: 'realtime.item',
+              type: 'function_call',
+              status: 'in_progress',
+              name: block.name,
+              call_id: ctx.callId(),
+              arguments: '',
+            }
           : { id, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-      const state: { item: JsonObject; text: string; audio?: Int16Array[]; piece: number; pieces: number } = { item, text: '', piece: 0, pieces: piecesOf.get(step.block) ?? 1 };
+      const state: { item: JsonObject; text: string; audio?: Int16Array[]; piece: number; pieces: number } = {
+        item,
+        text: '',
+        piece: 0,
+        pieces: piecesOf.get(step.block) ?? 1,
+      };
       if (block.type === 'text' && ctx.audio) {
-        const samples = speech.get(step.block) ?? synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
+        const samples =
+          speech.get(step.block) ??
+          synthesizeSpeech([{ text: block.text, voice: ctx.voice }], deriveKey(reply.key, `realtime-speech:${step.block}`));
         audioTokens += Math.ceil(durationOf(samples, SPEECH_SAMPLE_RATE) * AUDIO_TOKENS_PER_SECOND);
         state.audio = audioRuns(samples, state.pieces);
       }
@@ -202,16 +253,27 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
     if (step.blockEnd) {
       if (block.type === 'tool_call') {
         Object.assign(state.item, { status: 'completed', arguments: block.arguments });
-        push(step.due, 'response.function_call_arguments.done', { ...at, call_id: state.item.call_id, name: block.name, arguments: block.arguments });
+        push(step.due, 'response.function_call_arguments.done', {
+          ...at,
+          call_id: state.item.call_id,
+          name: block.name,
+          arguments: block.arguments,
+        });
       } else {
         const text = block.text;
-        const content = ctx.audio ? { type: contentType('output_audio', beta), transcript: text } : { type: contentType('output_text', beta), text };
+        const content = ctx.audio
+          ? { type: contentType('output_audio', beta), transcript: text }
+          : { type: contentType('output_text', beta), text };
         Object.assign(state.item, { status: 'completed', content: [content] });
         if (ctx.audio) {
           push(step.due, 'response.output_audio.done', { ...at, content_index: 0 });
           push(step.due, 'response.output_audio_transcript.done', { ...at, content_index: 0, transcript: text });
         } else push(step.due, 'response.output_text.done', { ...at, content_index: 0, text });
-        push(step.due, 'response.content_part.done', { ...at, content_index: 0, part: ctx.audio ? { type: 'audio', transcript: text } : { type: 'text', text } });
+        push(step.due, 'response.content_part.done', {
+          ...at,
+          content_index: 0,
+          part: ctx.audio ? { type: 'audio', transcript: text } : { type: 'text', text },
+        });
       }
       push(step.due, 'response.output_item.done', { ...ids, output_index, item: { ...state.item } });
       push(step.due, 'conversation.item.done', { previous_item_id: null, item: { ...state.item } });
@@ -219,13 +281,25 @@ export function planResponse(reply: CanonicalReply, latency: LatencyProfile, ctx
   }
   const end = events.at(-1)!.due;
   const incomplete = choice.finishReason === 'length';
-  const done = responseObject(ctx, incomplete ? 'incomplete' : 'completed', items, usageOf(reply, audioTokens), incomplete ? { type: 'incomplete', reason: 'max_output_tokens' } : null);
+  const done = responseObject(
+    ctx,
+    incomplete ? 'incomplete' : 'completed',
+    items,
+    usageOf(reply, audioTokens),
+    incomplete ? { type: 'incomplete', reason: 'max_output_tokens' } : null,
+  );
   push(end, 'response.done', { response: done });
   return { events, items, done };
 }
 
 /** The response.done of a response stopped early: its items so far, incomplete, and why. */
-export function stoppedResponse(plan: ResponsePlan, ctx: ResponseContext, opened: number, status: 'cancelled' | 'failed', details: JsonObject): JsonObject {
+export function stoppedResponse(
+  plan: ResponsePlan,
+  ctx: ResponseContext,
+  opened: number,
+  status: 'cancelled' | 'failed',
+  details: JsonObject,
+): JsonObject {
   const output = plan.items.slice(0, opened).map((item) => (item.status === 'completed' ? item : { ...item, status: 'incomplete' }));
   return responseObject(ctx, status, output, plan.done.usage as JsonObject, details);
 }

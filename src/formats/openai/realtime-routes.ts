@@ -13,7 +13,10 @@ const BETA_SUBPROTOCOL = 'openai-beta.realtime-v1';
 const DEFAULT_MODEL = 'gpt-realtime';
 
 function protocols(call: Call): string[] {
-  return (call.inbound.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  return (call.inbound.header('sec-websocket-protocol') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
 }
 
 function isBeta(call: Call): boolean {
@@ -30,7 +33,10 @@ function realtimeModel(call: Call, model: unknown): string {
 
 function upgrade(call: Call): Outbound {
   if ((call.inbound.header('upgrade') ?? '').toLowerCase() !== 'websocket') {
-    throw new GatewayError('invalid_request', 'GET /v1/realtime is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket), e.g. wss://host/v1/realtime?model=gpt-realtime.');
+    throw new GatewayError(
+      'invalid_request',
+      'GET /v1/realtime is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket), e.g. wss://host/v1/realtime?model=gpt-realtime.',
+    );
   }
   const beta = isBeta(call);
   const ephemeral = call.runtime.tokens.ephemeralKey(call.token, call.runtime.now());
@@ -54,7 +60,11 @@ function upgrade(call: Call): Outbound {
 function lifetime(body: JsonObject): number {
   const after = body.expires_after as JsonObject | undefined;
   if (after === undefined) return 600;
-  checkFields(after, { anchor: { types: ['string'], values: ['created_at'] }, seconds: { types: ['integer'], min: 10, max: 7200 } }, 'expires_after');
+  checkFields(
+    after,
+    { anchor: { types: ['string'], values: ['created_at'] }, seconds: { types: ['integer'], min: 10, max: 7200 } },
+    'expires_after',
+  );
   return (after.seconds as number | undefined) ?? 600;
 }
 
@@ -69,7 +79,10 @@ function clientSecrets(call: Call): Outbound {
   checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
   const seconds = lifetime(body);
   const session = (body.session as JsonObject | undefined) ?? { type: 'realtime' };
-  if (session.type === 'transcription') throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', { param: 'session.type' });
+  if (session.type === 'transcription')
+    throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', {
+      param: 'session.type',
+    });
   const model = realtimeModel(call, session.model ?? DEFAULT_MODEL);
   // Checked as a session.update would be, so a bad configuration is refused here, not at connect.
   const config = applySession(defaultConfig(model, false), { ...session, model: undefined }, false);

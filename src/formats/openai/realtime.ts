@@ -16,7 +16,16 @@ import { faultedEvents } from '../../pipeline/delivery.ts';
 import { playEvents } from '../../pipeline/sse.ts';
 import { openaiErrorBody } from './errors.ts';
 import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, type SessionConfig } from './realtime-config.ts';
-import { contentType, eventName, planResponse, responseObject, speakBlocks, stoppedResponse, type ResponseContext, type ResponsePlan } from './realtime-response.ts';
+import {
+  contentType,
+  eventName,
+  planResponse,
+  responseObject,
+  speakBlocks,
+  stoppedResponse,
+  type ResponseContext,
+  type ResponsePlan,
+} from './realtime-response.ts';
 import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
 import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
@@ -132,7 +141,10 @@ export class RealtimeSession implements SocketPeer {
     call.entry.outcome = 'streaming';
     call.entry.model = options.model;
     call.entry.events = [];
-    this.timer = setTimeout(() => this.refuse('session_expired', `Your session hit the maximum duration of ${REALTIME_LIMITS.durationMs / 60000} minutes.`), REALTIME_LIMITS.durationMs);
+    this.timer = setTimeout(
+      () => this.refuse('session_expired', `Your session hit the maximum duration of ${REALTIME_LIMITS.durationMs / 60000} minutes.`),
+      REALTIME_LIMITS.durationMs,
+    );
     this.timer.unref?.();
     this.emit('session.created', { session: this.session() });
     if (this.beta) this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
@@ -195,8 +207,16 @@ export class RealtimeSession implements SocketPeer {
     if (this.gone) return;
     this.events++;
     this.bytes += text.length;
-    if (this.events > REALTIME_LIMITS.events) return this.refuse('session_event_limit', `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`);
-    if (this.bytes > REALTIME_LIMITS.bytes) return this.refuse('session_byte_limit', `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`);
+    if (this.events > REALTIME_LIMITS.events)
+      return this.refuse(
+        'session_event_limit',
+        `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`,
+      );
+    if (this.bytes > REALTIME_LIMITS.bytes)
+      return this.refuse(
+        'session_byte_limit',
+        `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
     this.inbox.push(text);
     this.pump();
   }
@@ -228,7 +248,10 @@ export class RealtimeSession implements SocketPeer {
       this.waiting.push(text);
       this.waitingBytes += text.length;
       if (this.waiting.length > REALTIME_LIMITS.waitingEvents || this.waitingBytes > REALTIME_LIMITS.waitingBytes) {
-        return this.refuse('event_queue_full', `This session sent more than ${REALTIME_LIMITS.waitingEvents} events (or ${REALTIME_LIMITS.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`);
+        return this.refuse(
+          'event_queue_full',
+          `This session sent more than ${REALTIME_LIMITS.waitingEvents} events (or ${REALTIME_LIMITS.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`,
+        );
       }
       return;
     }
@@ -237,17 +260,31 @@ export class RealtimeSession implements SocketPeer {
       event = JSON.parse(text);
     } catch {
       this.log('client', '(invalid json)');
-      return this.fail(new GatewayError('invalid_request', "We could not parse the JSON body of your request. Each client event must be one JSON object, e.g. {\"type\":\"response.create\"}.", { code: 'invalid_json' }));
+      return this.fail(
+        new GatewayError(
+          'invalid_request',
+          'We could not parse the JSON body of your request. Each client event must be one JSON object, e.g. {"type":"response.create"}.',
+          { code: 'invalid_json' },
+        ),
+      );
     }
     if (event === null || typeof event !== 'object' || Array.isArray(event)) {
-      return this.fail(new GatewayError('invalid_request', 'A client event must be a JSON object with a string `type`.', { code: 'invalid_json' }));
+      return this.fail(
+        new GatewayError('invalid_request', 'A client event must be a JSON object with a string `type`.', { code: 'invalid_json' }),
+      );
     }
     const clientId = typeof event.event_id === 'string' ? event.event_id : undefined;
     this.log('client', String(event.type));
     try {
       this.dispatch(event);
     } catch (error) {
-      const e = error instanceof GatewayError ? error : new GatewayError('server', `The server had an error while processing your event (model-gateway-mock: ${(error as Error).message}).`);
+      const e =
+        error instanceof GatewayError
+          ? error
+          : new GatewayError(
+              'server',
+              `The server had an error while processing your event (model-gateway-mock: ${(error as Error).message}).`,
+            );
       this.fail(e, clientId);
     }
   }
@@ -268,7 +305,11 @@ export class RealtimeSession implements SocketPeer {
     checkField('event_id', event.event_id, { types: ['string'] });
     switch (event.type) {
       case 'session.update':
-        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, session: { types: ['object'], required: true } });
+        checkFields(event, {
+          type: { types: ['string'] },
+          event_id: { types: ['string'] },
+          session: { types: ['object'], required: true },
+        });
         this.config = applySession(this.config, event.session, this.beta);
         return this.emit('session.updated', { session: this.session() });
       case 'input_audio_buffer.append':
@@ -282,7 +323,12 @@ export class RealtimeSession implements SocketPeer {
       case 'output_audio_buffer.clear':
         throw invalid('type', 'output_audio_buffer.clear is only supported for WebRTC sessions.', 'unsupported_event');
       case 'conversation.item.create':
-        checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, item: { types: ['object'], required: true }, previous_item_id: { types: ['string'], nullable: true } });
+        checkFields(event, {
+          type: { types: ['string'] },
+          event_id: { types: ['string'] },
+          item: { types: ['object'], required: true },
+          previous_item_id: { types: ['string'], nullable: true },
+        });
         return this.addItem(this.parseItem(event.item, 'item'), event.previous_item_id);
       case 'conversation.item.retrieve': {
         const item = this.find(event, 'conversation.item.retrieve');
@@ -311,7 +357,11 @@ export class RealtimeSession implements SocketPeer {
 
   /** An item the client sent, in the GA form (beta content types mapped). */
   private parseItem(raw: JsonObject, param: string): Item {
-    checkField(`${param}.type`, raw.type, { types: ['string'], required: true, values: ['message', 'function_call', 'function_call_output'] });
+    checkField(`${param}.type`, raw.type, {
+      types: ['string'],
+      required: true,
+      values: ['message', 'function_call', 'function_call_output'],
+    });
     checkField(`${param}.id`, raw.id, { types: ['string'] });
     const id = raw.id ?? this.nextId('item_');
     const base = { id, object: 'realtime.item', type: raw.type, status: 'completed' };
@@ -334,7 +384,16 @@ export class RealtimeSession implements SocketPeer {
       checkField(p, part, { types: ['object'], required: true });
       const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
       checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: types });
-      const type = part.type === 'text' ? (raw.role === 'assistant' ? 'output_text' : 'input_text') : part.type === 'audio' ? (raw.role === 'assistant' ? 'output_audio' : 'input_audio') : part.type;
+      const type =
+        part.type === 'text'
+          ? raw.role === 'assistant'
+            ? 'output_text'
+            : 'input_text'
+          : part.type === 'audio'
+            ? raw.role === 'assistant'
+              ? 'output_audio'
+              : 'input_audio'
+            : part.type;
       if (type === 'input_text' || type === 'output_text') {
         checkField(`${p}.text`, part.text, { types: ['string'], required: true });
         return { type, text: part.text };
@@ -371,10 +430,12 @@ export class RealtimeSession implements SocketPeer {
     if (previousId === 'root') at = 0;
     else if (previousId) {
       const i = this.items.findIndex((x) => x.raw.id === previousId);
-      if (i < 0) throw invalid('previous_item_id', `Error adding item: the previous item with id '${previousId}' does not exist.`, 'item_not_found');
+      if (i < 0)
+        throw invalid('previous_item_id', `Error adding item: the previous item with id '${previousId}' does not exist.`, 'item_not_found');
       at = i + 1;
     }
-    if (this.items.some((x) => x.raw.id === item.raw.id)) throw invalid('item.id', `Error adding item: an item with id '${item.raw.id}' already exists.`, 'item_already_exists');
+    if (this.items.some((x) => x.raw.id === item.raw.id))
+      throw invalid('item.id', `Error adding item: an item with id '${item.raw.id}' already exists.`, 'item_already_exists');
     this.items.splice(at, 0, item);
     if (this.items.length > REALTIME_LIMITS.items) this.items.shift();
     const previous = at > 0 ? (this.items[at - 1]?.raw.id ?? null) : null;
@@ -383,7 +444,14 @@ export class RealtimeSession implements SocketPeer {
   }
 
   private find(event: JsonObject, type: string): Item {
-    checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, item_id: { types: ['string'], required: true }, ...(type === 'conversation.item.truncate' ? { content_index: { types: ['integer'], required: true, min: 0 }, audio_end_ms: { types: ['integer'], required: true, min: 0 } } : {}) });
+    checkFields(event, {
+      type: { types: ['string'] },
+      event_id: { types: ['string'] },
+      item_id: { types: ['string'], required: true },
+      ...(type === 'conversation.item.truncate'
+        ? { content_index: { types: ['integer'], required: true, min: 0 }, audio_end_ms: { types: ['integer'], required: true, min: 0 } }
+        : {}),
+    });
     const item = this.items.find((i) => i.raw.id === event.item_id);
     if (!item) throw invalid('item_id', `Item with item_id not found: ${String(event.item_id)}`, 'item_not_found');
     return item;
@@ -398,7 +466,11 @@ export class RealtimeSession implements SocketPeer {
     }
     // The service drops the text transcript of truncated audio, so the model never reads unheard words.
     content![event.content_index as number] = { ...part, transcript: '' };
-    this.emit('conversation.item.truncated', { item_id: item.raw.id, content_index: event.content_index, audio_end_ms: event.audio_end_ms });
+    this.emit('conversation.item.truncated', {
+      item_id: item.raw.id,
+      content_index: event.content_index,
+      audio_end_ms: event.audio_end_ms,
+    });
   }
 
   // --- input audio ---
@@ -413,7 +485,11 @@ export class RealtimeSession implements SocketPeer {
   private append(audio: string): void {
     const samples = this.decodeAudio(audio, 'audio');
     if (this.bufferBytes + samples.byteLength > REALTIME_LIMITS.audioBufferBytes) {
-      throw invalid('audio', `The input audio buffer holds at most ${REALTIME_LIMITS.audioBufferBytes} bytes; commit or clear it first.`, 'input_audio_buffer_full');
+      throw invalid(
+        'audio',
+        `The input audio buffer holds at most ${REALTIME_LIMITS.audioBufferBytes} bytes; commit or clear it first.`,
+        'input_audio_buffer_full',
+      );
     }
     this.buffer.push(samples);
     this.bufferBytes += samples.byteLength;
@@ -458,7 +534,11 @@ export class RealtimeSession implements SocketPeer {
     const total = this.bufferBytes / 2;
     const ms = total / (SPEECH_SAMPLE_RATE / 1000);
     if (ms < 100) {
-      throw invalid('audio', `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`, 'input_audio_buffer_commit_empty');
+      throw invalid(
+        'audio',
+        `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`,
+        'input_audio_buffer_commit_empty',
+      );
     }
     const samples = new Int16Array(total);
     let offset = 0;
@@ -471,13 +551,23 @@ export class RealtimeSession implements SocketPeer {
     const id = itemId ?? this.nextId('item_');
     const previous = this.items.at(-1)?.raw.id ?? null;
     const heard = transcribe(samples, SPEECH_SAMPLE_RATE, audioKey);
-    const item: Item = { raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio' }] }, heard };
+    const item: Item = {
+      raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio' }] },
+      heard,
+    };
     this.emit('input_audio_buffer.committed', { previous_item_id: previous, item_id: id });
     this.addItem(item);
     if (this.config.transcription) {
       (item.raw.content as JsonObject[])[0].transcript = heard;
-      if (!this.beta) this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
-      this.emit('conversation.item.input_audio_transcription.completed', { item_id: id, content_index: 0, transcript: heard, logprobs: null, usage: { type: 'duration', seconds: Math.ceil(ms / 1000) } });
+      if (!this.beta)
+        this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
+      this.emit('conversation.item.input_audio_transcription.completed', {
+        item_id: id,
+        content_index: 0,
+        transcript: heard,
+        logprobs: null,
+        usage: { type: 'duration', seconds: Math.ceil(ms / 1000) },
+      });
     }
   }
 
@@ -486,12 +576,20 @@ export class RealtimeSession implements SocketPeer {
   /** The conversation as a canonical request: instructions, then each item as a message. */
   private request(params: JsonObject): CanonicalRequest {
     const items = params.conversation === 'none' ? [] : this.items;
-    const input = Array.isArray(params.input) ? (params.input as JsonObject[]).map((raw, i) => this.parseItem(raw, `response.input[${i}]`)) : [];
+    const input = Array.isArray(params.input)
+      ? (params.input as JsonObject[]).map((raw, i) => this.parseItem(raw, `response.input[${i}]`))
+      : [];
     const instructions = typeof params.instructions === 'string' ? params.instructions : this.config.instructions;
     const messages: Message[] = instructions ? [{ role: 'system', parts: [{ type: 'text', text: instructions }] }] : [];
     for (const { raw, heard } of [...items, ...input]) {
-      if (raw.type === 'function_call') messages.push({ role: 'assistant', parts: [], toolCalls: [{ id: raw.call_id as string, name: raw.name as string, arguments: raw.arguments as string }] });
-      else if (raw.type === 'function_call_output') messages.push({ role: 'tool', parts: [{ type: 'text', text: raw.output as string }], toolCallId: raw.call_id as string });
+      if (raw.type === 'function_call')
+        messages.push({
+          role: 'assistant',
+          parts: [],
+          toolCalls: [{ id: raw.call_id as string, name: raw.name as string, arguments: raw.arguments as string }],
+        });
+      else if (raw.type === 'function_call_output')
+        messages.push({ role: 'tool', parts: [{ type: 'text', text: raw.output as string }], toolCallId: raw.call_id as string });
       else {
         const parts: Part[] = (raw.content as JsonObject[]).map((c) => {
           if (c.type === 'input_image') return { type: 'image' };
@@ -521,7 +619,12 @@ export class RealtimeSession implements SocketPeer {
 
   private respond(params: JsonObject): void {
     const current = this.active?.ctx ?? this.preparing;
-    if (current) throw invalid('response', `Conversation already has an active response in progress: ${current.responseId}. Wait until the response is finished before creating a new one.`, 'conversation_already_has_active_response');
+    if (current)
+      throw invalid(
+        'response',
+        `Conversation already has an active response in progress: ${current.responseId}. Wait until the response is finished before creating a new one.`,
+        'conversation_already_has_active_response',
+      );
     const modalities = (params.output_modalities ?? params.modalities ?? this.config.modalities) as string[];
     const audioParams = (params.audio as JsonObject | undefined)?.output as JsonObject | undefined;
     const ctx: ResponseContext = {
@@ -530,7 +633,8 @@ export class RealtimeSession implements SocketPeer {
       itemId: () => this.nextId('item_'),
       callId: () => this.nextId('call_', 16),
       audio: modalities.includes('audio'),
-      voice: typeof audioParams?.voice === 'string' ? audioParams.voice : typeof params.voice === 'string' ? params.voice : this.config.voice,
+      voice:
+        typeof audioParams?.voice === 'string' ? audioParams.voice : typeof params.voice === 'string' ? params.voice : this.config.voice,
       beta: this.beta,
       maxOutputTokens: (params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens) as number | 'inf',
       previousItemId: (this.items.at(-1)?.raw.id as string | undefined) ?? null,
@@ -541,12 +645,18 @@ export class RealtimeSession implements SocketPeer {
     try {
       answered = answer(call, request);
       // Record mode forwards HTTP requests; a turn of a live session has no upstream request to be.
-      if (isForward(answered)) throw new GatewayError('invalid_request', 'Record mode cannot forward a realtime response: add a fixture that answers it.');
+      if (isForward(answered))
+        throw new GatewayError('invalid_request', 'Record mode cannot forward a realtime response: add a fixture that answers it.');
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       // A fixture's error, a forced status or strict mode's near miss: the response fails.
       this.emit('response.created', { response: responseObject(ctx, 'in_progress', [], null) });
-      this.emit('response.done', { response: responseObject(ctx, 'failed', [], null, { type: 'failed', error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message } }) });
+      this.emit('response.done', {
+        response: responseObject(ctx, 'failed', [], null, {
+          type: 'failed',
+          error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message },
+        }),
+      });
       return;
     }
     call.entry.body = { type: 'response.create', response: params };
@@ -560,7 +670,10 @@ export class RealtimeSession implements SocketPeer {
     this.preparing = ctx;
     call.runtime.activeStreams++;
     // Counted on the session's journal entry as it is made, so the work a closed socket left undone shows.
-    const work: SpeechWork = { count: (samples) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + samples), stopped: () => this.gone };
+    const work: SpeechWork = {
+      count: (samples) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + samples),
+      stopped: () => this.gone,
+    };
     void speakBlocks(reply, ctx, work).then((speech) => {
       this.preparing = undefined;
       call.runtime.activeStreams--;
@@ -584,7 +697,11 @@ export class RealtimeSession implements SocketPeer {
       const frame = this.frame(e.event.type as string, stripType(e.event));
       return frame === undefined ? [] : [{ due: e.due, frame: `${frame}\n`, opened: e.opened }];
     });
-    events.push({ due: events.at(-1)!.due, frame: `${this.frame('rate_limits.updated', { rate_limits: this.rateLimits() })}\n`, opened: plan.items.length });
+    events.push({
+      due: events.at(-1)!.due,
+      frame: `${this.frame('rate_limits.updated', { rate_limits: this.rateLimits() })}\n`,
+      opened: plan.items.length,
+    });
     if (fault) {
       const opened = events.map((e) => e.opened);
       events = faultedEvents(events, fault, (error, after) => [
@@ -661,4 +778,3 @@ function stripType(event: JsonObject): JsonObject {
   const { type: _type, ...rest } = event;
   return rest;
 }
-

@@ -83,7 +83,11 @@ function contentParts(param: string, content: unknown): Part[] {
 /** Input items → canonical messages, and the items as the store shows them back. */
 export function parseInput(input: unknown): { messages: Message[]; items: JsonObject[] } {
   if (input === undefined || input === null) return { messages: [], items: [] };
-  if (typeof input === 'string') return { messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }], items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }] };
+  if (typeof input === 'string')
+    return {
+      messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }],
+      items: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }],
+    };
   const messages: Message[] = [];
   const items: JsonObject[] = [];
   // Callers check `input` by its field rule first, so this refusal is only a guard.
@@ -112,7 +116,14 @@ export function parseInput(input: unknown): { messages: Message[]; items: JsonOb
       messages.push({ role: 'tool', toolCallId: item.call_id, parts: [{ type: 'text', text: output }] });
     } else if (type !== 'reasoning' && type !== 'item_reference' && type !== 'compaction') {
       // A compaction item (from responses.compact) stands for earlier turns the gateway does not keep: taken, not read.
-      throw invalidValue(`${param}.type`, type, ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction']);
+      throw invalidValue(`${param}.type`, type, [
+        'message',
+        'function_call',
+        'function_call_output',
+        'reasoning',
+        'item_reference',
+        'compaction',
+      ]);
     }
   });
   return { messages, items };
@@ -140,7 +151,11 @@ function parseToolChoice(choice: ResponsesBody['tool_choice'], tools: ToolSpec[]
   }
   if (choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
   const tool = tools.find((t) => t.name === choice.name);
-  if (!tool) throw invalid('tool_choice.name', `Invalid value for 'tool_choice.name': no tool named '${String(choice.name)}' is among the provided tools.`);
+  if (!tool)
+    throw invalid(
+      'tool_choice.name',
+      `Invalid value for 'tool_choice.name': no tool named '${String(choice.name)}' is among the provided tools.`,
+    );
   return { name: tool.name };
 }
 
@@ -169,18 +184,28 @@ export function storedResponse(call: Call, id: string, byPath = false): StoredRe
   const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
-  throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
+  throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, {
+    param: 'previous_response_id',
+    code: 'previous_response_not_found',
+  });
 }
 
 export function parseResponsesRequest(body: JsonObject, previous: StoredResponse | undefined): ResponsesCall {
   checkFields(body, FIELDS);
   checkMetadata(body.metadata);
   if (body.previous_response_id && !previous) {
-    throw new GatewayError('invalid_request', `Previous response with id '${String(body.previous_response_id)}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
+    throw new GatewayError('invalid_request', `Previous response with id '${String(body.previous_response_id)}' not found.`, {
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+    });
   }
-  if (body.input === undefined && !body.prompt) throw invalid('input', "Missing required parameter: 'input'.", 'missing_required_parameter');
+  if (body.input === undefined && !body.prompt)
+    throw invalid('input', "Missing required parameter: 'input'.", 'missing_required_parameter');
   const { messages, items } = parseInput(body.input);
-  const instructions = typeof body.instructions === 'string' && body.instructions ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: body.instructions }] }] : [];
+  const instructions =
+    typeof body.instructions === 'string' && body.instructions
+      ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: body.instructions }] }]
+      : [];
   // Instructions apply to this turn only; earlier turns come from the stored conversation.
   const history = (previous?.conversation ?? []).filter((m) => m.role !== 'system');
   const tools = parseTools(body.tools);
@@ -210,7 +235,11 @@ export function parseResponsesRequest(body: JsonObject, previous: StoredResponse
 /** `reasoning.effort`, and a summary shown when `reasoning.summary` asks for one. */
 function parseReasoning(r: JsonObject | null | undefined): CanonicalRequest['reasoning'] {
   if (r === undefined || r === null) return undefined;
-  checkField('reasoning.effort', r.effort, { types: ['string'], nullable: true, values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] });
+  checkField('reasoning.effort', r.effort, {
+    types: ['string'],
+    nullable: true,
+    values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
+  });
   checkField('reasoning.summary', r.summary, { types: ['string'], nullable: true, values: ['auto', 'concise', 'detailed'] });
   const effort = r.effort ?? undefined;
   const show = typeof r.summary === 'string';
@@ -232,14 +261,21 @@ function reasoningItem(reply: CanonicalReply): JsonObject {
 function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' = 'completed'): JsonObject[] {
   const choice = reply.choices[0];
   const lead = reasoned(choice) ? [reasoningItem(reply)] : [];
-  return lead.concat(choice.blocks.flatMap((block, b): JsonObject[] => {
-    if (block.type === 'tool_call') {
-      return [{ id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name }];
-    }
-    if (block.type !== 'text' && block.type !== 'refusal') return [];
-    const part = block.type === 'refusal' ? { type: 'refusal', refusal: block.text } : { type: 'output_text', annotations: [], logprobs: [], text: block.text };
-    return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [part], role: 'assistant' }];
-  }));
+  return lead.concat(
+    choice.blocks.flatMap((block, b): JsonObject[] => {
+      if (block.type === 'tool_call') {
+        return [
+          { id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name },
+        ];
+      }
+      if (block.type !== 'text' && block.type !== 'refusal') return [];
+      const part =
+        block.type === 'refusal'
+          ? { type: 'refusal', refusal: block.text }
+          : { type: 'output_text', annotations: [], logprobs: [], text: block.text };
+      return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [part], role: 'assistant' }];
+    }),
+  );
 }
 
 function usage(reply: CanonicalReply) {
@@ -248,7 +284,13 @@ function usage(reply: CanonicalReply) {
 }
 
 /** A response's (or a compaction's) usage object. */
-export function responseUsage(inputTokens: number, outputTokens: number, cachedInputTokens = 0, reasoningTokens = 0, cacheCreationInputTokens = 0) {
+export function responseUsage(
+  inputTokens: number,
+  outputTokens: number,
+  cachedInputTokens = 0,
+  reasoningTokens = 0,
+  cacheCreationInputTokens = 0,
+) {
   return {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: cachedInputTokens, cache_write_tokens: cacheCreationInputTokens },
@@ -289,7 +331,9 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     text: { format: body.text?.format ?? { type: 'text' }, verbosity: 'medium' },
     tool_choice: body.tool_choice ?? 'auto',
     // Echoed as the service does: every function tool with its parameters and strict flag (true by default).
-    tools: (body.tools ?? []).map(fieldsOf).map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
+    tools: (body.tools ?? [])
+      .map(fieldsOf)
+      .map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
     top_logprobs: 0,
     top_p: body.top_p ?? 1,
     truncation: 'disabled',
@@ -303,7 +347,8 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
 export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall, latency: LatencyProfile): TimedEvent[] {
   const events: TimedEvent[] = [];
   let sequence = 0;
-  const emit = (due: number, type: string, data: JsonObject) => events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
+  const emit = (due: number, type: string, data: JsonObject) =>
+    events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
   const items = outputItems(reply);
   const choice = reply.choices[0];
   // Output items in block order, after the reasoning item when the choice reasoned (a thinking block streams as its summary).
@@ -334,9 +379,15 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
       const refusal = part?.type === 'refusal';
       if (item.type === 'reasoning') reasoningEvents(emit, step, item);
       else if (step.blockStart) {
-        const empty = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
+        const empty =
+          item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
         emit(step.due, 'response.output_item.added', { output_index: index, item: empty });
-        if (part) emit(step.due, 'response.content_part.added', { ...base, content_index: 0, part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+        if (part)
+          emit(step.due, 'response.content_part.added', {
+            ...base,
+            content_index: 0,
+            part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' },
+          });
       }
       if (step.text && item.type !== 'reasoning') {
         text.set(index, (text.get(index) ?? '') + step.text);

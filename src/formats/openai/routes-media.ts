@@ -38,25 +38,59 @@ export const realtimeEndpoints: EndpointSpec[] = [
     ephemeral: true,
     handle: later(realtime, (m) => m.realtimeHandlers, 'upgrade'),
   },
-  post('/v1/realtime/client_secrets', later(realtime, (m) => m.realtimeHandlers, 'clientSecrets')),
-  post('/v1/realtime/sessions', later(realtime, (m) => m.realtimeHandlers, 'sessions')),
+  post(
+    '/v1/realtime/client_secrets',
+    later(realtime, (m) => m.realtimeHandlers, 'clientSecrets'),
+  ),
+  post(
+    '/v1/realtime/sessions',
+    later(realtime, (m) => m.realtimeHandlers, 'sessions'),
+  ),
 ];
 
 export const audioEndpoints: EndpointSpec[] = [
-  post('/v1/audio/speech', later(audio, (m) => m.audioHandlers, 'speech')),
-  post('/v1/audio/transcriptions', later(audio, (m) => m.audioHandlers, 'transcriptions')),
-  post('/v1/audio/translations', later(audio, (m) => m.audioHandlers, 'translations')),
+  post(
+    '/v1/audio/speech',
+    later(audio, (m) => m.audioHandlers, 'speech'),
+  ),
+  post(
+    '/v1/audio/transcriptions',
+    later(audio, (m) => m.audioHandlers, 'transcriptions'),
+  ),
+  post(
+    '/v1/audio/translations',
+    later(audio, (m) => m.audioHandlers, 'translations'),
+  ),
 ];
 
 export const imageEndpoints: EndpointSpec[] = [
-  post('/v1/images/generations', later(images, (m) => m.imageHandlers, 'generations')),
+  post(
+    '/v1/images/generations',
+    later(images, (m) => m.imageHandlers, 'generations'),
+  ),
   // Public, as the service's own image URLs are: an <img> tag or a plain fetch can load them.
-  { method: 'GET', path: '/v1/images/files/:file', format: openaiFormat, auth: [], handle: later(images, (m) => m.imageHandlers, 'imageFile') },
+  {
+    method: 'GET',
+    path: '/v1/images/files/:file',
+    format: openaiFormat,
+    auth: [],
+    handle: later(images, (m) => m.imageHandlers, 'imageFile'),
+  },
 ];
 
-export const imageEditEndpoints: EndpointSpec[] = [post('/v1/images/edits', later(imageEdits, (m) => m.imageEditHandlers, 'edits'))];
+export const imageEditEndpoints: EndpointSpec[] = [
+  post(
+    '/v1/images/edits',
+    later(imageEdits, (m) => m.imageEditHandlers, 'edits'),
+  ),
+];
 
-export const imageVariationEndpoints: EndpointSpec[] = [post('/v1/images/variations', later(imageVariations, (m) => m.imageVariationHandlers, 'variations'))];
+export const imageVariationEndpoints: EndpointSpec[] = [
+  post(
+    '/v1/images/variations',
+    later(imageVariations, (m) => m.imageVariationHandlers, 'variations'),
+  ),
+];
 
 /** Starts loading every media handler (the standalone server does, once listening, so a first request finds them ready). */
 export function preloadMediaHandlers(): void {

@@ -10,7 +10,15 @@ import { openaiFormat } from './format.ts';
 import { anthropicFormat } from '../anthropic/format.ts';
 import { geminiFormat } from '../gemini/format.ts';
 import { parseChatRequest } from './parse.ts';
-import { listedInputItems, parseResponsesRequest, storedResponse, renderResponse, responseId, responseStreamEvents, type StoredResponse } from './responses.ts';
+import {
+  listedInputItems,
+  parseResponsesRequest,
+  storedResponse,
+  renderResponse,
+  responseId,
+  responseStreamEvents,
+  type StoredResponse,
+} from './responses.ts';
 import { callId } from './chat.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
@@ -54,7 +62,10 @@ export const openaiEndpoints: EndpointSpec[] = [
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       // Stored as the client gets it (a stream's assembled completion); not a fault, nor a fixture's raw body.
-      const kept = (call.body as Record<string, unknown>).store === true && !answered.fault && answered.raw === undefined ? renderChat(reply, request, options) : undefined;
+      const kept =
+        (call.body as Record<string, unknown>).store === true && !answered.fault && answered.raw === undefined
+          ? renderChat(reply, request, options)
+          : undefined;
       if (kept) storeChat(call, reply, kept);
       return deliver(call, answered, request.stream, {
         json: () => kept ?? renderChat(reply, request, options),
@@ -90,7 +101,11 @@ export const openaiEndpoints: EndpointSpec[] = [
       // owns, so deleting one is refused as a permission error (403), and an unknown name gets the
       // same 404 a retrieve gets. Nothing is ever removed from the catalogue.
       const model = catalogued(runtime, String(params.model));
-      throw new GatewayError('permission', `You do not have permission to delete the model '${model.id}': it is owned by '${model.owned_by}'. Only fine-tuned models your organization owns can be deleted, and this gateway has none.`, { param: 'model' });
+      throw new GatewayError(
+        'permission',
+        `You do not have permission to delete the model '${model.id}': it is owned by '${model.owned_by}'. Only fine-tuned models your organization owns can be deleted, and this gateway has none.`,
+        { param: 'model' },
+      );
     },
   },
   {
@@ -103,7 +118,11 @@ export const openaiEndpoints: EndpointSpec[] = [
       const model = parsed.requests[0].model;
       if (call.runtime.catalogue.get(model)?.capabilities.includes('chat')) {
         // OpenAI's own words for this mistake.
-        throw new GatewayError('not_found', 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?', { param: 'model' });
+        throw new GatewayError(
+          'not_found',
+          'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?',
+          { param: 'model' },
+        );
       }
       call.runtime.requireModel(model, 'completion');
       for (const r of parsed.requests) await countPromptTokensInSlices(r.messages, r.tools);
@@ -113,7 +132,10 @@ export const openaiEndpoints: EndpointSpec[] = [
         if (isForward(answered)) return answered;
         answers.push(answered);
       }
-      const reply = combine(answers.map((a) => a.reply), parsed);
+      const reply = combine(
+        answers.map((a) => a.reply),
+        parsed,
+      );
       const { latency, fault } = answers[0];
       return deliver(call, { reply, latency, fault }, parsed.requests[0].stream, {
         json: () => renderCompletion(reply, parsed, model),
@@ -140,9 +162,16 @@ export const openaiEndpoints: EndpointSpec[] = [
         const said: Message = {
           role: 'assistant',
           parts: reply.choices[0].blocks.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : [])),
-          toolCalls: reply.choices[0].blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [])),
+          toolCalls: reply.choices[0].blocks.flatMap((b) =>
+            b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [],
+          ),
         };
-        const entry: StoredResponse = { response: renderResponse(reply, parsed), ...(body.background === true && { background: true }), inputItems: listedInputItems(parsed.items, reply), conversation: [...request.messages, said] };
+        const entry: StoredResponse = {
+          response: renderResponse(reply, parsed),
+          ...(body.background === true && { background: true }),
+          inputItems: listedInputItems(parsed.items, reply),
+          conversation: [...request.messages, said],
+        };
         call.runtime.stored.set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
       }
       return deliver(call, answered, request.stream, {
@@ -191,7 +220,11 @@ export const openaiEndpoints: EndpointSpec[] = [
       // returns it as it stands, as the service does for a finished background response.
       const found = storedResponse(call, String(call.params.id), true);
       if (found.background) return json(found.response);
-      throw new GatewayError('invalid_request', 'Only responses created with background=true can be cancelled; this response has already completed.', { param: 'response_id' });
+      throw new GatewayError(
+        'invalid_request',
+        'Only responses created with background=true can be cancelled; this response has already completed.',
+        { param: 'response_id' },
+      );
     },
   },
   ...storedChatEndpoints,

@@ -60,7 +60,12 @@ export function storeChat(call: Call, reply: CanonicalReply, completion: JsonObj
 function found(call: Call): StoredChat {
   const id = String(call.params.id);
   const stored = call.runtime.stored.get(KEY + id) as StoredChat | undefined;
-  if (!stored) throw new GatewayError('not_found', `No chat completion found with id '${id}'. Only completions created with 'store: true' are kept (until the gateway is reset, or newer stored objects push them out).`, { param: 'completion_id' });
+  if (!stored)
+    throw new GatewayError(
+      'not_found',
+      `No chat completion found with id '${id}'. Only completions created with 'store: true' are kept (until the gateway is reset, or newer stored objects push them out).`,
+      { param: 'completion_id' },
+    );
   return stored;
 }
 
@@ -80,7 +85,11 @@ export function cursorPage(call: Call, items: readonly JsonObject[], defaultOrde
   let start = 0;
   if (after !== null) {
     start = listed.findIndex((item) => item.id === after) + 1;
-    if (!start) throw invalid('after', `Invalid 'after': no item with id '${after}' in this list. Pass the last id of the page before (its 'last_id').`);
+    if (!start)
+      throw invalid(
+        'after',
+        `Invalid 'after': no item with id '${after}' in this list. Pass the last id of the page before (its 'last_id').`,
+      );
   }
   const data = listed.slice(start, start + limit);
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < listed.length };
@@ -105,7 +114,12 @@ function list(call: Call) {
   for (const [, value] of call.runtime.stored.entries(KEY)) {
     const { completion, test: owner } = value as StoredChat;
     const metadata = (completion.metadata ?? {}) as JsonObject;
-    if ((test === undefined || owner === test) && (model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
+    if (
+      (test === undefined || owner === test) &&
+      (model === null || completion.model === model) &&
+      filters.every(([k, v]) => metadata[k] === v)
+    )
+      completions.push(completion);
   }
   return json(cursorPage(call, completions));
 }
@@ -136,7 +150,13 @@ function update(call: Call) {
   return json(stored.completion);
 }
 
-const endpoint = (method: EndpointSpec['method'], path: string, handle: EndpointSpec['handle']): EndpointSpec => ({ method, path, format: openaiFormat, auth: ['bearer'], handle });
+const endpoint = (method: EndpointSpec['method'], path: string, handle: EndpointSpec['handle']): EndpointSpec => ({
+  method,
+  path,
+  format: openaiFormat,
+  auth: ['bearer'],
+  handle,
+});
 
 export const storedChatEndpoints: EndpointSpec[] = [
   endpoint('GET', '/v1/chat/completions', list),
@@ -150,6 +170,11 @@ export const storedChatEndpoints: EndpointSpec[] = [
   }),
   endpoint('GET', '/v1/chat/completions/:id/messages', (call) => {
     const { completion, messages } = found(call);
-    return json(cursorPage(call, messages.map((m, i) => storeMessage(`${String(completion.id)}-${i}`, m))));
+    return json(
+      cursorPage(
+        call,
+        messages.map((m, i) => storeMessage(`${String(completion.id)}-${i}`, m)),
+      ),
+    );
   }),
 ];

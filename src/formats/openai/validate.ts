@@ -26,17 +26,25 @@ export function missing(param: string): GatewayError {
 
 export function invalidType(param: string, expected: readonly (JsonType | string)[], value: unknown): GatewayError {
   const wanted = expected.map((t) => ARTICLE[t] ?? t).join(' or ');
-  return new GatewayError('invalid_request', `Invalid type for '${param}': expected ${wanted}, but got ${ARTICLE[typeOf(value)]} instead.`, {
-    param,
-    code: 'invalid_type',
-  });
+  return new GatewayError(
+    'invalid_request',
+    `Invalid type for '${param}': expected ${wanted}, but got ${ARTICLE[typeOf(value)]} instead.`,
+    {
+      param,
+      code: 'invalid_type',
+    },
+  );
 }
 
 export function invalidValue(param: string, value: unknown, supported: readonly string[]): GatewayError {
-  return new GatewayError('invalid_request', `Invalid value for '${param}': '${String(value)}'. Supported values are: ${quoteList(supported)}.`, {
-    param,
-    code: 'invalid_value',
-  });
+  return new GatewayError(
+    'invalid_request',
+    `Invalid value for '${param}': '${String(value)}'. Supported values are: ${quoteList(supported)}.`,
+    {
+      param,
+      code: 'invalid_value',
+    },
+  );
 }
 
 export function invalid(param: string, message: string, code: string | undefined = 'invalid_value'): GatewayError {
@@ -75,9 +83,17 @@ const checker: FieldChecker = fieldChecker({
   },
   badLength(param, length, bound, side) {
     if (side === 'above') {
-      return invalid(param, `Invalid '${param}': array too long. Expected an array with maximum length ${bound}, but got an array with length ${length} instead.`, 'array_above_max_length');
+      return invalid(
+        param,
+        `Invalid '${param}': array too long. Expected an array with maximum length ${bound}, but got an array with length ${length} instead.`,
+        'array_above_max_length',
+      );
     }
-    return invalid(param, `Invalid '${param}': array too short. Expected an array with minimum length ${bound}, but got an array with length ${length} instead.`, 'array_below_min_length');
+    return invalid(
+      param,
+      `Invalid '${param}': array too short. Expected an array with minimum length ${bound}, but got an array with length ${length} instead.`,
+      'array_below_min_length',
+    );
   },
   unknownField,
 });
@@ -90,11 +106,25 @@ export function checkMetadata(metadata: unknown): void {
   if (metadata === null || metadata === undefined) return;
   const entries = Object.entries(metadata as Record<string, unknown>);
   if (entries.length > 16) {
-    throw invalid('metadata', `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 'object_above_max_properties');
+    throw invalid(
+      'metadata',
+      `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`,
+      'object_above_max_properties',
+    );
   }
   for (const [key, value] of entries) {
     if (typeof value !== 'string') throw invalidType(`metadata.${key}`, ['string'], value);
-    if (key.length > 64) throw invalid('metadata', `Invalid 'metadata': string too long. Expected a key of at most 64 characters, but got one of ${key.length} characters instead.`, 'string_above_max_length');
-    if (value.length > 512) throw invalid(`metadata.${key}`, `Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${value.length} instead.`, 'string_above_max_length');
+    if (key.length > 64)
+      throw invalid(
+        'metadata',
+        `Invalid 'metadata': string too long. Expected a key of at most 64 characters, but got one of ${key.length} characters instead.`,
+        'string_above_max_length',
+      );
+    if (value.length > 512)
+      throw invalid(
+        `metadata.${key}`,
+        `Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${value.length} instead.`,
+        'string_above_max_length',
+      );
   }
 }

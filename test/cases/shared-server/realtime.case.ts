@@ -8,7 +8,9 @@ const url = process.env.SHARED_GATEWAY_URL!;
 const gateway = setupGateway({ url, use: [{ name: 'realtime fixture', reply: { text: 'Hello from this test.' } }] });
 
 it('answers a realtime socket from the test fixture', async () => {
-  const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': gateway.testId! } });
+  const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+    headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': gateway.testId! },
+  });
   const events: { type: string; text?: string }[] = [];
   const done = new Promise<void>((resolve, reject) => {
     socket.on('message', (data) => {
@@ -23,7 +25,12 @@ it('answers a realtime socket from the test fixture', async () => {
     socket.once('error', reject);
   });
   socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } }));
-  socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] } }));
+  socket.send(
+    JSON.stringify({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+    }),
+  );
   socket.send(JSON.stringify({ type: 'response.create' }));
   await done;
   socket.close();

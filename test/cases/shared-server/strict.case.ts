@@ -5,8 +5,15 @@ import OpenAI from 'openai';
 import { setupGateway } from '../../../src/vitest.ts';
 
 const url = process.env.SHARED_GATEWAY_URL!;
-const gateway = setupGateway({ url, use: [{ name: 'weather', match: { userMessage: { contains: 'weather' } }, reply: { text: 'Sunny.' } }] });
-const ask = (content: string) => new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+const gateway = setupGateway({
+  url,
+  use: [{ name: 'weather', match: { userMessage: { contains: 'weather' } }, reply: { text: 'Sunny.' } }],
+});
+const ask = (content: string) =>
+  new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }).chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content }],
+  });
 
 it('answers from the use fixtures and from one added in the test', async () => {
   expect((await ask('weather in Porto?')).choices[0].message.content).toBe('Sunny.');
@@ -18,7 +25,9 @@ it('answers from the use fixtures and from one added in the test', async () => {
 
 it("does not see the previous test's fixture", async () => {
   expect(await gateway.requests()).toEqual([]);
-  const { fixtures } = (await (await fetch(`${url}/__admin/fixtures?test=${encodeURIComponent(gateway.testId!)}`)).json()) as { fixtures: { test?: string; fixture: { name: string } }[] };
+  const { fixtures } = (await (await fetch(`${url}/__admin/fixtures?test=${encodeURIComponent(gateway.testId!)}`)).json()) as {
+    fixtures: { test?: string; fixture: { name: string } }[];
+  };
   expect(fixtures.map((e) => [e.test === gateway.testId, e.fixture.name])).toEqual([[true, 'weather']]);
 });
 

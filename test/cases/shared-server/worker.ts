@@ -12,15 +12,21 @@ async function sharedJournal(): Promise<{ headers: Record<string, string> }[]> {
 }
 
 async function sharedFixtures(): Promise<{ test?: string; fixture: { name?: string } }[]> {
-  return ((await (await fetch(`${url}/__admin/fixtures`)).json()) as { fixtures: { test?: string; fixture: { name?: string } }[] }).fixtures;
+  return ((await (await fetch(`${url}/__admin/fixtures`)).json()) as { fixtures: { test?: string; fixture: { name?: string } }[] })
+    .fixtures;
 }
 
 export function worker(me: string, other: string): void {
-  const gateway = setupGateway({ url, use: [{ name: `fixture of ${me}`, match: { userMessage: { contains: 'who' } }, reply: { text: `I am worker ${me}.` } }] });
+  const gateway = setupGateway({
+    url,
+    use: [{ name: `fixture of ${me}`, match: { userMessage: { contains: 'who' } }, reply: { text: `I am worker ${me}.` } }],
+  });
 
   it(`worker ${me} gets its own reply and its own journal`, async () => {
     // Both fixtures are in force at once: the other worker's test has begun and not yet been reset.
-    await expect.poll(async () => (await sharedFixtures()).some((f) => f.fixture.name === `fixture of ${other}`), { timeout: 60_000, interval: 20 }).toBe(true);
+    await expect
+      .poll(async () => (await sharedFixtures()).some((f) => f.fixture.name === `fixture of ${other}`), { timeout: 60_000, interval: 20 })
+      .toBe(true);
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 });
     const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'who are you?' }] });
     expect(reply.choices[0].message.content).toBe(`I am worker ${me}.`);
@@ -29,7 +35,12 @@ export function worker(me: string, other: string): void {
     const streams = process.env.CASE_MSW !== '2';
     if (streams) {
       let streamed = '';
-      for await (const chunk of await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'who is streaming?' }] })) streamed += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        stream: true,
+        messages: [{ role: 'user', content: 'who is streaming?' }],
+      }))
+        streamed += chunk.choices[0]?.delta.content ?? '';
       expect(streamed).toBe(`I am worker ${me}.`);
     }
     const journal = await gateway.requests();
@@ -39,6 +50,11 @@ export function worker(me: string, other: string): void {
     ]);
     expect(gateway.testId).toContain(`worker-${me}.case.ts > worker ${me} gets its own reply`);
     // Not reset (so its fixture stays) until the other worker has asked too.
-    await expect.poll(async () => (await sharedJournal()).some((e) => e.headers['x-mock-test-id']?.includes(`worker-${other}.case.ts`)), { timeout: 60_000, interval: 20 }).toBe(true);
+    await expect
+      .poll(async () => (await sharedJournal()).some((e) => e.headers['x-mock-test-id']?.includes(`worker-${other}.case.ts`)), {
+        timeout: 60_000,
+        interval: 20,
+      })
+      .toBe(true);
   });
 }

@@ -25,7 +25,10 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
   let timer: NodeJS.Timeout | undefined;
   const started = performance.now();
   try {
-    const result = await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Hang(`${what}: no answer within ${ms} ms`)), ms)))]);
+    const result = await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Hang(`${what}: no answer within ${ms} ms`)), ms))),
+    ]);
     // Synchronous work blocks the timer itself: judge the time taken too (by hand, in bench:fuzz).
     const took = performance.now() - started;
     if (JUDGE_TOOK && took > ms) throw new Hang(`${what}: took ${took.toFixed(0)} ms (limit ${ms} ms)`);
@@ -38,7 +41,13 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
 /** Builds the fetch Request; undefined when fetch itself refuses the method or headers (nothing to test). */
 function requestOf(r: FuzzRequest, root: string, signal?: AbortSignal): Request | undefined {
   try {
-    return new Request(new URL(r.path, root), { method: r.method, headers: r.headers, body: bodyOf(r), signal, duplex: 'half' } as RequestInit);
+    return new Request(new URL(r.path, root), {
+      method: r.method,
+      headers: r.headers,
+      body: bodyOf(r),
+      signal,
+      duplex: 'half',
+    } as RequestInit);
   } catch {
     return undefined;
   }
@@ -159,4 +168,5 @@ export function latencyProbe(target: ProbeTarget, everyMs = 10): { stop(): Promi
 /** Polls GET /__admin/health. */
 export const healthProbe = (root: string, everyMs = 10) => latencyProbe({ url: `${root}/__admin/health` }, everyMs);
 
-export const formatStats = (s: ProbeStats) => `${s.count} probes, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms, ${s.failures} failed`;
+export const formatStats = (s: ProbeStats) =>
+  `${s.count} probes, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms, ${s.failures} failed`;

@@ -18,14 +18,36 @@ export const TOKEN = 'sk-test';
 const CHAT_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-5-mini'];
 const CLAUDE = ['claude-sonnet-5-5', 'claude-haiku-4-5', 'claude-opus-5-5'];
 const GEMINI = ['gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-2.5-pro'];
-const OTHER_MODELS = ['gpt-nope', '', 'text-embedding-3-small', 'gpt-3.5-turbo-instruct', 'whisper-1', 'rerank-v3.5', 'gemini-2.5-flash-preview-tts', 'claude-sonnet-5-5', 'gemini-embedding-001'];
+const OTHER_MODELS = [
+  'gpt-nope',
+  '',
+  'text-embedding-3-small',
+  'gpt-3.5-turbo-instruct',
+  'whisper-1',
+  'rerank-v3.5',
+  'gemini-2.5-flash-preview-tts',
+  'claude-sonnet-5-5',
+  'gemini-embedding-001',
+];
 
-const model = (own: string[]) => fc.oneof({ arbitrary: fc.constantFrom(...own), weight: 6 }, { arbitrary: fc.constantFrom(...OTHER_MODELS), weight: 1 }, { arbitrary: text, weight: 1 });
+const model = (own: string[]) =>
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...own), weight: 6 },
+    { arbitrary: fc.constantFrom(...OTHER_MODELS), weight: 1 },
+    { arbitrary: text, weight: 1 },
+  );
 const small = (max = 3) => fc.array(text, { minLength: 1, maxLength: max });
 const toolName = fc.constantFrom('get_weather', 'lookupOrder', 'send-email', 'x', 'search_web_pages');
 /** A tool's parameters: an object schema (what every vendor requires), now and then any schema. */
 const toolSchema = fc.oneof(
-  { arbitrary: fc.dictionary(fc.constantFrom('city', 'name', 'email', 'count', 'when', 'q'), jsonSchema, { maxKeys: 4 }).chain((properties) => fc.record({ type: fc.constant('object'), properties: fc.constant(properties), required: fc.subarray(Object.keys(properties)) })), weight: 6 },
+  {
+    arbitrary: fc
+      .dictionary(fc.constantFrom('city', 'name', 'email', 'count', 'when', 'q'), jsonSchema, { maxKeys: 4 })
+      .chain((properties) =>
+        fc.record({ type: fc.constant('object'), properties: fc.constant(properties), required: fc.subarray(Object.keys(properties)) }),
+      ),
+    weight: 6,
+  },
   { arbitrary: jsonSchema, weight: 1 },
 );
 /** Drops optional fields that make no sense together, so most well-formed bodies are accepted. */
@@ -39,131 +61,230 @@ const cohere = <T extends object>(arb: fc.Arbitrary<T>, fix: (b: Record<string, 
 
 const chatContent = fc.oneof(
   { arbitrary: text, weight: 3 },
-  fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text }), fc.record({ type: fc.constant('image_url'), image_url: fc.record({ url: fc.constantFrom('https://example.com/a.png', 'data:image/png;base64,iVBORw0KGgo=') }) })), { maxLength: 3 }),
+  fc.array(
+    fc.oneof(
+      fc.record({ type: fc.constant('text'), text }),
+      fc.record({
+        type: fc.constant('image_url'),
+        image_url: fc.record({ url: fc.constantFrom('https://example.com/a.png', 'data:image/png;base64,iVBORw0KGgo=') }),
+      }),
+    ),
+    { maxLength: 3 },
+  ),
 );
 
-const openaiTool = fc.record({ type: fc.constant('function'), function: fc.record({ name: toolName, description: text, parameters: toolSchema, strict: fc.boolean() }, { requiredKeys: ['name'] }) });
+const openaiTool = fc.record({
+  type: fc.constant('function'),
+  function: fc.record({ name: toolName, description: text, parameters: toolSchema, strict: fc.boolean() }, { requiredKeys: ['name'] }),
+});
 
 const chatMessage = fc.oneof(
   fc.record({ role: fc.constantFrom('user', 'system', 'developer'), content: chatContent }),
-  fc.record({ role: fc.constant('assistant'), content: fc.option(text, { nil: null }), tool_calls: fc.array(fc.record({ id: fc.constantFrom('call_1', 'call_2'), type: fc.constant('function'), function: fc.record({ name: toolName, arguments: fc.constantFrom('{}', '{"city":"Oslo"}', 'not json', '[]') }) }), { maxLength: 2 }) }, { requiredKeys: ['role'] }),
+  fc.record(
+    {
+      role: fc.constant('assistant'),
+      content: fc.option(text, { nil: null }),
+      tool_calls: fc.array(
+        fc.record({
+          id: fc.constantFrom('call_1', 'call_2'),
+          type: fc.constant('function'),
+          function: fc.record({ name: toolName, arguments: fc.constantFrom('{}', '{"city":"Oslo"}', 'not json', '[]') }),
+        }),
+        { maxLength: 2 },
+      ),
+    },
+    { requiredKeys: ['role'] },
+  ),
   fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom('call_1', 'call_2'), content: text }),
 );
 
 const responseFormat = fc.oneof(
   fc.constant({ type: 'text' }),
   fc.constant({ type: 'json_object' }),
-  fc.record({ type: fc.constant('json_schema'), json_schema: fc.record({ name: fc.constantFrom('out', 'x-y', ''), schema: jsonSchema, strict: fc.boolean() }, { requiredKeys: ['name'] }) }),
+  fc.record({
+    type: fc.constant('json_schema'),
+    json_schema: fc.record(
+      { name: fc.constantFrom('out', 'x-y', ''), schema: jsonSchema, strict: fc.boolean() },
+      { requiredKeys: ['name'] },
+    ),
+  }),
 );
 
-const chatBody = cohere(fc.record(
-  {
-    model: model(CHAT_MODELS),
-    messages: fc.oneof(
-      { arbitrary: fc.tuple(fc.option(fc.record({ role: fc.constantFrom('system', 'developer'), content: text }), { nil: undefined }), fc.array(fc.tuple(chatContent, text), { minLength: 1, maxLength: 3 })).map(([system, turns]) => [...(system ? [system] : []), ...turns.flatMap(([u, a]) => [{ role: 'user', content: u }, { role: 'assistant', content: a }]).slice(0, -1)]), weight: 6 },
-      // A tool round trip: the call, then its result.
-      { arbitrary: fc.tuple(text, toolName, text).map(([q, name, result]) => [{ role: 'user', content: q }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: '{"city":"Oslo"}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: result }]), weight: 2 },
-      { arbitrary: fc.array(chatMessage, { minLength: 1, maxLength: 4 }), weight: 1 },
-    ),
-    stream: fc.boolean(),
-    stream_options: fc.record({ include_usage: fc.boolean() }),
-    n: fc.integer({ min: 1, max: 3 }),
-    max_tokens: fc.integer({ min: 1, max: 200 }),
-    max_completion_tokens: fc.integer({ min: 1, max: 200 }),
-    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
-    top_p: fc.double({ min: 0, max: 1, noNaN: true }),
-    stop: fc.oneof(text, small(4)),
-    logprobs: fc.boolean(),
-    top_logprobs: fc.integer({ min: 0, max: 20 }),
-    seed: fc.integer(),
-    tools: fc.array(openaiTool, { maxLength: 3 }),
-    tool_choice: fc.oneof(fc.constantFrom('auto', 'none', 'required'), fc.record({ type: fc.constant('function'), function: fc.record({ name: toolName }) })),
-    parallel_tool_calls: fc.boolean(),
-    response_format: responseFormat,
-    user: text,
-    metadata: fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+const chatBody = cohere(
+  fc.record(
+    {
+      model: model(CHAT_MODELS),
+      messages: fc.oneof(
+        {
+          arbitrary: fc
+            .tuple(
+              fc.option(fc.record({ role: fc.constantFrom('system', 'developer'), content: text }), { nil: undefined }),
+              fc.array(fc.tuple(chatContent, text), { minLength: 1, maxLength: 3 }),
+            )
+            .map(([system, turns]) => [
+              ...(system ? [system] : []),
+              ...turns
+                .flatMap(([u, a]) => [
+                  { role: 'user', content: u },
+                  { role: 'assistant', content: a },
+                ])
+                .slice(0, -1),
+            ]),
+          weight: 6,
+        },
+        // A tool round trip: the call, then its result.
+        {
+          arbitrary: fc.tuple(text, toolName, text).map(([q, name, result]) => [
+            { role: 'user', content: q },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: '{"city":"Oslo"}' } }],
+            },
+            { role: 'tool', tool_call_id: 'call_1', content: result },
+          ]),
+          weight: 2,
+        },
+        { arbitrary: fc.array(chatMessage, { minLength: 1, maxLength: 4 }), weight: 1 },
+      ),
+      stream: fc.boolean(),
+      stream_options: fc.record({ include_usage: fc.boolean() }),
+      n: fc.integer({ min: 1, max: 3 }),
+      max_tokens: fc.integer({ min: 1, max: 200 }),
+      max_completion_tokens: fc.integer({ min: 1, max: 200 }),
+      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+      top_p: fc.double({ min: 0, max: 1, noNaN: true }),
+      stop: fc.oneof(text, small(4)),
+      logprobs: fc.boolean(),
+      top_logprobs: fc.integer({ min: 0, max: 20 }),
+      seed: fc.integer(),
+      tools: fc.array(openaiTool, { maxLength: 3 }),
+      tool_choice: fc.oneof(
+        fc.constantFrom('auto', 'none', 'required'),
+        fc.record({ type: fc.constant('function'), function: fc.record({ name: toolName }) }),
+      ),
+      parallel_tool_calls: fc.boolean(),
+      response_format: responseFormat,
+      user: text,
+      metadata: fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+    },
+    { requiredKeys: ['model', 'messages'] },
+  ),
+  (b) => {
+    if (!b.stream) delete b.stream_options;
+    if (!b.logprobs) delete b.top_logprobs;
+    // json_object needs the word "json" in the messages, as OpenAI requires.
+    if ((b.response_format as { type?: string } | undefined)?.type === 'json_object')
+      (b.messages as unknown[]).unshift({ role: 'system', content: 'Answer in json.' });
+    const tools = b.tools as { function: { name: string } }[] | undefined;
+    if (!tools?.length) delete b.tool_choice, delete b.parallel_tool_calls;
+    else if (typeof b.tool_choice === 'object') b.tool_choice = { type: 'function', function: { name: tools[0].function.name } };
   },
-  { requiredKeys: ['model', 'messages'] },
-), (b) => {
-  if (!b.stream) delete b.stream_options;
-  if (!b.logprobs) delete b.top_logprobs;
-  // json_object needs the word "json" in the messages, as OpenAI requires.
-  if ((b.response_format as { type?: string } | undefined)?.type === 'json_object') (b.messages as unknown[]).unshift({ role: 'system', content: 'Answer in json.' });
-  const tools = b.tools as { function: { name: string } }[] | undefined;
-  if (!tools?.length) delete b.tool_choice, delete b.parallel_tool_calls;
-  else if (typeof b.tool_choice === 'object') b.tool_choice = { type: 'function', function: { name: tools[0].function.name } };
-});
+);
 
-const prompt = fc.oneof(text, small(4), fc.array(fc.nat(200_000), { minLength: 1, maxLength: 20 }), fc.array(fc.array(fc.nat(1000), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 }));
+const prompt = fc.oneof(
+  text,
+  small(4),
+  fc.array(fc.nat(200_000), { minLength: 1, maxLength: 20 }),
+  fc.array(fc.array(fc.nat(1000), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 }),
+);
 
-const completionBody = cohere(fc.record(
-  {
-    model: model(['gpt-3.5-turbo-instruct', 'davinci-002']),
-    prompt,
-    max_tokens: fc.integer({ min: 1, max: 100 }),
-    n: fc.integer({ min: 1, max: 3 }),
-    best_of: fc.integer({ min: 1, max: 4 }),
-    echo: fc.boolean(),
-    suffix: text,
-    logprobs: fc.integer({ min: 0, max: 5 }),
-    stream: fc.boolean(),
-    stream_options: fc.record({ include_usage: fc.boolean() }),
-    stop: fc.oneof(text, small(4)),
-    seed: fc.integer(),
-    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+const completionBody = cohere(
+  fc.record(
+    {
+      model: model(['gpt-3.5-turbo-instruct', 'davinci-002']),
+      prompt,
+      max_tokens: fc.integer({ min: 1, max: 100 }),
+      n: fc.integer({ min: 1, max: 3 }),
+      best_of: fc.integer({ min: 1, max: 4 }),
+      echo: fc.boolean(),
+      suffix: text,
+      logprobs: fc.integer({ min: 0, max: 5 }),
+      stream: fc.boolean(),
+      stream_options: fc.record({ include_usage: fc.boolean() }),
+      stop: fc.oneof(text, small(4)),
+      seed: fc.integer(),
+      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    },
+    { requiredKeys: ['model', 'prompt'] },
+  ),
+  (b) => {
+    if (!b.stream) delete b.stream_options;
+    if (b.stream || (b.best_of as number) < ((b.n as number | undefined) ?? 1)) delete b.best_of;
   },
-  { requiredKeys: ['model', 'prompt'] },
-), (b) => {
-  if (!b.stream) delete b.stream_options;
-  if (b.stream || (b.best_of as number) < ((b.n as number | undefined) ?? 1)) delete b.best_of;
-});
+);
 
-const embeddingBody = cohere(fc.record(
-  {
-    model: model(['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002']),
-    input: prompt,
-    dimensions: fc.integer({ min: 1, max: 4000 }),
-    encoding_format: fc.constantFrom('float', 'base64'),
-    user: text,
+const embeddingBody = cohere(
+  fc.record(
+    {
+      model: model(['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002']),
+      input: prompt,
+      dimensions: fc.integer({ min: 1, max: 4000 }),
+      encoding_format: fc.constantFrom('float', 'base64'),
+      user: text,
+    },
+    { requiredKeys: ['model', 'input'] },
+  ),
+  (b) => {
+    if (!String(b.model).startsWith('text-embedding-3')) delete b.dimensions;
   },
-  { requiredKeys: ['model', 'input'] },
-), (b) => {
-  if (!String(b.model).startsWith('text-embedding-3')) delete b.dimensions;
-});
+);
 
 const responseInput = fc.oneof(
   text,
   fc.array(
     fc.oneof(
-      fc.record({ role: fc.constantFrom('user', 'system', 'developer', 'assistant'), content: fc.oneof(text, fc.array(fc.record({ type: fc.constantFrom('input_text', 'output_text'), text }), { maxLength: 2 })) }),
-      fc.record({ type: fc.constant('function_call'), call_id: fc.constantFrom('call_1'), name: toolName, arguments: fc.constantFrom('{}', '{"a":1}', 'nope') }),
+      fc.record({
+        role: fc.constantFrom('user', 'system', 'developer', 'assistant'),
+        content: fc.oneof(text, fc.array(fc.record({ type: fc.constantFrom('input_text', 'output_text'), text }), { maxLength: 2 })),
+      }),
+      fc.record({
+        type: fc.constant('function_call'),
+        call_id: fc.constantFrom('call_1'),
+        name: toolName,
+        arguments: fc.constantFrom('{}', '{"a":1}', 'nope'),
+      }),
       fc.record({ type: fc.constant('function_call_output'), call_id: fc.constantFrom('call_1', 'call_9'), output: text }),
     ),
     { minLength: 1, maxLength: 4 },
   ),
 );
 
-const responsesBody = cohere(fc.record(
-  {
-    model: model(CHAT_MODELS),
-    input: responseInput,
-    instructions: text,
-    tools: fc.array(fc.record({ type: fc.constant('function'), name: toolName, description: text, parameters: toolSchema, strict: fc.boolean() }, { requiredKeys: ['type', 'name'] }), { maxLength: 3 }),
-    tool_choice: fc.oneof(fc.constantFrom('auto', 'none', 'required'), fc.record({ type: fc.constant('function'), name: toolName })),
-    text: fc.record({ format: fc.oneof(fc.constant({ type: 'text' }), fc.record({ type: fc.constant('json_schema'), name: fc.constant('out'), schema: jsonSchema })) }),
-    max_output_tokens: fc.integer({ min: 16, max: 500 }),
-    stream: fc.boolean(),
-    store: fc.boolean(),
-    previous_response_id: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, undefined, 'resp_nope', ''),
-    metadata: fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
-    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+const responsesBody = cohere(
+  fc.record(
+    {
+      model: model(CHAT_MODELS),
+      input: responseInput,
+      instructions: text,
+      tools: fc.array(
+        fc.record(
+          { type: fc.constant('function'), name: toolName, description: text, parameters: toolSchema, strict: fc.boolean() },
+          { requiredKeys: ['type', 'name'] },
+        ),
+        { maxLength: 3 },
+      ),
+      tool_choice: fc.oneof(fc.constantFrom('auto', 'none', 'required'), fc.record({ type: fc.constant('function'), name: toolName })),
+      text: fc.record({
+        format: fc.oneof(
+          fc.constant({ type: 'text' }),
+          fc.record({ type: fc.constant('json_schema'), name: fc.constant('out'), schema: jsonSchema }),
+        ),
+      }),
+      max_output_tokens: fc.integer({ min: 16, max: 500 }),
+      stream: fc.boolean(),
+      store: fc.boolean(),
+      previous_response_id: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, undefined, 'resp_nope', ''),
+      metadata: fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    },
+    { requiredKeys: ['model', 'input'] },
+  ),
+  (b) => {
+    const tools = b.tools as { name: string }[] | undefined;
+    if (!tools?.length) delete b.tool_choice;
+    else if (typeof b.tool_choice === 'object') b.tool_choice = { type: 'function', name: tools[0].name };
   },
-  { requiredKeys: ['model', 'input'] },
-), (b) => {
-  const tools = b.tools as { name: string }[] | undefined;
-  if (!tools?.length) delete b.tool_choice;
-  else if (typeof b.tool_choice === 'object') b.tool_choice = { type: 'function', name: tools[0].name };
-});
+);
 
 const rerankBody = (cohere: boolean) =>
   fc.record(
@@ -182,27 +303,95 @@ const rerankBody = (cohere: boolean) =>
 
 const anthropicBlock = fc.oneof(
   { arbitrary: fc.record({ type: fc.constant('text'), text }), weight: 4 },
-  fc.record({ type: fc.constant('image'), source: fc.record({ type: fc.constant('base64'), media_type: fc.constantFrom('image/png', 'image/jpeg'), data: fc.constantFrom('iVBORw0KGgo=', '') }) }),
-  fc.record({ type: fc.constant('tool_use'), id: fc.constantFrom('toolu_1', 'toolu_2'), name: toolName, input: fc.jsonValue({ maxDepth: 2 }) }),
-  fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.constantFrom('toolu_1', 'toolu_9'), content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })), is_error: fc.boolean() }, { requiredKeys: ['type', 'tool_use_id'] }),
+  fc.record({
+    type: fc.constant('image'),
+    source: fc.record({
+      type: fc.constant('base64'),
+      media_type: fc.constantFrom('image/png', 'image/jpeg'),
+      data: fc.constantFrom('iVBORw0KGgo=', ''),
+    }),
+  }),
+  fc.record({
+    type: fc.constant('tool_use'),
+    id: fc.constantFrom('toolu_1', 'toolu_2'),
+    name: toolName,
+    input: fc.jsonValue({ maxDepth: 2 }),
+  }),
+  fc.record(
+    {
+      type: fc.constant('tool_result'),
+      tool_use_id: fc.constantFrom('toolu_1', 'toolu_9'),
+      content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })),
+      is_error: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'tool_use_id'] },
+  ),
   fc.record({ type: fc.constant('thinking'), thinking: text, signature: fc.constantFrom('sig', '') }),
 );
 
-const userBlocks = fc.array(fc.oneof({ arbitrary: fc.record({ type: fc.constant('text'), text }), weight: 4 }, fc.record({ type: fc.constant('image'), source: fc.record({ type: fc.constant('base64'), media_type: fc.constantFrom('image/png', 'image/jpeg'), data: fc.constantFrom('iVBORw0KGgo=') }) })), { minLength: 1, maxLength: 3 });
+const userBlocks = fc.array(
+  fc.oneof(
+    { arbitrary: fc.record({ type: fc.constant('text'), text }), weight: 4 },
+    fc.record({
+      type: fc.constant('image'),
+      source: fc.record({
+        type: fc.constant('base64'),
+        media_type: fc.constantFrom('image/png', 'image/jpeg'),
+        data: fc.constantFrom('iVBORw0KGgo='),
+      }),
+    }),
+  ),
+  { minLength: 1, maxLength: 3 },
+);
 const anthropicMessages = fc.oneof(
-  { arbitrary: fc.array(fc.tuple(fc.oneof(text, userBlocks), text), { minLength: 1, maxLength: 3 }).map((turns) => turns.flatMap(([u, a]) => [{ role: 'user', content: u }, { role: 'assistant', content: a }]).slice(0, -1)), weight: 6 },
+  {
+    arbitrary: fc.array(fc.tuple(fc.oneof(text, userBlocks), text), { minLength: 1, maxLength: 3 }).map((turns) =>
+      turns
+        .flatMap(([u, a]) => [
+          { role: 'user', content: u },
+          { role: 'assistant', content: a },
+        ])
+        .slice(0, -1),
+    ),
+    weight: 6,
+  },
   // A tool round trip: call, then its result.
-  { arbitrary: fc.tuple(text, toolName, fc.jsonValue({ maxDepth: 2 }), text).map(([q, name, input, result]) => [{ role: 'user', content: q }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name, input: { v: input } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: result }] }]), weight: 2 },
-  { arbitrary: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'user', 'system'), content: fc.oneof(text, fc.array(anthropicBlock, { minLength: 1, maxLength: 3 })) }), { minLength: 1, maxLength: 4 }), weight: 1 },
+  {
+    arbitrary: fc.tuple(text, toolName, fc.jsonValue({ maxDepth: 2 }), text).map(([q, name, input, result]) => [
+      { role: 'user', content: q },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name, input: { v: input } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: result }] },
+    ]),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.array(
+      fc.record({
+        role: fc.constantFrom('user', 'assistant', 'user', 'system'),
+        content: fc.oneof(text, fc.array(anthropicBlock, { minLength: 1, maxLength: 3 })),
+      }),
+      { minLength: 1, maxLength: 4 },
+    ),
+    weight: 1,
+  },
 );
 
 const anthropicFields = {
   model: model(CLAUDE),
   messages: anthropicMessages,
   system: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })),
-  tools: fc.array(fc.record({ name: toolName, description: text, input_schema: toolSchema }, { requiredKeys: ['name', 'input_schema'] }), { maxLength: 3 }),
-  tool_choice: fc.oneof(fc.record({ type: fc.constantFrom('auto', 'any', 'none') }), fc.record({ type: fc.constant('tool'), name: toolName }), fc.record({ type: fc.constant('auto'), disable_parallel_tool_use: fc.boolean() })),
-  thinking: fc.oneof(fc.record({ type: fc.constant('enabled'), budget_tokens: fc.integer({ min: 0, max: 50_000 }) }), fc.constant({ type: 'disabled' })),
+  tools: fc.array(fc.record({ name: toolName, description: text, input_schema: toolSchema }, { requiredKeys: ['name', 'input_schema'] }), {
+    maxLength: 3,
+  }),
+  tool_choice: fc.oneof(
+    fc.record({ type: fc.constantFrom('auto', 'any', 'none') }),
+    fc.record({ type: fc.constant('tool'), name: toolName }),
+    fc.record({ type: fc.constant('auto'), disable_parallel_tool_use: fc.boolean() }),
+  ),
+  thinking: fc.oneof(
+    fc.record({ type: fc.constant('enabled'), budget_tokens: fc.integer({ min: 0, max: 50_000 }) }),
+    fc.constant({ type: 'disabled' }),
+  ),
   output_config: fc.record({ format: fc.record({ type: fc.constant('json_schema'), schema: jsonSchema }) }),
 };
 
@@ -210,36 +399,71 @@ const anthropicCoherence = (b: Record<string, unknown>) => {
   const tools = b.tools as { name: string }[] | undefined;
   if (!tools?.length) delete b.tool_choice;
   else if ((b.tool_choice as { type?: string } | undefined)?.type === 'tool') b.tool_choice = { type: 'tool', name: tools[0].name };
-  if (b.thinking && (b.thinking as { type: string }).type === 'enabled' && typeof b.max_tokens === 'number') (b.thinking as { budget_tokens: number }).budget_tokens = Math.max(1024, Math.min((b.thinking as { budget_tokens: number }).budget_tokens, b.max_tokens - 1));
+  if (b.thinking && (b.thinking as { type: string }).type === 'enabled' && typeof b.max_tokens === 'number')
+    (b.thinking as { budget_tokens: number }).budget_tokens = Math.max(
+      1024,
+      Math.min((b.thinking as { budget_tokens: number }).budget_tokens, b.max_tokens - 1),
+    );
 };
-const messagesBody = cohere(fc.record(
-  {
-    ...anthropicFields,
-    max_tokens: fc.integer({ min: 1, max: 4096 }),
-    stream: fc.boolean(),
-    stop_sequences: small(3),
-    temperature: fc.double({ min: 0, max: 1, noNaN: true }),
-    top_k: fc.integer({ min: 0, max: 500 }),
-    metadata: fc.record({ user_id: fc.string({ maxLength: 20 }) }),
-  },
-  { requiredKeys: ['model', 'messages', 'max_tokens'] },
-), anthropicCoherence);
+const messagesBody = cohere(
+  fc.record(
+    {
+      ...anthropicFields,
+      max_tokens: fc.integer({ min: 1, max: 4096 }),
+      stream: fc.boolean(),
+      stop_sequences: small(3),
+      temperature: fc.double({ min: 0, max: 1, noNaN: true }),
+      top_k: fc.integer({ min: 0, max: 500 }),
+      metadata: fc.record({ user_id: fc.string({ maxLength: 20 }) }),
+    },
+    { requiredKeys: ['model', 'messages', 'max_tokens'] },
+  ),
+  anthropicCoherence,
+);
 const countBody = cohere(fc.record(anthropicFields, { requiredKeys: ['model', 'messages'] }), anthropicCoherence);
 
 // ---- Gemini -------------------------------------------------------------------------------------
 
 const geminiPart = fc.oneof(
   { arbitrary: fc.record({ text }), weight: 5 },
-  fc.record({ inlineData: fc.record({ mimeType: fc.constantFrom('image/png', 'audio/wav', ''), data: fc.constantFrom('iVBORw0KGgo=', '') }) }),
+  fc.record({
+    inlineData: fc.record({ mimeType: fc.constantFrom('image/png', 'audio/wav', ''), data: fc.constantFrom('iVBORw0KGgo=', '') }),
+  }),
   fc.record({ functionCall: fc.record({ name: toolName, args: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ['name'] }) }),
   fc.record({ functionResponse: fc.record({ name: toolName, response: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ['name'] }) }),
   fc.record({ text, thought: fc.boolean() }),
 );
 const textParts = fc.array(fc.record({ text }), { minLength: 1, maxLength: 3 });
 const contents = fc.oneof(
-  { arbitrary: fc.array(fc.tuple(textParts, textParts), { minLength: 1, maxLength: 3 }).map((turns) => turns.flatMap(([u, m]) => [{ role: 'user', parts: u }, { role: 'model', parts: m }]).slice(0, -1)), weight: 5 },
-  { arbitrary: fc.tuple(textParts, toolName, fc.jsonValue({ maxDepth: 2 })).map(([q, name, v]) => [{ role: 'user', parts: q }, { role: 'model', parts: [{ functionCall: { name, args: { v } } }] }, { role: 'user', parts: [{ functionResponse: { name, response: { result: v } } }] }]), weight: 2 },
-  { arbitrary: fc.array(fc.record({ role: fc.constantFrom('user', 'model', 'user'), parts: fc.array(geminiPart, { minLength: 1, maxLength: 3 }) }, { requiredKeys: ['parts'] }), { minLength: 1, maxLength: 4 }), weight: 1 },
+  {
+    arbitrary: fc.array(fc.tuple(textParts, textParts), { minLength: 1, maxLength: 3 }).map((turns) =>
+      turns
+        .flatMap(([u, m]) => [
+          { role: 'user', parts: u },
+          { role: 'model', parts: m },
+        ])
+        .slice(0, -1),
+    ),
+    weight: 5,
+  },
+  {
+    arbitrary: fc.tuple(textParts, toolName, fc.jsonValue({ maxDepth: 2 })).map(([q, name, v]) => [
+      { role: 'user', parts: q },
+      { role: 'model', parts: [{ functionCall: { name, args: { v } } }] },
+      { role: 'user', parts: [{ functionResponse: { name, response: { result: v } } }] },
+    ]),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.array(
+      fc.record(
+        { role: fc.constantFrom('user', 'model', 'user'), parts: fc.array(geminiPart, { minLength: 1, maxLength: 3 }) },
+        { requiredKeys: ['parts'] },
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+    weight: 1,
+  },
 );
 
 const generationConfig = fc.record(
@@ -255,32 +479,81 @@ const generationConfig = fc.record(
     responseModalities: fc.array(fc.constantFrom('TEXT', 'AUDIO', 'IMAGE'), { maxLength: 2 }),
     speechConfig: fc.oneof(
       fc.record({ voiceConfig: fc.record({ prebuiltVoiceConfig: fc.record({ voiceName: fc.constantFrom('Kore', 'Puck', 'Nobody') }) }) }),
-      fc.record({ multiSpeakerVoiceConfig: fc.record({ speakerVoiceConfigs: fc.array(fc.record({ speaker: fc.constantFrom('Joe', 'Jane'), voiceConfig: fc.record({ prebuiltVoiceConfig: fc.record({ voiceName: fc.constantFrom('Kore', 'Puck') }) }) }), { maxLength: 3 }) }) }),
+      fc.record({
+        multiSpeakerVoiceConfig: fc.record({
+          speakerVoiceConfigs: fc.array(
+            fc.record({
+              speaker: fc.constantFrom('Joe', 'Jane'),
+              voiceConfig: fc.record({ prebuiltVoiceConfig: fc.record({ voiceName: fc.constantFrom('Kore', 'Puck') }) }),
+            }),
+            { maxLength: 3 },
+          ),
+        }),
+      }),
     ),
     seed: fc.integer(),
   },
   { requiredKeys: [] },
 );
 
-const generateBody = cohere(fc.record(
-  {
-    contents,
-    systemInstruction: fc.record({ parts: fc.array(fc.record({ text }), { minLength: 1, maxLength: 2 }) }),
-    tools: fc.array(fc.record({ functionDeclarations: fc.array(fc.record({ name: toolName, description: text, parameters: toolSchema, parametersJsonSchema: toolSchema }, { requiredKeys: ['name'] }), { maxLength: 3 }) }), { maxLength: 2 }),
-    toolConfig: fc.record({ functionCallingConfig: fc.record({ mode: fc.constantFrom('AUTO', 'ANY', 'NONE', 'VALIDATED'), allowedFunctionNames: fc.array(toolName, { maxLength: 2 }) }, { requiredKeys: ['mode'] }) }),
-    generationConfig,
-    safetySettings: fc.array(fc.record({ category: fc.constantFrom('HARM_CATEGORY_HARASSMENT'), threshold: fc.constantFrom('BLOCK_NONE') }), { maxLength: 1 }),
+const generateBody = cohere(
+  fc.record(
+    {
+      contents,
+      systemInstruction: fc.record({ parts: fc.array(fc.record({ text }), { minLength: 1, maxLength: 2 }) }),
+      tools: fc.array(
+        fc.record({
+          functionDeclarations: fc.array(
+            fc.record(
+              { name: toolName, description: text, parameters: toolSchema, parametersJsonSchema: toolSchema },
+              { requiredKeys: ['name'] },
+            ),
+            { maxLength: 3 },
+          ),
+        }),
+        { maxLength: 2 },
+      ),
+      toolConfig: fc.record({
+        functionCallingConfig: fc.record(
+          { mode: fc.constantFrom('AUTO', 'ANY', 'NONE', 'VALIDATED'), allowedFunctionNames: fc.array(toolName, { maxLength: 2 }) },
+          { requiredKeys: ['mode'] },
+        ),
+      }),
+      generationConfig,
+      safetySettings: fc.array(
+        fc.record({ category: fc.constantFrom('HARM_CATEGORY_HARASSMENT'), threshold: fc.constantFrom('BLOCK_NONE') }),
+        { maxLength: 1 },
+      ),
+    },
+    { requiredKeys: ['contents'] },
+  ),
+  (b) => {
+    const names = ((b.tools as { functionDeclarations: { name: string }[] }[] | undefined) ?? []).flatMap((t) =>
+      t.functionDeclarations.map((d) => d.name),
+    );
+    const config = (b.toolConfig as { functionCallingConfig: { allowedFunctionNames?: string[] } } | undefined)?.functionCallingConfig;
+    if (config?.allowedFunctionNames) config.allowedFunctionNames = config.allowedFunctionNames.filter((n) => names.includes(n));
   },
-  { requiredKeys: ['contents'] },
-), (b) => {
-  const names = ((b.tools as { functionDeclarations: { name: string }[] }[] | undefined) ?? []).flatMap((t) => t.functionDeclarations.map((d) => d.name));
-  const config = (b.toolConfig as { functionCallingConfig: { allowedFunctionNames?: string[] } } | undefined)?.functionCallingConfig;
-  if (config?.allowedFunctionNames) config.allowedFunctionNames = config.allowedFunctionNames.filter((n) => names.includes(n));
-});
+);
 
-const geminiCountBody = fc.oneof(fc.record({ contents }), fc.record({ generateContentRequest: fc.record({ model: fc.constantFrom('models/gemini-2.5-flash'), contents }) }));
-const embedContent = fc.record({ content: fc.record({ parts: fc.array(fc.record({ text }), { minLength: 1, maxLength: 3 }) }), outputDimensionality: fc.integer({ min: 1, max: 4000 }), taskType: fc.constantFrom('RETRIEVAL_QUERY', 'SEMANTIC_SIMILARITY') }, { requiredKeys: ['content'] });
-const batchBody = fc.record({ requests: fc.array(embedContent.map((r) => ({ model: 'models/gemini-embedding-001', ...r })), { minLength: 1, maxLength: 5 }) });
+const geminiCountBody = fc.oneof(
+  fc.record({ contents }),
+  fc.record({ generateContentRequest: fc.record({ model: fc.constantFrom('models/gemini-2.5-flash'), contents }) }),
+);
+const embedContent = fc.record(
+  {
+    content: fc.record({ parts: fc.array(fc.record({ text }), { minLength: 1, maxLength: 3 }) }),
+    outputDimensionality: fc.integer({ min: 1, max: 4000 }),
+    taskType: fc.constantFrom('RETRIEVAL_QUERY', 'SEMANTIC_SIMILARITY'),
+  },
+  { requiredKeys: ['content'] },
+);
+const batchBody = fc.record({
+  requests: fc.array(
+    embedContent.map((r) => ({ model: 'models/gemini-embedding-001', ...r })),
+    { minLength: 1, maxLength: 5 },
+  ),
+});
 
 // ---- Headers, queries, methods ------------------------------------------------------------------
 
@@ -289,7 +562,21 @@ type Auth = 'bearer' | 'x-api-key' | 'goog';
 /** Header values: Latin-1 only (fetch refuses anything else), mostly garbage. */
 const headerText = fc.oneof(
   fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[\u0000-\u001f\u007f]/g, '')),
-  fc.constantFrom('', ' ', 'null', 'undefined', '0', '-1', 'NaN', '1e309', '\u00e9\u00ff', 'a'.repeat(4000), 'constructor', '__proto__', 'toString=5'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'undefined',
+    '0',
+    '-1',
+    'NaN',
+    '1e309',
+    '\u00e9\u00ff',
+    'a'.repeat(4000),
+    'constructor',
+    '__proto__',
+    'toString=5',
+  ),
 );
 
 const goodAuth = (way: Auth): Record<string, string> =>
@@ -297,7 +584,19 @@ const goodAuth = (way: Auth): Record<string, string> =>
 
 const badAuth = fc.oneof(
   fc.constant({}),
-  fc.constantFrom('Bearer', 'Bearer ', 'bearer sk-test', 'Basic c2stdGVzdA==', `Bearer ${TOKEN} extra`, 'Bearer sk-wrong', `Token ${TOKEN}`, `Bearer ${TOKEN.toUpperCase()}`, `Bearer\t${TOKEN}`).map((v) => ({ authorization: v })),
+  fc
+    .constantFrom(
+      'Bearer',
+      'Bearer ',
+      'bearer sk-test',
+      'Basic c2stdGVzdA==',
+      `Bearer ${TOKEN} extra`,
+      'Bearer sk-wrong',
+      `Token ${TOKEN}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      `Bearer\t${TOKEN}`,
+    )
+    .map((v) => ({ authorization: v })),
   fc.constantFrom('', 'sk-wrong', `${TOKEN} `, 'x'.repeat(3000)).map((v) => ({ 'x-api-key': v })),
   fc.constantFrom('', 'sk-wrong').map((v) => ({ 'x-goog-api-key': v })),
   headerText.map((v) => ({ authorization: v })),
@@ -320,7 +619,17 @@ const mockHeaders = fc.dictionary(
   fc.oneof(
     headerText,
     fc.constantFrom('400', '404', '429', '500', '503', '529', '599', '600', '99', '4e2', ' 500', '+500', '500.0', '0x1f4'),
-    fc.constantFrom('NOPE', 'STREAM_ERROR,after=x', 'STALL,ms=-1', 'STREAM_ERROR,status=0', 'STALL,ms=99999999999', ',,,', 'STREAM_CUT,after=-1', 'STALL,probability=2', 'STREAM_EROR'),
+    fc.constantFrom(
+      'NOPE',
+      'STREAM_ERROR,after=x',
+      'STALL,ms=-1',
+      'STREAM_ERROR,status=0',
+      'STALL,ms=99999999999',
+      ',,,',
+      'STREAM_CUT,after=-1',
+      'STALL,probability=2',
+      'STREAM_EROR',
+    ),
     fc.constantFrom('-1', '1.5', '99999999999999999999', '42', 'abc'),
     fc.constantFrom('instant', 'ttft=1', 'tps=0', 'ttft=-1', 'tps=abc', 'jitter=2', 'slow,ttft=', 'ttft=1e400', 'realistic,ttft=0,tps=0'),
   ),
@@ -328,27 +637,67 @@ const mockHeaders = fc.dictionary(
 );
 
 const otherHeaders = fc.dictionary(
-  fc.constantFrom('anthropic-version', 'x-goog-api-client', 'accept', 'accept-encoding', 'origin', 'x-stainless-retry-count', 'anthropic-beta', 'openai-organization', 'x-foo'),
+  fc.constantFrom(
+    'anthropic-version',
+    'x-goog-api-client',
+    'accept',
+    'accept-encoding',
+    'origin',
+    'x-stainless-retry-count',
+    'anthropic-beta',
+    'openai-organization',
+    'x-foo',
+  ),
   headerText,
   { maxKeys: 3 },
 );
 
-const query = fc.array(
-  fc.oneof(
-    fc.constantFrom('alt=sse', 'alt=json', `key=${TOKEN}`, 'key=', 'key=sk-wrong', '%ZZ', '%00=%00', 'limit=0', 'limit=-1', 'limit=abc', 'limit=1e9', 'pageSize=-5', 'pageToken=zz', 'after_id=nope', 'before_id=gpt-4o', 'order=asc', 'stream=true', `q=${'a'.repeat(3000)}`, '&&', '='),
-    fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 16 })).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
-  ),
-  { maxLength: 3 },
-).map((parts) => (parts.length ? `?${parts.join('&')}` : ''));
+const query = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        'alt=sse',
+        'alt=json',
+        `key=${TOKEN}`,
+        'key=',
+        'key=sk-wrong',
+        '%ZZ',
+        '%00=%00',
+        'limit=0',
+        'limit=-1',
+        'limit=abc',
+        'limit=1e9',
+        'pageSize=-5',
+        'pageToken=zz',
+        'after_id=nope',
+        'before_id=gpt-4o',
+        'order=asc',
+        'stream=true',
+        `q=${'a'.repeat(3000)}`,
+        '&&',
+        '=',
+      ),
+      fc
+        .tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 16 }))
+        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
+    ),
+    { maxLength: 3 },
+  )
+  .map((parts) => (parts.length ? `?${parts.join('&')}` : ''));
 
 /** `arb` once in `n` cases, else null. */
-const rarely = <T>(arb: fc.Arbitrary<T>, n: number) => fc.oneof({ arbitrary: fc.constant(null), weight: n - 1 }, { arbitrary: arb, weight: 1 });
+const rarely = <T>(arb: fc.Arbitrary<T>, n: number) =>
+  fc.oneof({ arbitrary: fc.constant(null), weight: n - 1 }, { arbitrary: arb, weight: 1 });
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'];
 
 /** A path segment (a model id, a response id): mostly real, sometimes odd. */
 const segment = (own: string[]) =>
-  fc.oneof({ arbitrary: fc.constantFrom(...own), weight: 5 }, { arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent), weight: 1 }, { arbitrary: fc.constantFrom('..', '.', '%2F', '%00', 'a:b:c', '%E0%A4%A', 'x'.repeat(2000)), weight: 1 });
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...own), weight: 5 },
+    { arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent), weight: 1 },
+    { arbitrary: fc.constantFrom('..', '.', '%2F', '%00', 'a:b:c', '%E0%A4%A', 'x'.repeat(2000)), weight: 1 },
+  );
 
 // ---- Whole requests -----------------------------------------------------------------------------
 
@@ -365,11 +714,36 @@ interface Shape {
 const bodyText = (body: fc.Arbitrary<Record<string, unknown>>) =>
   fc.oneof(
     { arbitrary: body.map(serialize), weight: 10 },
-    { arbitrary: fc.tuple(body, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([b, ms]: [Record<string, unknown>, Mutation[]]) => serialize(mutate(b, ms))), weight: 10 },
+    {
+      arbitrary: fc
+        .tuple(body, fc.array(mutation, { minLength: 1, maxLength: 3 }))
+        .map(([b, ms]: [Record<string, unknown>, Mutation[]]) => serialize(mutate(b, ms))),
+      weight: 10,
+    },
     {
       arbitrary: fc.oneof(
-        fc.constantFrom('', 'null', '[]', '"x"', '{', '{"model":', '{}', '{"a":1,"a":2}', '{/*c*/}', ' '.repeat(10_000), '\ufeff{}', 'NaN', '1e309', '[' .repeat(100_000)),
-        body.chain((b) => fc.nat().map((n) => { const s = serialize(b); return s.slice(0, n % (s.length + 1)); })),
+        fc.constantFrom(
+          '',
+          'null',
+          '[]',
+          '"x"',
+          '{',
+          '{"model":',
+          '{}',
+          '{"a":1,"a":2}',
+          '{/*c*/}',
+          ' '.repeat(10_000),
+          '\ufeff{}',
+          'NaN',
+          '1e309',
+          '['.repeat(100_000),
+        ),
+        body.chain((b) =>
+          fc.nat().map((n) => {
+            const s = serialize(b);
+            return s.slice(0, n % (s.length + 1));
+          }),
+        ),
         deep.map(serialize),
         fc.jsonValue().map((v) => JSON.stringify(v) ?? ''),
         fc.string({ unit: 'binary', maxLength: 200 }),
@@ -396,40 +770,182 @@ function request(shape: Shape): fc.Arbitrary<FuzzRequest> {
       const headers: Record<string, string> = { ...(r.routeHeaders ?? {}), ...(r.other ?? {}), ...(r.mock ?? {}), ...r.auth };
       if (r.contentType !== null) headers['content-type'] = r.contentType;
       else if (shape.body) headers['content-type'] = 'application/json';
-      return { method: r.method, path: r.path + r.query, headers, body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body, aim: shape.aim };
+      return {
+        method: r.method,
+        path: r.path + r.query,
+        headers,
+        body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body,
+        aim: shape.aim,
+      };
     });
 }
 
 const ANTHROPIC_VERSION = { 'anthropic-version': '2023-06-01' };
 const versions = fc.constantFrom('/v1beta', '/v1');
 const geminiAction = (actions: string[], models: string[]) =>
-  fc.tuple(versions, segment(models), fc.oneof({ arbitrary: fc.constantFrom(...actions), weight: 8 }, { arbitrary: fc.constantFrom('generateContent', 'countTokens', 'embedContent', 'nope', '', 'generateContent:x'), weight: 1 })).map(([v, m, a]) => `${v}/models/${m}:${a}`);
+  fc
+    .tuple(
+      versions,
+      segment(models),
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...actions), weight: 8 },
+        { arbitrary: fc.constantFrom('generateContent', 'countTokens', 'embedContent', 'nope', '', 'generateContent:x'), weight: 1 },
+      ),
+    )
+    .map(([v, m, a]) => `${v}/models/${m}:${a}`);
 const EMBED_GEMINI = ['gemini-embedding-001', 'text-embedding-004'];
 
 export const openaiRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
-  { arbitrary: request({ aim: 'chat', method: 'POST', path: fc.constant('/v1/chat/completions'), auth: 'bearer', body: chatBody }), weight: 6 },
-  { arbitrary: request({ aim: 'completions', method: 'POST', path: fc.constant('/v1/completions'), auth: 'bearer', body: completionBody }), weight: 3 },
-  { arbitrary: request({ aim: 'embeddings', method: 'POST', path: fc.constant('/v1/embeddings'), auth: 'bearer', body: embeddingBody }), weight: 3 },
-  { arbitrary: request({ aim: 'responses', method: 'POST', path: fc.constant('/v1/responses'), auth: 'bearer', body: responsesBody }), weight: 4 },
-  { arbitrary: request({ aim: 'response by id', method: 'GET', path: fc.tuple(segment(['resp_nope', 'resp_1']), fc.constantFrom('', '/input_items', '/cancel')).map(([id, tail]) => `/v1/responses/${id}${tail}`), auth: 'bearer' }), weight: 1 },
-  { arbitrary: request({ aim: 'rerank v1', method: 'POST', path: fc.constant('/v1/rerank'), auth: 'bearer', body: rerankBody(false) }), weight: 2 },
-  { arbitrary: request({ aim: 'rerank v2', method: 'POST', path: fc.constant('/v2/rerank'), auth: 'bearer', body: rerankBody(true) }), weight: 2 },
-  { arbitrary: request({ aim: 'models', method: 'GET', path: fc.oneof(fc.constant('/v1/models'), segment([...CHAT_MODELS, 'gpt-nope']).map((m) => `/v1/models/${m}`)), auth: 'bearer' }), weight: 1 },
+  {
+    arbitrary: request({ aim: 'chat', method: 'POST', path: fc.constant('/v1/chat/completions'), auth: 'bearer', body: chatBody }),
+    weight: 6,
+  },
+  {
+    arbitrary: request({ aim: 'completions', method: 'POST', path: fc.constant('/v1/completions'), auth: 'bearer', body: completionBody }),
+    weight: 3,
+  },
+  {
+    arbitrary: request({ aim: 'embeddings', method: 'POST', path: fc.constant('/v1/embeddings'), auth: 'bearer', body: embeddingBody }),
+    weight: 3,
+  },
+  {
+    arbitrary: request({ aim: 'responses', method: 'POST', path: fc.constant('/v1/responses'), auth: 'bearer', body: responsesBody }),
+    weight: 4,
+  },
+  {
+    arbitrary: request({
+      aim: 'response by id',
+      method: 'GET',
+      path: fc
+        .tuple(segment(['resp_nope', 'resp_1']), fc.constantFrom('', '/input_items', '/cancel'))
+        .map(([id, tail]) => `/v1/responses/${id}${tail}`),
+      auth: 'bearer',
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: request({ aim: 'rerank v1', method: 'POST', path: fc.constant('/v1/rerank'), auth: 'bearer', body: rerankBody(false) }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({ aim: 'rerank v2', method: 'POST', path: fc.constant('/v2/rerank'), auth: 'bearer', body: rerankBody(true) }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'models',
+      method: 'GET',
+      path: fc.oneof(
+        fc.constant('/v1/models'),
+        segment([...CHAT_MODELS, 'gpt-nope']).map((m) => `/v1/models/${m}`),
+      ),
+      auth: 'bearer',
+    }),
+    weight: 1,
+  },
 );
 
 export const anthropicRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
-  { arbitrary: request({ aim: 'messages', method: 'POST', path: fc.constant('/v1/messages'), auth: 'x-api-key', body: messagesBody, headers: ANTHROPIC_VERSION }), weight: 6 },
-  { arbitrary: request({ aim: 'messages (bearer, 2026-10-21)', method: 'POST', path: fc.constant('/v1/messages'), auth: 'bearer', body: messagesBody, headers: { 'anthropic-version': '2026-10-21' } }), weight: 2 },
-  { arbitrary: request({ aim: 'count_tokens', method: 'POST', path: fc.constant('/v1/messages/count_tokens'), auth: 'x-api-key', body: countBody, headers: ANTHROPIC_VERSION }), weight: 3 },
-  { arbitrary: request({ aim: 'models (anthropic)', method: 'GET', path: fc.oneof(fc.constant('/v1/models'), segment([...CLAUDE, 'claude-nope']).map((m) => `/v1/models/${m}`)), auth: 'x-api-key', headers: ANTHROPIC_VERSION }), weight: 1 },
+  {
+    arbitrary: request({
+      aim: 'messages',
+      method: 'POST',
+      path: fc.constant('/v1/messages'),
+      auth: 'x-api-key',
+      body: messagesBody,
+      headers: ANTHROPIC_VERSION,
+    }),
+    weight: 6,
+  },
+  {
+    arbitrary: request({
+      aim: 'messages (bearer, 2026-10-21)',
+      method: 'POST',
+      path: fc.constant('/v1/messages'),
+      auth: 'bearer',
+      body: messagesBody,
+      headers: { 'anthropic-version': '2026-10-21' },
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'count_tokens',
+      method: 'POST',
+      path: fc.constant('/v1/messages/count_tokens'),
+      auth: 'x-api-key',
+      body: countBody,
+      headers: ANTHROPIC_VERSION,
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: request({
+      aim: 'models (anthropic)',
+      method: 'GET',
+      path: fc.oneof(
+        fc.constant('/v1/models'),
+        segment([...CLAUDE, 'claude-nope']).map((m) => `/v1/models/${m}`),
+      ),
+      auth: 'x-api-key',
+      headers: ANTHROPIC_VERSION,
+    }),
+    weight: 1,
+  },
 );
 
 export const geminiRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
-  { arbitrary: request({ aim: 'generateContent', method: 'POST', path: geminiAction(['generateContent', 'streamGenerateContent'], [...GEMINI, 'gemini-2.5-flash-preview-tts']), auth: 'goog', body: generateBody }), weight: 6 },
-  { arbitrary: request({ aim: 'countTokens', method: 'POST', path: geminiAction(['countTokens'], GEMINI), auth: 'goog', body: geminiCountBody }), weight: 3 },
-  { arbitrary: request({ aim: 'embedContent', method: 'POST', path: geminiAction(['embedContent'], EMBED_GEMINI), auth: 'goog', body: embedContent }), weight: 2 },
-  { arbitrary: request({ aim: 'batchEmbedContents', method: 'POST', path: geminiAction(['batchEmbedContents'], EMBED_GEMINI), auth: 'goog', body: batchBody }), weight: 2 },
-  { arbitrary: request({ aim: 'models (gemini)', method: 'GET', path: fc.tuple(versions, fc.option(segment([...GEMINI, 'models%2Fgemini-2.5-flash', 'nope']))).map(([v, m]) => (m === null ? `${v}/models` : `${v}/models/${m}`)), auth: 'goog' }), weight: 1 },
+  {
+    arbitrary: request({
+      aim: 'generateContent',
+      method: 'POST',
+      path: geminiAction(['generateContent', 'streamGenerateContent'], [...GEMINI, 'gemini-2.5-flash-preview-tts']),
+      auth: 'goog',
+      body: generateBody,
+    }),
+    weight: 6,
+  },
+  {
+    arbitrary: request({
+      aim: 'countTokens',
+      method: 'POST',
+      path: geminiAction(['countTokens'], GEMINI),
+      auth: 'goog',
+      body: geminiCountBody,
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: request({
+      aim: 'embedContent',
+      method: 'POST',
+      path: geminiAction(['embedContent'], EMBED_GEMINI),
+      auth: 'goog',
+      body: embedContent,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'batchEmbedContents',
+      method: 'POST',
+      path: geminiAction(['batchEmbedContents'], EMBED_GEMINI),
+      auth: 'goog',
+      body: batchBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'models (gemini)',
+      method: 'GET',
+      path: fc
+        .tuple(versions, fc.option(segment([...GEMINI, 'models%2Fgemini-2.5-flash', 'nope'])))
+        .map(([v, m]) => (m === null ? `${v}/models` : `${v}/models/${m}`)),
+      auth: 'goog',
+    }),
+    weight: 1,
+  },
 );
 
 // ---- Control plane (standalone only) ------------------------------------------------------------
@@ -440,8 +956,23 @@ const adminToken = fc.string({ minLength: 1, maxLength: 30 }).filter((t) => t !=
 const fixture = fc.record(
   {
     name: text,
-    match: fc.record({ userMessage: fc.oneof(text, fc.record({ contains: text }), fc.record({ regex: fc.constantFrom('a+', '(a+)+$', '[', '.*') })), model: fc.constantFrom('gpt-4o', 'zzz-no-model') }, { requiredKeys: [] }),
-    reply: fc.record({ text, toolCalls: fc.array(fc.record({ name: toolName, arguments: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('{}', 'nope')) }), { maxLength: 2 }) }, { requiredKeys: [] }),
+    match: fc.record(
+      {
+        userMessage: fc.oneof(text, fc.record({ contains: text }), fc.record({ regex: fc.constantFrom('a+', '(a+)+$', '[', '.*') })),
+        model: fc.constantFrom('gpt-4o', 'zzz-no-model'),
+      },
+      { requiredKeys: [] },
+    ),
+    reply: fc.record(
+      {
+        text,
+        toolCalls: fc.array(
+          fc.record({ name: toolName, arguments: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('{}', 'nope')) }),
+          { maxLength: 2 },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
     error: fc.record({ status: fc.integer({ min: 0, max: 700 }), message: text }, { requiredKeys: ['status'] }),
     once: fc.boolean(),
     priority: fc.integer(),
@@ -455,7 +986,10 @@ const adminBody = fc.oneof(
   fixture,
   fc.array(fixture, { maxLength: 3 }),
   fc.record({ fixtures: fc.array(fixture, { maxLength: 3 }) }),
-  fc.record({ token: adminToken, models: fc.array(fc.constantFrom('gpt-4o', 'x'), { maxLength: 2 }), quota: fc.integer({ min: -1, max: 10 }) }, { requiredKeys: [] }),
+  fc.record(
+    { token: adminToken, models: fc.array(fc.constantFrom('gpt-4o', 'x'), { maxLength: 2 }), quota: fc.integer({ min: -1, max: 10 }) },
+    { requiredKeys: [] },
+  ),
   fc.record({ state: text }),
   fc.record({ state: weird }),
   weird.filter((v) => typeof v === 'object' && v !== null) as fc.Arbitrary<Record<string, unknown>>,
@@ -478,9 +1012,18 @@ const adminRoute = fc.oneof(
     ['GET', '/__admin'],
     ['GET', '/__admin/nope'],
   ),
-  fc.tuple(fc.constant('DELETE'), adminToken.map((t) => `/__admin/tokens/${encodeURIComponent(t)}`)),
-  fc.tuple(fc.constant('DELETE'), segment(['fx_1', 'fx_999']).map((id) => `/__admin/fixtures/${id}`)),
-  fc.tuple(fc.constant('PUT'), segment(['s', 'order']).map((n) => `/__admin/scenarios/${n}/state`)),
+  fc.tuple(
+    fc.constant('DELETE'),
+    adminToken.map((t) => `/__admin/tokens/${encodeURIComponent(t)}`),
+  ),
+  fc.tuple(
+    fc.constant('DELETE'),
+    segment(['fx_1', 'fx_999']).map((id) => `/__admin/fixtures/${id}`),
+  ),
+  fc.tuple(
+    fc.constant('PUT'),
+    segment(['s', 'order']).map((n) => `/__admin/scenarios/${n}/state`),
+  ),
 );
 
 export const adminRequests: fc.Arbitrary<FuzzRequest> = fc
@@ -489,14 +1032,30 @@ export const adminRequests: fc.Arbitrary<FuzzRequest> = fc
     method: fc.option(fc.constantFrom(...METHODS), { freq: 10 }),
     query,
     contentType: rarely(contentType, 6),
-    body: fc.oneof({ arbitrary: adminBody.map(serialize), weight: 6 }, { arbitrary: fc.tuple(adminBody, fc.array(mutation, { minLength: 1, maxLength: 2 })).map(([b, ms]) => serialize(mutate(b as Record<string, unknown>, ms))), weight: 3 }, { arbitrary: fc.oneof(fc.constantFrom('', '{', 'null', '[]', '"x"'), deep.map(serialize), longText), weight: 1 }),
+    body: fc.oneof(
+      { arbitrary: adminBody.map(serialize), weight: 6 },
+      {
+        arbitrary: fc
+          .tuple(adminBody, fc.array(mutation, { minLength: 1, maxLength: 2 }))
+          .map(([b, ms]) => serialize(mutate(b as Record<string, unknown>, ms))),
+        weight: 3,
+      },
+      { arbitrary: fc.oneof(fc.constantFrom('', '{', 'null', '[]', '"x"'), deep.map(serialize), longText), weight: 1 },
+    ),
     other: rarely(otherHeaders, 3),
   })
   .map((r) => {
     const method = r.method ?? r.route[0];
     const headers: Record<string, string> = { ...(r.other ?? {}), 'content-type': r.contentType ?? 'application/json' };
-    return { method, path: r.route[1] + r.query, headers, body: method === 'GET' || method === 'HEAD' ? undefined : r.body, aim: `admin ${r.route[0]} ${r.route[1]}` };
+    return {
+      method,
+      path: r.route[1] + r.query,
+      headers,
+      body: method === 'GET' || method === 'HEAD' ? undefined : r.body,
+      aim: `admin ${r.route[0]} ${r.route[1]}`,
+    };
   });
 
 /** Whether a request changes the control plane's state (the fuzz resets after each one). */
-export const changesState = (r: FuzzRequest) => r.path.startsWith('/__admin') && r.method !== 'GET' && r.method !== 'HEAD' && r.method !== 'OPTIONS';
+export const changesState = (r: FuzzRequest) =>
+  r.path.startsWith('/__admin') && r.method !== 'GET' && r.method !== 'HEAD' && r.method !== 'OPTIONS';

@@ -7,9 +7,51 @@ export const MAX_STRING = Number(process.env.FUZZ_MAX_STRING ?? 65_536);
 
 /** Characters that break naive text handling: bidi controls, zero-width, lone surrogates, NUL, BOM, combining marks. */
 const ODD = [
-  '\u202e', '\u202d', '\u200f', '\u200e', '\u2067', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u0000', '\u0301', '\u0301\u0301\u0301',
-  '\ud800', '\udfff', '\udbff\udfff', '\ud83d', '\ude00', '👩‍👩‍👧‍👦', '🏳️‍🌈', 'ﷺ', '𒐫', 'é', 'Ω', '\r\n', '\t', '\\', '"', '</script>', '<|endoftext|>', '<|im_start|>',
-  'مرحبا', 'שלום', '你好世界', 'こんにちは', '한국어', '\u0085', '\u2028', '\u2029', '%00', '${x}', '{{x}}', 'constructor', '__proto__', 'toString',
+  '\u202e',
+  '\u202d',
+  '\u200f',
+  '\u200e',
+  '\u2067',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u0000',
+  '\u0301',
+  '\u0301\u0301\u0301',
+  '\ud800',
+  '\udfff',
+  '\udbff\udfff',
+  '\ud83d',
+  '\ude00',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  'ﷺ',
+  '𒐫',
+  'é',
+  'Ω',
+  '\r\n',
+  '\t',
+  '\\',
+  '"',
+  '</script>',
+  '<|endoftext|>',
+  '<|im_start|>',
+  'مرحبا',
+  'שלום',
+  '你好世界',
+  'こんにちは',
+  '한국어',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '%00',
+  '${x}',
+  '{{x}}',
+  'constructor',
+  '__proto__',
+  'toString',
 ];
 
 /** Pieces repeated into long strings: unbroken runs (the tokenizer's worst case) and ordinary prose. */
@@ -68,7 +110,10 @@ export const weird: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A key that is odd for a JS object. */
-export const oddKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'model ', 'MODEL', 'messages\u0000'), fc.string({ maxLength: 12 }));
+export const oddKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'model ', 'MODEL', 'messages\u0000'),
+  fc.string({ maxLength: 12 }),
+);
 
 /**
  * Schemas whose work multiplies (issue 28): definitions that each refer to the next twice (through
@@ -76,15 +121,27 @@ export const oddKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prot
  * quantifiers nest. Synthesis must stop them at its ceiling with a 400, never stall.
  */
 export const costlySchema: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
-  fc.record({ levels: fc.integer({ min: 1, max: 24 }), via: fc.constantFrom('$defs', 'definitions'), how: fc.constantFrom('allOf', 'anyOf', 'if', 'properties') }).map(({ levels, via, how }) => {
-    const defs: Record<string, unknown> = { [`d${levels}`]: { type: 'string' } };
-    for (let i = 0; i < levels; i++) {
-      const ref = { $ref: `#/${via}/d${i + 1}` };
-      defs[`d${i}`] =
-        how === 'if' ? { if: ref, then: ref } : how === 'properties' ? { type: 'object', properties: { a: ref, b: ref }, required: ['a', 'b'] } : how === 'allOf' ? { allOf: [ref, ref] } : { allOf: [{ [how]: [ref, ref] }, ref] };
-    }
-    return { [via]: defs, $ref: `#/${via}/d0` };
-  }),
+  fc
+    .record({
+      levels: fc.integer({ min: 1, max: 24 }),
+      via: fc.constantFrom('$defs', 'definitions'),
+      how: fc.constantFrom('allOf', 'anyOf', 'if', 'properties'),
+    })
+    .map(({ levels, via, how }) => {
+      const defs: Record<string, unknown> = { [`d${levels}`]: { type: 'string' } };
+      for (let i = 0; i < levels; i++) {
+        const ref = { $ref: `#/${via}/d${i + 1}` };
+        defs[`d${i}`] =
+          how === 'if'
+            ? { if: ref, then: ref }
+            : how === 'properties'
+              ? { type: 'object', properties: { a: ref, b: ref }, required: ['a', 'b'] }
+              : how === 'allOf'
+                ? { allOf: [ref, ref] }
+                : { allOf: [{ [how]: [ref, ref] }, ref] };
+      }
+      return { [via]: defs, $ref: `#/${via}/d0` };
+    }),
   fc.integer({ min: 1, max: 14 }).map(function inline(levels): Record<string, unknown> {
     return levels === 0 ? { type: 'integer' } : { allOf: [inline(levels - 1), inline(levels - 1)] };
   }),
@@ -92,7 +149,11 @@ export const costlySchema: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     type: 'string',
     pattern: `^${counts.reduce((inner, n) => `(${inner}){${n}}`, '[ab]')}$`,
   })),
-  fc.record({ type: fc.constant('array'), minItems: fc.integer({ min: 0, max: 200_000 }), items: fc.constantFrom({ type: 'string', format: 'email' }, { const: 'x'.repeat(5000) }, { type: 'integer' }) }),
+  fc.record({
+    type: fc.constant('array'),
+    minItems: fc.integer({ min: 0, max: 200_000 }),
+    items: fc.constantFrom({ type: 'string', format: 'email' }, { const: 'x'.repeat(5000) }, { type: 'integer' }),
+  }),
 );
 
 /** JSON schemas such as tools and response formats carry: realistic, with odd corners. */
@@ -102,12 +163,23 @@ export const jsonSchema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ sch
     fc.record({ type: fc.constantFrom('string', 'integer', 'number', 'boolean', 'null') }),
     fc.record({ type: fc.constant('string'), format: fc.constantFrom('email', 'date-time', 'uri', 'uuid', 'date') }),
     fc.record({ type: fc.constant('string'), enum: fc.array(text, { minLength: 1, maxLength: 4 }) }),
-    fc.record({ type: fc.constant('string'), minLength: fc.nat(50), maxLength: fc.integer({ min: 50, max: 100_000_000 }) }, { requiredKeys: ['type'] }),
-    fc.record({ type: fc.constant('string'), pattern: fc.constantFrom('^[a-z]+$', 'a{5}', '(a|b)*c', '[', '\\d{3}-\\d{4}', '(?<x>a)\\k<x>') }),
+    fc.record(
+      { type: fc.constant('string'), minLength: fc.nat(50), maxLength: fc.integer({ min: 50, max: 100_000_000 }) },
+      { requiredKeys: ['type'] },
+    ),
+    fc.record({
+      type: fc.constant('string'),
+      pattern: fc.constantFrom('^[a-z]+$', 'a{5}', '(a|b)*c', '[', '\\d{3}-\\d{4}', '(?<x>a)\\k<x>'),
+    }),
     fc.record({ type: fc.constant('integer'), minimum: fc.integer(), maximum: fc.integer() }, { requiredKeys: ['type'] }),
-    fc.record({ type: fc.constant('array'), items: tie('schema'), minItems: fc.nat(5), maxItems: fc.integer({ min: 0, max: 1_000_000 }) }, { requiredKeys: ['type'] }),
+    fc.record(
+      { type: fc.constant('array'), items: tie('schema'), minItems: fc.nat(5), maxItems: fc.integer({ min: 0, max: 1_000_000 }) },
+      { requiredKeys: ['type'] },
+    ),
     fc
-      .dictionary(fc.constantFrom('city', 'name', 'email', 'count', 'tags', 'when', 'x', 'nested', '__proto__', ''), tie('schema'), { maxKeys: 5 })
+      .dictionary(fc.constantFrom('city', 'name', 'email', 'count', 'tags', 'when', 'x', 'nested', '__proto__', ''), tie('schema'), {
+        maxKeys: 5,
+      })
       .chain((properties) =>
         fc.record({
           type: fc.constant('object'),
@@ -120,8 +192,20 @@ export const jsonSchema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ sch
     fc.record({ allOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
     fc.record({ oneOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
     fc.record({ if: tie('schema'), then: tie('schema'), else: tie('schema') }, { requiredKeys: ['if'] }),
-    fc.record({ type: fc.constant('object'), patternProperties: fc.dictionary(fc.constantFrom('^x_', '^[a-z]{2}$', '\\d+', '(a|b)*'), tie('schema'), { maxKeys: 2 }), minProperties: fc.nat(4) }),
-    fc.record({ type: fc.constant('array'), prefixItems: fc.array(tie('schema'), { maxLength: 3 }), items: fc.oneof(fc.constant(false), tie('schema')), uniqueItems: fc.boolean() }, { requiredKeys: ['type', 'prefixItems'] }),
+    fc.record({
+      type: fc.constant('object'),
+      patternProperties: fc.dictionary(fc.constantFrom('^x_', '^[a-z]{2}$', '\\d+', '(a|b)*'), tie('schema'), { maxKeys: 2 }),
+      minProperties: fc.nat(4),
+    }),
+    fc.record(
+      {
+        type: fc.constant('array'),
+        prefixItems: fc.array(tie('schema'), { maxLength: 3 }),
+        items: fc.oneof(fc.constant(false), tie('schema')),
+        uniqueItems: fc.boolean(),
+      },
+      { requiredKeys: ['type', 'prefixItems'] },
+    ),
     costlySchema,
     fc.record({ $ref: fc.constantFrom('#', '#/definitions/x', '#/$defs/nope', 'http://example.com/s.json') }),
     fc.constant({}),
@@ -173,7 +257,8 @@ function clone<T>(value: T): T {
   if (value === null || typeof value !== 'object' || value instanceof RawToken) return value;
   if (Array.isArray(value)) return value.map(clone) as T;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: clone(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, k, { value: clone(v), enumerable: true, writable: true, configurable: true });
   return out as T;
 }
 
@@ -185,7 +270,12 @@ export function mutate(body: Record<string, unknown>, mutations: readonly Mutati
       const objects = containers(copy).filter((c) => c !== null && typeof c === 'object' && !Array.isArray(c)) as Record<string, unknown>[];
       if (!objects.length) continue;
       // defineProperty: a key "__proto__" becomes an own field, as JSON.parse makes it.
-      Object.defineProperty(objects[m.at % objects.length], m.key, { value: clone(m.value), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(objects[m.at % objects.length], m.key, {
+        value: clone(m.value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       continue;
     }
     const all = slots(copy);

@@ -36,7 +36,8 @@ function strayVendor(r: FuzzRequest, url: URL, fallback: Vendor): Vendor {
 }
 
 /** Paths only OpenAI's endpoints serve that the fuzzer asks: a wrong method on them is OpenAI's 405 whoever asks. */
-const OPENAI_PATHS = /^\/(?:v1\/(?:chat\/completions|completions|embeddings|rerank|responses(?:\/[^/]+(?:\/input_items|\/cancel)?)?)|v2\/rerank)$/;
+const OPENAI_PATHS =
+  /^\/(?:v1\/(?:chat\/completions|completions|embeddings|rerank|responses(?:\/[^/]+(?:\/input_items|\/cancel)?)?)|v2\/rerank)$/;
 
 /** Whose error shape the server owes this request: mirrors the routing rules the README documents. */
 export function vendorOf(r: FuzzRequest): Vendor {
@@ -51,7 +52,8 @@ export function vendorOf(r: FuzzRequest): Vendor {
     if (models[1] && r.method === 'POST') return 'gemini';
     if (r.method !== 'GET') return strayVendor(r, url, 'openai');
     if (header(r, 'anthropic-version') !== undefined) return 'anthropic';
-    if (header(r, 'x-goog-api-key') !== undefined || header(r, 'x-goog-api-client') !== undefined || url.searchParams.has('key')) return 'gemini';
+    if (header(r, 'x-goog-api-key') !== undefined || header(r, 'x-goog-api-client') !== undefined || url.searchParams.has('key'))
+      return 'gemini';
     return 'openai';
   }
   return OPENAI_PATHS.test(p) ? 'openai' : strayVendor(r, url, 'openai');
@@ -86,13 +88,23 @@ function checkError(vendor: Vendor, status: number, body: unknown, stray: Vendor
   switch (vendor) {
     case 'openai':
       assertSchema('ErrorResponse', body);
-      if (!isObject(e) || !['message', 'type', 'param', 'code'].every((k) => k in e) || typeof e.message !== 'string' || !e.message) fail(`not an OpenAI error body: ${JSON.stringify(body).slice(0, 300)}`);
+      if (!isObject(e) || !['message', 'type', 'param', 'code'].every((k) => k in e) || typeof e.message !== 'string' || !e.message)
+        fail(`not an OpenAI error body: ${JSON.stringify(body).slice(0, 300)}`);
       return;
     case 'anthropic':
-      if (body.type !== 'error' || !isObject(e) || typeof e.type !== 'string' || typeof e.message !== 'string' || !e.message || typeof body.request_id !== 'string') fail(`not an Anthropic error body: ${JSON.stringify(body).slice(0, 300)}`);
+      if (
+        body.type !== 'error' ||
+        !isObject(e) ||
+        typeof e.type !== 'string' ||
+        typeof e.message !== 'string' ||
+        !e.message ||
+        typeof body.request_id !== 'string'
+      )
+        fail(`not an Anthropic error body: ${JSON.stringify(body).slice(0, 300)}`);
       return;
     case 'gemini':
-      if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message || typeof e.status !== 'string') fail(`not a Gemini error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
+      if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message || typeof e.status !== 'string')
+        fail(`not a Gemini error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
       return;
     case 'admin':
       // The control plane's own `{error}`; an unknown admin path answers as an unknown route (in the caller's format).
@@ -142,19 +154,22 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
     const all = parseSse(answer.text);
     if (p === '/v1/responses') {
       const types = all.map((f) => (parse(f.data, 'response event') as { type?: string }).type);
-      if (types[0] !== 'response.created' || !['response.completed', 'response.incomplete'].includes(types.at(-1)!)) fail(`responses stream out of order: ${types.join(', ')}`);
+      if (types[0] !== 'response.created' || !['response.completed', 'response.incomplete'].includes(types.at(-1)!))
+        fail(`responses stream out of order: ${types.join(', ')}`);
       return;
     }
     if (vendor === 'anthropic') {
       if (all.some((f) => !f.event)) fail('an Anthropic stream event lacks its event: line');
       const types = all.map((f) => f.event);
       for (const f of all) parse(f.data, `event ${f.event}`);
-      if (types[0] !== 'message_start' || types.at(-1) !== 'message_stop' || types.includes('error')) fail(`Anthropic stream out of order: ${types.join(', ')}`);
+      if (types[0] !== 'message_start' || types.at(-1) !== 'message_stop' || types.includes('error'))
+        fail(`Anthropic stream out of order: ${types.join(', ')}`);
       return;
     }
     if (vendor === 'gemini') {
       const chunks = all.map((f) => parse(f.data, 'Gemini chunk') as { candidates?: { finishReason?: string }[]; error?: unknown });
-      if (!chunks.length || chunks.some((c) => c.error || !Array.isArray(c.candidates))) fail(`Gemini stream chunk without candidates or with an error`);
+      if (!chunks.length || chunks.some((c) => c.error || !Array.isArray(c.candidates)))
+        fail(`Gemini stream chunk without candidates or with an error`);
       if (!chunks.at(-1)!.candidates!.every((c) => c.finishReason)) fail('Gemini stream: the last chunk has no finishReason');
       return;
     }
@@ -177,7 +192,8 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
   const o = body as Record<string, unknown>;
   if (vendor === 'gemini' && p.endsWith(':streamGenerateContent')) {
     // Without ?alt=sse the stream is one JSON array of whole responses.
-    if (!Array.isArray(body) || !body.length || body.some((c) => !isObject(c) || c.error || !Array.isArray(c.candidates))) fail('streamGenerateContent (JSON) is not an array of responses');
+    if (!Array.isArray(body) || !body.length || body.some((c) => !isObject(c) || c.error || !Array.isArray(c.candidates)))
+      fail('streamGenerateContent (JSON) is not an array of responses');
     return;
   }
   if (!isObject(o)) fail('reply is not an object');
@@ -187,7 +203,8 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
   }
   if (vendor === 'anthropic') {
     if (p === '/v1/messages') {
-      if (o.type !== 'message' || !Array.isArray(o.content) || !isObject(o.usage)) fail(`not an Anthropic message: ${answer.text.slice(0, 200)}`);
+      if (o.type !== 'message' || !Array.isArray(o.content) || !isObject(o.usage))
+        fail(`not an Anthropic message: ${answer.text.slice(0, 200)}`);
     } else if (p === '/v1/messages/count_tokens') {
       if (!Number.isInteger(o.input_tokens)) fail('count_tokens reply without input_tokens');
     } else if (!Array.isArray(o.data) && o.type !== 'model') fail('not an Anthropic models reply');
@@ -224,9 +241,12 @@ export function checkAnswer(r: FuzzRequest, answer: Answer): void {
   }
   if (status === 431) return; // node's own limit on header size, before any of our code
   if (status >= 200 && status < 300) return checkReply(r, answer);
-  if (status >= 400 && status < 500) return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
-  if (status >= 500 && status === forced) return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
-  if (status >= 500 && forced && (vendor === 'gemini' || vendor === 'openai') && status === 503 && forced === 529) return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
+  if (status >= 400 && status < 500)
+    return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
+  if (status >= 500 && status === forced)
+    return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
+  if (status >= 500 && forced && (vendor === 'gemini' || vendor === 'openai') && status === 503 && forced === 529)
+    return checkError(vendor, status, parse(answer.text, `${status} error`), strayVendor(r, urlOf(r), 'openai'));
   fail(`status ${status}: ${answer.text.slice(0, 300)}`);
 }
 
