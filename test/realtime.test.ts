@@ -410,6 +410,15 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(await run()).toBe(first);
   });
 
+  it('answers a response.create input element that is no item with the error event naming it', async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.send({ type: 'response.create', event_id: 'evt_bad_input', response: { conversation: 'none', input: [null] } });
+    const events = await c.until('error');
+    c.socket.close();
+    expect(events.at(-1)!.error).toMatchObject({ type: 'invalid_request_error', param: 'response.input[0]', event_id: 'evt_bad_input' });
+  });
+
   it('retrieves, truncates and deletes conversation items', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;

@@ -577,7 +577,11 @@ export class RealtimeSession implements SocketPeer {
   private request(params: JsonObject): CanonicalRequest {
     const items = params.conversation === 'none' ? [] : this.items;
     const input = Array.isArray(params.input)
-      ? (params.input as JsonObject[]).map((raw, i) => this.parseItem(raw, `response.input[${i}]`))
+      ? params.input.map((raw: unknown, i) => {
+          // Each element an item object: a null or a string gets the error event naming it, not a server_error.
+          checkField(`response.input[${i}]`, raw, { types: ['object'], required: true });
+          return this.parseItem(raw, `response.input[${i}]`);
+        })
       : [];
     const instructions = typeof params.instructions === 'string' ? params.instructions : this.config.instructions;
     const messages: Message[] = instructions ? [{ role: 'system', parts: [{ type: 'text', text: instructions }] }] : [];
