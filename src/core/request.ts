@@ -113,11 +113,21 @@ export function operationRequest(
   model: string,
   text: string,
 ): CanonicalRequest {
+  return plainRequest(format, operation, model, [{ role: 'user', parts: [{ type: 'text', text }] }]);
+}
+
+/** A request of `messages` with nothing else asked: no tools, one text choice, not streamed. */
+export function plainRequest(
+  format: string,
+  operation: CanonicalRequest['operation'],
+  model: string,
+  messages: Message[],
+): CanonicalRequest {
   return {
     format,
     operation,
     model,
-    messages: [{ role: 'user', parts: [{ type: 'text', text }] }],
+    messages,
     stop: [],
     n: 1,
     stream: false,

@@ -1,7 +1,7 @@
 // Conversation compaction (POST /v1/responses/compact): the conversation (a stored response's, by
 // previous_response_id, plus the input) comes back as its user messages followed by one compaction
 // item, whose opaque content stands for the rest. The same conversation compacts to the same bytes.
-import type { CanonicalRequest, Message } from '../../core/request.ts';
+import { plainRequest, type Message } from '../../core/request.ts';
 import { deriveKey, hashValue, makeId } from '../../core/seed.ts';
 import { countPromptTokensInSlices, countTokens } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
@@ -49,19 +49,7 @@ async function compact(call: Call): Promise<Outbound | Forward> {
       : [];
   const conversation = [...instructions, ...history, ...messages];
   const inputTokens = await countPromptTokensInSlices(conversation);
-  const request: CanonicalRequest = {
-    format: 'openai',
-    operation: 'chat',
-    model,
-    messages: conversation,
-    stop: [],
-    n: 1,
-    stream: false,
-    tools: [],
-    toolChoice: 'none',
-    parallelToolCalls: false,
-    output: { type: 'text' },
-  };
+  const request = plainRequest('openai', 'chat', model, conversation);
   const decision = decide(call, request);
   if (isForward(decision)) return decision;
   const key = hashValue([model, conversation], decision.seed);
