@@ -30,6 +30,7 @@ const READABLE_CHARS = MAX_TEST_ID_CHARS - 12;
  * A test id for the running test: its file and name (a person reading the journal sees which test),
  * then 8 random hex digits, so the same test in another run, worker or retry never shares state. The
  * server takes printable ASCII: other characters are percent-encoded.
+ * @example testIdFor({ name: 'greets', file: { name: 'chat.test.ts' } }) // 'chat.test.ts > greets #' and 8 hex digits
  */
 export function testIdFor(task: TaskLike): string {
   const names: string[] = [];
@@ -49,6 +50,19 @@ function queryOf(filter: Record<string, unknown>, extra: Record<string, string |
   return params.toString();
 }
 
+/**
+ * `setupGateway({ url })`: the running test's side of a shared standalone server, hooked into the test
+ * file's lifecycle (listen before all, the test's id before each, its reset after each).
+ * @example
+ * const gateway = setupRemoteGateway({ url: 'http://127.0.0.1:4010' });
+ * it('greets', async () => {
+ *   await gateway.use({ reply: { text: 'Hello!' } });
+ *   const openai = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:4010/v1' });
+ *   const r = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+ *   expect(r.choices[0].message.content).toBe('Hello!');
+ *   expect(await gateway.requests()).toHaveLength(1);
+ * });
+ */
 export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway {
   const { use, onUnhandledRequest = 'error', handlers = [], adminToken } = options;
   const root = options.url.replace(/\/+$/, '');
