@@ -1,21 +1,20 @@
 // The public types of the gateway object and its options: what the entry points publish. Types only,
-// and nothing internal on their import graph (test/surface.test.ts reads the published .d.ts files).
+// and nothing internal on their import graph: they come from types/ (test/surface.test.ts reads the published .d.ts files).
 import type { HttpHandler, WebSocketHandler } from 'msw';
-import type { JournalEntry } from './core/journal.ts';
-import type { ClockOption } from './core/clock.ts';
-import type { LatencyProfile } from './core/timing.ts';
-import type { ModelEntry, ModelInfo } from './core/models.ts';
-import type { Fixture } from './fixtures/types.ts';
-import type { FixtureEntry } from './fixtures/match.ts';
-import type { IssuedToken, TokenScope } from './auth/keys.ts';
-import type { RecordOptions } from './record/forward.ts';
-import type { RateLimits } from './core/ratelimit.ts';
-import type { PriceTable } from './core/prices.ts';
-import type { CostReport, SpendTotals } from './core/spending.ts';
+import type { JournalEntry } from './types/journal.ts';
+import type { ClockOption } from './types/clock.ts';
+import type { LatencyProfile } from './types/timing.ts';
+import type { ModelEntry, ModelInfo } from './types/models.ts';
+import type { Fixture, FixtureEntry } from './types/fixtures.ts';
+import type { IssuedToken, TokenScope } from './types/keys.ts';
+import type { RecordOptions } from './types/record.ts';
+import type { RateLimits } from './types/ratelimit.ts';
+import type { PriceTable } from './types/prices.ts';
+import type { CostReport, SpendTotals } from './types/spending.ts';
 
-export type { RateLimits } from './core/ratelimit.ts';
-export type { ModelPrice, PriceTable } from './core/prices.ts';
-export type { CostReport, SpendTotals } from './core/spending.ts';
+export type { RateLimits } from './types/ratelimit.ts';
+export type { ModelPrice, PriceTable } from './types/prices.ts';
+export type { CostReport, SpendTotals } from './types/spending.ts';
 
 export interface GatewayOptions {
   /**

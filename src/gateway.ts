@@ -3,7 +3,7 @@
 // publish the types of api.ts, and the Runtime behind a gateway is reached through runtimeOf().
 import type { HttpHandler, WebSocketHandler } from 'msw';
 import { readable, type JournalEntry } from './core/journal.ts';
-import type { Fixture } from './fixtures/types.ts';
+import type { Fixture } from './types/fixtures.ts';
 import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';

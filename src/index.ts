@@ -43,13 +43,13 @@ export type {
   FixtureToolCall,
   TextMatch,
   ToolCallMatch,
-} from './fixtures/types.ts';
-export type { FixtureEntry } from './fixtures/match.ts';
-export type { FaultSpec } from './core/faults.ts';
-export type { IssuedToken, TokenScope } from './auth/keys.ts';
-export type { JournalEntry } from './core/journal.ts';
-export type { LatencyProfile } from './core/timing.ts';
-export type { ModelInfo, Capability } from './core/models.ts';
-export type { CanonicalRequest, Message, Part } from './core/request.ts';
-export type { FinishReason, Usage } from './core/reply.ts';
-export { FIXED_EPOCH_SECONDS } from './core/clock.ts';
+} from './types/fixtures.ts';
+export type { FixtureEntry } from './types/fixtures.ts';
+export type { FaultSpec } from './types/faults.ts';
+export type { IssuedToken, TokenScope } from './types/keys.ts';
+export type { JournalEntry } from './types/journal.ts';
+export type { LatencyProfile } from './types/timing.ts';
+export type { ModelInfo, Capability } from './types/models.ts';
+export type { CanonicalRequest, Message, Part } from './types/request.ts';
+export type { FinishReason, Usage } from './types/reply.ts';
+export { FIXED_EPOCH_SECONDS } from './types/clock.ts';

@@ -11,7 +11,7 @@ import type { Capability } from './core/models.ts';
 import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
 import { PromptCache } from './core/cache.ts';
-import type { RecordOptions } from './record/forward.ts';
+import type { RecordOptions } from './types/record.ts';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './core/ratelimit.ts';
 import { checkPrices, mergePrices, type PriceTable } from './core/prices.ts';
 import { Spending } from './core/spending.ts';

@@ -5,55 +5,16 @@
 // header on its socket from `testId`); the server keeps that test's fixtures, counters and journal
 // apart (scope.ts), and the test's state there is reset after it.
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { bypass, http, passthrough, type RequestHandler } from 'msw';
+import { bypass, http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
-import type { JournalEntry } from './core/journal.ts';
+import type { JournalEntry } from './types/journal.ts';
 import type { RequestFilter } from './api.ts';
-import type { Fixture } from './fixtures/types.ts';
-import type { NearMiss } from './fixtures/match.ts';
+import type { Fixture, NearMiss } from './types/fixtures.ts';
 import { nearMissReport } from './pipeline/decide.ts';
 import { MAX_TEST_ID_CHARS, TEST_ID_HEADER } from './scope.ts';
-import { failedRequests, listenFailing, type UnhandledMode } from './vitest-unhandled.ts';
-
-export interface RemoteGatewayOptions {
-  /** The standalone server's root URL, e.g. `http://127.0.0.1:4010` (its `/v1`, `/__admin`… hang from it). */
-  url: string;
-  /** Fixtures put in under each test's id before it (that test's reset removes them after it). */
-  use?: Fixture[];
-  /** A request no handler takes (one to another host): 'error' (default) fails the test, 'warn' prints, 'bypass' lets it through. */
-  onUnhandledRequest?: UnhandledMode;
-  /** Your own msw handlers, served before the gateway's. */
-  handlers?: RequestHandler[];
-  /** The server's admin token, if it asks for one (a server bound beyond loopback). */
-  adminToken?: string;
-}
-
-/** The running test's side of a shared standalone gateway; every operation goes to its `/__admin`. */
-export interface RemoteGateway {
-  /** The server's root URL. */
-  readonly url: string;
-  /** The msw server that adds the test id, for `server.use(...)` of your own per-test handlers. */
-  readonly server: ReturnType<typeof setupServer>;
-  /**
-   * The running test's id (what its requests carry as `x-mock-test-id`); undefined between tests. A
-   * WebSocket is not tagged for you: set the header on its upgrade.
-   * @example new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': gateway.testId! } })
-   */
-  readonly testId: string | undefined;
-  /** Adds fixtures for the running test's requests only; returns their ids. */
-  use(...fixtures: Fixture[]): Promise<string[]>;
-  /** The running test's requests, oldest first, optionally filtered; with `limit`, the newest `limit`. */
-  requests(filter?: Omit<RequestFilter, 'test'>, limit?: number): Promise<JournalEntry[]>;
-  countRequests(filter?: Omit<RequestFilter, 'test'>): Promise<number>;
-  /** Scenario states as the running test's requests see them. */
-  readonly scenarios: {
-    list(): Promise<{ name: string; state: string; possibleStates: string[] }[]>;
-    set(name: string, state: string): Promise<void>;
-    reset(): Promise<void>;
-  };
-  /** Drops the running test's fixtures, counters, scenario states and journal view (done after each test). */
-  reset(): Promise<void>;
-}
+import { failedRequests, listenFailing } from './vitest-unhandled.ts';
+import type { RemoteGatewayOptions, RemoteGateway } from './types/vitest.ts';
+export type { RemoteGatewayOptions, RemoteGateway } from './types/vitest.ts';
 
 /** What vitest's context tells of a test: its name, its suites', its file's. */
 interface TaskLike {
@@ -69,6 +30,7 @@ const READABLE_CHARS = MAX_TEST_ID_CHARS - 12;
  * A test id for the running test: its file and name (a person reading the journal sees which test),
  * then 8 random hex digits, so the same test in another run, worker or retry never shares state. The
  * server takes printable ASCII: other characters are percent-encoded.
+ * @example testIdFor({ name: 'greets', file: { name: 'chat.test.ts' } }) // 'chat.test.ts > greets #' and 8 hex digits
  */
 export function testIdFor(task: TaskLike): string {
   const names: string[] = [];
@@ -88,6 +50,19 @@ function queryOf(filter: Record<string, unknown>, extra: Record<string, string |
   return params.toString();
 }
 
+/**
+ * `setupGateway({ url })`: the running test's side of a shared standalone server, hooked into the test
+ * file's lifecycle (listen before all, the test's id before each, its reset after each).
+ * @example
+ * const gateway = setupRemoteGateway({ url: 'http://127.0.0.1:4010' });
+ * it('greets', async () => {
+ *   await gateway.use({ reply: { text: 'Hello!' } });
+ *   const openai = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:4010/v1' });
+ *   const r = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+ *   expect(r.choices[0].message.content).toBe('Hello!');
+ *   expect(await gateway.requests()).toHaveLength(1);
+ * });
+ */
 export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway {
   const { use, onUnhandledRequest = 'error', handlers = [], adminToken } = options;
   const root = options.url.replace(/\/+$/, '');

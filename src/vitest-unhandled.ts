@@ -1,5 +1,7 @@
 // What both modes of the vitest helper do with a request no msw handler takes: fail the test that made
 // it (or warn, or let it through), under msw 2 and msw 3 alike.
+import type { UnhandledMode } from './types/vitest.ts';
+export type { UnhandledMode } from './types/vitest.ts';
 
 /** What msw 2 (request, print) and msw 3 ({ frame, defaults }) hand an unhandled-request callback. */
 function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): void } {
@@ -14,8 +16,6 @@ function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): vo
     warn: () => defaults.warn(),
   };
 }
-
-export type UnhandledMode = 'error' | 'warn' | 'bypass';
 
 /** Starts `server` with `mode` for unhandled requests; `failures()` takes the messages of those since the last call. */
 export function listenFailing(server: { listen(options?: never): void }, mode: UnhandledMode): { failures(): string[] } {

@@ -9,12 +9,12 @@ import { setupServer } from 'msw/node';
 import { createGateway } from './index.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
 import { nearMissReport } from './pipeline/decide.ts';
-import type { Fixture } from './fixtures/types.ts';
-import type { NearMiss } from './fixtures/match.ts';
-import { failedRequests, listenFailing, type UnhandledMode } from './vitest-unhandled.ts';
-import { setupRemoteGateway, type RemoteGateway, type RemoteGatewayOptions } from './vitest-remote.ts';
+import type { Fixture, NearMiss } from './types/fixtures.ts';
+import { failedRequests, listenFailing } from './vitest-unhandled.ts';
+import { setupRemoteGateway } from './vitest-remote.ts';
+import type { RemoteGateway, RemoteGatewayOptions, UnhandledMode } from './types/vitest.ts';
 
-export type { RemoteGateway, RemoteGatewayOptions } from './vitest-remote.ts';
+export type { RemoteGateway, RemoteGatewayOptions } from './types/vitest.ts';
 
 export interface VitestGatewayOptions extends GatewayOptions {
   /** Fixtures put in force with `use()` before each test (`reset()` removes them after it). */

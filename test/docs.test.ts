@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadFixtureDir } from '../src/fixtures/load.ts';
-import type { Fixture } from '../src/fixtures/types.ts';
+import type { Fixture } from '../src/types/fixtures.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { chromiumAvailable, openExample } from './helpers/example-page.ts';
 import { socketSuites } from './helpers/modes.ts';

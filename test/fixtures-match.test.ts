@@ -2,7 +2,7 @@
 // scenarios, and the near-miss report; test/fixtures.test.ts proves the same through the SDKs.
 import { describe, expect, it } from 'vitest';
 import { FixtureSet, matchKey, STARTED, type MatchContext } from '../src/fixtures/match.ts';
-import type { Fixture } from '../src/fixtures/types.ts';
+import type { Fixture } from '../src/types/fixtures.ts';
 import type { CanonicalRequest, Message } from '../src/core/request.ts';
 import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
 import { historyOf } from '../src/fixtures/history.ts';

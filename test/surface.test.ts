@@ -1,5 +1,6 @@
-// The published surface: the .d.ts files of the entry points, and every .d.ts they reference, name
-// nothing internal. dist/ is what `npx tsc -p tsconfig.build.json` writes: test/global-setup.ts builds
+// The published surface: the .d.ts files of the entry points, and every .d.ts they reference, are the
+// entry points, api.d.ts and the public type modules (src/types/), declare no class and name nothing
+// internal; every published function and Gateway method shows an example in its doc comment. dist/ is what `npx tsc -p tsconfig.build.json` writes: test/global-setup.ts builds
 // it before every run, so this reads the declarations of the code under test.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
@@ -22,7 +23,7 @@ function publishedDeclarations(): Map<string, string> {
     found.set(file, text);
     for (const [, spec] of text.matchAll(/(?:\bfrom|\bimport\s*\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
       if (spec.endsWith('.json')) continue;
-      const target = resolve(dirname(file), spec).replace(/\.[jt]s$/, '') + '.d.ts';
+      const target = `${resolve(dirname(file), spec).replace(/\.[jt]s$/, '')}.d.ts`;
       expect(existsSync(target), `${relative(DIST, file)} imports ${spec}`).toBe(true);
       pending.push(target);
     }
@@ -35,17 +36,35 @@ const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/
 
 // The live state and the machinery behind the gateway: none of it is the package's API.
 const INTERNAL_NAMES =
-  /\b(Runtime|runtimeOf|buildGateway|GatewayParts|EndpointSpec|FormatEdge|Call|Outbound|Inbound|heldRequests)\b|\bruntime\s*\??\s*:/;
-// formats/names.d.ts is the one public leaf there: a fixture's `match.format` is a FormatName.
-const INTERNAL_MODULES = /^(runtime|gateway)\.d\.ts$|^(pipeline|adapters|control|cli|console)\/|^formats\/(?!names\.d\.ts$)/;
+  /\b(Runtime|runtimeOf|buildGateway|GatewayParts|EndpointSpec|FormatEdge|Call|Outbound|Inbound|heldRequests|Journal|ScopedJournal|FixtureSet|FixtureScope|KeyStore|BoundedStore|RateLimiter|RateLimitError|Spending|Catalogue|PromptCache|TestScopes|TestScope|ImageWork|GatewayError)\b|\bruntime\s*\??\s*:/;
+// What a published .d.ts may be: an entry point, api.d.ts, a public type module (src/types/: types and
+// constants, no code), or formats/names.d.ts, the one public leaf elsewhere (a fixture's `match.format`
+// is a FormatName). A module that implements something declares its internals next to its types.
+const PUBLIC_MODULES = /^(index|browser|server|vitest|api)\.d\.ts$|^types\/[\w-]+\.d\.ts$|^formats\/names\.d\.ts$/;
+// Classes the published types may declare: public error classes a caller catches, once one is exported.
+const PUBLIC_CLASSES: string[] = [];
+
+/** The classes or functions a .d.ts declares at its top level. */
+const declared = (text: string, kind: 'class' | 'function') =>
+  [...code(text).matchAll(new RegExp(`^(?:export )?declare (?:abstract )?${kind} (\\w+)`, 'gm'))].map((m) => m[1]);
 
 describe('published types', () => {
   const files = publishedDeclarations();
   const names = [...files.keys()].map((f) => relative(DIST, f));
 
-  it('reach no internal module', () => {
+  it('reach only the entry points, api.d.ts and the public type modules', () => {
     expect(names).toContain('api.d.ts');
-    expect(names.filter((n) => INTERNAL_MODULES.test(n))).toEqual([]);
+    expect(names.filter((n) => !PUBLIC_MODULES.test(n))).toEqual([]);
+  });
+
+  it('declare no internal class', () => {
+    const classes = [...files].flatMap(([file, text]) => declared(text, 'class').map((name) => `${relative(DIST, file)}: ${name}`));
+    expect(classes.filter((c) => !PUBLIC_CLASSES.includes(c.split(': ')[1]))).toEqual([]);
+  });
+
+  it('the public type modules hold no code', () => {
+    for (const name of names.filter((n) => n.startsWith('types/')))
+      expect(declared(files.get(resolve(DIST, name))!, 'function'), name).toEqual([]);
   });
 
   it('name no internal', () => {
@@ -58,6 +77,30 @@ describe('published types', () => {
 
   it('the entry points list their exports (no export *)', () => {
     for (const name of ENTRY_POINTS) expect(readFileSync(resolve(DIST, `${name}.d.ts`), 'utf8'), name).not.toMatch(/export \*/);
+  });
+});
+
+/** Each declaration `pattern` finds in `text` (its name in group 1), with the doc comment right before it, if any. */
+function documented(text: string, pattern: string): { name: string; doc: string }[] {
+  const doc = String.raw`(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*)?`;
+  return [...text.matchAll(new RegExp(doc + pattern, 'gm'))].map((m) => ({ doc: m[1] ?? '', name: m[2] }));
+}
+
+describe('published functions and Gateway methods', () => {
+  // The entry points, and vitest-remote.ts, whose setupRemoteGateway is setupGateway({ url }).
+  const modules = [...ENTRY_POINTS, 'vitest-remote'].map((name) => [name, readFileSync(resolve(DIST, `${name}.d.ts`), 'utf8')] as const);
+
+  it('carry a doc comment with an @example', () => {
+    const functions = modules.flatMap(([module, text]) =>
+      documented(text, String.raw`^export declare function (\w+)`).map((f) => ({ ...f, name: `${module}: ${f.name}()` })),
+    );
+    const api = readFileSync(resolve(DIST, 'api.d.ts'), 'utf8');
+    const gateway = /^export interface Gateway \{$[\s\S]*?^\}$/m.exec(api)?.[0] ?? '';
+    // Members of the interface sit 4 spaces in; nested object types' members deeper.
+    const methods = documented(gateway, String.raw`^ {4}(\w+)\(`).map((m) => ({ ...m, name: `Gateway.${m.name}()` }));
+    expect(functions.map((f) => f.name)).toContain('index: createGateway()');
+    expect(methods.map((m) => m.name)).toContain('Gateway.reset()');
+    expect([...functions, ...methods].filter((d) => !d.doc.includes('@example')).map((d) => d.name)).toEqual([]);
   });
 });
 

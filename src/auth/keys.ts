@@ -2,6 +2,8 @@
 // issued keys, their scopes, and the ways a client may present one.
 import { GatewayError } from '../core/errors.ts';
 import { hashString, makeId } from '../core/seed.ts';
+import type { TokenScope, IssuedToken } from '../types/keys.ts';
+export type { TokenScope, IssuedToken } from '../types/keys.ts';
 
 /**
  * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `?key=`, or (for
@@ -111,24 +113,6 @@ export const maskedSearch = (url: URL): string => rewrittenSearch(url, maskKey);
 
 export const HOW_KEYS_ARE_SET =
   'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';
-
-/** What a token may do. */
-export interface TokenScope {
-  /** Models it may call; all when absent. */
-  models?: string[];
-  /** Requests it may make; unlimited when absent. */
-  quota?: number;
-  /** Requests per minute (per rate window); the gateway's default (`rateLimits.rpm`, --rpm) when absent. */
-  rpm?: number;
-  /** Tokens (input and output) per minute (per rate window); the gateway's default (`rateLimits.tpm`, --tpm) when absent. */
-  tpm?: number;
-}
-
-export interface IssuedToken extends TokenScope {
-  token: string;
-  /** Requests made so far. */
-  used: number;
-}
 
 /** A short-lived client secret (`ek_…`), minted for one realtime session configuration. */
 export interface EphemeralKey {

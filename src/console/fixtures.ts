@@ -2,7 +2,7 @@
 // used, and the scenarios with their current state. Rendered from the live state on each visit.
 import { html, page, type Markup } from './html.ts';
 import type { FixtureEntry } from '../fixtures/match.ts';
-import type { Fixture } from '../fixtures/types.ts';
+import type { Fixture } from '../types/fixtures.ts';
 
 /** The most of one fixture's JSON the page shows (a pinned audio clip can be megabytes). */
 const SHOWN_CHARS = 4000;

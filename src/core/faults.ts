@@ -5,40 +5,27 @@
 import { GatewayError } from './errors.ts';
 import type { PinnedReply } from './respond.ts';
 import { Rng } from './seed.ts';
+import type { ConnectionFault, ErrorFault, FaultSpec, ReplyFault, StreamFault } from '../types/faults.ts';
+export type { ConnectionFault, ErrorFault, FaultSpec, ReplyFault, StreamFault } from '../types/faults.ts';
 
 export const CONNECTION_FAULTS = [
   'CONNECTION_RESET_BY_PEER',
   'EMPTY_RESPONSE',
   'MALFORMED_RESPONSE_CHUNK',
   'RANDOM_DATA_THEN_CLOSE',
-] as const;
-export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
-/** The model refuses; a safety filter blocks the output; a safety filter blocks the prompt. */
-export const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const;
-/** The model is overloaded: the vendor's overload error (Anthropic 529, OpenAI and Gemini 503), which SDKs retry. */
-export const ERROR_FAULTS = ['OVERLOADED'] as const;
+] as const satisfies readonly ConnectionFault[];
+export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const satisfies readonly StreamFault[];
+export const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const satisfies readonly ReplyFault[];
+export const ERROR_FAULTS = ['OVERLOADED'] as const satisfies readonly ErrorFault[];
 const ALL_FAULTS: readonly string[] = [...CONNECTION_FAULTS, ...STREAM_FAULTS, ...REPLY_FAULTS, ...ERROR_FAULTS];
 
-export type ConnectionFault = (typeof CONNECTION_FAULTS)[number];
-export type StreamFault = (typeof STREAM_FAULTS)[number];
-export type ReplyFault = (typeof REPLY_FAULTS)[number];
+// The lists and the public types (types/faults.ts) name the same faults: `satisfies` refuses a name
+// the types lack, and this a name the lists lack.
+type Listed = (typeof CONNECTION_FAULTS | typeof STREAM_FAULTS | typeof REPLY_FAULTS | typeof ERROR_FAULTS)[number];
+const _unlisted: Record<Exclude<FaultSpec['type'], Listed>, never> = {};
 
 /** The longest delay a timer can wait (2^31 - 1 ms); longer ones fire at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
-
-export interface FaultSpec {
-  type: ConnectionFault | StreamFault | ReplyFault | (typeof ERROR_FAULTS)[number];
-  /** Stream faults: after how many events (default 1). */
-  after?: number;
-  /** STALL: how long the stream stops, in ms (default 10000). */
-  ms?: number;
-  /** STREAM_ERROR: the status whose vendor error goes into the stream (default 500). */
-  status?: number;
-  /** STREAM_ERROR and OVERLOADED: the error's message; REFUSAL: the refusal's text. */
-  message?: string;
-  /** Chance of the fault, 0..1 (default 1), drawn from the request's seed so a failing run replays. */
-  probability?: number;
-}
 
 export function isConnectionFault(fault: FaultSpec): fault is FaultSpec & { type: ConnectionFault } {
   return (CONNECTION_FAULTS as readonly string[]).includes(fault.type);

@@ -3,31 +3,8 @@
 // naming family, so aliases and dated snapshots price like the model they stand for.
 import type { Catalogue } from './models.ts';
 import type { Usage } from './reply.ts';
-
-/**
- * USD per million tokens of each kind; a kind left out costs what `input` (for prompt kinds) or
- * `output` (for generated kinds) costs, except 1-hour cache writes: twice `input`, as Anthropic bills them.
- */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  /** Prompt tokens read from the cache. */
-  cached_input?: number;
-  /** Prompt tokens written to the cache to be kept 5 minutes (the default). */
-  cache_write?: number;
-  /** Prompt tokens written to the cache to be kept an hour (`ttl: "1h"`); default twice `input`. */
-  cache_write_1h?: number;
-  /** Thinking tokens (part of the output). */
-  reasoning?: number;
-  audio_input?: number;
-  image_input?: number;
-}
-
-/** A price table: per model id, and per naming family (catalog/models.json's `families`). */
-export interface PriceTable {
-  models?: Record<string, ModelPrice>;
-  families?: Record<string, ModelPrice>;
-}
+import type { ModelPrice, PriceTable } from '../types/prices.ts';
+export type { ModelPrice, PriceTable } from '../types/prices.ts';
 
 /** `over`'s prices replacing `base`'s, entry by entry. */
 export function mergePrices(base: PriceTable, over: PriceTable | undefined): PriceTable {

@@ -4,16 +4,8 @@
 // (Runtime.now(), whole seconds), so under the default fixed clock a window never passes: spent
 // budget comes back by reset() or, with `clock: 'real'`, as time goes by.
 import { GatewayError } from './errors.ts';
-
-/** The limits of one scope. */
-export interface RateLimits {
-  /** Requests per window. */
-  rpm: number;
-  /** Tokens (input and output) per window. */
-  tpm: number;
-  /** The window's length in seconds (60: per minute). */
-  windowSeconds: number;
-}
+import type { RateLimits } from '../types/ratelimit.ts';
+export type { RateLimits } from '../types/ratelimit.ts';
 
 /**
  * Generous defaults: far above what a test or a bench sends, since under the fixed clock a window

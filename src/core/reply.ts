@@ -1,5 +1,7 @@
 // The canonical reply: ordered content blocks per choice, a finish reason and counted usage.
 import type { RgbaImage } from './synthesize/image.ts';
+import type { FinishReason, Usage } from '../types/reply.ts';
+export type { FinishReason, Usage } from '../types/reply.ts';
 
 export type Block =
   | { type: 'text'; text: string }
@@ -12,12 +14,6 @@ export type Block =
   /** The model declining to answer, in its own words (formats with a refusal field put it there). */
   | { type: 'refusal'; text: string };
 
-/**
- * Why generation ended. Each format maps these onto its own words. `refusal`: the model declined
- * (a refusal block); `content_filter`: a safety filter blocked the output (no content).
- */
-export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal';
-
 export interface Choice {
   index: number;
   blocks: Block[];
@@ -27,24 +23,6 @@ export interface Choice {
   /** Tokens of outputTokens spent reasoning (shown as a thinking block or hidden), and the signature that vouches for them. */
   reasoning?: { tokens: number; signature: string };
   outputTokens: number;
-}
-
-export interface Usage {
-  /** The whole prompt, what was read from or written to the cache included. */
-  inputTokens: number;
-  /** Everything generated, reasoning included. */
-  outputTokens: number;
-  /** Of inputTokens, what was read from the prompt cache. */
-  cachedInputTokens: number;
-  /** Of inputTokens, what was written to the prompt cache (explicit breakpoints); absent means none. */
-  cacheCreationInputTokens?: number;
-  /** Of cacheCreationInputTokens, what is kept an hour (`ttl: "1h"`); absent means none. */
-  cacheCreation1hInputTokens?: number;
-  /** Of outputTokens, what was spent reasoning. */
-  reasoningTokens: number;
-  /** Of inputTokens, what image and audio parts cost (the rest is text); absent means none. */
-  imageInputTokens?: number;
-  audioInputTokens?: number;
 }
 
 export interface CanonicalReply {

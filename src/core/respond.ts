@@ -21,40 +21,11 @@ import {
 } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
 import { drawPicture } from './synthesize/image.ts';
+import type { PinnedToolCall, PinnedReply } from '../types/reply.ts';
+export type { PinnedToolCall, PinnedReply } from '../types/reply.ts';
 
 /** Tokens of one generated picture (Gemini's published figure for images up to 1024×1024). */
 export const IMAGE_TOKENS = 1290;
-
-/** A tool call a fixture pins: arguments as an object or as a JSON string. */
-export interface PinnedToolCall {
-  name: string;
-  arguments?: Record<string, unknown> | string;
-}
-
-/** What a fixture pins of a reply; everything left out is synthesized or counted. */
-export interface PinnedReply {
-  /** The fixture's name, reported with the reply. */
-  name?: string;
-  /** The reply text; an array gives one text per choice (cycled when n is larger). For a transcription: the transcript (the first text). */
-  text?: string | string[];
-  /** Tool calls to make (after the text, if any). */
-  toolCalls?: PinnedToolCall[];
-  /** Reasoning to show first (formats that show reasoning do). */
-  thinking?: string;
-  finishReason?: FinishReason;
-  /** Replaces counted usage figures. */
-  usage?: Partial<Usage>;
-  /** For an embedding request: the vector to return instead of a synthesized one. */
-  embedding?: number[];
-  /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
-  audio?: string;
-  /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */
-  image?: string;
-  /** The model declines, in these words (instead of any text or tool calls). */
-  refusal?: string;
-  /** A safety filter blocks the model's output (nothing is said) or the prompt (nothing is generated). */
-  blocked?: 'output' | 'prompt';
-}
 
 export interface RespondContext {
   /** The gateway's seed. */

@@ -2,27 +2,8 @@
 // apart from the journal so totals stay whole when the journal's ring drops old entries.
 import { roundUsd } from './prices.ts';
 import type { Usage } from './reply.ts';
-
-/** One key's totals. */
-export interface SpendTotals {
-  /** Requests answered with a reply (errors and refusals cost nothing). */
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheCreationInputTokens: number;
-  reasoningTokens: number;
-  /** USD, at the price table in force (see costOf in core/prices.ts). */
-  costUsd: number;
-  /** Of `requests`, those for a model the price table has no price for (counted at 0 USD). */
-  unpriced: number;
-}
-
-/** Totals per token, and over all of them: what `gateway.costs()` and `GET /__admin/costs` return. */
-export interface CostReport {
-  tokens: ({ token: string } & SpendTotals)[];
-  total: SpendTotals;
-}
+import type { SpendTotals, CostReport } from '../types/spending.ts';
+export type { SpendTotals, CostReport } from '../types/spending.ts';
 
 /** Keys whose totals are kept at most (the least recently charged dropped first): memory stays bounded. */
 export const MAX_SPENDING_KEYS = 10_000;

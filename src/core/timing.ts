@@ -1,14 +1,7 @@
 // Latency profiles: when each piece of a reply is due, relative to the request's arrival.
 import { Rng } from './seed.ts';
-
-export interface LatencyProfile {
-  /** Milliseconds before the first piece (and before a non-streamed reply). */
-  ttftMs: number;
-  /** Pieces per second after the first; 0 means all at once. */
-  tokensPerSecond: number;
-  /** Relative spread of each gap, 0..1; drawn from the seed, so it replays. */
-  jitter: number;
-}
+import type { LatencyProfile } from '../types/timing.ts';
+export type { LatencyProfile } from '../types/timing.ts';
 
 /** No delay at all: the default, so tests stay fast. */
 export const INSTANT: LatencyProfile = { ttftMs: 0, tokensPerSecond: 0, jitter: 0 };

@@ -8,8 +8,8 @@ import { lastUserText, type CanonicalRequest } from '../core/request.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../pipeline/call.ts';
 import type { Outbound } from '../pipeline/exchange.ts';
-import type { Fixture } from '../fixtures/types.ts';
-import type { RecordOptions } from './forward.ts';
+import type { Fixture } from '../types/fixtures.ts';
+import type { RecordOptions } from '../types/record.ts';
 import type { Forward } from '../pipeline/decide.ts';
 import type { FormatName } from '../formats/names.ts';
 

@@ -2,7 +2,7 @@
 // fixture, where the live answer's shape has drifted from the recording (a CI check for stale fixtures).
 import { parseArgs } from 'node:util';
 import { loadFixtureDir } from '../fixtures/load.ts';
-import type { Fixture } from '../fixtures/types.ts';
+import type { Fixture } from '../types/fixtures.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import { FORMATS } from '../formats/all.ts';

@@ -1,0 +1,57 @@
+// The public types of a reply: its token counts, why it ended, and what a fixture pins of it
+// (core/reply.ts and core/respond.ts do the work).
+
+/**
+ * Why generation ended. Each format maps these onto its own words. `refusal`: the model declined
+ * (a refusal block); `content_filter`: a safety filter blocked the output (no content).
+ */
+export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal';
+
+export interface Usage {
+  /** The whole prompt, what was read from or written to the cache included. */
+  inputTokens: number;
+  /** Everything generated, reasoning included. */
+  outputTokens: number;
+  /** Of inputTokens, what was read from the prompt cache. */
+  cachedInputTokens: number;
+  /** Of inputTokens, what was written to the prompt cache (explicit breakpoints); absent means none. */
+  cacheCreationInputTokens?: number;
+  /** Of cacheCreationInputTokens, what is kept an hour (`ttl: "1h"`); absent means none. */
+  cacheCreation1hInputTokens?: number;
+  /** Of outputTokens, what was spent reasoning. */
+  reasoningTokens: number;
+  /** Of inputTokens, what image and audio parts cost (the rest is text); absent means none. */
+  imageInputTokens?: number;
+  audioInputTokens?: number;
+}
+
+/** A tool call a fixture pins: arguments as an object or as a JSON string. */
+export interface PinnedToolCall {
+  name: string;
+  arguments?: Record<string, unknown> | string;
+}
+
+/** What a fixture pins of a reply; everything left out is synthesized or counted. */
+export interface PinnedReply {
+  /** The fixture's name, reported with the reply. */
+  name?: string;
+  /** The reply text; an array gives one text per choice (cycled when n is larger). For a transcription: the transcript (the first text). */
+  text?: string | string[];
+  /** Tool calls to make (after the text, if any). */
+  toolCalls?: PinnedToolCall[];
+  /** Reasoning to show first (formats that show reasoning do). */
+  thinking?: string;
+  finishReason?: FinishReason;
+  /** Replaces counted usage figures. */
+  usage?: Partial<Usage>;
+  /** For an embedding request: the vector to return instead of a synthesized one. */
+  embedding?: number[];
+  /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
+  audio?: string;
+  /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */
+  image?: string;
+  /** The model declines, in these words (instead of any text or tool calls). */
+  refusal?: string;
+  /** A safety filter blocks the model's output (nothing is said) or the prompt (nothing is generated). */
+  blocked?: 'output' | 'prompt';
+}

@@ -1,0 +1,105 @@
+// The canonical request every wire format parses into: the public types (core/request.ts does the work).
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export type Part = { type: 'text'; text: string } | { type: 'image' } | { type: 'audio' } | { type: 'file' };
+
+export interface ToolCallRef {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface Message {
+  role: Role;
+  parts: Part[];
+  /** Tool calls an assistant turn made. */
+  toolCalls?: ToolCallRef[];
+  /** On a tool turn: the call it answers. */
+  toolCallId?: string;
+}
+
+/** The shape the reply's text must take. */
+export type OutputFormat =
+  | { type: 'text' }
+  /** Any JSON object (OpenAI `json_object`, Gemini `application/json` without a schema). */
+  | { type: 'json' }
+  | { type: 'json_schema'; schema: Record<string, unknown>; name?: string }
+  /** Speech of the prompt's text: one voice, or named speakers each with a voice (lines `Name: …`). */
+  | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] }
+  /** A picture of the prompt, width × height, after a line of text when `text` is set. */
+  | { type: 'image'; width: number; height: number; text: boolean };
+
+/** What a client asked for, independent of the format it asked in. */
+export interface CanonicalRequest {
+  /** The wire format's name; the core records it for matching and never branches on it. */
+  format: string;
+  /**
+   * The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the
+   * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt).
+   */
+  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription' | 'image';
+  model: string;
+  messages: Message[];
+  /** Upper bound on generated tokens per choice. */
+  maxTokens?: number;
+  /** Generation stops before the first of these strings. */
+  stop: string[];
+  /** Number of choices. */
+  n: number;
+  /** The client's own sampling seed (OpenAI `seed`), part of the synthesis key. */
+  seed?: number;
+  stream: boolean;
+  /** Tools the model may call. */
+  tools: ToolSpec[];
+  toolChoice: ToolChoice;
+  /** Whether several tools may be called in one turn. */
+  parallelToolCalls: boolean;
+  output: OutputFormat;
+  /**
+   * Reasoning as asked: an effort level or a token budget (absent: the model's default, which is
+   * `medium` for a reasoning model), and whether its text (thinking, a summary) is shown. Only
+   * reasoning models reason (see core/reasoning.ts), except that shown thinking asked with a budget is
+   * given on any model.
+   */
+  reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; show?: boolean };
+  /** Prompt caching as the client asked for it (see core/cache.ts); absent: none. */
+  cache?: CacheRequest;
+  /** How this format frames a conversation in tokens; absent: OpenAI's chat framing (core/tokens.ts). */
+  framing?: TokenFraming;
+  /**
+   * Every input of the call this request is one input of (an embeddings batch), when there are several:
+   * a recording holds the answer to the whole batch, so the match key covers the whole batch.
+   */
+  batch?: readonly string[];
+}
+
+/** How hard a reasoning model thinks, from none to extra high. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/**
+ * Prompt caching: explicit breakpoints (the prefix up to and including message `after`, or the tools
+ * alone for -1, is cached for `ttlSeconds`), or automatic caching of every message-boundary prefix, its
+ * cached figure rounded down to a multiple of `stepTokens`, kept `ttlSeconds`, routed by `key`.
+ */
+export interface CacheRequest {
+  breakpoints?: { after: number; ttlSeconds: number }[];
+  automatic?: { stepTokens: number; ttlSeconds: number; key?: string };
+}
+
+/** Tokens a format adds around a conversation: once per prompt, per message, and each message's role. */
+export interface TokenFraming {
+  priming: number;
+  perMessage: number;
+  roles: boolean;
+}
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>;
+}
+
+/** `auto`, `none`, `required` (any tool), or one named tool. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };

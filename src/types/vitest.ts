@@ -1,0 +1,49 @@
+// The vitest helper's public types that its two modes share (vitest.ts, vitest-remote.ts, vitest-unhandled.ts).
+import type { RequestHandler } from 'msw';
+import type { setupServer } from 'msw/node';
+import type { RequestFilter } from '../api.ts';
+import type { Fixture } from './fixtures.ts';
+import type { JournalEntry } from './journal.ts';
+
+/** A request no msw handler takes: 'error' fails the test that made it, 'warn' prints, 'bypass' lets it through. */
+export type UnhandledMode = 'error' | 'warn' | 'bypass';
+
+export interface RemoteGatewayOptions {
+  /** The standalone server's root URL, e.g. `http://127.0.0.1:4010` (its `/v1`, `/__admin`… hang from it). */
+  url: string;
+  /** Fixtures put in under each test's id before it (that test's reset removes them after it). */
+  use?: Fixture[];
+  /** A request no handler takes (one to another host): 'error' (default) fails the test, 'warn' prints, 'bypass' lets it through. */
+  onUnhandledRequest?: UnhandledMode;
+  /** Your own msw handlers, served before the gateway's. */
+  handlers?: RequestHandler[];
+  /** The server's admin token, if it asks for one (a server bound beyond loopback). */
+  adminToken?: string;
+}
+
+/** The running test's side of a shared standalone gateway; every operation goes to its `/__admin`. */
+export interface RemoteGateway {
+  /** The server's root URL. */
+  readonly url: string;
+  /** The msw server that adds the test id, for `server.use(...)` of your own per-test handlers. */
+  readonly server: ReturnType<typeof setupServer>;
+  /**
+   * The running test's id (what its requests carry as `x-mock-test-id`); undefined between tests. A
+   * WebSocket is not tagged for you: set the header on its upgrade.
+   * @example new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': gateway.testId! } })
+   */
+  readonly testId: string | undefined;
+  /** Adds fixtures for the running test's requests only; returns their ids. */
+  use(...fixtures: Fixture[]): Promise<string[]>;
+  /** The running test's requests, oldest first, optionally filtered; with `limit`, the newest `limit`. */
+  requests(filter?: Omit<RequestFilter, 'test'>, limit?: number): Promise<JournalEntry[]>;
+  countRequests(filter?: Omit<RequestFilter, 'test'>): Promise<number>;
+  /** Scenario states as the running test's requests see them. */
+  readonly scenarios: {
+    list(): Promise<{ name: string; state: string; possibleStates: string[] }[]>;
+    set(name: string, state: string): Promise<void>;
+    reset(): Promise<void>;
+  };
+  /** Drops the running test's fixtures, counters, scenario states and journal view (done after each test). */
+  reset(): Promise<void>;
+}
