@@ -6,25 +6,20 @@ import { GatewayError } from './errors.ts';
 import type { PinnedReply } from './respond.ts';
 import { Rng } from './seed.ts';
 
-export const CONNECTION_FAULTS = [
-  'CONNECTION_RESET_BY_PEER',
-  'EMPTY_RESPONSE',
-  'MALFORMED_RESPONSE_CHUNK',
-  'RANDOM_DATA_THEN_CLOSE',
-] as const;
-export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
+const CONNECTION_FAULTS = ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'MALFORMED_RESPONSE_CHUNK', 'RANDOM_DATA_THEN_CLOSE'] as const;
+const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const;
 /** The model refuses; a safety filter blocks the output; a safety filter blocks the prompt. */
-export const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const;
+const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const;
 /** The model is overloaded: the vendor's overload error (Anthropic 529, OpenAI and Gemini 503), which SDKs retry. */
-export const ERROR_FAULTS = ['OVERLOADED'] as const;
+const ERROR_FAULTS = ['OVERLOADED'] as const;
 const ALL_FAULTS: readonly string[] = [...CONNECTION_FAULTS, ...STREAM_FAULTS, ...REPLY_FAULTS, ...ERROR_FAULTS];
 
 export type ConnectionFault = (typeof CONNECTION_FAULTS)[number];
-export type StreamFault = (typeof STREAM_FAULTS)[number];
-export type ReplyFault = (typeof REPLY_FAULTS)[number];
+type StreamFault = (typeof STREAM_FAULTS)[number];
+type ReplyFault = (typeof REPLY_FAULTS)[number];
 
 /** The longest delay a timer can wait (2^31 - 1 ms); longer ones fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface FaultSpec {
   type: ConnectionFault | StreamFault | ReplyFault | (typeof ERROR_FAULTS)[number];
@@ -49,7 +44,7 @@ export function isReplyFault(fault: FaultSpec): fault is FaultSpec & { type: Rep
 }
 
 /** What a refusal says when nothing pins its words. */
-export const DEFAULT_REFUSAL = "I'm sorry, but I can't help with that.";
+const DEFAULT_REFUSAL = "I'm sorry, but I can't help with that.";
 
 /** A reply fault as the fixture reply fields that pin the same thing. */
 export function pinnedBy(fault: FaultSpec & { type: ReplyFault }): Pick<PinnedReply, 'refusal' | 'blocked'> {

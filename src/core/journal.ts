@@ -67,7 +67,7 @@ export interface BatchRequestRecord {
 }
 
 /** The answer as written: headers, and the body (a stream's framed events) up to a limit; binary bodies by size only. */
-export interface CapturedResponse {
+interface CapturedResponse {
   headers: Record<string, string>;
   body?: string;
   /** The body was longer than the limit and is cut there. */

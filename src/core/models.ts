@@ -41,7 +41,7 @@ export interface ModelFamily extends Omit<ModelInfo, 'id' | 'created' | 'resolve
 }
 
 /** A user's name for a model: an alias or a deployment, served as `base` (a model id or a family). */
-export interface ModelAlias {
+interface ModelAlias {
   id: string;
   base: string;
 }
@@ -50,7 +50,7 @@ export interface ModelAlias {
 export type ModelEntry = ModelInfo | ModelAlias | string;
 
 /** Longest id resolved by family: vendors' ids are short, and a megabyte "model" should not be matched. */
-export const MAX_MODEL_ID_CHARS = 256;
+const MAX_MODEL_ID_CHARS = 256;
 
 /** `created` of models resolved by family (2026-01-01): fixed, so listings stay the same bytes. */
 const FAMILY_CREATED = 1767225600;
@@ -59,7 +59,7 @@ const FAMILY_CREATED = 1767225600;
 const SNAPSHOT = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$/;
 
 /** An alias written `name=base`, as the CLI and `MGM_MODEL` take it. */
-export function parseAlias(text: string): ModelAlias {
+function parseAlias(text: string): ModelAlias {
   const at = text.indexOf('=');
   const id = text.slice(0, at).trim();
   const base = text.slice(at + 1).trim();

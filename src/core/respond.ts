@@ -56,7 +56,7 @@ export interface PinnedReply {
   blocked?: 'output' | 'prompt';
 }
 
-export interface RespondContext {
+interface RespondContext {
   /** The gateway's seed. */
   seed: number;
   /** Unix seconds for `created`. */

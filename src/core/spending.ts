@@ -25,7 +25,7 @@ export interface CostReport {
 }
 
 /** Keys whose totals are kept at most (the least recently charged dropped first): memory stays bounded. */
-export const MAX_SPENDING_KEYS = 10_000;
+const MAX_SPENDING_KEYS = 10_000;
 
 /** Totals of nothing spent yet. */
 export const noSpend = (): SpendTotals => ({
