@@ -70,7 +70,7 @@ const READABLE_CHARS = MAX_TEST_ID_CHARS - 12;
  * then 8 random hex digits, so the same test in another run, worker or retry never shares state. The
  * server takes printable ASCII: other characters are percent-encoded.
  */
-export function testIdFor(task: TaskLike): string {
+function testIdFor(task: TaskLike): string {
   const names: string[] = [];
   for (let t: TaskLike | undefined = task; t; t = t.suite) if (t.name && t.name !== t.file?.name) names.unshift(t.name);
   const readable = [task.file?.name, ...names]
