@@ -91,14 +91,14 @@ export type RequestSummary = Omit<JournalEntry, 'headers' | 'body' | 'response'>
 };
 
 /** Listing, adding and removing fixtures. */
-export interface FixtureOperations {
+interface FixtureOperations {
   list(): FixtureEntry[];
   add(...fixtures: Fixture[]): string[];
   remove(id: string): boolean;
 }
 
 /** Scenario states: listing, setting one, restarting them all. */
-export interface ScenarioOperations {
+interface ScenarioOperations {
   list(): { name: string; state: string; possibleStates: string[] }[];
   set(name: string, state: string): void;
   reset(): void;

@@ -22,7 +22,7 @@ import type { GatewayOptions } from './api.ts';
 export type { GatewayOptions } from './api.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
 export class Runtime {
   readonly seed: number;
@@ -122,7 +122,7 @@ export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue 
 }
 
 /** The rate limits of `given` over the defaults, each a positive whole number. */
-export function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
+function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
   const limits = { ...DEFAULT_RATE_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value < 1)
@@ -132,7 +132,7 @@ export function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
 }
 
 /** A file the gateway serves by URL (a generated image). */
-export interface StoredFile {
+interface StoredFile {
   bytes: Uint8Array;
   contentType: string;
 }

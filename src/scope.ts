@@ -12,12 +12,12 @@ import type { Usage } from './core/reply.ts';
 /** The header that marks a request (or a WebSocket upgrade) as one test's. */
 export const TEST_ID_HEADER = 'x-mock-test-id';
 /** Live test scopes a gateway keeps; making one more drops the least recently used. */
-export const MAX_TEST_SCOPES = 256;
+const MAX_TEST_SCOPES = 256;
 /** Longest test id, in characters. */
 export const MAX_TEST_ID_CHARS = 256;
 
 /** One test's state. */
-export class TestScope {
+class TestScope {
   readonly fixtures: FixtureScope;
   /** This test's journal view: the entries recorded against this object (clearing the view replaces it). */
   view = {};

@@ -14,7 +14,6 @@ import { nearMissReport } from './pipeline/decide.ts';
 import { MAX_TEST_ID_CHARS, TEST_ID_HEADER } from './scope.ts';
 import { failedRequests, listenFailing } from './vitest-unhandled.ts';
 import type { RemoteGatewayOptions, RemoteGateway } from './types/vitest.ts';
-export type { RemoteGatewayOptions, RemoteGateway } from './types/vitest.ts';
 
 /** What vitest's context tells of a test: its name, its suites', its file's. */
 interface TaskLike {
@@ -32,7 +31,7 @@ const READABLE_CHARS = MAX_TEST_ID_CHARS - 12;
  * server takes printable ASCII: other characters are percent-encoded.
  * @example testIdFor({ name: 'greets', file: { name: 'chat.test.ts' } }) // 'chat.test.ts > greets #' and 8 hex digits
  */
-export function testIdFor(task: TaskLike): string {
+function testIdFor(task: TaskLike): string {
   const names: string[] = [];
   for (let t: TaskLike | undefined = task; t; t = t.suite) if (t.name && t.name !== t.file?.name) names.unshift(t.name);
   const readable = [task.file?.name, ...names]

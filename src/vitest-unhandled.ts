@@ -1,7 +1,6 @@
 // What both modes of the vitest helper do with a request no msw handler takes: fail the test that made
 // it (or warn, or let it through), under msw 2 and msw 3 alike.
 import type { UnhandledMode } from './types/vitest.ts';
-export type { UnhandledMode } from './types/vitest.ts';
 
 /** What msw 2 (request, print) and msw 3 ({ frame, defaults }) hand an unhandled-request callback. */
 function unhandledOf(args: unknown[]): { what: string; error(): void; warn(): void } {

@@ -3,7 +3,7 @@
 import { GatewayError } from '../core/errors.ts';
 import { hashString, makeId } from '../core/seed.ts';
 import type { TokenScope, IssuedToken } from '../types/keys.ts';
-export type { TokenScope, IssuedToken } from '../types/keys.ts';
+export type { IssuedToken } from '../types/keys.ts';
 
 /**
  * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `?key=`, or (for
@@ -12,13 +12,13 @@ export type { TokenScope, IssuedToken } from '../types/keys.ts';
 export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key' | 'subprotocol';
 
 /** The subprotocol prefix a browser's realtime client carries its key in. */
-export const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
+const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
 
 /** The token issued when none is configured. */
 export const DEFAULT_KEY = 'sk-test';
 
 /** What a token reads from: a header by lower-case name, and the URL. */
-export interface KeySource {
+interface KeySource {
   url: URL;
   header(name: string): string | undefined;
 }
@@ -49,7 +49,7 @@ export function maskKey(token: string): string {
  * take `key`, `api_key` and `access_token` in the query (any case reaches a server that folds it),
  * Azure OpenAI `api-key`; the admin token travels as `x-admin-token`, `?admin_token=` or a cookie.
  */
-export const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
+const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
   'key',
   'api_key',
   'api-key',
@@ -65,7 +65,7 @@ export const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Whether a header or query parameter called `name` (any case) carries a credential. */
-export const isCredentialName = (name: string): boolean => CREDENTIAL_NAMES.has(name.toLowerCase());
+const isCredentialName = (name: string): boolean => CREDENTIAL_NAMES.has(name.toLowerCase());
 
 /** A credential value masked like the 401 message masks a token, its scheme kept (`Bearer sk-te***oken`). */
 function maskCredential(value: string): string {
@@ -115,7 +115,7 @@ export const HOW_KEYS_ARE_SET =
   'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';
 
 /** A short-lived client secret (`ek_…`), minted for one realtime session configuration. */
-export interface EphemeralKey {
+interface EphemeralKey {
   value: string;
   /** Unix seconds, on the gateway's clock. */
   expiresAt: number;

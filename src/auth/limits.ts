@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime.ts';
 import { maskKey } from './keys.ts';
 
 /** The limits `token` runs under: its own rpm/tpm, else the gateway's. */
-export function limitsOf(runtime: Runtime, token: string): RateLimits {
+function limitsOf(runtime: Runtime, token: string): RateLimits {
   const own = runtime.tokens.get(token);
   return {
     ...runtime.rateLimits,

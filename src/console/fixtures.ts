@@ -26,7 +26,7 @@ function shownJson(f: Fixture): string {
 }
 
 /** Which test the page shows (`?test=<id>`: its own fixtures, then the shared ones with its counts), and the live tests. */
-export interface TestFilter {
+interface TestFilter {
   tests: readonly string[];
   selected?: string;
 }

@@ -5,9 +5,9 @@ import type { ModelInfo } from '../core/models.ts';
 import type { IssuedToken } from '../auth/keys.ts';
 
 /** A word for a POSIX shell, single-quoted. */
-export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export interface Snippet {
+interface Snippet {
   id: string;
   title: string;
   note: string;
@@ -15,7 +15,7 @@ export interface Snippet {
 }
 
 /** The snippets, for a server at `base` and `token`, using the first chat model of each vendor. */
-export function snippets(base: string, token: string, models: readonly ModelInfo[]): Snippet[] {
+function snippets(base: string, token: string, models: readonly ModelInfo[]): Snippet[] {
   const chat = (vendor: string, fallback: string) =>
     models.find((m) => m.owned_by === vendor && m.capabilities.includes('chat'))?.id ?? fallback;
   const openai = chat('openai', 'gpt-4o-mini');

@@ -4,7 +4,7 @@
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text made safe to place in markup, in element content or a quoted attribute. */
-export function escapeHtml(value: unknown): string {
+function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
@@ -36,7 +36,7 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Markup 
 }
 
 /** JSON for a `<script type="application/json">` block: nothing in it can end the element. */
-export function jsonForScript(value: unknown): string {
+function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -44,7 +44,7 @@ export function jsonForScript(value: unknown): string {
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export const PAGES = [
+const PAGES = [
   { path: '/', title: 'Home' },
   { path: '/console/playground', title: 'Playground' },
   { path: '/console/tokens', title: 'Tokens' },
@@ -52,7 +52,7 @@ export const PAGES = [
   { path: '/console/fixtures', title: 'Fixtures' },
 ] as const;
 
-export interface PageParts {
+interface PageParts {
   path: (typeof PAGES)[number]['path'];
   /** What the page shows, in a sentence under its title. */
   lead: Markup | string;

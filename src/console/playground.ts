@@ -8,7 +8,7 @@ import { familyOf, RULES } from '../formats/openai/images.ts';
 import { ASPECT_RATIOS, GENERATION_FIELDS } from '../formats/gemini/parse.ts';
 
 /** The kinds the playground can call, in picker order, with their group labels. */
-export const PLAYGROUND_KINDS: readonly [Capability, string][] = [
+const PLAYGROUND_KINDS: readonly [Capability, string][] = [
   ['chat', 'Chat'],
   ['completion', 'Completion (legacy)'],
   ['embedding', 'Embedding'],
@@ -17,13 +17,13 @@ export const PLAYGROUND_KINDS: readonly [Capability, string][] = [
   ['image', 'Image'],
 ];
 
-export interface PlaygroundData {
+interface PlaygroundData {
   token: string;
   tokens: string[];
   models: PlaygroundModel[];
 }
 
-export interface PlaygroundModel {
+interface PlaygroundModel {
   id: string;
   vendor: string;
   kind: Capability;

@@ -19,7 +19,7 @@ LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
 /** Whether `address` is a literal loopback address (never a name: names resolve to anything). */
-export function isLoopback(address: string | undefined): boolean {
+function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   const family = isIP(address);
   return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
@@ -77,7 +77,7 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * sent, must be `same-origin` or `none` (typed in the address bar); else an Origin, when sent, must
  * name the Host the request was sent to. A request with neither comes from no browser.
  */
-export function crossOrigin(req: IncomingMessage): string | undefined {
+function crossOrigin(req: IncomingMessage): string | undefined {
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string' && site) return site === 'same-origin' || site === 'none' ? undefined : `Sec-Fetch-Site: ${site}`;
   const origin = req.headers.origin;
@@ -91,7 +91,7 @@ export function crossOrigin(req: IncomingMessage): string | undefined {
   return host !== undefined && host.toLowerCase() === (req.headers.host ?? '').toLowerCase() ? undefined : `Origin: ${origin}`;
 }
 
-export interface GuardVerdict {
+interface GuardVerdict {
   ok: boolean;
   status?: number;
   message?: string;

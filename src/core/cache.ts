@@ -10,15 +10,15 @@ import { BoundedStore } from './store.ts';
 export const DEFAULT_CACHE_MIN_TOKENS = 1024;
 
 /** Message boundaries looked at before the last breakpoint (or the prompt's end), as Anthropic's 20-block lookback. */
-export const CACHE_LOOKBACK = 20;
+const CACHE_LOOKBACK = 20;
 
 /** Entries kept in all, and their bytes (a key of the scope and two hashes, and an expiry). */
-export const CACHE_ENTRIES = 10_000;
-export const CACHE_BYTES = 4 * 1024 * 1024;
+const CACHE_ENTRIES = 10_000;
+const CACHE_BYTES = 4 * 1024 * 1024;
 const ENTRY_BYTES = 96;
 
 /** What caching made of one prompt: tokens read from the cache, tokens written (and of those, kept an hour or more). */
-export interface CacheFigures {
+interface CacheFigures {
   read: number;
   written: number;
   writtenLong: number;

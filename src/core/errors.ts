@@ -28,7 +28,7 @@ const STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
-export interface GatewayErrorInit {
+interface GatewayErrorInit {
   /** The field at fault, in the request's own path syntax (e.g. `messages[0].role`). */
   param?: string;
   /** A machine-readable code, e.g. `model_not_found`. */

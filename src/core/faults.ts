@@ -6,17 +6,17 @@ import { GatewayError } from './errors.ts';
 import type { PinnedReply } from './respond.ts';
 import { Rng } from './seed.ts';
 import type { ConnectionFault, ErrorFault, FaultSpec, ReplyFault, StreamFault } from '../types/faults.ts';
-export type { ConnectionFault, ErrorFault, FaultSpec, ReplyFault, StreamFault } from '../types/faults.ts';
+export type { ConnectionFault, FaultSpec } from '../types/faults.ts';
 
-export const CONNECTION_FAULTS = [
+const CONNECTION_FAULTS = [
   'CONNECTION_RESET_BY_PEER',
   'EMPTY_RESPONSE',
   'MALFORMED_RESPONSE_CHUNK',
   'RANDOM_DATA_THEN_CLOSE',
 ] as const satisfies readonly ConnectionFault[];
-export const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const satisfies readonly StreamFault[];
-export const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const satisfies readonly ReplyFault[];
-export const ERROR_FAULTS = ['OVERLOADED'] as const satisfies readonly ErrorFault[];
+const STREAM_FAULTS = ['STREAM_CUT', 'STREAM_ERROR', 'STALL'] as const satisfies readonly StreamFault[];
+const REPLY_FAULTS = ['REFUSAL', 'CONTENT_FILTER', 'PROMPT_BLOCKED'] as const satisfies readonly ReplyFault[];
+const ERROR_FAULTS = ['OVERLOADED'] as const satisfies readonly ErrorFault[];
 const ALL_FAULTS: readonly string[] = [...CONNECTION_FAULTS, ...STREAM_FAULTS, ...REPLY_FAULTS, ...ERROR_FAULTS];
 
 // The lists and the public types (types/faults.ts) name the same faults: `satisfies` refuses a name
@@ -25,7 +25,7 @@ type Listed = (typeof CONNECTION_FAULTS | typeof STREAM_FAULTS | typeof REPLY_FA
 const _unlisted: Record<Exclude<FaultSpec['type'], Listed>, never> = {};
 
 /** The longest delay a timer can wait (2^31 - 1 ms); longer ones fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_MS = 2_147_483_647;
 
 export function isConnectionFault(fault: FaultSpec): fault is FaultSpec & { type: ConnectionFault } {
   return (CONNECTION_FAULTS as readonly string[]).includes(fault.type);
@@ -36,7 +36,7 @@ export function isReplyFault(fault: FaultSpec): fault is FaultSpec & { type: Rep
 }
 
 /** What a refusal says when nothing pins its words. */
-export const DEFAULT_REFUSAL = "I'm sorry, but I can't help with that.";
+const DEFAULT_REFUSAL = "I'm sorry, but I can't help with that.";
 
 /** A reply fault as the fixture reply fields that pin the same thing. */
 export function pinnedBy(fault: FaultSpec & { type: ReplyFault }): Pick<PinnedReply, 'refusal' | 'blocked'> {

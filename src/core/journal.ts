@@ -1,7 +1,7 @@
 // The journal: what the gateway received and what it answered, in a bounded ring buffer.
 import { detached } from './strings.ts';
 import type { JournalEntry, CapturedResponse } from '../types/journal.ts';
-export type { JournalEntry, BatchRequestRecord, CapturedResponse } from '../types/journal.ts';
+export type { JournalEntry, BatchRequestRecord } from '../types/journal.ts';
 
 /** Bytes of a response body (a stream's events as written, or a body written whole) the journal keeps per request. */
 export const CAPTURE_LIMIT = 64 * 1024;

@@ -2,7 +2,7 @@
 // dominate a reply's cost, and test suites repeat the same requests, so their results are kept.
 // The bound is in entries and in bytes (as `sizeOf` estimates them), so long keys cannot pile up.
 
-export interface MemoBounds<K, V = unknown> {
+interface MemoBounds<K, V = unknown> {
   /** Most results kept. Default 2000. */
   entries?: number;
   /** Most bytes kept, by `sizeOf`. Default 16 MiB. */

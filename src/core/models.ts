@@ -4,7 +4,7 @@
 // they copy from the vendors' docs and SDKs.
 import { memoize } from './memo.ts';
 import type { ModelInfo, ModelAlias, ModelEntry } from '../types/models.ts';
-export type { Capability, ModelInfo, ModelAlias, ModelEntry } from '../types/models.ts';
+export type { Capability, ModelInfo, ModelEntry } from '../types/models.ts';
 
 /** A vendor's naming family: ids matching `pattern` are served with the family's capabilities. */
 export interface ModelFamily extends Omit<ModelInfo, 'id' | 'created' | 'resolved_by' | 'resolved_to'> {
@@ -14,7 +14,7 @@ export interface ModelFamily extends Omit<ModelInfo, 'id' | 'created' | 'resolve
 }
 
 /** Longest id resolved by family: vendors' ids are short, and a megabyte "model" should not be matched. */
-export const MAX_MODEL_ID_CHARS = 256;
+const MAX_MODEL_ID_CHARS = 256;
 
 /** `created` of models resolved by family (2026-01-01): fixed, so listings stay the same bytes. */
 const FAMILY_CREATED = 1767225600;
@@ -23,7 +23,7 @@ const FAMILY_CREATED = 1767225600;
 const SNAPSHOT = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$/;
 
 /** An alias written `name=base`, as the CLI and `MGM_MODEL` take it. */
-export function parseAlias(text: string): ModelAlias {
+function parseAlias(text: string): ModelAlias {
   const at = text.indexOf('=');
   const id = text.slice(0, at).trim();
   const base = text.slice(at + 1).trim();

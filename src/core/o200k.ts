@@ -11,7 +11,7 @@ type NodeFs = { readFileSync(path: string): Uint8Array };
 type NodeModule = { createRequire(from: string): ((id: string) => unknown) & { resolve(id: string): string } };
 
 /** The immutable tables, shared by every copy of this module in the process (see load()). */
-export interface Tables {
+interface Tables {
   /** Every token's bytes, back to back; token r is bytes[offsets[r]..offsets[r + 1]]. */
   bytes: Uint8Array;
   offsets: Uint32Array;
@@ -24,7 +24,7 @@ export interface Tables {
 }
 
 /** What the package's encodingParams module gives, as plain data (the build keeps it with the table). */
-export interface EncodingParams {
+interface EncodingParams {
   /** The pre-token pattern's source and flags. */
   split: string;
   flags: string;
@@ -72,7 +72,7 @@ const startsWithBom = (b: Uint8Array, from: number, to: number) =>
   to - from >= 3 && b[from] === BOM[0] && b[from + 1] === BOM[1] && b[from + 2] === BOM[2];
 
 /** Parses the .tiktoken file (base64, a space, the rank, a newline) straight into the tables. */
-export function parseTiktoken(file: Uint8Array): Tables {
+function parseTiktoken(file: Uint8Array): Tables {
   const B64 = new Int8Array(256).fill(-1);
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   for (let i = 0; i < 64; i++) B64[alphabet.charCodeAt(i)] = i;
@@ -175,7 +175,7 @@ const host = () => (globalThis as unknown as { process: Host }).process;
  * The table beside this module: dist/src/core/o200k_base.bin, where the build writes it (running from src/,
  * there is none, and the tables are parsed from the package's rank file instead).
  */
-export function tablePath(): string {
+function tablePath(): string {
   const { fileURLToPath } = host().getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
   const { dirname, join } = host().getBuiltinModule('node:path') as { dirname(p: string): string; join(...p: string[]): string };
   // A string, not a URL: under jsdom the global URL is jsdom's, which node:url does not take.
@@ -197,7 +197,7 @@ export function parsePackageData(): Tables {
  * tables are immutable, so every copy of this module shares one. From the built table when there is
  * one (running from src/ unbuilt, from the package's rank file: the same tables, ~100 ms slower).
  */
-export function loadTables(): Tables {
+function loadTables(): Tables {
   const g = globalThis as { [CACHE]?: Tables };
   if (g[CACHE]) return g[CACHE];
   const { readFileSync, existsSync } = host().getBuiltinModule('node:fs') as NodeFs & { existsSync(p: string): boolean };

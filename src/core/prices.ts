@@ -4,7 +4,7 @@
 import type { Catalogue } from './models.ts';
 import type { Usage } from './reply.ts';
 import type { ModelPrice, PriceTable } from '../types/prices.ts';
-export type { ModelPrice, PriceTable } from '../types/prices.ts';
+export type { PriceTable } from '../types/prices.ts';
 
 /** `over`'s prices replacing `base`'s, entry by entry. */
 export function mergePrices(base: PriceTable, over: PriceTable | undefined): PriceTable {

@@ -46,7 +46,7 @@ interface Counts {
 }
 
 /** Scopes whose windows are kept at most (the oldest dropped first): memory stays bounded however many keys or tests run. */
-export const MAX_RATE_SCOPES = 10_000;
+const MAX_RATE_SCOPES = 10_000;
 
 /** Every scope's current window, in one place. */
 export class RateLimiter {

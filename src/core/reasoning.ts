@@ -5,10 +5,10 @@ import type { CanonicalRequest, ReasoningEffort } from './request.ts';
 import { deriveKey, Rng } from './seed.ts';
 
 /** Reasoning tokens at each effort for a short prompt, before the prompt's length and the spread. */
-export const EFFORT_TOKENS: Record<ReasoningEffort, number> = { none: 0, minimal: 48, low: 320, medium: 1024, high: 3072, xhigh: 6144 };
+const EFFORT_TOKENS: Record<ReasoningEffort, number> = { none: 0, minimal: 48, low: 320, medium: 1024, high: 3072, xhigh: 6144 };
 
 /** The effort a reasoning model uses when the request names none (OpenAI's and Gemini's dynamic default). */
-export const DEFAULT_EFFORT: ReasoningEffort = 'medium';
+const DEFAULT_EFFORT: ReasoningEffort = 'medium';
 
 /** A budget is spent to about half on a short prompt (and up to all of it on a long one). */
 const BUDGET_SHARE = 0.5;

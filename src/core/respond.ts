@@ -22,12 +22,12 @@ import {
 import { lastUserText } from './request.ts';
 import { drawPicture } from './synthesize/image.ts';
 import type { PinnedToolCall, PinnedReply } from '../types/reply.ts';
-export type { PinnedToolCall, PinnedReply } from '../types/reply.ts';
+export type { PinnedReply } from '../types/reply.ts';
 
 /** Tokens of one generated picture (Gemini's published figure for images up to 1024×1024). */
 export const IMAGE_TOKENS = 1290;
 
-export interface RespondContext {
+interface RespondContext {
   /** The gateway's seed. */
   seed: number;
   /** Unix seconds for `created`. */

@@ -3,10 +3,10 @@
 import { roundUsd } from './prices.ts';
 import type { Usage } from './reply.ts';
 import type { SpendTotals, CostReport } from '../types/spending.ts';
-export type { SpendTotals, CostReport } from '../types/spending.ts';
+export type { SpendTotals } from '../types/spending.ts';
 
 /** Keys whose totals are kept at most (the least recently charged dropped first): memory stays bounded. */
-export const MAX_SPENDING_KEYS = 10_000;
+const MAX_SPENDING_KEYS = 10_000;
 
 /** Totals of nothing spent yet. */
 export const noSpend = (): SpendTotals => ({

@@ -16,7 +16,7 @@ const KEYS: Record<string, keyof LatencyProfile> = {
  * Named profiles. `realistic` is modelled on a hosted chat model under ordinary load (about half a
  * second to the first token, then some 60 tokens a second); `slow` on a busy large model.
  */
-export const PROFILES: Record<string, LatencyProfile> = {
+const PROFILES: Record<string, LatencyProfile> = {
   instant: INSTANT,
   realistic: { ttftMs: 450, tokensPerSecond: 60, jitter: 0.25 },
   slow: { ttftMs: 2000, tokensPerSecond: 15, jitter: 0.3 },

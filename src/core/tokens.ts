@@ -313,14 +313,14 @@ function promptTexts(messages: readonly Message[]): { texts: string[]; ends: num
 }
 
 /** A conversation's tokens before framing: the tools' JSON, and each message's role and content. */
-export interface PromptParts {
+interface PromptParts {
   tools: number;
   roles: number[];
   contents: number[];
 }
 
 /** OpenAI's chat framing: each message costs its content plus 3 tokens and its role, and every reply is primed with 3 more. */
-export const OPENAI_FRAMING: TokenFraming = { priming: 3, perMessage: 3, roles: true };
+const OPENAI_FRAMING: TokenFraming = { priming: 3, perMessage: 3, roles: true };
 
 // The context check, the reply and the cache count the same conversation: count it once.
 const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[], PromptParts>>();

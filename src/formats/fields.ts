@@ -41,7 +41,7 @@ type Valued<R extends FieldRule> = R extends { values: readonly (infer V extends
 type Present<R extends FieldRule, T extends JsonType = R['types'][number]> = T extends 'string' ? Valued<R> : JsonTypes[T];
 
 /** What a value is once it passed `rule`. */
-export type FieldValue<R extends FieldRule> =
+type FieldValue<R extends FieldRule> =
   | Present<R>
   | ('nullable' extends keyof R ? (R extends { nullable: false } ? never : null) : never)
   | (R extends { required: true } ? never : undefined);
@@ -50,7 +50,7 @@ export type FieldValue<R extends FieldRule> =
 export type CheckedFields<R extends FieldRules> = string extends keyof R ? JsonObject : JsonObject & { [K in keyof R]: FieldValue<R[K]> };
 
 /** The vendor's words for each kind of failure; `param` is the field's path in the vendor's syntax. */
-export interface Wording {
+interface Wording {
   missing(param: string): GatewayError;
   invalidType(param: string, expected: readonly JsonType[], value: unknown): GatewayError;
   outOfRange(param: string, value: number, bound: number, side: 'above' | 'below', integer: boolean): GatewayError;

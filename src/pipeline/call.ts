@@ -53,7 +53,7 @@ export interface Call {
   format: FormatEdge;
 }
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface EndpointSpec {
   method: Method;

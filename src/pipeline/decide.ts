@@ -51,7 +51,7 @@ export function isForward(value: object): value is Forward {
 }
 
 /** Fails when the conversation is longer than the model's context window, as the real services do. */
-export function requireContext(runtime: Runtime, request: CanonicalRequest): void {
+function requireContext(runtime: Runtime, request: CanonicalRequest): void {
   const limit = runtime.catalogue.get(request.model)?.context_window;
   if (limit === undefined) return;
   const tokens = countPromptTokens(request.messages, request.tools, request.framing);

@@ -28,7 +28,7 @@ function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
 }
 
 /** A streamed reply writing `events` when due (SSE unless told otherwise); progress and outcome go to the journal. */
-export function eventStreamReply(
+function eventStreamReply(
   call: Call,
   events: readonly TimedEvent[],
   contentType = 'text/event-stream; charset=utf-8',
@@ -84,7 +84,7 @@ function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
 }
 
 /** How a format renders an answer: whole, or as timed events. */
-export interface Rendering {
+interface Rendering {
   json(): unknown;
   events(): TimedEvent[];
   contentType?: string;
@@ -115,7 +115,7 @@ async function faultedReply(
 }
 
 /** A plain JSON answer under its fault and delay (see faultedReply). */
-export function plainReply(call: Call, body: () => unknown, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
+function plainReply(call: Call, body: () => unknown, delayMs: number, fault: FaultSpec | undefined, key: number): Promise<Outbound> {
   return faultedReply(call, () => json(body()), delayMs, fault, key);
 }
 

@@ -21,7 +21,7 @@ export interface Inbound {
 }
 
 /** Events written when due; the adapter supplies the sink, the hooks come from the endpoint. */
-export interface EventPlayback {
+interface EventPlayback {
   events: readonly TimedEvent[];
   hooks: StreamHooks;
   /** Break the connection after the last event instead of ending cleanly (a cut stream). */
@@ -70,7 +70,7 @@ export interface SocketSession {
 }
 
 /** An upstream's answer passed through as it arrives (record mode): the adapter reads `chunks` to the end, or calls `abort`. */
-export interface ProxiedBody {
+interface ProxiedBody {
   chunks: AsyncIterable<Uint8Array>;
   /** Stops the upstream fetch (the client left). */
   abort(): void;

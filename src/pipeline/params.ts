@@ -29,13 +29,13 @@ const QUOTED_NAME_CHARS = 100;
  * The journal's and the header's words for one. The name is quoted as JSON with everything outside
  * printable ASCII escaped, since a header value may not carry control characters (a fuzzed name held NUL).
  */
-export const unrecognizedWarning = (name: string) => {
+const unrecognizedWarning = (name: string) => {
   const cut = name.length > QUOTED_NAME_CHARS ? `${name.slice(0, QUOTED_NAME_CHARS)}…` : name;
   return `unrecognized request argument ${JSON.stringify(cut).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
 };
 
 /** Unknown names named one by one, at most: a body may hold 10 000 keys, and the header must stay small. */
-export const WARNED_NAMES = 10;
+const WARNED_NAMES = 10;
 
 /** The journal's warnings (and the header's words) for a request's unknown names: the first WARNED_NAMES, then how many more. */
 export function warningsFor(names: readonly string[]): string[] {

@@ -234,9 +234,9 @@ export async function parseInPieces(text: string, big: Map<number, number>, piec
 }
 
 /** Characters of a big reply written at a time. */
-export const REPLY_PIECE_CHARS = 64 * 1024;
+const REPLY_PIECE_CHARS = 64 * 1024;
 /** A reply longer than this goes out in pieces; a shorter one is one string, as JSON.stringify makes it. */
-export const PIECEWISE_REPLY_CHARS = 1024 * 1024;
+const PIECEWISE_REPLY_CHARS = 1024 * 1024;
 /** Entries of a container serialized by one JSON.stringify call when none of them is an object. */
 const LEAF_ENTRIES = 1024;
 

@@ -20,7 +20,7 @@ export interface StreamHooks<C = Uint8Array> {
   onEnd?: (outcome: 'completed' | 'aborted') => void;
 }
 
-export interface Sink<C> {
+interface Sink<C> {
   write(chunk: C): void;
   end(): void;
 }

@@ -19,7 +19,7 @@ const DROPPED_REQUEST = new Set(['host', 'connection', 'keep-alive', 'transfer-e
 const REDACTED = '[redacted]';
 
 /** A JSON body with `paths` replaced by "[redacted]". */
-export function redactPaths(body: unknown, paths: readonly string[]): unknown {
+function redactPaths(body: unknown, paths: readonly string[]): unknown {
   if (!paths.length || body === null || typeof body !== 'object') return body;
   const copy = structuredClone(body) as Record<string, unknown>;
   for (const path of paths) {

@@ -9,7 +9,7 @@ import { FORMATS } from '../formats/all.ts';
 import { fixtureFolderProblem } from '../cli/checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
-export function shapeOf(value: unknown, path = '$', out = new Map<string, string>()): Map<string, string> {
+function shapeOf(value: unknown, path = '$', out = new Map<string, string>()): Map<string, string> {
   const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
   out.set(path, type);
   if (Array.isArray(value)) for (const item of value) shapeOf(item, `${path}[]`, out);
@@ -18,7 +18,7 @@ export function shapeOf(value: unknown, path = '$', out = new Map<string, string
 }
 
 /** How `live` differs in shape from `recorded`: fields added, removed, or of another type. */
-export function shapeDiff(recorded: Map<string, string>, live: Map<string, string>): string[] {
+function shapeDiff(recorded: Map<string, string>, live: Map<string, string>): string[] {
   const out: string[] = [];
   for (const [path, type] of recorded) {
     const now = live.get(path);
@@ -53,7 +53,7 @@ function eventsShape(events: RecordedEvent[]): { types: Set<string>; shape: Map<
 }
 
 /** The upstream answered 401 or 403 where the recording has another status: the key, not the fixture, is at fault. */
-export class UpstreamRefused extends Error {
+class UpstreamRefused extends Error {
   readonly status: number;
   constructor(status: number, detail: string) {
     super(detail);
@@ -122,7 +122,7 @@ const USAGE = `Usage: model-gateway-mock verify --fixtures <dir> --upstream <url
 `;
 
 /** Exit code when the upstream answers 401/403 where the recording has another status: a key problem, not drift. */
-export const REFUSED_EXIT = 3;
+const REFUSED_EXIT = 3;
 
 /** The verify command; resolves to the process exit code. */
 export async function verifyMain(args: string[]): Promise<number> {

@@ -37,7 +37,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-export async function copyText(text: string): Promise<void> {
+async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
   } catch {
@@ -98,7 +98,7 @@ export function errorMessage(body: unknown, res: { status: number; statusText: s
   return `${res.status}: ${message || res.statusText || 'error'}`;
 }
 
-export interface SseEvent {
+interface SseEvent {
   event: string;
   data: string;
 }

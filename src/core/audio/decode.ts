@@ -6,7 +6,7 @@ import { readText } from './watermark.ts';
 import { TRANSCRIPT_TAG } from './encode.ts';
 import { SPEECH_SAMPLE_RATE } from '../synthesize/audio.ts';
 
-export interface ProbedAudio {
+interface ProbedAudio {
   container: 'wav' | 'pcm' | 'flac' | 'mp3' | 'ogg';
   /** Seconds. */
   duration: number;
@@ -15,7 +15,7 @@ export interface ProbedAudio {
 }
 
 /** A file that claims a known container but cannot be read. */
-export class UnreadableAudio extends Error {}
+class UnreadableAudio extends Error {}
 /** A file in no container this reader knows. */
 export class UnknownAudio extends Error {}
 

@@ -29,7 +29,7 @@ function syncsafe(n: number): number[] {
 }
 
 /** An ID3v2.4 tag holding one TXXX frame (UTF-8). */
-export function id3Tag(description: string, value: string): Uint8Array {
+function id3Tag(description: string, value: string): Uint8Array {
   const enc = new TextEncoder();
   const body = concat([Uint8Array.of(3), enc.encode(description), Uint8Array.of(0), enc.encode(value)]);
   const frame = concat([enc.encode('TXXX'), Uint8Array.from(syncsafe(body.length)), Uint8Array.of(0, 0), body]);

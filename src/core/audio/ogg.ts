@@ -46,7 +46,7 @@ function page(packets: Uint8Array[], granule: number, serial: number, sequence: 
   return out;
 }
 
-export interface OggOpusInput {
+interface OggOpusInput {
   /** Opus packets of `frameSamples48k` samples each (at 48 kHz, as Ogg Opus counts), covering pre-skip + total. */
   packets: Uint8Array[];
   frameSamples48k: number;

@@ -12,7 +12,7 @@ export const SPEECH_SAMPLE_RATE = 24000;
 /** Audio tokens per second of speech (Gemini's rate; used for every format's audio usage). */
 export const AUDIO_TOKENS_PER_SECOND = 25;
 
-export interface SpeechOptions {
+interface SpeechOptions {
   /** Pace, 0.25..4: 2 speaks in half the time. Default 1. */
   speed?: number;
   /** The text hidden in the samples for transcription to recover. Default: the segments' texts, one a line. */

@@ -13,7 +13,7 @@ export const MAX_SCHEMA_NODES = 50_000;
  * Strings one request draws from faker (5–15 µs each, against about 0.5 µs a node): past this, a
  * hinted string repeats one drawn earlier for the same hint instead of drawing a new one.
  */
-export const MAX_FAKER_DRAWS = 2_000;
+const MAX_FAKER_DRAWS = 2_000;
 /** Earlier draws kept per hint for that reuse. */
 const POOL = 256;
 /** Characters one request's values may produce (strings, keys, pattern output, const and enum values). */

@@ -12,7 +12,7 @@ import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 type Worker = import('node:worker_threads').Worker;
 
 /** What a thread decodes: a JPEG or WebP file, scaled to `into` when given. */
-export interface DecodeJob {
+interface DecodeJob {
   kind: 'decode';
   format: 'jpeg' | 'webp';
   bytes: Uint8Array;
@@ -20,7 +20,7 @@ export interface DecodeJob {
 }
 
 /** What a thread encodes: pixels (their own buffer) as a file of `format`. */
-export interface EncodeJob {
+interface EncodeJob {
   kind: 'encode';
   image: RgbaImage;
   format: ImageFormat;
@@ -28,7 +28,7 @@ export interface EncodeJob {
 }
 
 /** What a thread draws: editPicture's arguments. */
-export interface EditJob {
+interface EditJob {
   kind: 'edit';
   sources: RgbaImage[];
   prompt: string;
@@ -43,7 +43,7 @@ export type ThreadJob = DecodeJob | EncodeJob | EditJob;
 
 /** Pixels as the thread hands them back (decode, edit), or the file's bytes (encode), or the error message. */
 export type ThreadAnswer = { width: number; height: number; data: ArrayBuffer } | { bytes: ArrayBuffer } | { error: string };
-export type DecodeAnswer = Extract<ThreadAnswer, { data: ArrayBuffer } | { error: string }>;
+type DecodeAnswer = Extract<ThreadAnswer, { data: ArrayBuffer } | { error: string }>;
 
 /** The client left (or the gateway stopped) while its upload was being decoded: the thread was ended. */
 export class DecodeAbandoned extends Error {

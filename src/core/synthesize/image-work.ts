@@ -14,7 +14,7 @@ export const IMAGE_WORK_LIMITS = {
   waiting: 64,
 };
 
-export type WorkKind = 'pixels' | 'bytes';
+type WorkKind = 'pixels' | 'bytes';
 
 /** A request's image work passed a ceiling. */
 export class ImageWorkExceeded extends RangeError {

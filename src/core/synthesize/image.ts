@@ -10,7 +10,7 @@ import { DecodeAbandoned, decodeOnThread, editOnThread, encodeOnThread } from '.
 import { InflateOverrun, readPng } from './png.ts';
 import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 
-export type { ImageFormat, PictureOptions, RgbaImage };
+export type { ImageFormat, RgbaImage };
 
 export const MIME_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
@@ -263,7 +263,7 @@ function loadWebp(): Promise<WebpCodec> {
  * Pictures of at least this many pixels are drawn (edits) and encoded on a worker thread where there is
  * one: a 1024×1024 PNG takes a third of a second here in one step. Smaller ones are not worth the copies.
  */
-export const THREAD_DRAW_PIXELS = 512 * 512;
+const THREAD_DRAW_PIXELS = 512 * 512;
 
 /**
  * An edit (see editPicture) drawn on a worker thread when large and threads exist, else here: the same
@@ -393,7 +393,7 @@ export function jpegScans(bytes: Uint8Array): number {
   return scans;
 }
 
-export interface DecodeOptions {
+interface DecodeOptions {
   /** The size to scale the picture to (nearest neighbour, as edits place it); default its own. */
   into?: { width: number; height: number };
   /** The request's counted work; default a fresh count for this file alone. */
@@ -407,7 +407,7 @@ export interface DecodeOptions {
  * where there is one: 512×512, about a tenth of a second of jpeg-js here. Smaller ones are not worth
  * the thread's start and the copies.
  */
-export const THREAD_PIXELS = 512 * 512;
+const THREAD_PIXELS = 512 * 512;
 
 /**
  * A JPEG or WebP file decoded in one step and scaled to `into`: what a worker thread runs, or this

@@ -10,7 +10,7 @@ import { lazyOwnModule } from '../lazy.ts';
 // fflate (~90 KB, ~15 ms to load) loads with the first PNG read, not with the package.
 const fflate = lazyOwnModule<typeof import('./inflate.ts')>('./inflate', import.meta.url, () => import('./inflate.ts'));
 
-export interface PngPixels {
+interface PngPixels {
   width: number;
   height: number;
   data: Uint8ClampedArray;
@@ -51,7 +51,7 @@ function passesOf(h: Header): { x0: number; y0: number; dx: number; dy: number; 
 }
 
 /** Bytes the header declares the inflated data to be: each pass's rows, each with its filter byte. */
-export function declaredBytes(h: Header): number {
+function declaredBytes(h: Header): number {
   return passesOf(h).reduce((n, p) => n + p.rows * (1 + Math.ceil((p.w * h.channels * h.depth) / 8)), 0);
 }
 

@@ -4,13 +4,13 @@
 import { withFaker } from '../seed.ts';
 import { tokenize } from '../tokens.ts';
 
-export interface TimedWord {
+interface TimedWord {
   word: string;
   start: number;
   end: number;
 }
 
-export interface TranscriptSegment {
+interface TranscriptSegment {
   id: number;
   start: number;
   end: number;

@@ -36,7 +36,7 @@ const wordVector = memoize(
 );
 
 /** Distinct words that shape one text's direction (its most frequent), so a text's cost is bounded. */
-export const MAX_WORDS = 512;
+const MAX_WORDS = 512;
 
 /**
  * The work embed() does for `text`, counted (vector components touched, characters read; at most one
@@ -93,7 +93,7 @@ export function embed(text: string, space: number, dims: number, truncateTo = di
   return normalize(truncateTo < dims ? v.slice(0, truncateTo) : v);
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
+function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
   return dot;

@@ -23,9 +23,9 @@ import { renderMessage } from './render.ts';
 import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
 
 /** Requests one batch may hold (Anthropic takes 100,000): with the body limit, what bounds a batch's work. */
-export const MAX_BATCH_REQUESTS = 10_000;
+const MAX_BATCH_REQUESTS = 10_000;
 /** Characters of results one batch may hold (Anthropic's limit is 256 MB of request): what bounds its memory. */
-export const MAX_BATCH_RESULT_CHARS = 16 * 1024 * 1024;
+const MAX_BATCH_RESULT_CHARS = 16 * 1024 * 1024;
 /** Requests of a batch whose outcome the batch's journal entry lists (the rest counted): what bounds the entry. */
 export const MAX_BATCH_JOURNAL_REQUESTS = 100;
 /** A batch expires 24 hours after creation, as Anthropic's do. */

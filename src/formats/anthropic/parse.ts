@@ -5,7 +5,7 @@ import { checkField, checkFields, invalid } from './validate.ts';
 import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optional } from '../fields.ts';
 
 /** The version that first allowed `role: "system"` inside messages. */
-export const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
+const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
 
 /** The fields of a messages request (and of count_tokens, which takes a subset). */
 const MESSAGE_FIELDS = {
@@ -193,7 +193,7 @@ function parseThinking(t: JsonObject | undefined, maxTokens: number | undefined)
 }
 
 /** The Messages API's most cache_control breakpoints in one request. */
-export const MAX_CACHE_BREAKPOINTS = 4;
+const MAX_CACHE_BREAKPOINTS = 4;
 
 const TTL_SECONDS: Record<string, number> = { '5m': 300, '1h': 3600 };
 

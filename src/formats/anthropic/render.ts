@@ -17,10 +17,10 @@ const STOP: Record<FinishReason, string> = {
 };
 
 /** Anthropic's id for a canonical tool call. */
-export const toolUseId = (id: string) => `toolu_01${id.slice(0, 22)}`;
+const toolUseId = (id: string) => `toolu_01${id.slice(0, 22)}`;
 
 /** Usage as Anthropic reports it: `input_tokens` without what was read from or written to the cache. `started`: message_start's, before any output. */
-export function usageBody(usage: Usage, started = false) {
+function usageBody(usage: Usage, started = false) {
   const written = usage.cacheCreationInputTokens ?? 0;
   const long = usage.cacheCreation1hInputTokens ?? 0;
   return {

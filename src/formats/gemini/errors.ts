@@ -27,7 +27,7 @@ const REMAP: Record<number, number> = { 401: 400, 413: 400, 529: 503 };
 /** Seconds until a retry may pass: the error's retry-after when it is in seconds (a rate window's end), else 1. */
 const retryDelay = (error: GatewayError) => (/^\d+$/.test(error.headers['retry-after'] ?? '') ? error.headers['retry-after'] : '1');
 
-export function geminiErrorBody(error: GatewayError) {
+function geminiErrorBody(error: GatewayError) {
   const status = STATUS[error.kind];
   const http = REMAP[error.status] ?? error.status;
   const details =

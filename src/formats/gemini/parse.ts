@@ -6,7 +6,7 @@ import { checkField, checkFields, invalid } from './validate.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
-export const VOICES = [
+const VOICES = [
   'Zephyr',
   'Puck',
   'Charon',
@@ -86,7 +86,7 @@ type Turn = Message & { results?: Message[] };
 const PART_KINDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
 
 /** Gemini's OpenAPI-style Schema (types in capitals, `nullable`) as JSON Schema. */
-export function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unknown> {
+function toJsonSchema(schema: unknown, at = 'schema'): Record<string, unknown> {
   if (schema === null || typeof schema !== 'object') return {};
   const s: JsonObject = { ...schema };
   const out: JsonObject = {};
@@ -328,7 +328,7 @@ function parseOutput(config: CheckedFields<typeof GENERATION_FIELDS>): OutputFor
  * Gemini counts a prompt's text and nothing around it: no per-turn or role tokens (its countTokens
  * gives 10 for "The quick brown fox jumps over the lazy dog.", as o200k does).
  */
-export const GEMINI_FRAMING: TokenFraming = { priming: 0, perMessage: 0, roles: false };
+const GEMINI_FRAMING: TokenFraming = { priming: 0, perMessage: 0, roles: false };
 
 /** Implicit caching: repeated prefixes are reported exactly (step 1), kept 5 minutes after their last use. */
 const IMPLICIT_CACHE: CacheRequest = { automatic: { stepTokens: 1, ttlSeconds: 300 } };

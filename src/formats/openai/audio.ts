@@ -30,21 +30,7 @@ import { decide, isForward } from '../../pipeline/decide.ts';
 // ---- speech ----
 
 /** The voices the openai SDK documents for /v1/audio/speech. */
-export const SPEECH_VOICES = [
-  'alloy',
-  'ash',
-  'ballad',
-  'coral',
-  'echo',
-  'fable',
-  'nova',
-  'onyx',
-  'sage',
-  'shimmer',
-  'verse',
-  'marin',
-  'cedar',
-];
+const SPEECH_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'];
 const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'];
 const MAX_INPUT_CHARS = 4096;
 

@@ -64,7 +64,7 @@ function prompts(raw: unknown): Prompt[] {
   });
 }
 
-export interface CompletionCall {
+interface CompletionCall {
   prompts: Prompt[];
   requests: CanonicalRequest[];
   echo: boolean;

@@ -6,7 +6,7 @@ import type { Usage } from '../../core/reply.ts';
 import { count, field, foldedUsage, usageFrom } from '../raw-usage.ts';
 
 /** A duration as OpenAI's reset headers write it: `1s`, `6m0s`, `1h2m3s`. */
-export function openaiDuration(seconds: number): string {
+function openaiDuration(seconds: number): string {
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = seconds % 60;

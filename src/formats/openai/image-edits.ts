@@ -39,7 +39,7 @@ const EDIT_FIELDS: Record<string, FieldRule> = {
 const MAX_IMAGES = 16;
 
 /** Form fields arrive as text: numbers and booleans as the JSON API would have them. */
-export function coerce(form: FormBody): Raw {
+function coerce(form: FormBody): Raw {
   const out: Raw = {};
   for (const [name, value] of Object.entries(form)) {
     if (typeof value !== 'string') out[name] = value;
@@ -51,10 +51,10 @@ export function coerce(form: FormBody): Raw {
   return out;
 }
 
-export const badFile = (param: string, why: string) =>
+const badFile = (param: string, why: string) =>
   new GatewayError('invalid_request', `Invalid file '${param}': ${why}`, { param, code: 'invalid_image_format' });
 
-export interface Checked {
+interface Checked {
   param: string;
   upload: Upload;
   format: ImageFormat;

@@ -32,7 +32,7 @@ import { yieldToLoop } from '../../core/slices.ts';
 type Raw = Record<string, unknown>;
 
 /** Model families: the dall-e models keep their legacy rules, every other image model follows the GPT image models'. */
-export type Family = 'dall-e-2' | 'dall-e-3' | 'gpt-image';
+type Family = 'dall-e-2' | 'dall-e-3' | 'gpt-image';
 
 interface FamilyRules {
   sizes: string[];
@@ -99,7 +99,7 @@ export const GENERATION_FIELDS: Record<string, FieldRule> = {
 };
 
 /** What an image request asks for, with every default resolved. */
-export interface ImageAsk {
+interface ImageAsk {
   model: string;
   family: Family;
   prompt: string;
@@ -210,18 +210,18 @@ const OUTPUT_TOKENS: Record<string, Record<string, number>> = {
   high: { '1024x1024': 4160, '1024x1536': 6240, '1536x1024': 6208 },
 };
 
-export function imageOutputTokens(ask: ImageAsk): number {
+function imageOutputTokens(ask: ImageAsk): number {
   return OUTPUT_TOKENS[ask.quality]?.[ask.size] ?? Math.ceil((ask.width * ask.height) / 250);
 }
 
-export interface ImageUsage {
+interface ImageUsage {
   input_tokens: number;
   input_tokens_details: { text_tokens: number; image_tokens: number };
   output_tokens: number;
   total_tokens: number;
 }
 
-export function imageUsage(ask: ImageAsk, images: number, inputImageTokens = 0): ImageUsage {
+function imageUsage(ask: ImageAsk, images: number, inputImageTokens = 0): ImageUsage {
   const text = countTokens(ask.prompt);
   const output = imageOutputTokens(ask) * images;
   return {
@@ -241,7 +241,7 @@ function revisedPrompt(ask: ImageAsk): string {
 }
 
 /** The files of one request's pictures and their partial images, produced by `picture(index, shapes)`. */
-export interface Produced {
+interface Produced {
   files: Uint8Array[];
   /** Per picture, its partial images (streaming only). */
   partials: Uint8Array[][];
@@ -291,7 +291,7 @@ export async function produce(
 }
 
 /** The JSON answer (ImagesResponse), keeping url files in the gateway's store. */
-export function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: number, created: number, inputImageTokens = 0): Raw {
+function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: number, created: number, inputImageTokens = 0): Raw {
   const data = produced.files.map((file, i) => {
     const item: Raw = {};
     if (ask.responseFormat === 'url') {
@@ -315,7 +315,7 @@ export function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, ke
 }
 
 /** The image stream: each picture's partial images, then it completed (`prefix` is image_generation or image_edit). */
-export function imageStreamEvents(
+function imageStreamEvents(
   ask: ImageAsk,
   produced: Produced,
   prefix: string,

@@ -5,7 +5,7 @@ import { checkField, checkFields, invalid, invalidValue, type FieldRule } from '
 import { optional, type JsonObject } from '../fields.ts';
 
 /** Server VAD settings (semantic VAD is served by the same energy rule). */
-export interface TurnDetection {
+interface TurnDetection {
   type: 'server_vad' | 'semantic_vad';
   threshold: number;
   prefixPaddingMs: number;

@@ -21,7 +21,7 @@ import type { JsonObject } from '../fields.ts';
 const AUDIO_TOKENS_PER_SECOND = 20;
 
 /** One server event (without its event_id, stamped when sent) and when it is due. */
-export interface PlannedEvent {
+interface PlannedEvent {
   due: number;
   event: JsonObject;
   /** Output items opened once this event is sent. */

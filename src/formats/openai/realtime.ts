@@ -84,7 +84,7 @@ interface Active {
   cut: boolean;
 }
 
-export interface RealtimeOptions {
+interface RealtimeOptions {
   model: string;
   beta: boolean;
   /** The configuration an ephemeral key was minted for, applied before session.created. */

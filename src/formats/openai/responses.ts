@@ -172,7 +172,7 @@ function parseTextFormat(text: JsonObject | null | undefined): OutputFormat {
   return { type: 'json_schema', name: format.name, schema: format.schema };
 }
 
-export interface ResponsesCall {
+interface ResponsesCall {
   request: CanonicalRequest;
   body: ResponsesBody;
   /** The input items of this request (for input_items). */
