@@ -11,7 +11,7 @@ import { concat } from './bytes.ts';
 import { GatewayError } from '../errors.ts';
 import { yieldToLoop } from '../slices.ts';
 
-export type AudioFormat = 'wav' | 'pcm' | 'flac' | 'mp3' | 'opus';
+type AudioFormat = 'wav' | 'pcm' | 'flac' | 'mp3' | 'opus';
 
 export const TRANSCRIPT_TAG = 'MGM_TRANSCRIPT';
 

@@ -17,24 +17,24 @@ import {
 } from '../../core/synthesize/audio.ts';
 import { synthesizeTranscript, type Transcript } from '../../core/synthesize/transcript.ts';
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
-import { CONTENT_TYPES, encodeAudio, type AudioFormat } from '../../core/audio/encode.ts';
+import { CONTENT_TYPES, encodeAudio } from '../../core/audio/encode.ts';
 import { probeAudio, UnknownAudio } from '../../core/audio/decode.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type FormBody, type Upload } from '../../pipeline/exchange.ts';
 import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import { checkFields, invalid, invalidType, invalidValue, missing, unknownField, type FieldRule } from './validate.ts';
-import { refuseUnrecognized, type JsonObject } from '../fields.ts';
+import { checkFields, invalid, invalidType, invalidValue, missing, unknownField } from './validate.ts';
+import { type FieldRules, refuseUnrecognized, type JsonObject } from '../fields.ts';
 import { decide, isForward } from '../../pipeline/decide.ts';
 
 // ---- speech ----
 
 /** The voices the openai SDK documents for /v1/audio/speech. */
 const SPEECH_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'];
-const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'];
+const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
 const MAX_INPUT_CHARS = 4096;
 
-const SPEECH_FIELDS: Record<string, FieldRule> = {
+const SPEECH_FIELDS = {
   model: { types: ['string'], required: true },
   input: { types: ['string'], required: true },
   voice: { types: ['string', 'object'], required: true },
@@ -42,19 +42,19 @@ const SPEECH_FIELDS: Record<string, FieldRule> = {
   response_format: { types: ['string'], values: SPEECH_FORMATS },
   speed: { types: ['number'], min: 0.25, max: 4 },
   stream_format: { types: ['string'], values: ['sse', 'audio'] },
-};
+} as const satisfies FieldRules;
 
 /** Models that predate streamed speech events (and instructions). */
 const isTts1 = (model: string) => /^tts-1(-hd)?($|-)/.test(model);
 
-function voiceName(voice: unknown): string {
-  if (typeof voice === 'object' && voice !== null && !Array.isArray(voice)) {
-    const id = (voice as JsonObject).id;
+function voiceName(voice: string | JsonObject): string {
+  if (typeof voice === 'object') {
+    const id = voice.id;
     if (typeof id !== 'string' || !id) throw invalidType('voice.id', ['string'], id);
     return id;
   }
-  if (!SPEECH_VOICES.includes(voice as string)) throw invalidValue('voice', voice, SPEECH_VOICES);
-  return voice as string;
+  if (!SPEECH_VOICES.includes(voice)) throw invalidValue('voice', voice, SPEECH_VOICES);
+  return voice;
 }
 
 async function speech(call: Call) {
@@ -62,10 +62,10 @@ async function speech(call: Call) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   const body = call.body as JsonObject;
   checkFields(body, SPEECH_FIELDS);
-  const model = body.model as string;
+  const model = body.model;
   call.entry.model = model;
   call.runtime.requireModel(model, 'speech');
-  const input = body.input as string;
+  const input = body.input;
   if (input.length > MAX_INPUT_CHARS) {
     throw invalid(
       'input',
@@ -74,7 +74,7 @@ async function speech(call: Call) {
     );
   }
   const voice = voiceName(body.voice);
-  const format = (body.response_format as string | undefined) ?? 'mp3';
+  const format = body.response_format ?? 'mp3';
   if (format === 'aac') {
     throw invalid(
       'response_format',
@@ -91,7 +91,7 @@ async function speech(call: Call) {
     );
   const decision = decide(call, { ...operationRequest('openai', 'speech', model, input), stream: sse });
   if (isForward(decision)) return decision;
-  const speed = (body.speed as number | undefined) ?? 1;
+  const speed = body.speed ?? 1;
   const key = hashString(stableStringify({ model, input, voice, instructions: body.instructions, speed }), decision.seed);
   const pinned = decision.pinned?.audio;
   // A pinned clip is sent as given (it carries no transcript); synthesized speech carries its input.
@@ -102,8 +102,8 @@ async function speech(call: Call) {
       ? pcmFromBase64(pinned)
       : (await synthesizeSpeechSliced([{ text: input, voice }], key, { speed, text: input }, { count }))!;
   const text = pinned !== undefined ? undefined : input;
-  const encode = () => encodeAudio(samples, SPEECH_SAMPLE_RATE, format as AudioFormat, text, key);
-  const contentType = CONTENT_TYPES[format as AudioFormat];
+  const encode = () => encodeAudio(samples, SPEECH_SAMPLE_RATE, format, text, key);
+  const contentType = CONTENT_TYPES[format];
   if (!sse) {
     return decidedOutbound(call, decision, key, async () => ({
       status: 200,

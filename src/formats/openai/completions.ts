@@ -10,13 +10,11 @@ import { LogprobCount, synthesizeLogprobs } from '../../core/synthesize/logprobs
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { FINISH, refuseBlockedPrompt, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
-import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidType } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
-import { optional } from '../fields.ts';
+import { type FieldRules, type JsonObject, optional } from '../fields.ts';
 
-type Raw = Record<string, unknown>;
-
-const FIELDS: Record<string, FieldRule> = {
+const FIELDS = {
   model: { types: ['string'], required: true },
   prompt: { types: ['string', 'array'], required: true },
   best_of: { types: ['integer'], nullable: true, min: 0, max: 20 },
@@ -35,7 +33,7 @@ const FIELDS: Record<string, FieldRule> = {
   temperature: { types: ['number'], nullable: true, min: 0, max: 2 },
   top_p: { types: ['number'], nullable: true, min: 0, max: 1 },
   user: { types: ['string'] },
-};
+} as const satisfies FieldRules;
 
 interface Prompt {
   text: string;
@@ -47,9 +45,8 @@ const fromText = (text: string): Prompt => ({ text, tokens: countTokens(text) })
 const fromIds = (param: string, ids: unknown[]): Prompt => ({ text: tokenIdsText(param, ids), tokens: ids.length });
 
 /** The prompt in any of its four shapes. */
-function prompts(raw: unknown): Prompt[] {
-  if (typeof raw === 'string') return [fromText(raw)];
-  const list = raw as unknown[];
+function prompts(list: string | unknown[]): Prompt[] {
+  if (typeof list === 'string') return [fromText(list)];
   if (!list.length)
     throw invalid(
       'prompt',
@@ -73,10 +70,10 @@ interface CompletionCall {
   n: number;
 }
 
-export function parseCompletionRequest(body: Raw): CompletionCall {
+export function parseCompletionRequest(body: JsonObject): CompletionCall {
   checkFields(body, FIELDS);
   const given = prompts(body.prompt);
-  const choices = given.length * ((body.n as number | null | undefined) ?? 1);
+  const choices = given.length * (body.n ?? 1);
   if (given.length > 2048)
     throw invalid(
       'prompt',
@@ -86,8 +83,8 @@ export function parseCompletionRequest(body: Raw): CompletionCall {
   if (choices > 2048)
     throw invalid('n', `Invalid 'n': ${given.length} prompts × n = ${choices} choices; at most 2048 choices per request.`);
   const stream = body.stream === true;
-  const n = (body.n as number | null | undefined) ?? 1;
-  const bestOf = body.best_of as number | null | undefined;
+  const n = body.n ?? 1;
+  const bestOf = body.best_of;
   if (bestOf != null && bestOf < n) throw invalid('best_of', `best_of must be greater than or equal to n (got best_of=${bestOf}, n=${n}).`);
   if (bestOf != null && bestOf > 1 && stream)
     throw invalid('best_of', "Invalid 'best_of': cannot be used when streaming ('stream': true).", undefined);
@@ -98,13 +95,13 @@ export function parseCompletionRequest(body: Raw): CompletionCall {
     ({ text }): CanonicalRequest => ({
       format: 'openai',
       operation: 'chat',
-      model: body.model as string,
+      model: body.model,
       messages: [{ role: 'user', parts: [{ type: 'text', text }] }],
       // OpenAI's default for legacy completions.
-      maxTokens: (body.max_tokens as number | null | undefined) ?? 16,
+      maxTokens: body.max_tokens ?? 16,
       stop,
       n,
-      seed: (body.seed as number | null | undefined) ?? undefined,
+      seed: body.seed ?? undefined,
       stream,
       tools: [],
       toolChoice: 'none',
@@ -116,8 +113,8 @@ export function parseCompletionRequest(body: Raw): CompletionCall {
     prompts: given,
     requests,
     echo: body.echo === true,
-    logprobs: (body.logprobs as number | null | undefined) ?? undefined,
-    includeUsage: (body.stream_options as Raw | null | undefined)?.include_usage === true,
+    logprobs: body.logprobs ?? undefined,
+    includeUsage: body.stream_options?.include_usage === true,
     n,
   };
 }

@@ -10,30 +10,29 @@ import { decidedReply } from '../../pipeline/delivery.ts';
 import { mayBeBig } from '../../pipeline/exchange.ts';
 import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './format.ts';
-import { checkFields, invalid, invalidType, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidType } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
 import { decide, isForward, type Decision } from '../../pipeline/decide.ts';
-import type { JsonObject } from '../fields.ts';
+import { type FieldRules, isJsonObject, type JsonObject } from '../fields.ts';
 
 const MAX_INPUTS = 2048;
 /** OpenAI's limit on the tokens of all inputs of one request. */
 const MAX_REQUEST_TOKENS = 300_000;
 
-const EMBEDDING_FIELDS: Record<string, FieldRule> = {
+const EMBEDDING_FIELDS = {
   model: { types: ['string'], required: true },
   input: { types: ['string', 'array'], required: true },
   dimensions: { types: ['integer'], min: 1 },
   encoding_format: { types: ['string'], values: ['float', 'base64'] },
   user: { types: ['string'] },
-};
+} as const satisfies FieldRules;
 
 /** The input in any of its four shapes, as texts. */
-function inputs(raw: unknown): string[] {
+function inputs(raw: string | unknown[]): string[] {
   const texts = (() => {
     if (typeof raw === 'string') return [raw];
-    const list = raw as unknown[];
-    if (list.length && list.every((x) => typeof x === 'number')) return [tokenIdsText('input', list)];
-    return list.map((x, i) => {
+    if (raw.length && raw.every((x) => typeof x === 'number')) return [tokenIdsText('input', raw)];
+    return raw.map((x, i) => {
       if (typeof x === 'string') return x;
       if (Array.isArray(x)) return tokenIdsText(`input[${i}]`, x);
       throw invalidType(`input[${i}]`, ['string', 'array'], x);
@@ -65,13 +64,13 @@ function inputs(raw: unknown): string[] {
 async function embeddings(call: Call) {
   const body = call.body as JsonObject;
   checkFields(body, EMBEDDING_FIELDS);
-  const model = body.model as string;
+  const model = body.model;
   call.entry.model = model;
   call.runtime.requireModel(model, 'embedding');
   const info = call.runtime.catalogue.get(model)!;
   const dims = info.dimensions ?? 1536;
   const texts = inputs(body.input);
-  const dimensions = body.dimensions as number | undefined;
+  const dimensions = body.dimensions;
   if (dimensions !== undefined) {
     if (info.fixed_dimensions) throw invalid('dimensions', 'This model does not support specifying dimensions.', undefined);
     if (dimensions > dims)
@@ -128,7 +127,7 @@ async function embeddings(call: Call) {
   );
 }
 
-const RERANK_FIELDS: Record<string, FieldRule> = {
+const RERANK_FIELDS = {
   model: { types: ['string'], required: true },
   query: { types: ['string'], required: true },
   // Cohere's documented cap; beyond it the service refuses (ranking cost grows with the count).
@@ -137,30 +136,32 @@ const RERANK_FIELDS: Record<string, FieldRule> = {
   return_documents: { types: ['boolean'] },
   max_chunks_per_doc: { types: ['integer'] },
   max_tokens_per_doc: { types: ['integer'], min: 1 },
-};
+} as const satisfies FieldRules;
+// Cohere's rerank has no return_documents.
+const { return_documents: _returnDocuments, ...COHERE_RERANK_FIELDS } = RERANK_FIELDS;
 
 /** Documents ranked by relevance to the query, best first (ties by index). */
 function rank(call: Call, cohere: boolean) {
   const body = call.body as JsonObject;
-  checkFields(body, cohere ? Object.fromEntries(Object.entries(RERANK_FIELDS).filter(([k]) => k !== 'return_documents')) : RERANK_FIELDS);
-  const model = body.model as string;
+  checkFields(body, cohere ? COHERE_RERANK_FIELDS : RERANK_FIELDS);
+  const model = body.model;
   call.entry.model = model;
   call.runtime.requireModel(model, 'rerank');
-  const documents = (body.documents as unknown[]).map((d, i) => {
+  const documents = body.documents.map((d, i) => {
     if (typeof d === 'string') return d;
-    if (!cohere && d && typeof d === 'object' && typeof (d as JsonObject).text === 'string') return (d as JsonObject).text as string;
+    if (!cohere && isJsonObject(d) && typeof d.text === 'string') return d.text;
     throw invalidType(`documents[${i}]`, cohere ? ['string'] : ['string', 'object with text'], d);
   });
-  const query = body.query as string;
+  const query = body.query;
   const decision = decide(call, operationRequest('openai', 'rerank', model, query));
   if (isForward(decision)) return decision;
   const space = embeddingSpace(model, decision.seed);
   // Cohere reads only the first max_tokens_per_doc tokens of each document (4096 by default).
-  const read = (text: string) => (cohere ? truncateTokens(text, (body.max_tokens_per_doc as number | undefined) ?? 4096) : text);
+  const read = (text: string) => (cohere ? truncateTokens(text, body.max_tokens_per_doc ?? 4096) : text);
   const ranked = documents
     .map((text, index) => ({ index, text, score: relevance(query, read(text), space) }))
     .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, (body.top_n as number | undefined) ?? documents.length);
+    .slice(0, body.top_n ?? documents.length);
   const tokens = countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0);
   return { ranked, tokens, model, decision };
 }

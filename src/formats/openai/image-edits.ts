@@ -19,21 +19,21 @@ import {
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
-import { checkFields, invalid, invalidValue, missing, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidValue, missing } from './validate.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
-import type { JsonObject as Raw } from '../fields.ts';
+import type { FieldRules, JsonObject as Raw } from '../fields.ts';
 
 const { style: _style, moderation: _moderation, ...shared } = GENERATION_FIELDS;
 
-const EDIT_FIELDS: Record<string, FieldRule> = {
+const EDIT_FIELDS = {
   ...shared,
   // Uploads are checked (and named in errors) as files below.
   image: { types: ['object', 'array', 'string'], required: true },
   mask: { types: ['object', 'string'] },
   input_fidelity: { types: ['string'], nullable: true, values: ['high', 'low'] },
   markup: { types: ['object', 'string'] },
-};
+} as const satisfies FieldRules;
 
 /** At most this many input images (the GPT image models' limit). */
 const MAX_IMAGES = 16;

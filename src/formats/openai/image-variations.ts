@@ -8,13 +8,13 @@ import { editPictureOffThread } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
-import { optional } from '../fields.ts';
+import { type FieldRules, optional } from '../fields.ts';
 import { checkUpload, decodeUpload, imageForm, requireSquarePng, uploadDigest } from './image-edits.ts';
 import { answerImages, produce, resolveAsk } from './images.ts';
-import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
+import { checkFields, invalid, invalidValue } from './validate.ts';
 
 /** Every field of ImageCreateVariationParams. */
-const VARIATION_FIELDS: Record<string, FieldRule> = {
+const VARIATION_FIELDS = {
   // Checked (and named in errors) as a file below.
   image: { types: ['object', 'array', 'string'], required: true },
   model: optional('string'),
@@ -22,12 +22,12 @@ const VARIATION_FIELDS: Record<string, FieldRule> = {
   response_format: { types: ['string'], nullable: true, values: ['url', 'b64_json'] },
   size: optional('string'),
   user: { types: ['string'] },
-};
+} as const satisfies FieldRules;
 
 async function variations(call: Call): Promise<Outbound | Forward> {
   const body = imageForm(call, "This gateway takes image variations as multipart/form-data (one 'image' file upload, a square PNG).");
   checkFields(body, VARIATION_FIELDS);
-  const model = (body.model as string | null | undefined) ?? 'dall-e-2';
+  const model = body.model ?? 'dall-e-2';
   call.entry.model = model;
   call.runtime.requireModel(model, 'image');
   if (model !== 'dall-e-2') throw invalidValue('model', model, ['dall-e-2']);

@@ -24,12 +24,10 @@ import type { Outbound } from '../../pipeline/exchange.ts';
 import { decidedReply, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { requestOrigin } from '../../pipeline/paths.ts';
-import { checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
-import { optional } from '../fields.ts';
+import { checkFields, invalid, invalidValue } from './validate.ts';
+import { type CheckedFields, type FieldRules, type JsonObject, optional } from '../fields.ts';
 import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
 import { yieldToLoop } from '../../core/slices.ts';
-
-type Raw = Record<string, unknown>;
 
 /** Model families: the dall-e models keep their legacy rules, every other image model follows the GPT image models'. */
 type Family = 'dall-e-2' | 'dall-e-3' | 'gpt-image';
@@ -74,7 +72,7 @@ export function familyOf(model: string): Family {
   return model === 'dall-e-2' || model === 'dall-e-3' ? model : 'gpt-image';
 }
 
-export const GENERATION_FIELDS: Record<string, FieldRule> = {
+export const GENERATION_FIELDS = {
   prompt: { types: ['string'], required: true },
   model: optional('string'),
   n: { types: ['integer'], nullable: true, min: 1, max: 10 },
@@ -96,7 +94,13 @@ export const GENERATION_FIELDS: Record<string, FieldRule> = {
   frame_count: { types: ['integer'], nullable: true, min: 1 },
   frame_duration_ms: { types: ['integer'], nullable: true, min: 1 },
   svg: optional('object'),
-};
+} as const satisfies FieldRules;
+
+/**
+ * A generation, edit or variation body once checked against its rule set: edits and variations give
+ * the fields they share with generations the same rules, and lack the others.
+ */
+type ImageBody = Partial<CheckedFields<typeof GENERATION_FIELDS>> & { prompt: string };
 
 /** What an image request asks for, with every default resolved. */
 interface ImageAsk {
@@ -119,25 +123,25 @@ interface ImageAsk {
   partialImages: number;
 }
 
-const given = (body: Raw, name: string) => body[name] !== undefined && body[name] !== null;
+const given = (body: JsonObject, name: string) => body[name] !== undefined && body[name] !== null;
 
 const unknownParameter = (param: string) =>
   new GatewayError('invalid_request', `Unknown parameter: '${param}'.`, { param, code: 'unknown_parameter' });
 
 /** The model a request names, or the API's default: dall-e-2, unless a GPT-image-only field is used (`edit` defaults to the GPT image model). */
-export function requestedModel(body: Raw, edit: boolean): string {
-  if (given(body, 'model')) return body.model as string;
+export function requestedModel(body: ImageBody, edit: boolean): string {
+  if (body.model != null) return body.model;
   return edit || GPT_ONLY.some((f) => given(body, f) && body[f] !== false) ? 'gpt-image-1' : 'dall-e-2';
 }
 
 /** Checks the fields against the model's rules and resolves the defaults. */
-export function resolveAsk(body: Raw, model: string, fallbackSize?: string): ImageAsk {
+export function resolveAsk(body: ImageBody, model: string, fallbackSize?: string): ImageAsk {
   const family = familyOf(model);
   const rules = RULES[family];
   for (const field of family === 'gpt-image' ? DALLE_ONLY : GPT_ONLY)
     if (given(body, field) && body[field] !== false) throw unknownParameter(field);
   if (family === 'dall-e-2' && given(body, 'style')) throw unknownParameter('style');
-  const prompt = body.prompt as string;
+  const prompt = body.prompt;
   if (!prompt.trim())
     throw invalid(
       'prompt',
@@ -151,22 +155,22 @@ export function resolveAsk(body: Raw, model: string, fallbackSize?: string): Ima
       'string_above_max_length',
     );
   }
-  const n = (body.n as number | null | undefined) ?? 1;
+  const n = body.n ?? 1;
   if (n > rules.maxN)
     throw invalid(
       'n',
       `Invalid 'n': integer above maximum value. Expected a value <= ${rules.maxN} for ${model}, but got ${n} instead.`,
       'integer_above_max_value',
     );
-  const sizeAsked = (body.size as string | null | undefined) ?? rules.defaultSize;
+  const sizeAsked = body.size ?? rules.defaultSize;
   if (!rules.sizes.includes(sizeAsked)) throw invalidValue('size', sizeAsked, rules.sizes);
   const size = sizeAsked === 'auto' ? (fallbackSize ?? '1024x1024') : sizeAsked;
   const [width, height] = size.split('x').map(Number);
-  const qualityAsked = (body.quality as string | null | undefined) ?? 'auto';
+  const qualityAsked = body.quality ?? 'auto';
   if (!rules.qualities.includes(qualityAsked)) throw invalidValue('quality', qualityAsked, rules.qualities);
   const quality = qualityAsked !== 'auto' ? qualityAsked : family === 'gpt-image' ? 'high' : 'standard';
-  const format = ((body.output_format as ImageFormat | null | undefined) ?? 'png') as ImageFormat;
-  const backgroundAsked = (body.background as string | null | undefined) ?? 'auto';
+  const format: ImageFormat = body.output_format ?? 'png';
+  const backgroundAsked = body.background ?? 'auto';
   if (backgroundAsked === 'transparent' && format === 'jpeg') {
     throw invalid(
       'background',
@@ -174,7 +178,7 @@ export function resolveAsk(body: Raw, model: string, fallbackSize?: string): Ima
       'invalid_value',
     );
   }
-  const compression = (body.output_compression as number | null | undefined) ?? 100;
+  const compression = body.output_compression ?? 100;
   if (compression < 100 && format === 'png')
     throw invalid(
       'output_compression',
@@ -193,13 +197,13 @@ export function resolveAsk(body: Raw, model: string, fallbackSize?: string): Ima
     height,
     size,
     quality,
-    style: family === 'dall-e-3' ? ((body.style as string | null | undefined) ?? 'vivid') : undefined,
+    style: family === 'dall-e-3' ? (body.style ?? 'vivid') : undefined,
     background: backgroundAsked === 'transparent' ? 'transparent' : 'opaque',
     format,
     compression,
-    responseFormat: family === 'gpt-image' ? 'b64_json' : ((body.response_format as 'url' | 'b64_json' | null | undefined) ?? 'url'),
+    responseFormat: family === 'gpt-image' ? 'b64_json' : (body.response_format ?? 'url'),
     stream,
-    partialImages: (body.partial_images as number | null | undefined) ?? 0,
+    partialImages: body.partial_images ?? 0,
   };
 }
 
@@ -291,9 +295,9 @@ export async function produce(
 }
 
 /** The JSON answer (ImagesResponse), keeping url files in the gateway's store. */
-function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: number, created: number, inputImageTokens = 0): Raw {
+function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: number, created: number, inputImageTokens = 0): JsonObject {
   const data = produced.files.map((file, i) => {
-    const item: Raw = {};
+    const item: JsonObject = {};
     if (ask.responseFormat === 'url') {
       const name = `${makeId('img-', 24, deriveKey(key, `file:${i}`))}.${ask.format === 'jpeg' ? 'jpg' : ask.format}`;
       call.runtime.files.set(name, { bytes: file, contentType: MIME_TYPES[ask.format] }, file.byteLength);
@@ -325,7 +329,7 @@ function imageStreamEvents(
   inputImageTokens = 0,
 ): TimedEvent[] {
   const common = { created_at: created, size: ask.size, quality: ask.quality, background: ask.background, output_format: ask.format };
-  const payloads: Raw[] = [];
+  const payloads: (JsonObject & { type: string })[] = [];
   produced.files.forEach((file, i) => {
     produced.partials[i].forEach((partial, index) =>
       payloads.push({ type: `${prefix}.partial_image`, b64_json: toBase64(partial), ...common, partial_image_index: index }),
@@ -338,7 +342,7 @@ function imageStreamEvents(
     });
   });
   const times = pieceTimes(latency, payloads.length, deriveKey(key, 'timing'));
-  return payloads.map((p, i) => ({ due: times[i], frame: sseFrame(JSON.stringify(p), p.type as string) }));
+  return payloads.map((p, i) => ({ due: times[i], frame: sseFrame(JSON.stringify(p), p.type) }));
 }
 
 /** The answer to an image request: streamed events, or the JSON response after the decision's delay. */
@@ -360,7 +364,7 @@ export function answerImages(
 }
 
 async function generations(call: Call): Promise<Outbound | Forward> {
-  const body = call.body as Raw;
+  const body = call.body as JsonObject;
   checkFields(body, GENERATION_FIELDS);
   const model = requestedModel(body, false);
   call.entry.model = model;

@@ -20,10 +20,35 @@ import type { JsonObject } from '../fields.ts';
 /** Output audio tokens per second (realtime models count about one per 50 ms). */
 const AUDIO_TOKENS_PER_SECOND = 20;
 
+/** A content part of a message item, as the session stores it (types as the item's protocol names them). */
+export interface ContentPart {
+  type: string;
+  text?: string;
+  transcript?: string;
+  /** An input image's, as the client sent them. */
+  image_url?: unknown;
+  detail?: unknown;
+}
+
+interface ItemBase {
+  id: string;
+  object: string;
+  status: string;
+}
+
+/** A conversation item as the GA protocol shows it: a message, a function call or a function call's output. */
+export type RealtimeItem =
+  | (ItemBase & { type: 'message'; role: 'user' | 'assistant' | 'system'; content: ContentPart[] })
+  | (ItemBase & { type: 'function_call'; call_id: string; name: string; arguments: string })
+  | (ItemBase & { type: 'function_call_output'; call_id: string; output: string });
+
+/** What a response used: response.done's `usage`. */
+type RealtimeUsage = ReturnType<typeof usageOf>;
+
 /** One server event (without its event_id, stamped when sent) and when it is due. */
 interface PlannedEvent {
   due: number;
-  event: JsonObject;
+  event: JsonObject & { type: string };
   /** Output items opened once this event is sent. */
   opened: number;
 }
@@ -31,9 +56,11 @@ interface PlannedEvent {
 export interface ResponsePlan {
   events: PlannedEvent[];
   /** The output items as they stand at the end. */
-  items: JsonObject[];
+  items: RealtimeItem[];
   /** The response object as response.done shows it. */
   done: JsonObject;
+  /** Its usage (as in `done`). */
+  usage: RealtimeUsage;
 }
 
 /** GA event names → beta names (only those that differ). */
@@ -78,8 +105,8 @@ export interface ResponseContext {
 export function responseObject(
   ctx: ResponseContext,
   status: string,
-  output: JsonObject[],
-  usage: JsonObject | null,
+  output: RealtimeItem[],
+  usage: RealtimeUsage | null,
   statusDetails: JsonObject | null = null,
 ): JsonObject {
   const modalities = ctx.audio ? ['audio'] : ['text'];
@@ -117,7 +144,7 @@ export function responseObject(
 }
 
 /** Usage whose parts add up: input and output (text + audio) tokens, and their total. */
-function usageOf(reply: CanonicalReply, audioTokens: number): JsonObject {
+function usageOf(reply: CanonicalReply, audioTokens: number) {
   const input = reply.usage.inputTokens;
   const text = reply.usage.outputTokens;
   return {
@@ -181,14 +208,16 @@ export function planResponse(
   const { beta } = ctx;
   const choice = reply.choices[0];
   const events: PlannedEvent[] = [];
-  const items: JsonObject[] = [];
+  const items: RealtimeItem[] = [];
   const ids = { response_id: ctx.responseId };
   // Events keep their GA names here; the session renames them for beta clients as it sends them.
   const push = (due: number, type: string, body: JsonObject) => void events.push({ due, event: { type, ...body }, opened: items.length });
   push(0, 'response.created', { response: responseObject(ctx, 'in_progress', [], null) });
 
   // Each block's item, made when its first piece is due.
-  const blockItems = new Map<number, { item: JsonObject; text: string; audio?: Int16Array[]; piece: number; pieces: number }>();
+  // A call's id is kept beside its item: below, a call is known by its block, which does not narrow the item.
+  type BlockState = { item: RealtimeItem; callId?: string; text: string; audio?: Int16Array[]; piece: number; pieces: number };
+  const blockItems = new Map<number, BlockState>();
   const steps = planStream(reply, latency);
   const piecesOf = new Map<number, number>();
   for (const s of steps) piecesOf.set(s.block, (piecesOf.get(s.block) ?? 0) + 1);
@@ -199,7 +228,7 @@ export function planResponse(
     if (block.type === 'thinking' || block.type === 'audio' || block.type === 'image') continue;
     if (step.blockStart) {
       const id = ctx.itemId();
-      const item: JsonObject =
+      const item: RealtimeItem =
         block.type === 'tool_call'
           ? {
               id,
@@ -211,8 +240,9 @@ export function planResponse(
               arguments: '',
             }
           : { id, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-      const state: { item: JsonObject; text: string; audio?: Int16Array[]; piece: number; pieces: number } = {
+      const state: BlockState = {
         item,
+        callId: item.type === 'function_call' ? item.call_id : undefined,
         text: '',
         piece: 0,
         pieces: piecesOf.get(step.block) ?? 1,
@@ -236,11 +266,11 @@ export function planResponse(
       }
     }
     const state = blockItems.get(step.block)!;
-    const id = state.item.id as string;
+    const id = state.item.id;
     const output_index = items.indexOf(state.item);
     const at = { ...ids, item_id: id, output_index };
     if (block.type === 'tool_call') {
-      if (step.text) push(step.due, 'response.function_call_arguments.delta', { ...at, call_id: state.item.call_id, delta: step.text });
+      if (step.text) push(step.due, 'response.function_call_arguments.delta', { ...at, call_id: state.callId, delta: step.text });
     } else if (state.audio) {
       const run = state.audio[state.piece];
       if (run?.length) push(step.due, 'response.output_audio.delta', { ...at, content_index: 0, delta: toBase64(pcmBytes(run)) });
@@ -255,7 +285,7 @@ export function planResponse(
         Object.assign(state.item, { status: 'completed', arguments: block.arguments });
         push(step.due, 'response.function_call_arguments.done', {
           ...at,
-          call_id: state.item.call_id,
+          call_id: state.callId,
           name: block.name,
           arguments: block.arguments,
         });
@@ -281,15 +311,16 @@ export function planResponse(
   }
   const end = events.at(-1)!.due;
   const incomplete = choice.finishReason === 'length';
+  const usage = usageOf(reply, audioTokens);
   const done = responseObject(
     ctx,
     incomplete ? 'incomplete' : 'completed',
     items,
-    usageOf(reply, audioTokens),
+    usage,
     incomplete ? { type: 'incomplete', reason: 'max_output_tokens' } : null,
   );
   push(end, 'response.done', { response: done });
-  return { events, items, done };
+  return { events, items, done, usage };
 }
 
 /** The response.done of a response stopped early: its items so far, incomplete, and why. */
@@ -301,5 +332,5 @@ export function stoppedResponse(
   details: JsonObject,
 ): JsonObject {
   const output = plan.items.slice(0, opened).map((item) => (item.status === 'completed' ? item : { ...item, status: 'incomplete' }));
-  return responseObject(ctx, status, output, plan.done.usage as JsonObject, details);
+  return responseObject(ctx, status, output, plan.usage, details);
 }

@@ -17,6 +17,7 @@ import { playEvents } from '../../pipeline/sse.ts';
 import { openaiErrorBody } from './errors.ts';
 import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, type SessionConfig } from './realtime-config.ts';
 import {
+  type ContentPart,
   contentType,
   eventName,
   planResponse,
@@ -24,11 +25,12 @@ import {
   speakBlocks,
   stoppedResponse,
   type ResponseContext,
+  type RealtimeItem,
   type ResponsePlan,
 } from './realtime-response.ts';
 import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
 import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
-import { fieldsOf, type JsonObject } from '../fields.ts';
+import { fieldsOf, type FieldRules, type JsonObject } from '../fields.ts';
 
 /** Limits of one session; past them the session is refused with an `error` event and closed (1008). */
 export const REALTIME_LIMITS = {
@@ -65,12 +67,24 @@ const CLIENT_EVENTS = [
   'response.cancel',
 ];
 
+/** The fields of the events that name an item, and of conversation.item.truncate. */
+const ITEM_EVENT = {
+  type: { types: ['string'] },
+  event_id: { types: ['string'] },
+  item_id: { types: ['string'], required: true },
+} as const satisfies FieldRules;
+const TRUNCATE_EVENT = {
+  ...ITEM_EVENT,
+  content_index: { types: ['integer'], required: true, min: 0 },
+  audio_end_ms: { types: ['integer'], required: true, min: 0 },
+} as const satisfies FieldRules;
+
 /** Samples in one frame of the voice activity detector (10 ms). */
 const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
 
 interface Item {
   /** The item as the GA protocol shows it. */
-  raw: JsonObject;
+  raw: RealtimeItem;
   /** What a user audio item said (its transcript, or what the transcription rule hears). */
   heard?: string;
 }
@@ -278,6 +292,7 @@ export class RealtimeSession implements SocketPeer {
     try {
       this.dispatch(event);
     } catch (error) {
+      // Anything but a GatewayError is the emulator's own fault (an Error): its message goes in the event.
       const e =
         error instanceof GatewayError
           ? error
@@ -331,11 +346,13 @@ export class RealtimeSession implements SocketPeer {
         });
         return this.addItem(this.parseItem(event.item, 'item'), event.previous_item_id);
       case 'conversation.item.retrieve': {
-        const item = this.find(event, 'conversation.item.retrieve');
+        checkFields(event, ITEM_EVENT);
+        const item = this.find(event.item_id);
         return this.emit('conversation.item.retrieved', { item: this.show(item.raw) });
       }
       case 'conversation.item.delete': {
-        const item = this.find(event, 'conversation.item.delete');
+        checkFields(event, ITEM_EVENT);
+        const item = this.find(event.item_id);
         this.items = this.items.filter((i) => i !== item);
         return this.emit('conversation.item.deleted', { item_id: item.raw.id });
       }
@@ -364,22 +381,25 @@ export class RealtimeSession implements SocketPeer {
     });
     checkField(`${param}.id`, raw.id, { types: ['string'] });
     const id = raw.id ?? this.nextId('item_');
+    // Each kind sets `type` again, narrowed; the key keeps its place here, so the item's bytes stay the same.
     const base = { id, object: 'realtime.item', type: raw.type, status: 'completed' };
     if (raw.type === 'function_call') {
       checkField(`${param}.name`, raw.name, { types: ['string'], required: true });
       checkField(`${param}.arguments`, raw.arguments, { types: ['string'], required: true });
       checkField(`${param}.call_id`, raw.call_id, { types: ['string'] });
-      return { raw: { ...base, call_id: raw.call_id ?? this.nextId('call_', 16), name: raw.name, arguments: raw.arguments } };
+      return {
+        raw: { ...base, type: raw.type, call_id: raw.call_id ?? this.nextId('call_', 16), name: raw.name, arguments: raw.arguments },
+      };
     }
     if (raw.type === 'function_call_output') {
       checkField(`${param}.call_id`, raw.call_id, { types: ['string'], required: true });
       checkField(`${param}.output`, raw.output, { types: ['string'], required: true });
-      return { raw: { ...base, call_id: raw.call_id, output: raw.output } };
+      return { raw: { ...base, type: raw.type, call_id: raw.call_id, output: raw.output } };
     }
     checkField(`${param}.role`, raw.role, { types: ['string'], required: true, values: ['user', 'assistant', 'system'] });
     checkField(`${param}.content`, raw.content, { types: ['array'], required: true });
     let heard = '';
-    const content = raw.content.map((part, i) => {
+    const content = raw.content.map((part, i): ContentPart => {
       const p = `${param}.content[${i}]`;
       checkField(p, part, { types: ['object'], required: true });
       const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
@@ -408,7 +428,7 @@ export class RealtimeSession implements SocketPeer {
       } else heard += transcript ?? '';
       return typeof transcript === 'string' ? { type, transcript } : { type };
     });
-    return { raw: { ...base, role: raw.role, content }, heard: heard || undefined };
+    return { raw: { ...base, type: raw.type, role: raw.role, content }, heard: heard || undefined };
   }
 
   private decodeAudio(base64: string, param: string): Int16Array {
@@ -420,9 +440,9 @@ export class RealtimeSession implements SocketPeer {
   }
 
   /** An item as the client's protocol shows it. */
-  private show(raw: JsonObject): JsonObject {
-    if (!this.beta || !Array.isArray(raw.content)) return raw;
-    return { ...raw, content: (raw.content as JsonObject[]).map((c) => ({ ...c, type: contentType(c.type as string, true) })) };
+  private show(raw: RealtimeItem): RealtimeItem {
+    if (!this.beta || raw.type !== 'message') return raw;
+    return { ...raw, content: raw.content.map((c) => ({ ...c, type: contentType(c.type, true) })) };
   }
 
   private addItem(item: Item, previousId?: string | null): void {
@@ -443,29 +463,22 @@ export class RealtimeSession implements SocketPeer {
     this.emit('conversation.item.done', { previous_item_id: previous, item: this.show(item.raw) });
   }
 
-  private find(event: JsonObject, type: string): Item {
-    checkFields(event, {
-      type: { types: ['string'] },
-      event_id: { types: ['string'] },
-      item_id: { types: ['string'], required: true },
-      ...(type === 'conversation.item.truncate'
-        ? { content_index: { types: ['integer'], required: true, min: 0 }, audio_end_ms: { types: ['integer'], required: true, min: 0 } }
-        : {}),
-    });
-    const item = this.items.find((i) => i.raw.id === event.item_id);
-    if (!item) throw invalid('item_id', `Item with item_id not found: ${String(event.item_id)}`, 'item_not_found');
+  private find(itemId: string): Item {
+    const item = this.items.find((i) => i.raw.id === itemId);
+    if (!item) throw invalid('item_id', `Item with item_id not found: ${itemId}`, 'item_not_found');
     return item;
   }
 
   private truncate(event: JsonObject): void {
-    const item = this.find(event, 'conversation.item.truncate');
-    const content = item.raw.content as JsonObject[] | undefined;
-    const part = content?.[event.content_index as number];
-    if (item.raw.role !== 'assistant' || part?.type !== 'output_audio') {
+    checkFields(event, TRUNCATE_EVENT);
+    const item = this.find(event.item_id);
+    const { raw } = item;
+    const part = raw.type === 'message' ? raw.content[event.content_index] : undefined;
+    if (raw.type !== 'message' || raw.role !== 'assistant' || part?.type !== 'output_audio') {
       throw invalid('content_index', 'Only the audio content of an assistant message can be truncated.', 'invalid_value');
     }
     // The service drops the text transcript of truncated audio, so the model never reads unheard words.
-    content![event.content_index as number] = { ...part, transcript: '' };
+    raw.content[event.content_index] = { ...part, transcript: '' };
     this.emit('conversation.item.truncated', {
       item_id: item.raw.id,
       content_index: event.content_index,
@@ -551,14 +564,15 @@ export class RealtimeSession implements SocketPeer {
     const id = itemId ?? this.nextId('item_');
     const previous = this.items.at(-1)?.raw.id ?? null;
     const heard = transcribe(samples, SPEECH_SAMPLE_RATE, audioKey);
+    const audio: ContentPart = { type: 'input_audio' };
     const item: Item = {
-      raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio' }] },
+      raw: { id, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [audio] },
       heard,
     };
     this.emit('input_audio_buffer.committed', { previous_item_id: previous, item_id: id });
     this.addItem(item);
     if (this.config.transcription) {
-      (item.raw.content as JsonObject[])[0].transcript = heard;
+      audio.transcript = heard;
       if (!this.beta)
         this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
       this.emit('conversation.item.input_audio_transcription.completed', {
@@ -590,19 +604,21 @@ export class RealtimeSession implements SocketPeer {
         messages.push({
           role: 'assistant',
           parts: [],
-          toolCalls: [{ id: raw.call_id as string, name: raw.name as string, arguments: raw.arguments as string }],
+          toolCalls: [{ id: raw.call_id, name: raw.name, arguments: raw.arguments }],
         });
       else if (raw.type === 'function_call_output')
-        messages.push({ role: 'tool', parts: [{ type: 'text', text: raw.output as string }], toolCallId: raw.call_id as string });
+        messages.push({ role: 'tool', parts: [{ type: 'text', text: raw.output }], toolCallId: raw.call_id });
       else {
-        const parts: Part[] = (raw.content as JsonObject[]).map((c) => {
+        const parts: Part[] = raw.content.map((c) => {
           if (c.type === 'input_image') return { type: 'image' };
-          if (c.type === 'input_audio') return { type: 'text', text: (c.transcript as string | null) ?? heard ?? '' };
+          if (c.type === 'input_audio') return { type: 'text', text: c.transcript ?? heard ?? '' };
           return { type: 'text', text: String(c.text ?? c.transcript ?? '') };
         });
-        messages.push({ role: raw.role as Message['role'], parts });
+        messages.push({ role: raw.role, parts });
       }
     }
+    // response.create's tools, modalities and token limit are not checked yet (checking them would change
+    // what a wrong type gets today): these casts say what they are meant to be, not what was checked.
     const tools = Array.isArray(params.tools) ? (params.tools as JsonObject[]) : this.config.tools;
     const max = params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens;
     return {
@@ -629,8 +645,9 @@ export class RealtimeSession implements SocketPeer {
         `Conversation already has an active response in progress: ${current.responseId}. Wait until the response is finished before creating a new one.`,
         'conversation_already_has_active_response',
       );
+    // Unchecked, as response.create's tools (see request()).
     const modalities = (params.output_modalities ?? params.modalities ?? this.config.modalities) as string[];
-    const audioParams = (params.audio as JsonObject | undefined)?.output as JsonObject | undefined;
+    const audioParams = fieldsOf(fieldsOf(params.audio).output);
     const ctx: ResponseContext = {
       responseId: this.nextId('resp_'),
       conversationId: this.conversationId,
@@ -638,10 +655,11 @@ export class RealtimeSession implements SocketPeer {
       callId: () => this.nextId('call_', 16),
       audio: modalities.includes('audio'),
       voice:
-        typeof audioParams?.voice === 'string' ? audioParams.voice : typeof params.voice === 'string' ? params.voice : this.config.voice,
+        typeof audioParams.voice === 'string' ? audioParams.voice : typeof params.voice === 'string' ? params.voice : this.config.voice,
       beta: this.beta,
+      // Unchecked: echoed in the response object as sent.
       maxOutputTokens: (params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens) as number | 'inf',
-      previousItemId: (this.items.at(-1)?.raw.id as string | undefined) ?? null,
+      previousItemId: this.items.at(-1)?.raw.id ?? null,
     };
     const request = this.request(params);
     const { call } = this;
@@ -695,10 +713,10 @@ export class RealtimeSession implements SocketPeer {
   private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
     const { call } = this;
     this.responses++;
-    this.tokensUsed += (plan.done.usage as JsonObject).total_tokens as number;
+    this.tokensUsed += plan.usage.total_tokens;
     // Frames are stamped now, in order, so event ids follow the script, not the timers.
     let events = plan.events.flatMap((e) => {
-      const frame = this.frame(e.event.type as string, stripType(e.event));
+      const frame = this.frame(e.event.type, stripType(e.event));
       return frame === undefined ? [] : [{ due: e.due, frame: `${frame}\n`, opened: e.opened }];
     });
     events.push({

@@ -1,7 +1,7 @@
 // Field checks with OpenAI's own error wording, shared by every OpenAI-format endpoint.
 import { GatewayError } from '../../core/errors.ts';
 import { detokenize } from '../../core/tokens.ts';
-import { type FieldChecker, fieldChecker, typeOf, type JsonType } from '../fields.ts';
+import { type FieldChecker, fieldChecker, type JsonObject, typeOf, type JsonType } from '../fields.ts';
 
 export type { FieldRule } from '../fields.ts';
 
@@ -102,9 +102,9 @@ export const checkField: FieldChecker['checkField'] = checker.checkField;
 export const checkFields: FieldChecker['checkFields'] = checker.checkFields;
 
 /** OpenAI's metadata: at most 16 string values, keys up to 64 and values up to 512 characters. */
-export function checkMetadata(metadata: unknown): void {
+export function checkMetadata(metadata: JsonObject | null | undefined): void {
   if (metadata === null || metadata === undefined) return;
-  const entries = Object.entries(metadata as Record<string, unknown>);
+  const entries = Object.entries(metadata);
   if (entries.length > 16) {
     throw invalid(
       'metadata',
