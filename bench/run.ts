@@ -158,12 +158,12 @@ async function lastJsonLine<T>(script: string, args: string[]): Promise<T> {
 }
 
 if (!values['no-inprocess']) {
-  const r = await lastJsonLine<{ standalone: number; floor: number; inProcess: number; concurrency: number }>(INPROCESS, [
+  const r = await lastJsonLine<{ standalone: number; floor: number; inProcess: number; concurrency: number; runs: number }>(INPROCESS, [
     '--seconds',
     '3',
   ]);
   console.log(
-    `in-process, openai SDK (${r.concurrency} at a time): setupServer(...gateway.handlers) ${r.inProcess.toFixed(0)} req/s | trivial msw handler, same bytes ${r.floor.toFixed(0)} req/s | ` +
+    `in-process, openai SDK (${r.concurrency} at a time, medians of ${r.runs} interleaved runs): setupServer(...gateway.handlers) ${r.inProcess.toFixed(0)} req/s | trivial msw handler, same bytes ${r.floor.toFixed(0)} req/s | ` +
       `standalone over a socket ${r.standalone.toFixed(0)} req/s; gateway's time per request ${x(r.floor, r.inProcess)} msw's own`,
   );
 }
