@@ -324,3 +324,101 @@ describe('the price arithmetic', () => {
     );
   });
 });
+
+const RAW_EMBEDDING = {
+  object: 'list',
+  data: [{ object: 'embedding', index: 0, embedding: [0.6, 0.8] }],
+  model: 'text-embedding-3-small',
+  usage: { prompt_tokens: 7000, total_tokens: 7000 },
+};
+
+describe.each(MODES)('embeddings and rerank are charged for their input tokens (%s)', (mode) => {
+  let gw: Metered;
+  beforeAll(async () => {
+    gw = await startMetered(mode, {
+      tokens: ['sk-embed', 'sk-gemini-embed', 'sk-rerank', 'sk-cohere', 'sk-raw-embed'],
+      tpm: TPM,
+      fixtures: [{ name: 'raw-embedding', match: { userMessage: 'raw embedding' }, raw: { openai: RAW_EMBEDDING } }],
+    });
+  });
+  afterAll(() => gw.stop());
+  const last = async (): Promise<JournalEntry> => (await gw.requests()).at(-1)!;
+  const small = shipped.models['text-embedding-3-small'] as ModelPrice;
+  const texts = ['the cat sat on the mat', 'quarterly revenue grew by a tenth'];
+  const inputOnly = (inputTokens: number) => ({ inputTokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 });
+
+  it('OpenAI embeddings: the usage the reply tells, at the model price, in the window and in the totals', async () => {
+    const client = new OpenAI({ apiKey: 'sk-embed', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.embeddings.create({ model: 'text-embedding-3-small', input: texts }).withResponse();
+    const told = data.usage.prompt_tokens;
+    expect(told).toBeGreaterThan(10);
+    const entry = await last();
+    expect(entry.usage).toEqual(inputOnly(told));
+    expect(entry.costUsd).toBeCloseTo(usd(told, small.input), 15);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - told));
+    const mine = (await gw.costs()).tokens.find((t) => t.token === 'sk-embed');
+    expect(mine).toMatchObject({ requests: 1, unpriced: 0, inputTokens: told, outputTokens: 0 });
+    expect(mine!.costUsd).toBeCloseTo(entry.costUsd!, 15);
+  });
+
+  it("Gemini embedContent and batchEmbedContents: the texts' tokens (the reply tells none), at the family price", async () => {
+    const openai = new OpenAI({ apiKey: 'sk-embed', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const counted = (await openai.embeddings.create({ model: 'gemini-embedding-001', input: texts })).usage.prompt_tokens;
+    const one = (await openai.embeddings.create({ model: 'gemini-embedding-001', input: texts[0] })).usage.prompt_tokens;
+    const google = new GoogleGenAI({ apiKey: 'sk-gemini-embed', httpOptions: { baseUrl: gw.root, apiVersion: 'v1beta' } });
+    const family = shipped.families['gemini-embedding'] as ModelPrice;
+    const batch = await google.models.embedContent({ model: 'gemini-embedding-001', contents: texts });
+    expect(batch.embeddings).toHaveLength(2);
+    const batchEntry = await last();
+    expect(batchEntry.path).toContain(':batchEmbedContents');
+    expect(batchEntry.usage).toEqual(inputOnly(counted));
+    expect(batchEntry.costUsd).toBeCloseTo(usd(counted, family.input), 15);
+    const single = await fetch(`${gw.root}/v1beta/models/gemini-embedding-001:embedContent?key=sk-gemini-embed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: texts[0] }] } }),
+    });
+    // The reply is as Google's: the vector alone, no usage.
+    expect(Object.keys(await single.json())).toEqual(['embedding']);
+    expect((await last()).usage).toEqual(inputOnly(one));
+    const mine = (await gw.costs()).tokens.find((t) => t.token === 'sk-gemini-embed');
+    expect(mine).toMatchObject({ requests: 2, unpriced: 0, inputTokens: counted + one });
+  });
+
+  it("rerank: Jina's the usage it tells (unpriced: no rerank price); Cohere's bills search units, no tokens, its reply unchanged", async () => {
+    const jina = new OpenAI({ apiKey: 'sk-rerank', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const documents = ['the best food for your cat', 'stock market news today'];
+    const { data, response } = await jina
+      .post<{ usage: { total_tokens: number } }>('/rerank', {
+        body: { model: 'jina-reranker-v2-base-multilingual', query: 'cat food', documents },
+      })
+      .withResponse();
+    const told = data.usage.total_tokens;
+    expect(told).toBeGreaterThan(0);
+    const entry = await last();
+    expect(entry.usage).toEqual(inputOnly(told));
+    expect(entry.costUsd).toBeUndefined();
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - told));
+    expect((await gw.costs()).tokens.find((t) => t.token === 'sk-rerank')).toMatchObject({ requests: 1, unpriced: 1, inputTokens: told });
+    const cohere = new OpenAI({ apiKey: 'sk-cohere', baseURL: gw.root, maxRetries: 0 });
+    const { data: ranked, response: cohereResponse } = await cohere
+      .post<Record<string, unknown>>('/v2/rerank', { body: { model: 'rerank-v3.5', query: 'cat food', documents } })
+      .withResponse();
+    expect(Object.keys(ranked)).toEqual(['id', 'results', 'meta']);
+    expect((await last()).usage).toBeUndefined();
+    expect(cohereResponse.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM));
+  });
+
+  it("a raw embeddings body: charged the usage it tells, not the input's own count", async () => {
+    const client = new OpenAI({ apiKey: 'sk-raw-embed', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const { data, response } = await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: 'raw embedding', encoding_format: 'float' })
+      .withResponse();
+    expect(data.usage.prompt_tokens).toBe(7000);
+    const entry = await last();
+    expect(entry.fixture).toBe('raw-embedding');
+    expect(entry.usage).toEqual(inputOnly(7000));
+    expect(entry.costUsd).toBeCloseTo(usd(7000, small.input), 15);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - 7000));
+  });
+});

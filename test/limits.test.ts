@@ -130,6 +130,25 @@ describe.each(MODES)('rate limits (%s)', (mode) => {
     expect(error.message).toContain('tokens per min (TPM): Limit 10');
   });
 
+  it("embeddings spend a token's tpm with their input tokens: the request that crosses it is answered, the next refused", async () => {
+    const { token } = await gw.issue({ tpm: 10, rpm: 10 });
+    const client = openaiOf(gw, token);
+    const { data, response } = await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: 'a sentence of well over ten tokens, to spend the whole window at once' })
+      .withResponse();
+    expect(data.usage.prompt_tokens).toBeGreaterThan(10);
+    expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('9');
+    const error = (await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: 'again' })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.status).toBe(429);
+    expect(error.type).toBe('tokens');
+    expect(error.code).toBe('rate_limit_exceeded');
+    expect(error.message).toContain('tokens per min (TPM): Limit 10');
+  });
+
   it('a spent quota is insufficient_quota, not a rate limit; a request refused by a rate limit spends no quota; advancing the clock opens a new window', async () => {
     const { token } = await gw.issue({ quota: 2, rpm: 1 });
     const client = openaiOf(gw, token);

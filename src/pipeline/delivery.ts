@@ -122,14 +122,21 @@ function plainReply(call: Call, body: () => unknown, delayMs: number, fault: Fau
 /**
  * The Outbound of a non-generative answer (embeddings, rerank) under its decisions, one per input:
  * the first input's raw body, the first fault that strikes, and the longest delay of any input.
+ * `inputTokens`, when given, is what the request is charged (auth/limits.ts): its input, counted from
+ * the request, unless a raw body tells its own usage (what its client is told).
  */
 export function decidedReply(
   call: Call,
   decisions: Decision | readonly Decision[],
   key: number,
   body: () => unknown,
+  inputTokens?: number,
 ): Outbound | Promise<Outbound> {
   const all = [decisions].flat() as Decision[];
+  if (inputTokens !== undefined) {
+    const raw = all[0].raw === undefined ? undefined : call.format.usageOf(all[0].raw);
+    call.entry.usage = raw ?? { inputTokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 };
+  }
   const fault = all.map((d, i) => (d.fault && faultStrikes(d.fault, i ? deriveKey(key, i) : key) ? d.fault : undefined)).find(Boolean);
   const delay = Math.max(...all.map((d) => d.latency.ttftMs));
   return plainReply(call, () => all[0].raw ?? body(), delay, fault, key);

@@ -1,7 +1,7 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
-import { countPromptTokensInSlices } from '../../core/tokens.ts';
+import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
@@ -117,7 +117,7 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   const decision = decide(call, operationRequest('gemini', 'embedding', model, text));
   if (isForward(decision)) return decision;
   const values = decision.pinned?.embedding ?? Array.from(embed(text, embeddingSpace(model, decision.seed), dims, size));
-  return { embedding: { values }, decision, key: hashString(text, decision.seed) };
+  return { embedding: { values }, decision, key: hashString(text, decision.seed), text };
 }
 
 async function countTokens(call: Call, model: string) {
@@ -130,7 +130,15 @@ async function countTokens(call: Call, model: string) {
   return json({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }
 
-function action(call: Call) {
+/**
+ * What an embedding request is charged: its texts' tokens (Google bills embeddings by input tokens,
+ * though the reply tells none), counted with the event loop served between slices.
+ */
+async function inputTokens(texts: string[]): Promise<number> {
+  return (await countEachInSlices(texts)).reduce((a, b) => a + b, 0);
+}
+
+async function action(call: Call) {
   const target = String(call.params.call);
   const at = target.lastIndexOf(':');
   const model = target.slice(0, at);
@@ -146,7 +154,7 @@ function action(call: Call) {
   if (name === 'embedContent') {
     const one = embedOne(call, model, call.body as Record<string, unknown>, '');
     if (isForward(one)) return one;
-    return decidedReply(call, one.decision, one.key, () => ({ embedding: one.embedding }));
+    return decidedReply(call, one.decision, one.key, () => ({ embedding: one.embedding }), await inputTokens([one.text]));
   }
   if (name === 'batchEmbedContents') {
     const requests = (call.body as Record<string, unknown>).requests;
@@ -166,6 +174,7 @@ function action(call: Call) {
       all.map((e) => e.decision),
       all[0].key,
       () => mayBeBig({ embeddings: all.map((e) => e.embedding) }),
+      await inputTokens(all.map((e) => e.text)),
     );
   }
   return generate(call, model, name);

@@ -117,13 +117,18 @@ async function embeddings(call: Call) {
     (text) => embedWork(text, dims),
     EMBED_SLICE_WORK,
   );
-  return decidedReply(call, decisions, hashString(texts.join('\u0000'), call.runtime.seed), () =>
-    mayBeBig({
-      object: 'list',
-      data: encoded.map((embedding, index) => ({ object: 'embedding', index, embedding })),
-      model,
-      usage: { prompt_tokens: tokens, total_tokens: tokens },
-    }),
+  return decidedReply(
+    call,
+    decisions,
+    hashString(texts.join('\u0000'), call.runtime.seed),
+    () =>
+      mayBeBig({
+        object: 'list',
+        data: encoded.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+        model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      }),
+    tokens,
   );
 }
 
@@ -178,11 +183,17 @@ export const embeddingEndpoints: EndpointSpec[] = [
       if (isForward(ranking)) return ranking;
       const { ranked, tokens, model, decision } = ranking;
       const withDocs = (call.body as JsonObject).return_documents !== false;
-      return decidedReply(call, decision, hashString(JSON.stringify(call.body), call.runtime.seed), () => ({
-        model,
-        results: ranked.map((r) => ({ index: r.index, relevance_score: r.score, ...(withDocs ? { document: { text: r.text } } : {}) })),
-        usage: { prompt_tokens: tokens, total_tokens: tokens },
-      }));
+      return decidedReply(
+        call,
+        decision,
+        hashString(JSON.stringify(call.body), call.runtime.seed),
+        () => ({
+          model,
+          results: ranked.map((r) => ({ index: r.index, relevance_score: r.score, ...(withDocs ? { document: { text: r.text } } : {}) })),
+          usage: { prompt_tokens: tokens, total_tokens: tokens },
+        }),
+        tokens,
+      );
     },
   },
   {
@@ -196,6 +207,8 @@ export const embeddingEndpoints: EndpointSpec[] = [
       const { ranked, decision } = ranking;
       const key = hashString(JSON.stringify(call.body), call.runtime.seed);
       const id = makeId('', 36, key);
+      // Cohere bills a rerank in search units, not tokens (its reply tells only those): no tokens are
+      // charged to the window and there is no cost, the request counts as a request.
       return decidedReply(call, decision, key, () => ({
         id: `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20, 32)}`.toLowerCase(),
         results: ranked.map((r) => ({ index: r.index, relevance_score: r.score })),
