@@ -446,6 +446,33 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     assertEvents(events);
   });
 
+  it("truncates a response's audio in a beta session too, where the part is named audio", async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'OpenAI-Beta': 'realtime=v1' } });
+    await c.opened;
+    c.send({
+      type: 'conversation.item.create',
+      item: { id: 'item_asks', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+    });
+    c.send({ type: 'response.create' });
+    const said = (await c.until('response.done')).find((e) => e.type === 'response.done')!.response.output[0];
+    expect(said.content[0]).toMatchObject({ type: 'audio', transcript: expect.any(String) });
+    c.send({ type: 'conversation.item.truncate', item_id: said.id, content_index: 0, audio_end_ms: 500 });
+    c.send({ type: 'conversation.item.retrieve', item_id: said.id });
+    // Anything else is refused as before: a user's text.
+    c.send({ type: 'conversation.item.truncate', item_id: 'item_asks', content_index: 0, audio_end_ms: 0, event_id: 'evt_text' });
+    const events = await c.until('error');
+    c.socket.close();
+    expect(events.find((e) => e.type === 'conversation.item.truncated')).toMatchObject({
+      item_id: said.id,
+      content_index: 0,
+      audio_end_ms: 500,
+    });
+    expect(events.find((e) => e.type === 'conversation.item.retrieved')!.item.content[0]).toEqual({ type: 'audio', transcript: '' });
+    expect(events.filter((e) => e.type === 'error').map((e) => e.error)).toEqual([
+      expect.objectContaining({ param: 'content_index', code: 'invalid_value', event_id: 'evt_text' }),
+    ]);
+  });
+
   it('drops the connection for a connection fault sent on the upgrade', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test', 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' } });
     await c.opened;

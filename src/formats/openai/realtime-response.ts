@@ -87,6 +87,17 @@ export function contentType(type: string, beta: boolean): string {
   return type === 'output_text' ? 'text' : type === 'output_audio' ? 'audio' : type;
 }
 
+/**
+ * A response's item as the conversation keeps it: with GA's content types, as the items a client
+ * creates are kept, whichever protocol the response was told in (a beta session's says `audio`,
+ * `text`), so that truncate reads one set of names; the session shows them back in the client's.
+ */
+export function keptItem(item: RealtimeItem): RealtimeItem {
+  if (item.type !== 'message') return item;
+  const ga = (type: string) => (type === 'text' ? 'output_text' : type === 'audio' ? 'output_audio' : type);
+  return { ...item, content: item.content.map((c) => ({ ...c, type: ga(c.type) })) };
+}
+
 export interface ResponseContext {
   responseId: string;
   conversationId: string;

@@ -19,6 +19,7 @@ import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, ty
 import {
   type ContentPart,
   contentType,
+  keptItem,
   eventName,
   planResponse,
   responseObject,
@@ -783,7 +784,8 @@ export class RealtimeSession implements SocketPeer {
   private remember(count: number, plan: ResponsePlan): void {
     for (const raw of plan.items.slice(0, count)) {
       if (this.items.some((i) => i.raw.id === raw.id)) continue;
-      this.items.push({ raw: raw.status === 'completed' ? raw : { ...raw, status: 'incomplete' } });
+      const kept = keptItem(raw);
+      this.items.push({ raw: kept.status === 'completed' ? kept : { ...kept, status: 'incomplete' } });
       if (this.items.length > REALTIME_LIMITS.items) this.items.shift();
     }
   }
