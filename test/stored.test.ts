@@ -271,6 +271,10 @@ describe.each(modes)('responses.compact and models.delete ($name)', (mode) => {
     expect(compacted.usage.total_tokens).toBe(compacted.usage.input_tokens + compacted.usage.output_tokens);
     expect(compacted.usage.input_tokens).toBeGreaterThan(first.usage!.input_tokens);
     expect(await ctx.client.responses.compact(body)).toEqual(compacted);
+    // Charged what it reports, priced like the model's replies.
+    const entry = (await ctx.gw.requests()).findLast((e) => e.path === '/v1/responses/compact')!;
+    expect(entry.usage).toMatchObject({ inputTokens: compacted.usage.input_tokens, outputTokens: compacted.usage.output_tokens });
+    expect(entry.costUsd).toBeGreaterThan(0);
     const next = await ctx.client.responses.create({
       model: MODEL,
       input: [...(compacted.output as never[]), { role: 'user', content: 'Turn three' }],

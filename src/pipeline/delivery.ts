@@ -120,10 +120,10 @@ function plainReply(call: Call, body: () => unknown, delayMs: number, fault: Fau
 }
 
 /**
- * The Outbound of a non-generative answer (embeddings, rerank) under its decisions, one per input:
- * the first input's raw body, the first fault that strikes, and the longest delay of any input.
- * `inputTokens`, when given, is what the request is charged (auth/limits.ts): its input, counted from
- * the request, unless a raw body tells its own usage (what its client is told).
+ * The Outbound of an answer with no generated reply (embeddings, rerank, compaction) under its decisions,
+ * one per input: the first input's raw body, the first fault that strikes, and the longest delay of any
+ * input. `inputTokens` (and `outputTokens`), when given, are what the request is charged (auth/limits.ts),
+ * counted from the request and the answer, unless a raw body tells its own usage (what its client is told).
  */
 export function decidedReply(
   call: Call,
@@ -131,11 +131,12 @@ export function decidedReply(
   key: number,
   body: () => unknown,
   inputTokens?: number,
+  outputTokens = 0,
 ): Outbound | Promise<Outbound> {
   const all = [decisions].flat() as Decision[];
   if (inputTokens !== undefined) {
     const raw = all[0].raw === undefined ? undefined : call.format.usageOf(all[0].raw);
-    call.entry.usage = raw ?? { inputTokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 };
+    call.entry.usage = raw ?? { inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0 };
   }
   const fault = all.map((d, i) => (d.fault && faultStrikes(d.fault, i ? deriveKey(key, i) : key) ? d.fault : undefined)).find(Boolean);
   const delay = Math.max(...all.map((d) => d.latency.ttftMs));

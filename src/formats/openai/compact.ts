@@ -60,13 +60,20 @@ async function compact(call: Call): Promise<Outbound | Forward> {
     ...conversation.filter((m) => m.role === 'user').map((m, i) => userItem(m, key, i)),
     { id: makeId('cmp_', 40, key), type: 'compaction', encrypted_content: encrypted },
   ];
-  return decidedReply(call, decision, key, () => ({
-    id: makeId('resp_', 40, key),
-    object: 'response.compaction',
-    created_at: call.runtime.now(),
-    output,
-    usage: responseUsage(inputTokens, outputTokens),
-  }));
+  return decidedReply(
+    call,
+    decision,
+    key,
+    () => ({
+      id: makeId('resp_', 40, key),
+      object: 'response.compaction',
+      created_at: call.runtime.now(),
+      output,
+      usage: responseUsage(inputTokens, outputTokens),
+    }),
+    inputTokens,
+    outputTokens,
+  );
 }
 
 export const compactEndpoints: EndpointSpec[] = [
