@@ -79,9 +79,10 @@ export function maskedHeaders(headers: Record<string, string>): Record<string, s
   for (const name of Object.keys(out)) {
     const value = out[name];
     if (typeof value !== 'string') continue;
-    if (isCredentialName(name)) out[name] = maskCredential(value);
+    const lower = name.toLowerCase();
+    if (CREDENTIAL_NAMES.has(lower)) out[name] = maskCredential(value);
     // A browser's realtime socket carries its key as a subprotocol (`openai-insecure-api-key.<key>`).
-    else if (name.toLowerCase() === 'sec-websocket-protocol' && value.includes(KEY_SUBPROTOCOL)) {
+    else if (lower === 'sec-websocket-protocol' && value.includes(KEY_SUBPROTOCOL)) {
       out[name] = value
         .split(',')
         .map((p) => (p.trim().startsWith(KEY_SUBPROTOCOL) ? ` ${KEY_SUBPROTOCOL}${maskKey(p.trim().slice(KEY_SUBPROTOCOL.length))}` : p))
@@ -94,8 +95,11 @@ export function maskedHeaders(headers: Record<string, string>): Record<string, s
 
 /** The query string of `url` with every credential parameter given `replace(value)`; unchanged when it has none. */
 export function rewrittenSearch(url: URL, replace: (value: string) => string | undefined): string {
+  const search = url.search;
+  // Most URLs have no query: then no URLSearchParams is built (it costs more than the rest of this).
+  if (!search) return search;
   const pairs = [...url.searchParams];
-  if (!pairs.some(([name]) => isCredentialName(name))) return url.search;
+  if (!pairs.some(([name]) => isCredentialName(name))) return search;
   const kept: [string, string][] = [];
   for (const [name, value] of pairs) {
     if (!isCredentialName(name)) kept.push([name, value]);

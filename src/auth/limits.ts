@@ -8,14 +8,12 @@ import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
 import { maskKey } from './keys.ts';
 
-/** The limits `token` runs under: its own rpm/tpm, else the gateway's. */
+/** The limits `token` runs under: its own rpm/tpm, else the gateway's (their own object, untouched, when it has none). */
 function limitsOf(runtime: Runtime, token: string): RateLimits {
   const own = runtime.tokens.get(token);
-  return {
-    ...runtime.rateLimits,
-    ...(own?.rpm !== undefined ? { rpm: own.rpm } : {}),
-    ...(own?.tpm !== undefined ? { tpm: own.tpm } : {}),
-  };
+  const base = runtime.rateLimits;
+  if (!own || (own.rpm === undefined && own.tpm === undefined)) return base;
+  return { rpm: own.rpm ?? base.rpm, tpm: own.tpm ?? base.tpm, windowSeconds: base.windowSeconds };
 }
 
 /**
@@ -23,7 +21,7 @@ function limitsOf(runtime: Runtime, token: string): RateLimits {
  * or throws the RateLimitError that the format renders as its 429.
  */
 export function admitRequest(runtime: Runtime, token: string, scope = token): RateWindow {
-  return runtime.limiter.admit(scope, limitsOf(runtime, token), runtime.now(), `this token (${maskKey(token)})`);
+  return runtime.limiter.admit(scope, limitsOf(runtime, token), runtime.now(), () => `this token (${maskKey(token)})`);
 }
 
 /** What `usage` of `model` costs at the price table in force, times `share`; undefined when the model has no price. */

@@ -1,4 +1,5 @@
 // The canonical reply: ordered content blocks per choice, a finish reason and counted usage.
+import { joinedTexts } from './request.ts';
 import type { RgbaImage } from './synthesize/image.ts';
 import type { FinishReason, Usage } from '../types/reply.ts';
 export type { FinishReason, Usage } from '../types/reply.ts';
@@ -40,5 +41,5 @@ export interface CanonicalReply {
 
 /** The text of a choice: its text blocks, joined. */
 export function choiceText(choice: Choice): string {
-  return choice.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return joinedTexts(choice.blocks);
 }

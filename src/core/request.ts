@@ -15,7 +15,17 @@ export type {
 } from '../types/request.ts';
 
 export function textOf(message: Message): string {
-  return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  return joinedTexts(message.parts);
+}
+
+/**
+ * The texts of the `text` items (message parts, reply blocks), joined. One text item is its text as
+ * is: the commonest case, met several times per request, builds no array.
+ */
+export function joinedTexts(items: readonly { type: string; text?: unknown }[]): string {
+  const only = items.length === 1 ? items[0] : undefined;
+  if (only?.type === 'text' && typeof only.text === 'string') return only.text;
+  return items.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
 /** The text of the last user turn, what fixtures most often match on. */

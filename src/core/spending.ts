@@ -35,16 +35,20 @@ export function addSpend(into: SpendTotals, usage: Usage, costUsd: number | unde
 
 export class Spending {
   private readonly byToken = new Map<string, SpendTotals>();
+  /** The token charged last, so the most recent in `byToken`'s order: charging it again moves nothing. */
+  private last?: string;
 
   /** Adds one reply's usage and cost (undefined: the model has no price) to `token`'s totals. */
   charge(token: string, usage: Usage, costUsd: number | undefined): void {
     let totals = this.byToken.get(token);
+    if (totals && token === this.last) return addSpend(totals, usage, costUsd);
     if (totals) this.byToken.delete(token);
     else {
       totals = noSpend();
       if (this.byToken.size >= MAX_SPENDING_KEYS) this.byToken.delete(this.byToken.keys().next().value!);
     }
     this.byToken.set(token, totals);
+    this.last = token;
     addSpend(totals, usage, costUsd);
   }
 
@@ -66,5 +70,6 @@ export class Spending {
 
   clear(): void {
     this.byToken.clear();
+    this.last = undefined;
   }
 }

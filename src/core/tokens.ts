@@ -322,8 +322,15 @@ interface PromptParts {
 /** OpenAI's chat framing: each message costs its content plus 3 tokens and its role, and every reply is primed with 3 more. */
 const OPENAI_FRAMING: TokenFraming = { priming: 3, perMessage: 3, roles: true };
 
-// The context check, the reply and the cache count the same conversation: count it once.
-const promptCounts = new WeakMap<readonly Message[], WeakMap<readonly ToolSpec[], PromptParts>>();
+// The context check, the reply and the cache count the same conversation: count it once. One entry
+// per conversation (the tools it was last counted with), not a WeakMap of tools made per request.
+const promptCounts = new WeakMap<readonly Message[], { tools: readonly ToolSpec[]; parts: PromptParts }>();
+
+/** The parts of a conversation already counted with these tools (any empty list is the same as another). */
+function countedParts(messages: readonly Message[], tools: readonly ToolSpec[]): PromptParts | undefined {
+  const known = promptCounts.get(messages);
+  return known && (known.tools === tools || (!known.tools.length && !tools.length)) ? known.parts : undefined;
+}
 
 /**
  * Prompt tokens of a conversation, framed as `framing` says (OpenAI's chat framing by default); tool
@@ -346,7 +353,7 @@ export function promptPrefixTokens(
   tools: readonly ToolSpec[] = [],
   framing: TokenFraming = OPENAI_FRAMING,
 ): number[] {
-  const parts = runAtOnce(promptPartSteps(messages, tools));
+  const parts = countedParts(messages, tools) ?? runAtOnce(promptPartSteps(messages, tools));
   const prefix = [framing.priming + parts.tools];
   parts.contents.forEach((n, i) => prefix.push(prefix[i] + framing.perMessage + (framing.roles ? parts.roles[i] : 0) + n));
   return prefix;
@@ -362,12 +369,12 @@ export async function countPromptTokensInSlices(
   tools: readonly ToolSpec[] = [],
   framing: TokenFraming = OPENAI_FRAMING,
 ): Promise<number> {
-  await runInSlices(promptPartSteps(messages, tools), BPE_SLICE_CHARS);
+  if (!countedParts(messages, tools)) await runInSlices(promptPartSteps(messages, tools), BPE_SLICE_CHARS);
   return countPromptTokens(messages, tools, framing);
 }
 
 function* promptPartSteps(messages: readonly Message[], tools: readonly ToolSpec[]): Steps<PromptParts> {
-  const known = promptCounts.get(messages)?.get(tools);
+  const known = countedParts(messages, tools);
   if (known !== undefined) return known;
   const { texts, ends } = promptTexts(messages);
   if (tools.length) texts.push(JSON.stringify(tools));
@@ -381,7 +388,6 @@ function* promptPartSteps(messages: readonly Message[], tools: readonly ToolSpec
     parts.roles.push(counts[from]);
     parts.contents.push(content);
   });
-  if (!promptCounts.has(messages)) promptCounts.set(messages, new WeakMap());
-  promptCounts.get(messages)!.set(tools, parts);
+  promptCounts.set(messages, { tools, parts });
   return parts;
 }

@@ -112,22 +112,31 @@ function journalForm(body: FormBody): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
 }
 
+/** Who sent a request: its token, and the rate window it counts in ('' on a route without rate limits). */
+interface Caller {
+  token: string;
+  scope: string;
+}
+
 /** The presented token, once it is known to be issued and within its quota (and, for a `limited` route, its rate limits). */
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): string {
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): Caller {
   const token = presentedKey(inbound, ways);
   if (!token) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
-  if (ephemeral && runtime.tokens.ephemeralKey(token, runtime.now())) return token;
+  if (ephemeral && runtime.tokens.ephemeralKey(token, runtime.now()))
+    return { token, scope: limited ? rateScope(runtime, token, inbound) : '' };
   if (!runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, {
       code: 'invalid_api_key',
     });
   }
+  // One scope for admission and charge: the reply's tokens go to the window that counted its request.
+  const scope = limited ? rateScope(runtime, token, inbound) : '';
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
-  if (limited) admitRequest(runtime, token, rateScope(runtime, token, inbound));
+  if (limited) admitRequest(runtime, token, scope);
   runtime.tokens.spend(token);
-  return token;
+  return { token, scope };
 }
 
 /** Rate windows are the token's, and each test's own when the request carries a test id. */
@@ -193,6 +202,9 @@ interface BodyRead {
 }
 
 const noBody = async (): Promise<unknown> => undefined;
+
+/** The caller of a public route (no token). */
+const publicCaller: Caller = { token: '', scope: '' };
 
 /**
  * The body step: a POST's body read within the limit, measured and hashed into the request id as soon
@@ -286,7 +298,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     // A route with no ways to present a token is public (generated image files).
     // POSTs count against the token's rate limits (model listings and file downloads do not).
     const limited = spec.method === 'POST';
-    const token = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : '';
+    const { token, scope } = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
     const body = lenientBody(await read.parse(), runtime, entry);
     const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
     const handled = await spec.handle(call);
@@ -298,7 +310,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       trackProxied(runtime, entry, out);
     } else out = handled;
     if (limited && token && out.status < 400 && !isForward(handled))
-      Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, rateScope(runtime, token, inbound))));
+      Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, scope)));
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
