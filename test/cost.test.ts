@@ -338,7 +338,10 @@ describe.each(MODES)('embeddings and rerank are charged for their input tokens (
     gw = await startMetered(mode, {
       tokens: ['sk-embed', 'sk-gemini-embed', 'sk-rerank', 'sk-cohere', 'sk-raw-embed'],
       tpm: TPM,
-      fixtures: [{ name: 'raw-embedding', match: { userMessage: 'raw embedding' }, raw: { openai: RAW_EMBEDDING } }],
+      fixtures: [
+        { name: 'raw-embedding', match: { userMessage: 'raw embedding' }, raw: { openai: RAW_EMBEDDING } },
+        { name: 'busy-embedding', match: { userMessage: 'busy embedding' }, fault: { type: 'OVERLOADED' } },
+      ],
     });
   });
   afterAll(() => gw.stop());
@@ -420,5 +423,13 @@ describe.each(MODES)('embeddings and rerank are charged for their input tokens (
     expect(entry.usage).toEqual(inputOnly(7000));
     expect(entry.costUsd).toBeCloseTo(usd(7000, small.input), 15);
     expect(response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(TPM - 7000));
+  });
+
+  it('an embeddings request a fault fails carries no usage and costs nothing', async () => {
+    const client = new OpenAI({ apiKey: 'sk-raw-embed', baseURL: `${gw.root}/v1`, maxRetries: 0 });
+    const error = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'busy embedding' }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    const entry = await last();
+    expect([entry.status, entry.fault, entry.usage, entry.costUsd]).toEqual([503, 'OVERLOADED', undefined, undefined]);
   });
 });

@@ -134,13 +134,17 @@ export function decidedReply(
   outputTokens = 0,
 ): Outbound | Promise<Outbound> {
   const all = [decisions].flat() as Decision[];
-  if (inputTokens !== undefined) {
-    const raw = all[0].raw === undefined ? undefined : call.format.usageOf(all[0].raw);
-    call.entry.usage = raw ?? { inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0 };
-  }
   const fault = all.map((d, i) => (d.fault && faultStrikes(d.fault, i ? deriveKey(key, i) : key) ? d.fault : undefined)).find(Boolean);
   const delay = Math.max(...all.map((d) => d.latency.ttftMs));
-  return plainReply(call, () => all[0].raw ?? body(), delay, fault, key);
+  // Charged once answered: a fault's error carries no usage.
+  const answered = () => {
+    if (inputTokens !== undefined) {
+      const raw = all[0].raw === undefined ? undefined : call.format.usageOf(all[0].raw);
+      call.entry.usage = raw ?? { inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0 };
+    }
+    return all[0].raw ?? body();
+  };
+  return plainReply(call, answered, delay, fault, key);
 }
 
 /** A non-JSON answer (audio bytes, subtitles) under its decision: fault, then the body after the delay. */

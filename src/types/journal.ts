@@ -45,7 +45,10 @@ export interface JournalEntry {
   durationMs?: number;
   /** What was answered, bounded (see CapturedResponse). */
   response?: CapturedResponse;
-  /** The reply's token counts, for a request answered with a reply (chat, completions, responses, messages, generateContent). */
+  /**
+   * The token counts a request is charged: a reply's (chat, completions, responses, messages, generateContent),
+   * or the input of embeddings, Jina-style rerank and a compaction. Absent on an error.
+   */
   usage?: Usage;
   /**
    * For an Anthropic Message Batch's creation: each request's outcome, the first MAX_BATCH_JOURNAL_REQUESTS
