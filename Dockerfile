@@ -35,5 +35,7 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.MGM_PORT || 4010) + '/__admin/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Host and port as variables, not flags, so that `docker run -e MGM_PORT=…` (or any MGM_* option) takes effect.
 ENV MGM_HOST=0.0.0.0 MGM_PORT=4010
+# A container starts fresh each time: Node's compile cache (on in the CLI) would only be written, never read.
+ENV NODE_DISABLE_COMPILE_CACHE=1
 # The CLI stops cleanly on SIGTERM (docker stop); arguments given to `docker run` are appended.
 ENTRYPOINT ["model-gateway-mock"]

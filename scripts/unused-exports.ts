@@ -97,24 +97,25 @@ for (const bin of typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bi
 }
 
 // A throwaway project: just these files, parsed, no resolution and no lib (nothing here is type-checked).
-const scratch = mkdtempSync(join(tmpdir(), 'unused-exports-'));
-const config = join(scratch, 'tsconfig.json');
-writeFileSync(
-  config,
-  JSON.stringify({
-    compilerOptions: { noResolve: true, noLib: true, types: [], allowImportingTsExtensions: true, noEmit: true, allowJs: false },
-    files,
-  }),
-);
-const api = new API({ cwd: root });
 const exported = new Map<string, { file: string; line: number; name: string }>(); // key `file\0name`
 const used = new Set<string>(); // `file\0name`, or `file\0*` for the whole module
 const loose: { target: string; names: Set<string> }[] = []; // modules read by whatever name the importer mentions
+const scratch = mkdtempSync(join(tmpdir(), 'unused-exports-'));
+let api: API | undefined;
 try {
+  const config = join(scratch, 'tsconfig.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      compilerOptions: { noResolve: true, noLib: true, types: [], allowImportingTsExtensions: true, noEmit: true, allowJs: false },
+      files,
+    }),
+  );
+  api = new API({ cwd: root });
   const program = api.updateSnapshot({ openProject: config }).getProjects()[0].program;
   for (const file of files) walk(file, program.getSourceFile(file)!);
 } finally {
-  api.close();
+  api?.close();
   rmSync(scratch, { recursive: true, force: true });
 }
 
@@ -177,6 +178,12 @@ function walk(file: string, sf: SourceFile): void {
   sf.forEachChild(visit);
 }
 
+// The syntax API is typescript's unstable one: if a release renamed what this walk reads, it would find
+// nothing and pass. A tree with exports that shows none is that, not a clean tree.
+if (!exported.size && files.some((f) => f.startsWith(join(root, 'src')))) {
+  console.error('unused-exports: no export found in src/: has typescript/unstable/sync changed its syntax tree?');
+  process.exit(2);
+}
 for (const { target, names } of loose) for (const name of names) used.add(`${target}\0${name}`);
 const findings = [...exported].filter(
   ([key, f]) => !used.has(key) && !used.has(`${key.slice(0, key.indexOf('\0'))}\0${WHOLE}`) && !KEEP.has(`${f.file} ${f.name}`),
