@@ -15,8 +15,8 @@ for (const model of ['gpt-4o', 'claude-sonnet-5-5', 'gemini-2.5-flash', 'my-mode
   const entry = { model, usage } as unknown as JournalEntry;
   const started = performance.now();
   for (let i = 0; i < N; i++) {
-    admitRequest(runtime, 'sk-test');
-    chargeReply(runtime, 'sk-test', entry);
+    admitRequest(runtime, 'sk-test', 'sk-test');
+    chargeReply(runtime, 'sk-test', entry, 'sk-test');
   }
   console.log(`${model}: admit + charge ${(((performance.now() - started) * 1000) / N).toFixed(2)} µs a request (cost ${entry.costUsd})`);
 }

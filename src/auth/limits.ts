@@ -20,8 +20,8 @@ function limitsOf(runtime: Runtime, token: string): RateLimits {
  * Counts a request in the window of `scope` (the token; per-test isolation passes token and test),
  * or throws the RateLimitError that the format renders as its 429.
  */
-export function admitRequest(runtime: Runtime, token: string, scope = token): RateWindow {
-  return runtime.limiter.admit(scope, limitsOf(runtime, token), runtime.now(), () => `this token (${maskKey(token)})`);
+export function admitRequest(runtime: Runtime, token: string, scope: string): void {
+  runtime.limiter.admit(scope, limitsOf(runtime, token), runtime.now(), () => `this token (${maskKey(token)})`);
 }
 
 /** What `usage` of `model` costs at the price table in force, times `share`; undefined when the model has no price. */
@@ -34,7 +34,7 @@ export function priceUsage(runtime: Runtime, model: string | undefined, usage: U
  * After a reply: its tokens charged to the window, its cost on the journal entry and in the token's
  * totals. Returns the window as the reply's rate-limit headers report it.
  */
-export function chargeReply(runtime: Runtime, token: string, entry: JournalEntry, scope = token): RateWindow {
+export function chargeReply(runtime: Runtime, token: string, entry: JournalEntry, scope: string): RateWindow {
   const usage = entry.usage;
   const limits = limitsOf(runtime, token);
   if (!usage) return runtime.limiter.charge(scope, limits, runtime.now(), 0, 0);

@@ -66,7 +66,7 @@ export class RateLimiter {
 
   private view(counts: Counts, limits: RateLimits, now: number): RateWindow {
     const resetsAt = counts.startedAt + limits.windowSeconds;
-    // Fields written out (no spread of counts): this runs twice for every limited request.
+    // Fields written out (no spread of counts): this runs for every limited request's reply.
     return {
       limits,
       startedAt: counts.startedAt,
@@ -83,7 +83,7 @@ export class RateLimiter {
    * requests or tokens are spent. `who()` names the scope in the message (a masked key): called only
    * for a refusal, so an admitted request builds no message.
    */
-  admit(scope: string, limits: RateLimits, now: number, who: () => string): RateWindow {
+  admit(scope: string, limits: RateLimits, now: number, who: () => string): void {
     const counts = this.open(scope, limits, now);
     const tokens = counts.inputTokens + counts.outputTokens;
     if (counts.requests >= limits.rpm || tokens >= limits.tpm) {
@@ -105,7 +105,6 @@ export class RateLimiter {
       );
     }
     counts.requests++;
-    return this.view(counts, limits, now);
   }
 
   /** Adds a reply's tokens to the window `admit` counted its request in; the window as it then stands. */

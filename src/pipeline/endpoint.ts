@@ -124,15 +124,16 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
   if (!token) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
-  if (ephemeral && runtime.tokens.ephemeralKey(token, runtime.now()))
-    return { token, scope: limited ? rateScope(runtime, token, inbound) : '' };
-  if (!runtime.tokens.has(token)) {
+  const clientSecret = ephemeral && runtime.tokens.ephemeralKey(token, runtime.now()) !== undefined;
+  if (!clientSecret && !runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, {
       code: 'invalid_api_key',
     });
   }
   // One scope for admission and charge: the reply's tokens go to the window that counted its request.
   const scope = limited ? rateScope(runtime, token, inbound) : '';
+  // A client secret is neither admitted nor spent: its issuing request was.
+  if (clientSecret) return { token, scope };
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
   if (limited) admitRequest(runtime, token, scope);
   runtime.tokens.spend(token);
