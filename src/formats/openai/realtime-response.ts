@@ -87,6 +87,13 @@ export function contentType(type: string, beta: boolean): string {
   return type === 'output_text' ? 'text' : type === 'output_audio' ? 'audio' : type;
 }
 
+/** A content type as GA names it, from either protocol's name: beta's `text` and `audio` by the message's role. */
+export function gaContentType(type: string, role: string): string {
+  if (type === 'text') return role === 'assistant' ? 'output_text' : 'input_text';
+  if (type === 'audio') return role === 'assistant' ? 'output_audio' : 'input_audio';
+  return type;
+}
+
 /**
  * A response's item as the conversation keeps it: with GA's content types, as the items a client
  * creates are kept, whichever protocol the response was told in (a beta session's says `audio`,
@@ -94,8 +101,7 @@ export function contentType(type: string, beta: boolean): string {
  */
 export function keptItem(item: RealtimeItem): RealtimeItem {
   if (item.type !== 'message') return item;
-  const ga = (type: string) => (type === 'text' ? 'output_text' : type === 'audio' ? 'output_audio' : type);
-  return { ...item, content: item.content.map((c) => ({ ...c, type: ga(c.type) })) };
+  return { ...item, content: item.content.map((c) => ({ ...c, type: gaContentType(c.type, item.role) })) };
 }
 
 export interface ResponseContext {

@@ -20,6 +20,7 @@ import {
   type ContentPart,
   contentType,
   keptItem,
+  gaContentType,
   eventName,
   planResponse,
   responseObject,
@@ -399,22 +400,14 @@ export class RealtimeSession implements SocketPeer {
     }
     checkField(`${param}.role`, raw.role, { types: ['string'], required: true, values: ['user', 'assistant', 'system'] });
     checkField(`${param}.content`, raw.content, { types: ['array'], required: true });
+    const role = raw.role;
     let heard = '';
     const content = raw.content.map((part, i): ContentPart => {
       const p = `${param}.content[${i}]`;
       checkField(p, part, { types: ['object'], required: true });
       const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
       checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: types });
-      const type =
-        part.type === 'text'
-          ? raw.role === 'assistant'
-            ? 'output_text'
-            : 'input_text'
-          : part.type === 'audio'
-            ? raw.role === 'assistant'
-              ? 'output_audio'
-              : 'input_audio'
-            : part.type;
+      const type = gaContentType(part.type, role);
       if (type === 'input_text' || type === 'output_text') {
         checkField(`${p}.text`, part.text, { types: ['string'], required: true });
         return { type, text: part.text };
@@ -429,7 +422,7 @@ export class RealtimeSession implements SocketPeer {
       } else heard += transcript ?? '';
       return typeof transcript === 'string' ? { type, transcript } : { type };
     });
-    return { raw: { ...base, type: raw.type, role: raw.role, content }, heard: heard || undefined };
+    return { raw: { ...base, type: raw.type, role, content }, heard: heard || undefined };
   }
 
   private decodeAudio(base64: string, param: string): Int16Array {
