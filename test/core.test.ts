@@ -9,21 +9,9 @@ import { parseLatency, pieceTimes, toLatency } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
+import { canonicalRequest } from './helpers/canonical.ts';
 
-const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-  format: 'test',
-  operation: 'chat',
-  model: 'm',
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
-  stop: [],
-  n: 1,
-  stream: false,
-  tools: [],
-  toolChoice: 'auto',
-  parallelToolCalls: true,
-  output: { type: 'text' },
-  ...over,
-});
+const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => canonicalRequest({ format: 'test', model: 'm', ...over });
 
 describe('seed', () => {
   it('hashes equal values alike whatever their key order, and different values apart', () => {

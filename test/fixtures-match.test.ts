@@ -10,26 +10,13 @@ import { validateFixtures } from '../src/fixtures/validate.ts';
 import { TestScopes } from '../src/scope.ts';
 import { requestKey } from '../src/core/respond.ts';
 import { hashString } from '../src/core/seed.ts';
+import { canonicalRequest } from './helpers/canonical.ts';
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
 
-function request(messages: Message[], fields: Partial<CanonicalRequest> = {}): CanonicalRequest {
-  return {
-    format: 'openai',
-    operation: 'chat',
-    model: 'gpt-4o-mini',
-    messages,
-    stop: [],
-    n: 1,
-    stream: false,
-    tools: [],
-    toolChoice: 'auto',
-    parallelToolCalls: true,
-    output: { type: 'text' },
-    ...fields,
-  };
-}
+const request = (messages: Message[], fields: Partial<CanonicalRequest> = {}): CanonicalRequest =>
+  canonicalRequest({ messages, ...fields });
 
 function ctx(req: CanonicalRequest, path = '/v1/chat/completions', headers: Record<string, string> = {}): MatchContext {
   return { request: req, path, header: (name) => headers[name] };

@@ -12,6 +12,7 @@ import { modes, retriesWork, socketSuites, type Running } from './helpers/modes.
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { answer } from '../src/pipeline/decide.ts';
 import { advance, heldWhileAnother, inVirtualTime, watch } from './helpers/virtual-time.ts';
+import { canonicalRequest, userMessage } from './helpers/canonical.ts';
 
 const pinned: Fixture[] = [
   {
@@ -323,19 +324,7 @@ describe('probabilistic faults replay', () => {
             },
             token: 'sk-test',
           } as never,
-          {
-            format: 'openai',
-            operation: 'chat',
-            model: 'gpt-4o',
-            messages: [{ role: 'user', parts: [{ type: 'text', text: `message ${i}` }] }],
-            stop: [],
-            n: 1,
-            stream: false,
-            tools: [],
-            toolChoice: 'auto',
-            parallelToolCalls: true,
-            output: { type: 'text' },
-          },
+          canonicalRequest({ model: 'gpt-4o', messages: [userMessage(`message ${i}`)] }),
         );
         outcomes.push('fault' in out && out.fault ? 'fault' : 'ok');
       }

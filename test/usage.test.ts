@@ -11,6 +11,7 @@ import { createGateway } from '../src/index.ts';
 import { countPromptTokens } from '../src/core/tokens.ts';
 import { PromptCache } from '../src/core/cache.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
+import { canonicalRequest, userMessage } from './helpers/canonical.ts';
 
 /** A system prompt of about 1,800 tokens, the same every run. */
 const SYSTEM = Array.from({ length: 128 }, (_, i) => `Rule ${i + 1}: answer the customer politely and cite the handbook section.`).join(
@@ -425,23 +426,13 @@ describe.each(modes)('usage figures ($name)', (mode) => {
 });
 
 describe('PromptCache', () => {
-  const request = (text: string, ttlSeconds = 300): CanonicalRequest => ({
-    format: 'anthropic',
-    operation: 'chat',
-    model: 'm',
-    messages: [
-      { role: 'system', parts: [{ type: 'text', text }] },
-      { role: 'user', parts: [{ type: 'text', text: 'q' }] },
-    ],
-    stop: [],
-    n: 1,
-    stream: false,
-    tools: [],
-    toolChoice: 'auto',
-    parallelToolCalls: true,
-    output: { type: 'text' },
-    cache: { breakpoints: [{ after: 0, ttlSeconds }] },
-  });
+  const request = (text: string, ttlSeconds = 300): CanonicalRequest =>
+    canonicalRequest({
+      format: 'anthropic',
+      model: 'm',
+      messages: [{ role: 'system', parts: [{ type: 'text', text }] }, userMessage('q')],
+      cache: { breakpoints: [{ after: 0, ttlSeconds }] },
+    });
   const prefix = [0, 2000, 2010];
 
   it('expires a prefix on the clock it is given, and refreshes it on a hit', () => {
