@@ -7,11 +7,27 @@
 // the big body and answering it. Order on the client alone would not do: the big body is still being
 // read by the server when its last byte leaves the client, and a server that then works from end to
 // end without a break still answers what arrived while it was reading.
-import { request as httpRequest, Agent } from 'node:http';
+import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import type { Answer } from './fuzz/verdict.ts';
 
 /** Far above anything normal, even on a machine whose cores are all busy: only a hang trips it. */
 export const HANG_MS = 60_000;
+
+/** A response read to its end. */
+function answerOf(res: IncomingMessage): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.once('end', () =>
+      resolve({
+        status: res.statusCode ?? 0,
+        contentType: String(res.headers['content-type'] ?? ''),
+        text: Buffer.concat(chunks).toString('utf8'),
+      }),
+    );
+    res.once('error', reject);
+  });
+}
 
 /**
  * Sends one POST with node:http; `flushed` resolves once the whole body has been handed to the
@@ -34,18 +50,7 @@ export function post(
         headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
         signal: AbortSignal.timeout(HANG_MS),
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.once('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            contentType: String(res.headers['content-type'] ?? ''),
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.once('error', reject);
-      },
+      (res) => answerOf(res).then(resolve, reject),
     );
     req.once('error', reject);
     req.end(body, () => flushed());
@@ -79,17 +84,7 @@ interface Entry {
 
 const getJson = async <T>(url: string, agent: Agent): Promise<T> => {
   const answer = await new Promise<Answer>((resolve, reject) => {
-    const req = httpRequest(url, { agent, signal: AbortSignal.timeout(HANG_MS) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          contentType: String(res.headers['content-type'] ?? ''),
-          text: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-    });
+    const req = httpRequest(url, { agent, signal: AbortSignal.timeout(HANG_MS) }, (res) => answerOf(res).then(resolve, reject));
     req.once('error', reject).end();
   });
   return JSON.parse(answer.text) as T;
