@@ -1,10 +1,11 @@
-import { existsSync, globSync, readFileSync } from 'node:fs';
+import { globSync, readFileSync } from 'node:fs';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 
 // Debian's Chromium, driven by playwright-core: nothing downloads a browser. CI installs it (.ci/run).
-const CHROMIUM = '/usr/bin/chromium';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './test/helpers/chromium.ts';
+
 /** Serves msw's worker script at /mockServiceWorker.js, where setupWorker looks (an app runs `npx msw init public`). */
 const mswWorkerScript: Plugin = {
   name: 'msw-worker-script',
@@ -31,7 +32,6 @@ function inProcessSuites(): string[] {
     })
     .sort();
 }
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export default defineConfig({
   test: {
@@ -57,7 +57,7 @@ export default defineConfig({
         test: { name: environment, environment, include: ['test/dom/**/*.dom.test.ts'] },
       })),
       // vitest's browser mode: the component in real Chromium, the gateway in msw's service worker.
-      ...(existsSync(CHROMIUM) || process.env.CI
+      ...(chromiumAvailable
         ? [
             {
               extends: true,
@@ -70,7 +70,7 @@ export default defineConfig({
                 browser: {
                   enabled: true,
                   headless: true,
-                  provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: chromiumArgs } }),
+                  provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } }),
                   instances: [{ browser: 'chromium' as const }],
                 },
               },

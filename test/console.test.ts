@@ -11,8 +11,8 @@ import { chromium, type Browser, type BrowserContext, type Dialog, type Page } f
 import OpenAI from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from './helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 // CI installs Chromium (.ci/run) and must run these; elsewhere they are skipped, loudly, without it.
 const available = existsSync(CHROMIUM);
 if (!available && !process.env.CI) console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install -y chromium)`);
@@ -94,15 +94,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     cli = await spawnCli(['--token', 'sk-console', '--token', 'sk-second']);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--autoplay-policy=no-user-gesture-required',
-      ],
+      args: [...CHROMIUM_ARGS, '--autoplay-policy=no-user-gesture-required'],
     });
     context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1280, height: 900 } });
     imagesExist = await exists('/v1/images/generations');

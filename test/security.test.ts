@@ -3,13 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import Anthropic from '@anthropic-ai/sdk';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from './helpers/chromium.ts';
 import { guardControlPlane } from '../src/control/guard.ts';
 import { startServer } from '../src/server.ts';
 import { setupServer } from 'msw/node';
@@ -390,10 +390,7 @@ describe.runIf(socketSuites)('binding beyond loopback', () => {
   });
 });
 
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumHere = existsSync(CHROMIUM);
-
-describe.runIf(socketSuites && (chromiumHere || process.env.CI))('a hostile web page in Chromium', () => {
+describe.runIf(socketSuites && chromiumAvailable)('a hostile web page in Chromium', () => {
   it('cannot reset the emulator or issue tokens with a cross-origin form post or fetch', async () => {
     const cli = await spawnCli();
     // The attacker's page, on another origin (another port of this machine).
@@ -408,14 +405,7 @@ describe.runIf(socketSuites && (chromiumHere || process.env.CI))('a hostile web 
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
     try {
       const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });

@@ -8,20 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.ts';
 import { expect } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** CI installs Chromium (.ci/run) and must run the browser tests; elsewhere they are skipped without it. */
-export const chromiumAvailable = existsSync(CHROMIUM) || Boolean(process.env.CI);
+export { chromiumAvailable } from './chromium.ts';
 
 export interface ExamplePage {
   page: Page;
