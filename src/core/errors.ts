@@ -57,6 +57,16 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * What was thrown, as the error the client gets: a GatewayError as it is; anything else is a bug of
+ * ours, which must still answer like the service would (a 500) and say what went wrong.
+ */
+export function asGatewayError(error: unknown, processing: 'request' | 'event' = 'request'): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new GatewayError('server', `The server had an error while processing your ${processing} (model-gateway-mock: ${detail}).`);
+}
+
 /** The kind a bare HTTP status stands for (used when a fixture pins only a status). */
 export function kindForStatus(status: number): ErrorKind {
   const exact = (Object.keys(STATUS) as ErrorKind[]).find((k) => STATUS[k] === status && k !== 'quota');

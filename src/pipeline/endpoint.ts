@@ -1,6 +1,6 @@
 // One API endpoint and the pipeline every format's endpoints run, whatever the transport:
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
-import { GatewayError } from '../core/errors.ts';
+import { asGatewayError, GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
@@ -143,12 +143,6 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
 /** Rate windows are the token's, and each test's own when the request carries a test id. */
 function rateScope(runtime: Runtime, token: string, inbound: Inbound): string {
   return runtime.testScopes.stateKey(token, (name) => inbound.header(name));
-}
-
-function internalError(error: unknown): GatewayError {
-  // A bug of ours must still answer like the service would, and say what went wrong.
-  const detail = error instanceof Error ? error.message : String(error);
-  return new GatewayError('server', `The server had an error while processing your request (model-gateway-mock: ${detail}).`);
 }
 
 /** A request id in the format's style, stable for the same request. */
@@ -314,7 +308,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, scope)));
   } catch (error) {
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
-    out = spec.format.errorResponse(error instanceof GatewayError ? error : internalError(error), entry.requestId);
+    out = spec.format.errorResponse(asGatewayError(error), entry.requestId);
     if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;

@@ -4,7 +4,7 @@
 // its params. Processing ends, deterministically, with the first request about the batch after its
 // creation (a retrieve, list, results or delete; a cancel before that cancels every request).
 import { priceUsage } from '../../auth/limits.ts';
-import { GatewayError } from '../../core/errors.ts';
+import { asGatewayError, GatewayError } from '../../core/errors.ts';
 import type { BatchRequestRecord } from '../../core/journal.ts';
 import { BATCH_DISCOUNT, roundUsd } from '../../core/prices.ts';
 import type { Usage } from '../../core/reply.ts';
@@ -127,16 +127,9 @@ async function resultOf(
     const costUsd = usage && priceUsage(call.runtime, entry.model, usage, BATCH_DISCOUNT);
     return { outcome: 'succeeded', json, record: record('succeeded'), usage, costUsd };
   } catch (error) {
-    const failure =
-      error instanceof GatewayError
-        ? error
-        : new GatewayError(
-            'server',
-            `The server had an error while processing your request (model-gateway-mock: ${(error as Error).message}).`,
-          );
     return {
       outcome: 'errored',
-      json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(failure, null) }),
+      json: JSON.stringify({ type: 'errored', error: anthropicErrorBody(asGatewayError(error), null) }),
       record: record('errored'),
     };
   }

@@ -2,7 +2,7 @@
 // the conversation, the configuration and the input audio buffer; each response is the conversation as
 // a canonical request, answered by the runtime (fixtures, overrides, synthesis, tool rule) and played
 // back as timed events. GA event names by default, beta names for beta clients.
-import { GatewayError } from '../../core/errors.ts';
+import { asGatewayError, GatewayError } from '../../core/errors.ts';
 import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
@@ -294,15 +294,7 @@ export class RealtimeSession implements SocketPeer {
     try {
       this.dispatch(event);
     } catch (error) {
-      // Anything but a GatewayError is the emulator's own fault (an Error): its message goes in the event.
-      const e =
-        error instanceof GatewayError
-          ? error
-          : new GatewayError(
-              'server',
-              `The server had an error while processing your event (model-gateway-mock: ${(error as Error).message}).`,
-            );
-      this.fail(e, clientId);
+      this.fail(asGatewayError(error, 'event'), clientId);
     }
   }
 
