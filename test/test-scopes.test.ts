@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
-import WebSocket from 'ws';
+import { realtimeTextTurn } from './helpers/realtime-turn.ts';
 import { createGateway, type Fixture } from '../src/index.ts';
 import Anthropic from '@anthropic-ai/sdk';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
@@ -331,30 +331,7 @@ describe.runIf(socketSuites)('test scopes over a socket', () => {
 
   it("takes the test id on a WebSocket upgrade: the realtime session answers from that test's fixture", async () => {
     await addFixtures('ws test', [{ name: 'ws fixture', reply: { text: 'Hello from the ws test.' } }]);
-    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
-      headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': 'ws test' },
-    });
-    const events: { type: string; text?: string }[] = [];
-    const done = new Promise<void>((resolve, reject) => {
-      socket.on('message', (data) => {
-        const event = JSON.parse(String(data));
-        events.push(event);
-        if (event.type === 'response.done') resolve();
-      });
-      socket.once('error', reject);
-    });
-    await new Promise((resolve) => socket.once('open', resolve));
-    socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } }));
-    socket.send(
-      JSON.stringify({
-        type: 'conversation.item.create',
-        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
-      }),
-    );
-    socket.send(JSON.stringify({ type: 'response.create' }));
-    await done;
-    socket.close();
-    expect(events.find((e) => e.type === 'response.output_text.done')?.text).toBe('Hello from the ws test.');
+    expect(await realtimeTextTurn(cli.url.replace('http', 'ws'), 'ws test')).toBe('Hello from the ws test.');
     const journal = (await admin(`/requests?test=${encodeURIComponent('ws test')}`)).body.requests as { path: string; fixture?: string }[];
     expect(journal.map((e) => [e.path, e.fixture])).toEqual([['/v1/realtime', 'ws fixture']]);
   });
