@@ -429,6 +429,16 @@ describe('JPEG and WebP uploads: decoded in one step each, their work counted be
   });
 
   describe('over a real socket, through the openai SDK', () => {
+    // The big uploads are encoded before the first request: encoding one takes seconds on a busy machine,
+    // and a request sent after such a pause can meet a kept-alive socket the server has meanwhile closed
+    // (after 5 s idle), which the SDK reports as a connection error.
+    const uploads = {} as { scans: Buffer; lie: Buffer; big: Buffer };
+    beforeAll(async () => {
+      uploads.scans = repeatScan(jpegOf(1024, 1024), 300);
+      const webp = await encodeImage({ width: 4096, height: 4096, data: new Uint8ClampedArray(4096 * 4096 * 4).fill(200) }, 'webp', 100);
+      uploads.lie = webpDeclaring(webp, 64, 64);
+      uploads.big = jpegOf(4096, 4096);
+    }, 120_000);
     const live = cliWithClient();
     const edit = async (bytes: Buffer, name: string, type: string) =>
       live.client.images
@@ -436,7 +446,7 @@ describe('JPEG and WebP uploads: decoded in one step each, their work counted be
         .catch((e) => e);
 
     it(`refuses a JPEG of 1024x1024 whose scan repeats 300 times (300 decodes' work) with the 400 naming the ceiling`, async () => {
-      const error = await edit(repeatScan(jpegOf(1024, 1024), 300), 'scans.jpg', 'image/jpeg');
+      const error = await edit(uploads.scans, 'scans.jpg', 'image/jpeg');
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect(error.param).toBe('image');
       expect(error.code).toBe('image_too_large');
@@ -452,14 +462,13 @@ describe('JPEG and WebP uploads: decoded in one step each, their work counted be
     });
 
     it('refuses a WebP whose header declares 64x64 around a 4096x4096 bitstream', async () => {
-      const big = await encodeImage({ width: 4096, height: 4096, data: new Uint8ClampedArray(4096 * 4096 * 4).fill(200) }, 'webp', 100);
-      const error = await edit(webpDeclaring(big, 64, 64), 'lie.webp', 'image/webp');
+      const error = await edit(uploads.lie, 'lie.webp', 'image/webp');
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect(error.param).toBe('image');
     }, 60_000);
 
     it('edits a legal 4096x4096 JPEG (its memory ceiling follows its declared size)', async () => {
-      const reply = await edit(jpegOf(4096, 4096), 'big.jpg', 'image/jpeg');
+      const reply = await edit(uploads.big, 'big.jpg', 'image/jpeg');
       expect(reply, String(reply)).not.toBeInstanceOf(Error);
       expect(reply.data?.[0].b64_json).toBeTruthy();
     }, 60_000);
