@@ -104,17 +104,17 @@ interface ScenarioOperations {
   reset(): void;
 }
 
-/**
- * One test's side of a shared gateway: what requests sent with `x-mock-test-id: <id>` see. Its
- * fixtures answer that test's requests only, ahead of the shared ones; its use counts (`once`,
- * sequences) and scenario states are its own. Made on first use, dropped by `reset()`.
- */
 /** One test's cost totals: `forTest(id).costs()`, `GET /__admin/costs?test=<id>`. */
 export interface TestCosts {
   test: string;
   total: SpendTotals;
 }
 
+/**
+ * One test's side of a shared gateway: what requests sent with `x-mock-test-id: <id>` see. Its
+ * fixtures answer that test's requests only, ahead of the shared ones; its use counts (`once`,
+ * sequences) and scenario states are its own. Made on first use, dropped by `reset()`.
+ */
 export interface GatewayTest {
   readonly id: string;
   /** Adds fixtures for this test's requests only; returns their ids. */
