@@ -92,16 +92,48 @@ export type RequestSummary = Omit<JournalEntry, 'headers' | 'body' | 'response'>
 
 /** Listing, adding and removing fixtures. */
 interface FixtureOperations {
+  /**
+   * The fixtures held, each with its id, source and use count.
+   * @example gateway.fixtures.list().filter((f) => f.source === 'runtime').map((f) => f.id)
+   */
   list(): FixtureEntry[];
+  /**
+   * Adds fixtures ahead of every earlier one, as `use()` does; returns their ids.
+   * @example const [id] = gateway.fixtures.add({ match: { model: 'gpt-4o' }, reply: { text: 'Hi' } });
+   */
   add(...fixtures: Fixture[]): string[];
+  /**
+   * Removes one fixture by its id (in a test's view, one of that test's own); false when there is none.
+   * @example gateway.fixtures.remove(id) // true, then false for the same id
+   */
   remove(id: string): boolean;
 }
 
 /** Scenario states: listing, setting one, restarting them all. */
 interface ScenarioOperations {
+  /**
+   * Each scenario the fixtures name: its state, and the states its fixtures mention ('Started' first).
+   * @example
+   * gateway.use({ scenario: 'checkout', newScenarioState: 'paid', reply: { text: 'Paid.' } });
+   * gateway.scenarios.list() // [{ name: 'checkout', state: 'Started', possibleStates: ['Started', 'paid'] }]
+   */
   list(): { name: string; state: string; possibleStates: string[] }[];
+  /**
+   * Puts a scenario in a state, as if a fixture had moved it there.
+   * @example gateway.scenarios.set('checkout', 'paid');
+   */
   set(name: string, state: string): void;
+  /**
+   * Puts every scenario back in its first state, 'Started'.
+   * @example gateway.scenarios.reset();
+   */
   reset(): void;
+}
+
+/** One test's cost totals: `forTest(id).costs()`, `GET /__admin/costs?test=<id>`. */
+export interface TestCosts {
+  test: string;
+  total: SpendTotals;
 }
 
 /**
@@ -109,22 +141,32 @@ interface ScenarioOperations {
  * fixtures answer that test's requests only, ahead of the shared ones; its use counts (`once`,
  * sequences) and scenario states are its own. Made on first use, dropped by `reset()`.
  */
-/** One test's cost totals: `forTest(id).costs()`, `GET /__admin/costs?test=<id>`. */
-export interface TestCosts {
-  test: string;
-  total: SpendTotals;
-}
-
 export interface GatewayTest {
   readonly id: string;
-  /** Adds fixtures for this test's requests only; returns their ids. */
+  /**
+   * Adds fixtures for this test's requests only; returns their ids.
+   * @example gateway.forTest('checkout-1').use({ match: { model: 'gpt-4o' }, reply: { text: 'Paid.' } });
+   */
   use(...fixtures: Fixture[]): string[];
-  /** This test's requests since its last reset, oldest first (the journal is shared: see `journalSize`). */
+  /**
+   * This test's requests since its last reset, oldest first (the journal is shared: see `journalSize`).
+   * @example expect(gateway.forTest('checkout-1').requests({ path: '/v1/chat/completions' })).toHaveLength(1);
+   */
   requests(filter?: RequestFilter, limit?: number): JournalEntry[];
+  /**
+   * How many of this test's requests pass `filter` (nothing is decoded).
+   * @example gateway.forTest('checkout-1').countRequests({ unmatched: true }) // 0
+   */
   countRequests(filter?: RequestFilter): number;
-  /** Empties this test's journal view only. */
+  /**
+   * Empties this test's journal view only.
+   * @example gateway.forTest('checkout-1').clearRequests(); // its requests() is [] until it sends another
+   */
   clearRequests(): void;
-  /** Drops this test's fixtures, counters, scenario states and cost totals, and empties its journal view. */
+  /**
+   * Drops this test's fixtures, counters, scenario states and cost totals, and empties its journal view.
+   * @example gateway.forTest('checkout-1').reset(); // gateway.tests() no longer lists it
+   */
   reset(): void;
   /**
    * What this test's replies cost since its last reset, every token's together (`gateway.costs()` has
@@ -198,7 +240,7 @@ export interface Gateway {
    */
   readonly fixtures: FixtureOperations;
   /**
-   * Scenario states (fixtures with `scenario`/`requiredState`/`newState`).
+   * Scenario states (fixtures with `scenario`/`requiredScenarioState`/`newScenarioState`).
    * @example gateway.scenarios.set('checkout', 'paid');
    */
   readonly scenarios: ScenarioOperations;
@@ -207,9 +249,20 @@ export interface Gateway {
    * @example const { token } = gateway.tokens.issue({ models: ['gpt-4o'], quota: 3 });
    */
   readonly tokens: {
+    /**
+     * Every token in force, with its scope and the requests it made.
+     * @example gateway.tokens.list().map((t) => t.token) // ['sk-test'] by default
+     */
     list(): IssuedToken[];
-    /** Issues a token (generated when `token` is not given), optionally scoped to models, a request quota and its own rate limits (`rpm`, `tpm`). */
+    /**
+     * Issues a token (generated when `token` is not given), optionally scoped to models, a request quota and its own rate limits (`rpm`, `tpm`).
+     * @example gateway.tokens.issue({ token: 'sk-ci', rpm: 10 }) // { token: 'sk-ci', used: 0, rpm: 10 }
+     */
     issue(scope?: TokenScope & { token?: string }): IssuedToken;
+    /**
+     * Withdraws a token: requests presenting it are refused from then on; false if it was not in force.
+     * @example gateway.tokens.revoke('sk-ci') // true
+     */
     revoke(token: string): boolean;
   };
   /**

@@ -52,7 +52,10 @@ export interface RunningServer {
   readonly certPath?: string;
   /** The PEM certificate served over TLS, if any. */
   readonly cert?: string;
-  /** Stops accepting, ends open streams, connections and WebSockets; resolves once the socket is closed. */
+  /**
+   * Stops accepting, ends open streams, connections and WebSockets; resolves once the socket is closed.
+   * @example afterAll(() => server.close());
+   */
   close(): Promise<void>;
 }
 

@@ -201,13 +201,11 @@ describe.runIf(socketSuites)('the live journal feed and one entry over the contr
         const { value, done } = await reader.read();
         if (done) break;
         buffer += value;
-        const blocks = buffer.split('\n\n');
-        buffer = blocks.pop()!;
-        for (const block of blocks) {
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-        }
+        // The events complete so far (a keep-alive comment has no event name); the rest waits for more.
+        const end = buffer.lastIndexOf('\n\n');
+        if (end < 0) continue;
+        for (const { event, data } of parseSse(buffer.slice(0, end))) if (event) events.push({ event, data: JSON.parse(data) });
+        buffer = buffer.slice(end + 2);
       }
     } finally {
       controller.abort();

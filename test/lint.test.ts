@@ -1,6 +1,7 @@
 // The lint step (`npm run lint`, run by .ci/run) on scratch trees: Biome with the project's biome.jsonc
-// refuses an import cycle, and scripts/unused-exports.ts names an export nobody imports. Each runs as
-// `npm run lint` runs it, on files written to a temporary directory, so src/ needs no planted fault.
+// refuses an import cycle (a type-only one too), and scripts/unused-exports.ts names an export nobody
+// imports. Each runs as `npm run lint` runs it, on files written to a temporary directory, so src/ needs
+// no planted fault.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,12 +46,19 @@ async function run(file: string, args: string[], cwd: string): Promise<{ code: n
 const biomeLint = (dir: string) => run(BIOME, ['lint', '--vcs-enabled=false', '.'], dir);
 
 describe('biome lint (the project rules)', () => {
-  it('fails on two modules that import each other, naming noImportCycles', async () => {
-    const dir = tree({
+  // Type imports count too (ignoreTypes: false): two modules that name each other's types are a cycle.
+  const cycles = {
+    'import each other': {
       'src/a.ts': "import { b } from './b.ts';\n\nexport const a = (): number => b() + 1;\n",
       'src/b.ts': "import { a } from './a.ts';\n\nexport const b = (): number => (typeof a === 'function' ? 1 : 0);\n",
-    });
-    const { code, output } = await biomeLint(dir);
+    },
+    'import only types from each other': {
+      'src/a.ts': "import type { B } from './b.ts';\n\nexport interface A {\n  b?: B;\n}\n",
+      'src/b.ts': "import type { A } from './a.ts';\n\nexport interface B {\n  a?: A;\n}\n",
+    },
+  };
+  it.each(Object.entries(cycles))('fails on two modules that %s, naming noImportCycles', async (_, files) => {
+    const { code, output } = await biomeLint(tree(files));
     expect(code).not.toBe(0);
     expect(output).toContain('lint/suspicious/noImportCycles');
     expect(output).toContain('src/a.ts');

@@ -1,6 +1,6 @@
 // The published surface: the .d.ts files of the entry points, and every .d.ts they reference, are the
 // entry points, api.d.ts and the public type modules (src/types/), declare no class and name nothing
-// internal; every published function and Gateway method shows an example in its doc comment. dist/ is what `npx tsc -p tsconfig.build.json` writes: test/global-setup.ts builds
+// internal; every published function, and every method of a published interface, shows an example in its doc comment. dist/ is what `npx tsc -p tsconfig.build.json` writes: test/global-setup.ts builds
 // it before every run, so this reads the declarations of the code under test.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
@@ -86,7 +86,19 @@ function documented(text: string, pattern: string): { name: string; doc: string 
   return [...text.matchAll(new RegExp(doc + pattern, 'gm'))].map((m) => ({ doc: m[1] ?? '', name: m[2] }));
 }
 
-describe('published functions and Gateway methods', () => {
+/**
+ * The members of each interface `text` declares that are methods or function-typed properties, nested
+ * object types' included (`Gateway.tokens`' `list()`: named `Gateway.list()`), with their doc comments.
+ */
+function interfaceMethods(text: string): { name: string; doc: string }[] {
+  // A member: `name(`, or `name?: (…) =>` (one level of parentheses inside the parameters).
+  const member = String.raw`^ +(?:readonly )?(\w+)\??(?:\(|: \((?:[^()]|\([^()]*\))*\) =>)`;
+  return [...text.matchAll(/^(?:export )?interface (\w+)[^\n]*\{$([\s\S]*?)^\}$/gm)].flatMap(([, name, body]) =>
+    documented(body, member).map((m) => ({ ...m, name: `${name}.${m.name}()` })),
+  );
+}
+
+describe('published functions and interface methods', () => {
   // The entry points, and vitest-remote.ts, whose setupRemoteGateway is setupGateway({ url }).
   const modules = [...ENTRY_POINTS, 'vitest-remote'].map((name) => [name, readFileSync(resolve(DIST, `${name}.d.ts`), 'utf8')] as const);
 
@@ -94,12 +106,22 @@ describe('published functions and Gateway methods', () => {
     const functions = modules.flatMap(([module, text]) =>
       documented(text, String.raw`^export declare function (\w+)`).map((f) => ({ ...f, name: `${module}: ${f.name}()` })),
     );
-    const api = readFileSync(resolve(DIST, 'api.d.ts'), 'utf8');
-    const gateway = /^export interface Gateway \{$[\s\S]*?^\}$/m.exec(api)?.[0] ?? '';
-    // Members of the interface sit 4 spaces in; nested object types' members deeper.
-    const methods = documented(gateway, String.raw`^ {4}(\w+)\(`).map((m) => ({ ...m, name: `Gateway.${m.name}()` }));
+    // Every interface of every published .d.ts (the entry points', api.d.ts, types/).
+    const methods = [...publishedDeclarations()].flatMap(([file, text]) =>
+      interfaceMethods(text).map((m) => ({ ...m, name: `${relative(DIST, file)}: ${m.name}` })),
+    );
     expect(functions.map((f) => f.name)).toContain('index: createGateway()');
-    expect(methods.map((m) => m.name)).toContain('Gateway.reset()');
+    const names = methods.map((m) => m.name);
+    // A method, one of a nested object type, one of an interface not exported by name, a function-typed property.
+    for (const name of [
+      'api.d.ts: Gateway.reset()',
+      'api.d.ts: Gateway.revoke()',
+      'api.d.ts: ScenarioOperations.set()',
+      'types/fixtures.d.ts: FixtureMatch.predicate()',
+    ])
+      expect(names).toContain(name);
+    // Properties are not methods, though their types hold parentheses.
+    expect(names).not.toContain('api.d.ts: Gateway.handlers()');
     expect([...functions, ...methods].filter((d) => !d.doc.includes('@example')).map((d) => d.name)).toEqual([]);
   });
 });

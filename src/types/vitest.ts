@@ -33,17 +33,42 @@ export interface RemoteGateway {
    * @example new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: 'Bearer sk-test', 'x-mock-test-id': gateway.testId! } })
    */
   readonly testId: string | undefined;
-  /** Adds fixtures for the running test's requests only; returns their ids. */
+  /**
+   * Adds fixtures for the running test's requests only; returns their ids.
+   * @example await gateway.use({ match: { model: 'gpt-4o' }, reply: { text: 'Hello!' } });
+   */
   use(...fixtures: Fixture[]): Promise<string[]>;
-  /** The running test's requests, oldest first, optionally filtered; with `limit`, the newest `limit`. */
+  /**
+   * The running test's requests, oldest first, optionally filtered; with `limit`, the newest `limit`.
+   * @example expect(await gateway.requests({ path: '/v1/chat/completions' })).toHaveLength(1);
+   */
   requests(filter?: Omit<RequestFilter, 'test'>, limit?: number): Promise<JournalEntry[]>;
+  /**
+   * How many of the running test's requests pass `filter`.
+   * @example expect(await gateway.countRequests({ unmatched: true })).toBe(0);
+   */
   countRequests(filter?: Omit<RequestFilter, 'test'>): Promise<number>;
   /** Scenario states as the running test's requests see them. */
   readonly scenarios: {
+    /**
+     * Each scenario the fixtures name, with its state and the states its fixtures mention.
+     * @example (await gateway.scenarios.list()).map((s) => `${s.name}: ${s.state}`) // ['checkout: Started']
+     */
     list(): Promise<{ name: string; state: string; possibleStates: string[] }[]>;
+    /**
+     * Puts a scenario in a state for the running test's requests.
+     * @example await gateway.scenarios.set('checkout', 'paid');
+     */
     set(name: string, state: string): Promise<void>;
+    /**
+     * Puts the running test's scenarios back in 'Started'.
+     * @example await gateway.scenarios.reset();
+     */
     reset(): Promise<void>;
   };
-  /** Drops the running test's fixtures, counters, scenario states and journal view (done after each test). */
+  /**
+   * Drops the running test's fixtures, counters, scenario states and journal view (done after each test).
+   * @example await gateway.reset(); // mid-test: start again with none of its own fixtures
+   */
   reset(): Promise<void>;
 }
