@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import bpeRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { decodeGenerator, encode, vocabularySize } from 'gpt-tokenizer/encoding/o200k_base';
 import { readFileSync } from 'node:fs';
-import { asciiPattern, O200k, parsePackageData, tablesOf } from '../src/core/o200k.ts';
+import { asciiPattern, O200k, packTables, parsePackageData, tablesOf, tablesOfPacked } from '../src/core/o200k.ts';
 import { O200KBase } from 'gpt-tokenizer/encodingParams/o200k_base';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -39,6 +39,27 @@ describe('o200k tables', () => {
       [parsed.slots, slots],
     ] as const)
       expect(Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength))).toBe(0);
+  });
+
+  it('packed for the browser, as built, are the same tables with the same parameters', async () => {
+    const built = tablesOf(readFileSync(new URL('../dist/src/core/o200k_base.bin', import.meta.url)))!;
+    // The module the browser entry imports, from dist/ and from src/ (where the browser tests run the sources).
+    for (const dir of ['../dist/src/core/', '../src/core/']) {
+      const { default: packed } = await import(/* @vite-ignore */ new URL(`${dir}o200k_base.packed.js`, import.meta.url).href);
+      const unpacked = tablesOfPacked(packed);
+      for (const key of ['bytes', 'offsets', 'isText', 'slots'] as const) {
+        const [a, b] = [unpacked[key], built[key]];
+        expect(
+          Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
+          `${dir} ${key}`,
+        ).toBe(0);
+      }
+      expect(unpacked.params).toEqual(built.params);
+    }
+  });
+
+  it('refuses a packed table of another form, saying to rebuild', () => {
+    expect(() => tablesOfPacked(Buffer.from(packTables(parsePackageData())).subarray(4).toString('base64'))).toThrow(/rebuild the package/);
   });
 });
 

@@ -155,6 +155,7 @@ describe.runIf(socketSuites)('the npm package', () => {
       'dist/src/vitest.d.ts',
       'dist/src/server.d.ts',
       'dist/src/core/o200k_base.bin',
+      'dist/src/core/o200k_base.packed.js',
     ]) {
       expect(files).toContain(f);
     }

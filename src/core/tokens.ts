@@ -8,14 +8,14 @@
 // - At most EXACT_CHARS characters of one request's text go through BPE. Longer texts are counted from
 //   evenly spaced samples scaled to their length (deterministic; within a few percent on ordinary text).
 //
-// The tables load on first use (see lazy.ts): in Node from the package's rank file into typed arrays, in
-// a few milliseconds (o200k.ts); in a browser from gpt-tokenizer's module (~250 ms and ~60 MB).
+// The tables load on first use (see lazy.ts): in Node from the table file the build writes, in a few
+// milliseconds; in a browser from the packed module the build writes beside it, in ~20 ms (o200k.ts).
 import { detached } from './strings.ts';
 import { textOf, type Message, type TokenFraming } from './request.ts';
 import type { ToolSpec } from './tools.ts';
 import { memoize } from './memo.ts';
 import { inNode, lazy } from './lazy.ts';
-import { O200k, type Encoding } from './o200k.ts';
+import { O200k, tablesOfPacked, type Encoding } from './o200k.ts';
 import { runAtOnce, runInSlices, type Steps } from './slices.ts';
 
 /**
@@ -24,19 +24,8 @@ import { runAtOnce, runInSlices, type Steps } from './slices.ts';
  */
 const MERGE_CACHE_ENTRIES = 10_000;
 
-// Text such as "<|endoftext|>" in a prompt is ordinary text to us, never a special token.
-const PLAIN = { disallowedSpecial: new Set<string>() };
-
-const tables = lazy<Encoding>('gpt-tokenizer/encoding/o200k_base', inNode ? () => new O200k(MERGE_CACHE_ENTRIES) : undefined, () =>
-  import('gpt-tokenizer/encoding/o200k_base').then((t) => {
-    t.setMergeCacheSize(MERGE_CACHE_ENTRIES);
-    return {
-      encode: (text) => t.encode(text, PLAIN),
-      decode: t.decode,
-      decodeGenerator: t.decodeGenerator,
-      vocabularySize: t.vocabularySize,
-    };
-  }),
+const tables = lazy<Encoding>('the tokenizer', inNode ? () => new O200k(MERGE_CACHE_ENTRIES) : undefined, () =>
+  import('./o200k_base.packed.js').then((packed) => new O200k(MERGE_CACHE_ENTRIES, tablesOfPacked(packed.default))),
 );
 
 /** Loads the tokenizer once; undefined when it is loaded already. */

@@ -1,5 +1,5 @@
 // Every kind of synthesis, answered by the service worker in real Chromium through the official SDKs: JSON from
-// a schema, tool calls, embeddings (base64, decoded by the SDK), Anthropic messages, Gemini speech (PCM audio).
+// a schema, tool calls, token counts, embeddings (base64, decoded by the SDK), Anthropic messages, Gemini speech (PCM audio).
 import { expect, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -47,6 +47,18 @@ it('calls a tool with arguments for its parameters', async () => {
   const call = reply.choices[0].message.tool_calls![0];
   expect(call.type === 'function' && call.function.name).toBe('get_weather');
   expect(typeof JSON.parse(call.type === 'function' ? call.function.arguments : '{}').city).toBe('string');
+});
+
+it('counts tokens and synthesizes text as in Node, byte for byte (the o200k tables packed for the browser)', async () => {
+  const reply = await openai.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Grüß Gott! 東京の天気は？ 😀 naïve café — count me.' }],
+  });
+  // What the same request gets from the gateway in Node (createGateway() under msw/node, no options).
+  expect(reply.usage).toMatchObject({ prompt_tokens: 26, completion_tokens: 31, total_tokens: 57 });
+  expect(reply.choices[0].message.content).toBe(
+    'Short answer: it depends. Universal 24/7 instruction set is what Constance would suggest here. Reactive logistical matrix is what Ivan would suggest here.',
+  );
 });
 
 it('embeds texts into unit vectors of the model size, the same in the browser as anywhere', async () => {
