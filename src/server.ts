@@ -14,7 +14,7 @@ import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway
 import type { Gateway, GatewayOptions } from './api.ts';
 import { healthAnswer, NodeRouter } from './adapters/node.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
-import { openaiFormat } from './formats/openai/format.ts';
+import { FALLBACK_FORMAT } from './formats/all.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
 import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';
@@ -143,7 +143,7 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const gateway = buildGateway(options, standaloneParts);
   const runtime = runtimeOf(gateway);
-  const router = new NodeRouter(runtime, endpoints, openaiFormat);
+  const router = new NodeRouter(runtime, endpoints, FALLBACK_FORMAT);
   const bindHost = options.host ?? '127.0.0.1';
   const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
@@ -197,7 +197,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('upgrade', (req, socket, head) => {
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
-    void handleUpgrade(runtime, endpoints, openaiFormat, req, socket, head);
+    void handleUpgrade(runtime, endpoints, FALLBACK_FORMAT, req, socket, head);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -11,7 +11,7 @@ import { respond } from '../src/core/respond.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
 import { canonicalRequest } from './helpers/canonical.ts';
 
-const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => canonicalRequest({ format: 'test', model: 'm', ...over });
+const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => canonicalRequest({ format: 'openai', model: 'm', ...over });
 
 describe('seed', () => {
   it('hashes equal values alike whatever their key order, and different values apart', () => {

@@ -38,7 +38,7 @@ export function lastUserText(request: CanonicalRequest): string {
 
 /** The canonical form of a request that is not a conversation (an embedding input, a rerank query, an image prompt…), so fixtures and overrides apply to it too. */
 export function operationRequest(
-  format: string,
+  format: CanonicalRequest['format'],
   operation: Exclude<CanonicalRequest['operation'], 'chat'>,
   model: string,
   text: string,
@@ -48,7 +48,7 @@ export function operationRequest(
 
 /** A request of `messages` with nothing else asked: no tools, one text choice, not streamed. */
 export function plainRequest(
-  format: string,
+  format: CanonicalRequest['format'],
   operation: CanonicalRequest['operation'],
   model: string,
   messages: Message[],

@@ -10,3 +10,6 @@ export const FORMATS: Readonly<Record<FormatName, VendorFormat>> = {
   anthropic: anthropicFormat,
   gemini: geminiFormat,
 };
+
+/** What answers a request no format claims (an unknown route) or a fixture naming none: OpenAI's, the gateway's primary format under /v1. */
+export const FALLBACK_FORMAT: VendorFormat = openaiFormat;

@@ -1,7 +1,6 @@
-// The wire formats' names: the one list that fixtures, the format objects and record mode are typed by.
+// The wire formats' names: the one list that the canonical request, the journal, fixtures, the format
+// objects and record mode are typed by.
 // A leaf module (no imports), so that anything may name a format without pulling in a format's code.
 const FORMAT_NAMES = ['openai', 'anthropic', 'gemini'] as const;
 
 export type FormatName = (typeof FORMAT_NAMES)[number];
-
-export const isFormatName = (name: string): name is FormatName => (FORMAT_NAMES as readonly string[]).includes(name);

@@ -3,10 +3,7 @@
 // reply nobody sees. Each format says where its usage sits and what its fields mean (format.ts's
 // usageOf); this finds the payloads and folds their usage objects together.
 import type { Usage } from '../core/reply.ts';
-
-type Raw = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from './fields.ts';
 
 function parsed(payload: unknown): unknown {
   if (typeof payload !== 'string') return payload;
@@ -23,14 +20,15 @@ function parsed(payload: unknown): unknown {
  * or a recorded stream `{ events: [{ event?, data }] }`. Folding, not taking the last, because some
  * streams split usage over events: Anthropic's message_start has the input, its message_delta the output.
  */
-export function foldedUsage(raw: unknown, pick: (payload: Raw) => unknown): Raw | undefined {
-  const recorded = isObject(raw) && Array.isArray(raw.events) ? raw.events.map((e) => (isObject(e) ? e.data : undefined)) : undefined;
+export function foldedUsage(raw: unknown, pick: (payload: JsonObject) => unknown): JsonObject | undefined {
+  const recorded =
+    isJsonObject(raw) && Array.isArray(raw.events) ? raw.events.map((e) => (isJsonObject(e) ? e.data : undefined)) : undefined;
   const payloads = recorded ?? (Array.isArray(raw) ? raw : [raw]);
-  let usage: Raw | undefined;
+  let usage: JsonObject | undefined;
   for (const payload of payloads) {
     const p = parsed(payload);
-    const found = isObject(p) ? pick(p) : undefined;
-    if (isObject(found)) usage = { ...usage, ...found };
+    const found = isJsonObject(p) ? pick(p) : undefined;
+    if (isJsonObject(found)) usage = { ...usage, ...found };
   }
   return usage;
 }
@@ -40,9 +38,9 @@ export const count = (v: unknown): number =>
   typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.floor(v), Number.MAX_SAFE_INTEGER) : 0;
 
 /** An object field of a wire body, or an empty one. */
-export const field = (v: unknown, key: string): Raw => {
-  const f = isObject(v) ? v[key] : undefined;
-  return isObject(f) ? f : {};
+export const field = (v: unknown, key: string): JsonObject => {
+  const f = isJsonObject(v) ? v[key] : undefined;
+  return isJsonObject(f) ? f : {};
 };
 
 /** The canonical usage from counts (parts clamped to their whole); optional kinds only when there are some. */

@@ -9,10 +9,11 @@ import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Inbound, Outbound } from './exchange.ts';
 import type { Forward } from './decide.ts';
+import type { FormatName } from '../formats/names.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
-  name: string;
+  name: FormatName;
   /** The response header that carries the request id, in the vendor's name. */
   requestIdHeader: string;
   /** The vendor's id style for request ids, e.g. `req_` + 32 characters. */

@@ -11,7 +11,6 @@ import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts'
 import { countPromptTokens } from '../core/tokens.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
-import { isFormatName } from '../formats/names.ts';
 import { requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
 
@@ -112,7 +111,7 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
     seed: overrides.seed ?? runtime.seed,
     latency: overrides.latency ?? (answer?.latency === undefined ? runtime.latency : toLatency(answer.latency)),
     fault: overrides.fault ?? answer?.fault,
-    raw: isFormatName(request.format) ? answer?.raw?.[request.format] : undefined,
+    raw: answer?.raw?.[request.format],
   };
 }
 

@@ -146,7 +146,7 @@ export class Recorder {
     writeFileSync(path, data);
   }
 
-  upstreamFor(format: string): string | undefined {
+  upstreamFor(format: FormatName): string | undefined {
     return this.options.upstreams[format] ?? this.options.upstreams.default;
   }
 
@@ -213,7 +213,7 @@ export class Recorder {
     const file = recordingName(request, call.inbound.url.pathname, key);
     const fixture: Fixture = {
       name: `recorded ${file.slice(0, -'.json'.length)}`,
-      match: { format: request.format as FormatName, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
+      match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
       recorded: {
         method: call.inbound.method,
         path: call.inbound.url.pathname,

@@ -5,7 +5,7 @@ import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../types/fixtures.ts';
 import { parseSse, type RecordedEvent } from './recorder.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
-import { FORMATS } from '../formats/all.ts';
+import { FALLBACK_FORMAT, FORMATS } from '../formats/all.ts';
 import { fixtureFolderProblem } from '../cli/checks.ts';
 
 /** Each JSON path of `value` with its type (`[]` stands for any array element). */
@@ -69,7 +69,7 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
   const rec = fixture.recorded as
     | { method?: string; path?: string; query?: string; status?: number; request?: unknown; headers?: Record<string, string> }
     | undefined;
-  const format = fixture.match?.format ?? 'openai';
+  const format = fixture.match?.format ?? FALLBACK_FORMAT.name;
   if (!rec?.path) return [];
   const url = new URL(rec.path, upstream.endsWith('/') ? upstream : `${upstream}/`);
   // A recorded credential parameter (redacted, or in clear in a hand-written file) is never sent on:
@@ -96,7 +96,7 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
   }
   if (fixture.error) return response.status === fixture.error.status ? [] : [`status ${fixture.error.status} → ${response.status}`];
   if (response.status !== (rec.status ?? 200)) return [`status ${rec.status ?? 200} → ${response.status}`];
-  const raw = (fixture.raw as Record<string, unknown> | undefined)?.[format];
+  const raw = fixture.raw?.[format];
   const events = (raw as { events?: RecordedEvent[] } | undefined)?.events;
   if (Array.isArray(events)) {
     const before = eventsShape(events);

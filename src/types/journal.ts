@@ -1,5 +1,6 @@
 // A journal entry: what the gateway received and answered (core/journal.ts keeps them).
 import type { Usage } from './reply.ts';
+import type { FormatName } from '../formats/names.ts';
 
 export interface JournalEntry {
   /** Sequence number, from 1, over the gateway's life (reset() restarts it). */
@@ -18,7 +19,8 @@ export interface JournalEntry {
   bodyBytes?: number;
   /** Set when `body` is a shortened copy (long strings, arrays and objects cut, each cut marked). */
   truncated?: boolean;
-  format?: string;
+  /** The wire format of the endpoint that took the request. */
+  format?: FormatName;
   model?: string;
   /** Name (or id) of the fixture that answered, if any. */
   fixture?: string;

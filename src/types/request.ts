@@ -1,4 +1,5 @@
 // The canonical request every wire format parses into: the public types (core/request.ts does the work).
+import type { FormatName } from '../formats/names.ts';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -33,7 +34,7 @@ export type OutputFormat =
 /** What a client asked for, independent of the format it asked in. */
 export interface CanonicalRequest {
   /** The wire format's name; the core records it for matching and never branches on it. */
-  format: string;
+  format: FormatName;
   /**
    * The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the
    * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt).

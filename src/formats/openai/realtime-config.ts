@@ -1,8 +1,8 @@
 // A realtime session's configuration: parsed from `session.update` (GA and beta shapes, which name the
 // same settings differently), and rendered back in the shape the client speaks.
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, invalidValue, type FieldRule } from './validate.ts';
-import { optional, type JsonObject } from '../fields.ts';
+import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
+import { type CheckedFields, type FieldRules, isJsonObject, isOneOf, optional, type JsonObject } from '../fields.ts';
 
 /** Server VAD settings (semantic VAD is served by the same energy rule). */
 interface TurnDetection {
@@ -22,7 +22,8 @@ export interface SessionConfig {
   /** 'audio' (audio with its transcript) or 'text'. */
   modalities: ('text' | 'audio')[];
   tools: JsonObject[];
-  toolChoice: unknown;
+  /** As sent: 'auto', 'none', 'required', or an object naming a tool. */
+  toolChoice: string | JsonObject;
   maxOutputTokens: number | 'inf';
   /** The input transcription settings as sent, or null when off. */
   transcription: JsonObject | null;
@@ -59,8 +60,8 @@ function vad(raw: JsonObject): TurnDetection {
   };
 }
 
-const MODALITIES = ['text', 'audio'];
-const VAD_FIELDS: Record<string, FieldRule> = {
+const MODALITIES = ['text', 'audio'] as const;
+const VAD_FIELDS = {
   type: { types: ['string'], required: true, values: ['server_vad', 'semantic_vad'] },
   threshold: { types: ['number'], min: 0, max: 1 },
   prefix_padding_ms: { types: ['integer'], min: 0 },
@@ -69,12 +70,13 @@ const VAD_FIELDS: Record<string, FieldRule> = {
   interrupt_response: { types: ['boolean'] },
   idle_timeout_ms: optional('integer'),
   eagerness: { types: ['string'], values: ['low', 'medium', 'high', 'auto'] },
-};
-const FORMAT_FIELDS: Record<string, FieldRule> = {
+} as const satisfies FieldRules;
+const FORMAT_FIELDS = {
   type: { types: ['string'], values: ['audio/pcm', 'audio/pcmu', 'audio/pcma'] },
   rate: { types: ['integer'], min: 24000, max: 24000 },
-};
-const TRANSCRIPTION_FIELDS: Record<string, FieldRule> = {
+} as const satisfies FieldRules;
+// Typed by its index, so a check leaves the settings a plain object: they are kept as sent, never read.
+const TRANSCRIPTION_FIELDS: FieldRules = {
   model: { types: ['string'] },
   language: { types: ['string'] },
   languages: { types: ['array'] },
@@ -82,8 +84,14 @@ const TRANSCRIPTION_FIELDS: Record<string, FieldRule> = {
   keywords: { types: ['array'] },
   delay: { types: ['string'] },
 };
+const TOOL_FIELDS = {
+  type: { types: ['string'], values: ['function', 'mcp'] },
+  name: { types: ['string'], required: true },
+  description: { types: ['string'] },
+  parameters: { types: ['object'] },
+} as const satisfies FieldRules;
 
-const COMMON: Record<string, FieldRule> = {
+const COMMON = {
   model: { types: ['string'] },
   instructions: { types: ['string'] },
   tools: { types: ['array'] },
@@ -91,8 +99,8 @@ const COMMON: Record<string, FieldRule> = {
   tracing: optional('string', 'object'),
   prompt: optional('object'),
   include: optional('array'),
-};
-const GA_FIELDS: Record<string, FieldRule> = {
+} as const satisfies FieldRules;
+const GA_FIELDS = {
   ...COMMON,
   type: { types: ['string'], required: true, values: ['realtime'] },
   output_modalities: { types: ['array'], min: 1, max: 1 },
@@ -101,8 +109,8 @@ const GA_FIELDS: Record<string, FieldRule> = {
   truncation: { types: ['string', 'object'] },
   parallel_tool_calls: { types: ['boolean'] },
   reasoning: { types: ['object'] },
-};
-const BETA_FIELDS: Record<string, FieldRule> = {
+} as const satisfies FieldRules;
+const BETA_FIELDS = {
   ...COMMON,
   modalities: { types: ['array'], min: 1, max: 2 },
   voice: { types: ['string'] },
@@ -115,7 +123,7 @@ const BETA_FIELDS: Record<string, FieldRule> = {
   max_response_output_tokens: { types: ['integer', 'string'] },
   speed: { types: ['number'], min: 0.25, max: 1.5 },
   client_secret: optional('object'),
-};
+} as const satisfies FieldRules;
 
 function checkMaxTokens(param: string, value: unknown): number | 'inf' | undefined {
   if (value === undefined) return undefined;
@@ -125,44 +133,35 @@ function checkMaxTokens(param: string, value: unknown): number | 'inf' | undefin
   return value;
 }
 
-function checkModalities(param: string, value: unknown): ('text' | 'audio')[] | undefined {
+function checkModalities(param: string, value: unknown[] | undefined): ('text' | 'audio')[] | undefined {
   if (value === undefined) return undefined;
-  (value as unknown[]).forEach((m, i) => {
-    if (typeof m !== 'string' || !MODALITIES.includes(m)) throw invalidValue(`${param}[${i}]`, m, MODALITIES);
+  const modalities = new Set<'text' | 'audio'>();
+  value.forEach((m, i) => {
+    if (!isOneOf(MODALITIES, m)) throw invalidValue(`${param}[${i}]`, m, MODALITIES);
+    modalities.add(m);
   });
-  return [...new Set(value as ('text' | 'audio')[])];
+  return [...modalities];
 }
 
-function checkTools(param: string, value: unknown): JsonObject[] | undefined {
+function checkTools(param: string, value: unknown[] | undefined): JsonObject[] | undefined {
   if (value === undefined) return undefined;
-  return (value as unknown[]).map((t, i) => {
-    checkField(`${param}[${i}]`, t, { types: ['object'], required: true });
-    const tool = t as JsonObject;
-    checkFields(
-      tool,
-      {
-        type: { types: ['string'], values: ['function', 'mcp'] },
-        name: { types: ['string'], required: true },
-        description: { types: ['string'] },
-        parameters: { types: ['object'] },
-      },
-      `${param}[${i}]`,
-    );
+  return value.map((tool, i) => {
+    checkField(`${param}[${i}]`, tool, { types: ['object'], required: true });
+    checkFields(tool, TOOL_FIELDS, `${param}[${i}]`);
     return tool;
   });
 }
 
-function checkVad(param: string, value: unknown): TurnDetection | null | undefined {
-  if (value === undefined) return undefined;
-  if (value === null) return null;
-  checkFields(value as JsonObject, VAD_FIELDS, param);
-  return vad(value as JsonObject);
+function checkVad(param: string, value: JsonObject | null | undefined): TurnDetection | null | undefined {
+  if (value === undefined || value === null) return value;
+  checkFields(value, VAD_FIELDS, param);
+  return vad(value);
 }
 
-function checkTranscription(param: string, value: unknown): JsonObject | null | undefined {
-  if (value === undefined || value === null) return value as null | undefined;
-  checkFields(value as JsonObject, TRANSCRIPTION_FIELDS, param);
-  return { model: 'whisper-1', ...(value as JsonObject) };
+function checkTranscription(param: string, value: JsonObject | null | undefined): JsonObject | null | undefined {
+  if (value === undefined || value === null) return value;
+  checkFields(value, TRANSCRIPTION_FIELDS, param);
+  return { model: 'whisper-1', ...value };
 }
 
 /**
@@ -171,30 +170,40 @@ function checkTranscription(param: string, value: unknown): JsonObject | null | 
  */
 export function applySession(base: SessionConfig, session: unknown, beta: boolean, path = 'session'): SessionConfig {
   checkField(path, session, { types: ['object'], required: true });
-  const s = session as JsonObject;
-  const next = { ...base };
-  checkFields(s, beta ? BETA_FIELDS : GA_FIELDS, path);
+  return beta ? applyBeta({ ...base }, session, path) : applyGa({ ...base }, session, path);
+}
+
+/** The settings both protocols name alike. */
+function applyCommon(next: SessionConfig, s: CheckedFields<typeof COMMON>, path: string): void {
   if (typeof s.instructions === 'string') next.instructions = s.instructions;
   next.tools = checkTools(`${path}.tools`, s.tools) ?? next.tools;
   if (s.tool_choice !== undefined) next.toolChoice = s.tool_choice;
-  if (beta) {
-    next.modalities = checkModalities(`${path}.modalities`, s.modalities) ?? next.modalities;
-    if (typeof s.voice === 'string') next.voice = s.voice;
-    const t = checkTranscription(`${path}.input_audio_transcription`, s.input_audio_transcription);
-    if (t !== undefined) next.transcription = t;
-    const d = checkVad(`${path}.turn_detection`, s.turn_detection);
-    if (d !== undefined) next.turnDetection = d;
-    next.maxOutputTokens = checkMaxTokens(`${path}.max_response_output_tokens`, s.max_response_output_tokens) ?? next.maxOutputTokens;
-    if (typeof s.temperature === 'number') next.temperature = s.temperature;
-    if (typeof s.speed === 'number') next.speed = s.speed;
-    return next;
-  }
+}
+
+function applyBeta(next: SessionConfig, s: JsonObject, path: string): SessionConfig {
+  checkFields(s, BETA_FIELDS, path);
+  applyCommon(next, s, path);
+  next.modalities = checkModalities(`${path}.modalities`, s.modalities) ?? next.modalities;
+  if (typeof s.voice === 'string') next.voice = s.voice;
+  const t = checkTranscription(`${path}.input_audio_transcription`, s.input_audio_transcription);
+  if (t !== undefined) next.transcription = t;
+  const d = checkVad(`${path}.turn_detection`, s.turn_detection);
+  if (d !== undefined) next.turnDetection = d;
+  next.maxOutputTokens = checkMaxTokens(`${path}.max_response_output_tokens`, s.max_response_output_tokens) ?? next.maxOutputTokens;
+  if (typeof s.temperature === 'number') next.temperature = s.temperature;
+  if (typeof s.speed === 'number') next.speed = s.speed;
+  return next;
+}
+
+function applyGa(next: SessionConfig, s: JsonObject, path: string): SessionConfig {
+  checkFields(s, GA_FIELDS, path);
+  applyCommon(next, s, path);
   next.modalities = checkModalities(`${path}.output_modalities`, s.output_modalities) ?? next.modalities;
   next.maxOutputTokens = checkMaxTokens(`${path}.max_output_tokens`, s.max_output_tokens) ?? next.maxOutputTokens;
-  if (s.audio !== undefined) {
-    const audio = s.audio as JsonObject;
+  const audio = s.audio;
+  if (audio !== undefined) {
     checkFields(audio, { input: { types: ['object'] }, output: { types: ['object'] } }, `${path}.audio`);
-    const input = audio.input as JsonObject | undefined;
+    const input = audio.input;
     if (input) {
       checkFields(
         input,
@@ -206,20 +215,20 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
         },
         `${path}.audio.input`,
       );
-      if (input.format) checkFields(input.format as JsonObject, FORMAT_FIELDS, `${path}.audio.input.format`);
+      if (input.format) checkFields(input.format, FORMAT_FIELDS, `${path}.audio.input.format`);
       const t = checkTranscription(`${path}.audio.input.transcription`, input.transcription);
       if (t !== undefined) next.transcription = t;
       const d = checkVad(`${path}.audio.input.turn_detection`, input.turn_detection);
       if (d !== undefined) next.turnDetection = d;
     }
-    const output = audio.output as JsonObject | undefined;
+    const output = audio.output;
     if (output) {
       checkFields(
         output,
         { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } },
         `${path}.audio.output`,
       );
-      if (output.format) checkFields(output.format as JsonObject, FORMAT_FIELDS, `${path}.audio.output.format`);
+      if (output.format) checkFields(output.format, FORMAT_FIELDS, `${path}.audio.output.format`);
       if (typeof output.voice === 'string') next.voice = output.voice;
       if (typeof output.speed === 'number') next.speed = output.speed;
     }
@@ -292,7 +301,10 @@ export function renderSession(c: SessionConfig, id: string, expiresAt: number, b
   };
 }
 
-/** Session tools as canonical tool specs (function tools only). */
+/**
+ * Session tools as canonical tool specs (function tools only). A response.create's own tools come here
+ * unchecked (realtime.ts's request()), so `parameters` is passed on as sent, whatever it is.
+ */
 export function toolSpecs(tools: readonly JsonObject[]): ToolSpec[] {
   return tools
     .filter((t) => t.type === undefined || t.type === 'function')
@@ -306,7 +318,6 @@ export function toolSpecs(tools: readonly JsonObject[]): ToolSpec[] {
 /** A realtime tool_choice as the canonical one. */
 export function toolChoiceOf(choice: unknown): ToolChoice {
   if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
-  if (choice && typeof choice === 'object' && typeof (choice as JsonObject).name === 'string')
-    return { name: (choice as JsonObject).name as string };
+  if (isJsonObject(choice) && typeof choice.name === 'string') return { name: choice.name };
   return 'auto';
 }

@@ -27,8 +27,8 @@ function isBeta(call: Call): boolean {
 function realtimeModel(call: Call, model: unknown): string {
   if (model === undefined || model === '') throw missing('model');
   checkField('model', model, { types: ['string'] });
-  call.runtime.requireModel(model as string, 'realtime');
-  return model as string;
+  call.runtime.requireModel(model, 'realtime');
+  return model;
 }
 
 function upgrade(call: Call): Outbound {
@@ -41,7 +41,7 @@ function upgrade(call: Call): Outbound {
   const beta = isBeta(call);
   const ephemeral = call.runtime.tokens.ephemeralKey(call.token, call.runtime.now());
   const preset = ephemeral?.session;
-  const model = realtimeModel(call, call.inbound.url.searchParams.get('model') ?? (preset?.model as string | undefined));
+  const model = realtimeModel(call, call.inbound.url.searchParams.get('model') ?? preset?.model);
   const offered = protocols(call);
   return {
     status: 101,
@@ -57,15 +57,14 @@ function upgrade(call: Call): Outbound {
 }
 
 /** Seconds an ephemeral key lives: `expires_after.seconds` (10..7200, default 600). */
-function lifetime(body: JsonObject): number {
-  const after = body.expires_after as JsonObject | undefined;
+function lifetime(after: JsonObject | undefined): number {
   if (after === undefined) return 600;
   checkFields(
     after,
     { anchor: { types: ['string'], values: ['created_at'] }, seconds: { types: ['integer'], min: 10, max: 7200 } },
     'expires_after',
   );
-  return (after.seconds as number | undefined) ?? 600;
+  return after.seconds ?? 600;
 }
 
 function mint(call: Call, session: JsonObject, seconds: number) {
@@ -77,8 +76,8 @@ function mint(call: Call, session: JsonObject, seconds: number) {
 function clientSecrets(call: Call): Outbound {
   const body = call.body as JsonObject;
   checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
-  const seconds = lifetime(body);
-  const session = (body.session as JsonObject | undefined) ?? { type: 'realtime' };
+  const seconds = lifetime(body.expires_after);
+  const session = body.session ?? { type: 'realtime' };
   if (session.type === 'transcription')
     throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', {
       param: 'session.type',
