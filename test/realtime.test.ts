@@ -92,6 +92,44 @@ const userText = (text: string) => ({
   item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
 });
 
+/**
+ * A response.create's own settings are checked as a session.update's are (the error event names the
+ * field) and, when good, answer that response: its own tools, with no session tools. Also: a session
+ * may name a remote MCP server (accepted, never called).
+ */
+async function checksResponseSettings(send: (event: object) => void, until: (type: string, count?: number) => Promise<Ev[]>) {
+  send({
+    type: 'session.update',
+    session: { type: 'realtime', tools: [{ type: 'mcp', server_label: 'docs', server_url: 'https://mcp.invalid/sse' }] },
+  });
+  await until('session.updated');
+  send({ type: 'session.update', event_id: 'evt_session', session: { type: 'realtime', audio: { output: { speed: 9 } } } });
+  send({ type: 'response.create', event_id: 'evt_tools', response: { tools: [null] } });
+  send({ type: 'response.create', event_id: 'evt_parameters', response: { tools: [{ type: 'function', name: 'f', parameters: 5 }] } });
+  send({ type: 'response.create', event_id: 'evt_modalities', response: { output_modalities: 5 } });
+  send({ type: 'response.create', event_id: 'evt_max', response: { max_output_tokens: 'lots' } });
+  send({ type: 'response.create', event_id: 'evt_unknown', response: { modalities: ['text'] } });
+  const errors = (await until('error', 6)).filter((e) => e.type === 'error').map((e) => [e.error.event_id, e.error.type, e.error.param]);
+  expect(errors).toEqual([
+    ['evt_session', 'invalid_request_error', 'session.audio.output.speed'],
+    ['evt_tools', 'invalid_request_error', 'response.tools[0]'],
+    ['evt_parameters', 'invalid_request_error', 'response.tools[0].parameters'],
+    ['evt_modalities', 'invalid_request_error', 'response.output_modalities'],
+    ['evt_max', 'invalid_request_error', 'response.max_output_tokens'],
+    // A beta name in a GA session.
+    ['evt_unknown', 'invalid_request_error', 'response.modalities'],
+  ]);
+  const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+  send(userText('What is the weather in Oslo?'));
+  send({
+    type: 'response.create',
+    response: { output_modalities: ['text'], tools: [{ type: 'function', name: 'get_weather', parameters }], tool_choice: 'required' },
+  });
+  const events = await until('response.done');
+  expect(events.find((e) => e.type === 'response.function_call_arguments.done')!.name).toBe('get_weather');
+  expect(events.find((e) => e.type === 'response.done')!.response.status).toBe('completed');
+}
+
 describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
   let server: RunningServer;
   let client: OpenAI;
@@ -240,6 +278,13 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     const item = events.find((e) => e.type === 'response.done')!.response.output[0];
     expect(item).toMatchObject({ type: 'function_call', name: 'get_weather', call_id: done.call_id, status: 'completed' });
     assertEvents(events);
+  });
+
+  it("checks a response.create's own settings as a session.update's, and answers with them", async () => {
+    const { rt, until, opened } = connect();
+    await opened;
+    await checksResponseSettings((event) => rt.send(event as never), until);
+    rt.close();
   });
 
   it('cancels a response mid-way (a latency profile sent on the upgrade paces it)', async () => {
@@ -623,6 +668,18 @@ describe('realtime in-process with msw and the global WebSocket', () => {
     const text = after.filter((e) => e.type === 'response.output_text.done').at(-1)!.text;
     expect(text).toContain('get_weather');
     expect(text).toContain('{"temp":21}');
+  });
+
+  it("checks a response.create's own settings as a session.update's, and answers with them", async () => {
+    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
+      'realtime',
+      'openai-insecure-api-key.sk-test',
+    ]);
+    const c = collector();
+    socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
+    await new Promise((r) => socket.addEventListener('open', r, { once: true }));
+    await checksResponseSettings((event) => socket.send(JSON.stringify(event)), c.until);
+    socket.close();
   });
 
   it('refuses a bad key with an error event, then closes', async () => {

@@ -90,6 +90,18 @@ const TOOL_FIELDS = {
   description: { types: ['string'] },
   parameters: { types: ['object'] },
 } as const satisfies FieldRules;
+// A remote MCP server's tools: accepted and shown back; the emulator calls none of them.
+const MCP_TOOL_FIELDS = {
+  type: { types: ['string'], required: true },
+  server_label: { types: ['string'], required: true },
+  server_url: { types: ['string'] },
+  connector_id: { types: ['string'] },
+  authorization: { types: ['string'] },
+  server_description: { types: ['string'] },
+  headers: optional('object'),
+  allowed_tools: optional('array', 'object'),
+  require_approval: optional('string', 'object'),
+} as const satisfies FieldRules;
 
 const COMMON = {
   model: { types: ['string'] },
@@ -147,20 +159,20 @@ function checkTools(param: string, value: unknown[] | undefined): JsonObject[] |
   if (value === undefined) return undefined;
   return value.map((tool, i) => {
     checkField(`${param}[${i}]`, tool, { types: ['object'], required: true });
-    checkFields(tool, TOOL_FIELDS, `${param}[${i}]`);
+    checkFields(tool, tool.type === 'mcp' ? MCP_TOOL_FIELDS : TOOL_FIELDS, `${param}[${i}].`);
     return tool;
   });
 }
 
 function checkVad(param: string, value: JsonObject | null | undefined): TurnDetection | null | undefined {
   if (value === undefined || value === null) return value;
-  checkFields(value, VAD_FIELDS, param);
+  checkFields(value, VAD_FIELDS, `${param}.`);
   return vad(value);
 }
 
 function checkTranscription(param: string, value: JsonObject | null | undefined): JsonObject | null | undefined {
   if (value === undefined || value === null) return value;
-  checkFields(value, TRANSCRIPTION_FIELDS, param);
+  checkFields(value, TRANSCRIPTION_FIELDS, `${param}.`);
   return { model: 'whisper-1', ...value };
 }
 
@@ -181,7 +193,7 @@ function applyCommon(next: SessionConfig, s: CheckedFields<typeof COMMON>, path:
 }
 
 function applyBeta(next: SessionConfig, s: JsonObject, path: string): SessionConfig {
-  checkFields(s, BETA_FIELDS, path);
+  checkFields(s, BETA_FIELDS, `${path}.`);
   applyCommon(next, s, path);
   next.modalities = checkModalities(`${path}.modalities`, s.modalities) ?? next.modalities;
   if (typeof s.voice === 'string') next.voice = s.voice;
@@ -196,13 +208,13 @@ function applyBeta(next: SessionConfig, s: JsonObject, path: string): SessionCon
 }
 
 function applyGa(next: SessionConfig, s: JsonObject, path: string): SessionConfig {
-  checkFields(s, GA_FIELDS, path);
+  checkFields(s, GA_FIELDS, `${path}.`);
   applyCommon(next, s, path);
   next.modalities = checkModalities(`${path}.output_modalities`, s.output_modalities) ?? next.modalities;
   next.maxOutputTokens = checkMaxTokens(`${path}.max_output_tokens`, s.max_output_tokens) ?? next.maxOutputTokens;
   const audio = s.audio;
   if (audio !== undefined) {
-    checkFields(audio, { input: { types: ['object'] }, output: { types: ['object'] } }, `${path}.audio`);
+    checkFields(audio, { input: { types: ['object'] }, output: { types: ['object'] } }, `${path}.audio.`);
     const input = audio.input;
     if (input) {
       checkFields(
@@ -213,9 +225,9 @@ function applyGa(next: SessionConfig, s: JsonObject, path: string): SessionConfi
           turn_detection: optional('object'),
           noise_reduction: optional('object'),
         },
-        `${path}.audio.input`,
+        `${path}.audio.input.`,
       );
-      if (input.format) checkFields(input.format, FORMAT_FIELDS, `${path}.audio.input.format`);
+      if (input.format) checkFields(input.format, FORMAT_FIELDS, `${path}.audio.input.format.`);
       const t = checkTranscription(`${path}.audio.input.transcription`, input.transcription);
       if (t !== undefined) next.transcription = t;
       const d = checkVad(`${path}.audio.input.turn_detection`, input.turn_detection);
@@ -226,13 +238,72 @@ function applyGa(next: SessionConfig, s: JsonObject, path: string): SessionConfi
       checkFields(
         output,
         { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } },
-        `${path}.audio.output`,
+        `${path}.audio.output.`,
       );
-      if (output.format) checkFields(output.format, FORMAT_FIELDS, `${path}.audio.output.format`);
+      if (output.format) checkFields(output.format, FORMAT_FIELDS, `${path}.audio.output.format.`);
       if (typeof output.voice === 'string') next.voice = output.voice;
       if (typeof output.speed === 'number') next.speed = output.speed;
     }
   }
+  return next;
+}
+
+// What a response.create may set for that response alone; the rest is the session's.
+const RESPONSE_COMMON = {
+  instructions: COMMON.instructions,
+  tools: COMMON.tools,
+  tool_choice: COMMON.tool_choice,
+  conversation: { types: ['string'] },
+  input: { types: ['array'] },
+  metadata: optional('object'),
+  prompt: optional('object'),
+} as const satisfies FieldRules;
+const GA_RESPONSE_FIELDS = {
+  ...RESPONSE_COMMON,
+  output_modalities: GA_FIELDS.output_modalities,
+  max_output_tokens: GA_FIELDS.max_output_tokens,
+  audio: GA_FIELDS.audio,
+  parallel_tool_calls: GA_FIELDS.parallel_tool_calls,
+  reasoning: GA_FIELDS.reasoning,
+} as const satisfies FieldRules;
+const BETA_RESPONSE_FIELDS = {
+  ...RESPONSE_COMMON,
+  modalities: BETA_FIELDS.modalities,
+  max_response_output_tokens: BETA_FIELDS.max_response_output_tokens,
+  voice: BETA_FIELDS.voice,
+  output_audio_format: BETA_FIELDS.output_audio_format,
+  temperature: BETA_FIELDS.temperature,
+} as const satisfies FieldRules;
+
+/**
+ * The settings of one response: the session's, with what its response.create sets. Throws the error
+ * event's 400 naming the bad field (`response.…`), as for a session.update.
+ */
+export function applyResponse(base: SessionConfig, response: JsonObject, beta: boolean): SessionConfig {
+  const next = { ...base };
+  if (beta) {
+    checkFields(response, BETA_RESPONSE_FIELDS, 'response.');
+    next.modalities = checkModalities('response.modalities', response.modalities) ?? next.modalities;
+    next.maxOutputTokens =
+      checkMaxTokens('response.max_response_output_tokens', response.max_response_output_tokens) ?? next.maxOutputTokens;
+    if (typeof response.voice === 'string') next.voice = response.voice;
+  } else {
+    checkFields(response, GA_RESPONSE_FIELDS, 'response.');
+    next.modalities = checkModalities('response.output_modalities', response.output_modalities) ?? next.modalities;
+    next.maxOutputTokens = checkMaxTokens('response.max_output_tokens', response.max_output_tokens) ?? next.maxOutputTokens;
+    if (response.audio) {
+      checkFields(response.audio, { output: { types: ['object'] } }, 'response.audio.');
+      const output = response.audio.output;
+      if (output) {
+        checkFields(output, { format: { types: ['object'] }, voice: { types: ['string', 'object'] } }, 'response.audio.output.');
+        if (output.format) checkFields(output.format, FORMAT_FIELDS, 'response.audio.output.format.');
+        if (typeof output.voice === 'string') next.voice = output.voice;
+      }
+    }
+  }
+  if (typeof response.instructions === 'string') next.instructions = response.instructions;
+  next.tools = checkTools('response.tools', response.tools) ?? next.tools;
+  if (response.tool_choice !== undefined) next.toolChoice = response.tool_choice;
   return next;
 }
 
@@ -302,8 +373,8 @@ export function renderSession(c: SessionConfig, id: string, expiresAt: number, b
 }
 
 /**
- * Session tools as canonical tool specs (function tools only). A response.create's own tools come here
- * unchecked (realtime.ts's request()), so `parameters` is passed on as sent, whatever it is.
+ * Session or response tools, checked, as canonical tool specs (function tools only: an MCP server's
+ * tools are not called).
  */
 export function toolSpecs(tools: readonly JsonObject[]): ToolSpec[] {
   return tools
@@ -311,7 +382,7 @@ export function toolSpecs(tools: readonly JsonObject[]): ToolSpec[] {
     .map((t) => ({
       name: String(t.name),
       description: typeof t.description === 'string' ? t.description : undefined,
-      parameters: (t.parameters as JsonObject) ?? { type: 'object', properties: {} },
+      parameters: isJsonObject(t.parameters) ? t.parameters : { type: 'object', properties: {} },
     }));
 }
 

@@ -62,7 +62,7 @@ function lifetime(after: JsonObject | undefined): number {
   checkFields(
     after,
     { anchor: { types: ['string'], values: ['created_at'] }, seconds: { types: ['integer'], min: 10, max: 7200 } },
-    'expires_after',
+    'expires_after.',
   );
   return after.seconds ?? 600;
 }

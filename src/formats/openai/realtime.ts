@@ -15,7 +15,15 @@ import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
 import { playEvents } from '../../pipeline/sse.ts';
 import { openaiErrorBody } from './errors.ts';
-import { applySession, defaultConfig, renderSession, toolChoiceOf, toolSpecs, type SessionConfig } from './realtime-config.ts';
+import {
+  applyResponse,
+  applySession,
+  defaultConfig,
+  renderSession,
+  toolChoiceOf,
+  toolSpecs,
+  type SessionConfig,
+} from './realtime-config.ts';
 import {
   type ContentPart,
   contentType,
@@ -574,7 +582,7 @@ export class RealtimeSession implements SocketPeer {
   // --- responses ---
 
   /** The conversation as a canonical request: instructions, then each item as a message. */
-  private request(params: JsonObject): CanonicalRequest {
+  private request(params: JsonObject, settings: SessionConfig): CanonicalRequest {
     const items = params.conversation === 'none' ? [] : this.items;
     const input = Array.isArray(params.input)
       ? params.input.map((raw: unknown, i) => {
@@ -583,7 +591,7 @@ export class RealtimeSession implements SocketPeer {
           return this.parseItem(raw, `response.input[${i}]`);
         })
       : [];
-    const instructions = typeof params.instructions === 'string' ? params.instructions : this.config.instructions;
+    const { instructions } = settings;
     const messages: Message[] = instructions ? [{ role: 'system', parts: [{ type: 'text', text: instructions }] }] : [];
     for (const { raw, heard } of [...items, ...input]) {
       if (raw.type === 'function_call')
@@ -603,10 +611,7 @@ export class RealtimeSession implements SocketPeer {
         messages.push({ role: raw.role, parts });
       }
     }
-    // response.create's tools, modalities and token limit are not checked yet (checking them would change
-    // what a wrong type gets today): these casts say what they are meant to be, not what was checked.
-    const tools = Array.isArray(params.tools) ? (params.tools as JsonObject[]) : this.config.tools;
-    const max = params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens;
+    const max = settings.maxOutputTokens;
     return {
       format: 'openai',
       operation: 'chat',
@@ -616,8 +621,8 @@ export class RealtimeSession implements SocketPeer {
       stop: [],
       n: 1,
       stream: true,
-      tools: toolSpecs(tools),
-      toolChoice: toolChoiceOf(params.tool_choice ?? this.config.toolChoice),
+      tools: toolSpecs(settings.tools),
+      toolChoice: toolChoiceOf(settings.toolChoice),
       parallelToolCalls: params.parallel_tool_calls !== false,
       output: { type: 'text' },
     };
@@ -631,23 +636,19 @@ export class RealtimeSession implements SocketPeer {
         `Conversation already has an active response in progress: ${current.responseId}. Wait until the response is finished before creating a new one.`,
         'conversation_already_has_active_response',
       );
-    // Unchecked, as response.create's tools (see request()).
-    const modalities = (params.output_modalities ?? params.modalities ?? this.config.modalities) as string[];
-    const audioParams = fieldsOf(fieldsOf(params.audio).output);
+    const settings = applyResponse(this.config, params, this.beta);
     const ctx: ResponseContext = {
       responseId: this.nextId('resp_'),
       conversationId: this.conversationId,
       itemId: () => this.nextId('item_'),
       callId: () => this.nextId('call_', 16),
-      audio: modalities.includes('audio'),
-      voice:
-        typeof audioParams.voice === 'string' ? audioParams.voice : typeof params.voice === 'string' ? params.voice : this.config.voice,
+      audio: settings.modalities.includes('audio'),
+      voice: settings.voice,
       beta: this.beta,
-      // Unchecked: echoed in the response object as sent.
-      maxOutputTokens: (params.max_output_tokens ?? params.max_response_output_tokens ?? this.config.maxOutputTokens) as number | 'inf',
+      maxOutputTokens: settings.maxOutputTokens,
       previousItemId: this.items.at(-1)?.raw.id ?? null,
     };
-    const request = this.request(params);
+    const request = this.request(params, settings);
     const { call } = this;
     let answered;
     try {
