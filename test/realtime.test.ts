@@ -626,13 +626,19 @@ describe('realtime in-process with msw and the global WebSocket', () => {
   beforeAll(() => mock.listen({ onUnhandledRequest: 'bypass' } as never));
   afterAll(() => mock.close());
 
-  it('runs a turn over a browser-style handshake', async () => {
+  /** The global WebSocket with a browser's handshake (the key as a subprotocol), collecting what it hears. */
+  function browserSocket(key: string) {
     const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
       'realtime',
-      'openai-insecure-api-key.sk-test',
+      `openai-insecure-api-key.${key}`,
     ]);
     const c = collector();
     socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
+    return { socket, c };
+  }
+
+  it('runs a turn over a browser-style handshake', async () => {
+    const { socket, c } = browserSocket('sk-test');
     await new Promise((r) => socket.addEventListener('open', r, { once: true }));
     socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } }));
     socket.send(JSON.stringify(userText('Hello')));
@@ -671,24 +677,14 @@ describe('realtime in-process with msw and the global WebSocket', () => {
   });
 
   it("checks a response.create's own settings as a session.update's, and answers with them", async () => {
-    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
-      'realtime',
-      'openai-insecure-api-key.sk-test',
-    ]);
-    const c = collector();
-    socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
+    const { socket, c } = browserSocket('sk-test');
     await new Promise((r) => socket.addEventListener('open', r, { once: true }));
     await checksResponseSettings((event) => socket.send(JSON.stringify(event)), c.until);
     socket.close();
   });
 
   it('refuses a bad key with an error event, then closes', async () => {
-    const socket = new globalThis.WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', [
-      'realtime',
-      'openai-insecure-api-key.sk-nope',
-    ]);
-    const c = collector();
-    socket.addEventListener('message', (e) => c.push(JSON.parse(String(e.data))));
+    const { socket, c } = browserSocket('sk-nope');
     const closed = new Promise<number>((r) => socket.addEventListener('close', (e) => r(e.code), { once: true }));
     const [error] = await c.until('error');
     expect(error.error.code).toBe('invalid_api_key');
