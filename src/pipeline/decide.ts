@@ -9,6 +9,7 @@ import type { CanonicalRequest } from '../core/request.ts';
 import { requestKey, respond, type PinnedReply } from '../core/respond.ts';
 import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts';
 import { countPromptTokens } from '../core/tokens.ts';
+import type { Capability } from '../core/models.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
 import { isFormatName } from '../formats/names.ts';
@@ -48,6 +49,26 @@ export interface Forward {
 
 export function isForward(value: object): value is Forward {
   return 'forward' in value;
+}
+
+/** Fails unless `model` is in the catalogue and can do `capability` (Anthropic and Gemini word their own). */
+export function requireModel(ctx: Pick<DecisionContext, 'runtime'>, model: string, capability: Capability): void {
+  const info = ctx.runtime.catalogue.get(model);
+  if (!info) {
+    throw new GatewayError('not_found', `The model \`${model}\` does not exist or you do not have access to it.`, {
+      code: 'model_not_found',
+    });
+  }
+  if (!info.capabilities.includes(capability)) {
+    throw new GatewayError(
+      'not_found',
+      `The model \`${model}\` does not support ${capability} (it supports: ${info.capabilities.join(', ')}).`,
+      {
+        param: 'model',
+        code: 'model_not_supported',
+      },
+    );
+  }
 }
 
 /** Fails when the conversation is longer than the model's context window, as the real services do. */
