@@ -25,7 +25,12 @@ export function admitRequest(runtime: Runtime, token: string, scope: string): vo
 }
 
 /** What `usage` of `model` costs at the price table in force, times `share`; undefined when the model has no price. */
-export function priceUsage(runtime: Runtime, model: string | undefined, usage: Usage, share = 1): number | undefined {
+export function priceUsage(
+  runtime: Pick<Runtime, 'prices' | 'catalogue'>,
+  model: string | undefined,
+  usage: Usage,
+  share = 1,
+): number | undefined {
   const price = model === undefined ? undefined : priceOf(runtime.prices, runtime.catalogue, model);
   return price && costOf(usage, price, share);
 }

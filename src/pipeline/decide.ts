@@ -16,9 +16,15 @@ import { isFormatName } from '../formats/names.ts';
 import { requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
 
-/** What a decision reads: the live state, the request's URL and headers, its journal entry and token (a Call has them all). */
+/** The live state a decision reads and updates: settings, tokens, fixtures, catalogue, test scopes, prompt cache. */
+export type DecisionState = Pick<
+  Runtime,
+  'seed' | 'latency' | 'strict' | 'record' | 'tokens' | 'fixtures' | 'catalogue' | 'testScopes' | 'promptCache' | 'now'
+>;
+
+/** What a decision reads: that state, the request's URL and headers, its journal entry and token (a Call has them all). */
 export interface DecisionContext {
-  readonly runtime: Runtime;
+  readonly runtime: DecisionState;
   readonly inbound: Pick<Inbound, 'url' | 'header'>;
   readonly entry: JournalEntry;
   readonly token: string;
@@ -72,7 +78,7 @@ export function requireModel(ctx: Pick<DecisionContext, 'runtime'>, model: strin
 }
 
 /** Fails when the conversation is longer than the model's context window, as the real services do. */
-function requireContext(runtime: Runtime, request: CanonicalRequest): void {
+function requireContext(runtime: DecisionState, request: CanonicalRequest): void {
   const limit = runtime.catalogue.get(request.model)?.context_window;
   if (limit === undefined) return;
   const tokens = countPromptTokens(request.messages, request.tools, request.framing);
