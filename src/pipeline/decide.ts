@@ -164,7 +164,7 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   if (struck?.type === 'OVERLOADED') throw overloaded(struck);
   const shaping = struck !== undefined && isReplyFault(struck);
   const reply = respond(request, context, shaping ? { ...pinned, ...pinnedBy(struck) } : pinned);
-  // What the reply's tokens cost and count against the rate limits (auth/limits.ts charges them);
+  // What the reply's tokens cost and count against the rate limits (limits.ts charges them);
   // delivery.ts's deliver() replaces it with a raw body's own usage when that is what goes out.
   ctx.entry.usage = reply.usage;
   return { reply, latency, fault: shaping ? undefined : struck, raw };

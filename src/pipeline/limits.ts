@@ -6,7 +6,7 @@ import { costOf, priceOf } from '../core/prices.ts';
 import type { RateLimits, RateWindow } from '../core/ratelimit.ts';
 import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
-import { maskKey } from './keys.ts';
+import { maskKey } from '../auth/keys.ts';
 
 /** The limits `token` runs under: its own rpm/tpm, else the gateway's (their own object, untouched, when it has none). */
 function limitsOf(runtime: Runtime, token: string): RateLimits {
