@@ -17,8 +17,6 @@ import shipped from '../catalog/models.json' with { type: 'json' };
 import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
 
-export type { GatewayOptions } from './api.ts';
-
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
