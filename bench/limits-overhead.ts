@@ -1,10 +1,10 @@
-// What rate limiting and cost add to a request: the admission and the charge (auth/limits.ts) timed
+// What rate limiting and cost add to a request: the admission and the charge (pipeline/limits.ts) timed
 // alone, per call, and a chat request in-process with the default (generous) limits for scale.
 // Usage: node bench/limits-overhead.ts  (run by hand; not part of the suite)
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
 import { runtimeOf } from '../src/gateway.ts';
-import { admitRequest, chargeReply } from '../src/auth/limits.ts';
+import { admitRequest, chargeReply } from '../src/pipeline/limits.ts';
 import type { JournalEntry } from '../src/core/journal.ts';
 
 const gateway = createGateway({});

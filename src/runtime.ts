@@ -7,8 +7,6 @@ import { clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
-import type { Capability } from './core/models.ts';
-import { GatewayError } from './core/errors.ts';
 import { BoundedStore } from './core/store.ts';
 import { PromptCache } from './core/cache.ts';
 import type { RecordOptions } from './types/record.ts';
@@ -18,8 +16,6 @@ import { Spending } from './core/spending.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
 import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
-
-export type { GatewayOptions } from './api.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
@@ -93,26 +89,6 @@ export class Runtime {
 
   now(): number {
     return clockSeconds(this.clock) + this.clockOffset;
-  }
-
-  /** Fails unless `model` is in the catalogue and can do `capability`. */
-  requireModel(model: string, capability: Capability): void {
-    const info = this.catalogue.get(model);
-    if (!info) {
-      throw new GatewayError('not_found', `The model \`${model}\` does not exist or you do not have access to it.`, {
-        code: 'model_not_found',
-      });
-    }
-    if (!info.capabilities.includes(capability)) {
-      throw new GatewayError(
-        'not_found',
-        `The model \`${model}\` does not support ${capability} (it supports: ${info.capabilities.join(', ')}).`,
-        {
-          param: 'model',
-          code: 'model_not_supported',
-        },
-      );
-    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The platform pages, served by express beside /__admin (never on the API path). Every page is
 // rendered per request from the live state; its script then talks to the public API or /__admin.
 import express, { type Router } from 'express';
-import type { Gateway } from '../gateway.ts';
+import type { Gateway } from '../api.ts';
 import { PAGE_CSP } from './html.ts';
 import { clientScript, STYLE } from './assets.ts';
 import { homePage } from './home.ts';

@@ -8,7 +8,7 @@ import type { RateWindow } from '../core/ratelimit.ts';
 import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Inbound, Outbound } from './exchange.ts';
-import type { Forward } from './decide.ts';
+import type { DecisionState, Forward } from './decide.ts';
 import type { FormatName } from '../formats/names.ts';
 
 /** What a wire format tells the pipeline about itself. */
@@ -40,13 +40,19 @@ export interface FormatEdge {
 
 export type Params = Record<string, string | readonly string[] | undefined>;
 
+/**
+ * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit
+ * and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ */
+type CallState = DecisionState & Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams'>;
+
 export interface Call {
   inbound: Inbound;
   params: Params;
   /** The parsed JSON body, or a multipart body as a FormBody (undefined for bodiless methods). */
   body: unknown;
   requestId: string;
-  runtime: Runtime;
+  runtime: CallState;
   /** This request's journal entry: handlers fill in model, fixture and stream progress. */
   entry: JournalEntry;
   /** The token the request presented. */

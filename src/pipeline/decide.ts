@@ -9,14 +9,21 @@ import type { CanonicalRequest } from '../core/request.ts';
 import { requestKey, respond, type PinnedReply } from '../core/respond.ts';
 import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts';
 import { countPromptTokens } from '../core/tokens.ts';
+import type { Capability } from '../core/models.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
 import { requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
 
-/** What a decision reads: the live state, the request's URL and headers, its journal entry and token (a Call has them all). */
+/** The live state a decision reads and updates: settings, tokens, fixtures, catalogue, test scopes, prompt cache. */
+export type DecisionState = Pick<
+  Runtime,
+  'seed' | 'latency' | 'strict' | 'record' | 'tokens' | 'fixtures' | 'catalogue' | 'testScopes' | 'promptCache' | 'now'
+>;
+
+/** What a decision reads: that state, the request's URL and headers, its journal entry and token (a Call has them all). */
 export interface DecisionContext {
-  readonly runtime: Runtime;
+  readonly runtime: DecisionState;
   readonly inbound: Pick<Inbound, 'url' | 'header'>;
   readonly entry: JournalEntry;
   readonly token: string;
@@ -49,8 +56,28 @@ export function isForward(value: object): value is Forward {
   return 'forward' in value;
 }
 
+/** Fails unless `model` is in the catalogue and can do `capability` (Anthropic and Gemini word their own). */
+export function requireModel(ctx: Pick<DecisionContext, 'runtime'>, model: string, capability: Capability): void {
+  const info = ctx.runtime.catalogue.get(model);
+  if (!info) {
+    throw new GatewayError('not_found', `The model \`${model}\` does not exist or you do not have access to it.`, {
+      code: 'model_not_found',
+    });
+  }
+  if (!info.capabilities.includes(capability)) {
+    throw new GatewayError(
+      'not_found',
+      `The model \`${model}\` does not support ${capability} (it supports: ${info.capabilities.join(', ')}).`,
+      {
+        param: 'model',
+        code: 'model_not_supported',
+      },
+    );
+  }
+}
+
 /** Fails when the conversation is longer than the model's context window, as the real services do. */
-function requireContext(runtime: Runtime, request: CanonicalRequest): void {
+function requireContext(runtime: DecisionState, request: CanonicalRequest): void {
   const limit = runtime.catalogue.get(request.model)?.context_window;
   if (limit === undefined) return;
   const tokens = countPromptTokens(request.messages, request.tools, request.framing);
@@ -136,7 +163,7 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   if (struck?.type === 'OVERLOADED') throw overloaded(struck);
   const shaping = struck !== undefined && isReplyFault(struck);
   const reply = respond(request, context, shaping ? { ...pinned, ...pinnedBy(struck) } : pinned);
-  // What the reply's tokens cost and count against the rate limits (auth/limits.ts charges them);
+  // What the reply's tokens cost and count against the rate limits (limits.ts charges them);
   // delivery.ts's deliver() replaces it with a raw body's own usage when that is what goes out.
   ctx.entry.usage = reply.usage;
   return { reply, latency, fault: shaping ? undefined : struck, raw };

@@ -122,7 +122,7 @@ function plainReply(call: Call, body: () => unknown, delayMs: number, fault: Fau
 /**
  * The Outbound of an answer with no generated reply (embeddings, rerank, compaction) under its decisions,
  * one per input: the first input's raw body, the first fault that strikes, and the longest delay of any
- * input. `inputTokens` (and `outputTokens`), when given, are what the request is charged (auth/limits.ts),
+ * input. `inputTokens` (and `outputTokens`), when given, are what the request is charged (limits.ts),
  * counted from the request and the answer, unless a raw body tells its own usage (what its client is told).
  */
 export function decidedReply(

@@ -14,7 +14,7 @@ import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
 import { acceptUnknownParams, warningsFor } from './params.ts';
 import type { Recorder } from '../record/recorder.ts';
-import { admitRequest, chargeReply } from '../auth/limits.ts';
+import { admitRequest, chargeReply } from './limits.ts';
 import { RateLimitError } from '../core/ratelimit.ts';
 
 /** Each runtime's recorder, loaded with record mode's first forwarded request. */

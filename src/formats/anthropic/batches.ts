@@ -3,7 +3,7 @@
 // answerMessage: parse, decide, synthesize, render), so a result is what messages.create answers for
 // its params. Processing ends, deterministically, with the first request about the batch after its
 // creation (a retrieve, list, results or delete; a cancel before that cancels every request).
-import { priceUsage } from '../../auth/limits.ts';
+import { priceUsage } from '../../pipeline/limits.ts';
 import { asGatewayError, GatewayError } from '../../core/errors.ts';
 import type { BatchRequestRecord } from '../../core/journal.ts';
 import { BATCH_DISCOUNT, roundUsd } from '../../core/prices.ts';
@@ -219,7 +219,7 @@ async function create(call: Call): Promise<Outbound> {
     }
   }
   // On the batch's own entry: the requests' outcomes, and their tokens and cost, which the pipeline then
-  // charges to the token's rate limits and spending as it charges any reply (auth/limits.ts).
+  // charges to the token's rate limits and spending as it charges any reply (pipeline/limits.ts).
   call.entry.batch = { requests: records, more: results.length - records.length };
   // The first near miss (strict mode) wherever it is in the batch, so strict mode's checks see it.
   if (nearMiss !== undefined) call.entry.nearMiss = nearMiss;

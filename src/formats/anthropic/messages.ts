@@ -3,7 +3,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
-import type { Runtime } from '../../runtime.ts';
+import type { Catalogue } from '../../core/models.ts';
 import type { Call } from '../../pipeline/call.ts';
 import { answer, type Answered, type DecisionContext, type Forward } from '../../pipeline/decide.ts';
 import { parseMessagesRequest } from './parse.ts';
@@ -20,14 +20,9 @@ export function anthropicVersion(call: Call): string {
   return value;
 }
 
-export function requireChatModel(runtime: Runtime, model: string): void {
-  try {
-    runtime.requireModel(model, 'chat');
-  } catch (error) {
-    // Anthropic words an unknown model as `model: <name>`.
-    if (error instanceof GatewayError && error.kind === 'not_found') throw new GatewayError('not_found', `model: ${model}`);
-    throw error;
-  }
+/** Fails unless `model` is in the catalogue and can chat, as Anthropic words it: `model: <name>`. */
+export function requireChatModel(catalogue: Catalogue, model: string): void {
+  if (!catalogue.get(model)?.capabilities.includes('chat')) throw new GatewayError('not_found', `model: ${model}`);
 }
 
 /** A messages body answered: parsed, its model checked, its prompt counted, then decided and synthesized (or forwarded). */
@@ -37,7 +32,7 @@ export async function answerMessage(
   version: string,
 ): Promise<{ request: CanonicalRequest; answered: Answered | Forward }> {
   const request = parseMessagesRequest(body, version);
-  requireChatModel(ctx.runtime, request.model);
+  requireChatModel(ctx.runtime.catalogue, request.model);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools);
   return { request, answered: answer(ctx, request) };

@@ -49,7 +49,7 @@ export const anthropicEndpoints: EndpointSpec[] = [
     auth: KEY_OR_BEARER,
     async handle(call) {
       const request = parseMessagesRequest(call.body as Record<string, unknown>, anthropicVersion(call), true);
-      requireChatModel(call.runtime, request.model);
+      requireChatModel(call.runtime.catalogue, request.model);
       return json({ input_tokens: await countPromptTokensInSlices(request.messages, request.tools) });
     },
   },

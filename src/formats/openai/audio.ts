@@ -25,7 +25,7 @@ import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField } from './validate.ts';
 import { type FieldRules, refuseUnrecognized, type JsonObject } from '../fields.ts';
-import { decide, isForward } from '../../pipeline/decide.ts';
+import { decide, isForward, requireModel } from '../../pipeline/decide.ts';
 
 // ---- speech ----
 
@@ -64,7 +64,7 @@ async function speech(call: Call) {
   checkFields(body, SPEECH_FIELDS);
   const model = body.model;
   call.entry.model = model;
-  call.runtime.requireModel(model, 'speech');
+  requireModel(call, model, 'speech');
   const input = body.input;
   if (input.length > MAX_INPUT_CHARS) {
     throw invalid(
@@ -231,7 +231,7 @@ function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
       "Invalid 'file': expected an uploaded file (multipart part with a filename), but got a string instead.",
       'invalid_type',
     );
-  call.runtime.requireModel(model, 'transcription');
+  requireModel(call, model, 'transcription');
   const format = field(form, 'response_format') ?? 'json';
   if (!RESPONSE_FORMATS.includes(format)) throw invalidValue('response_format', format, RESPONSE_FORMATS);
   const whisper = model.startsWith('whisper');

@@ -5,7 +5,7 @@ import { plainRequest, type Message } from '../../core/request.ts';
 import { deriveKey, hashValue, makeId } from '../../core/seed.ts';
 import { countPromptTokensInSlices, countTokens } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
+import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import { decidedReply } from '../../pipeline/delivery.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
 import { optional, type JsonObject } from '../fields.ts';
@@ -40,7 +40,7 @@ async function compact(call: Call): Promise<Outbound | Forward> {
   const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
   if ((body.input === undefined || body.input === null) && !previous) throw missing('input');
   const { messages } = parseInput(body.input);
-  call.runtime.requireModel(model, 'chat');
+  requireModel(call, model, 'chat');
   // Instructions apply to this pass only, as on create; earlier turns come from the stored conversation.
   const history = (previous?.conversation ?? []).filter((m) => m.role !== 'system');
   const instructions: Message[] =

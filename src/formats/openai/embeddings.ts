@@ -12,7 +12,7 @@ import { operationRequest } from '../../core/request.ts';
 import { openaiFormat } from './format.ts';
 import { checkFields, invalid, invalidType } from './validate.ts';
 import { tokenIdsText } from './validate.ts';
-import { decide, isForward, type Decision } from '../../pipeline/decide.ts';
+import { decide, isForward, type Decision, requireModel } from '../../pipeline/decide.ts';
 import { type FieldRules, isJsonObject, type JsonObject } from '../fields.ts';
 
 const MAX_INPUTS = 2048;
@@ -66,7 +66,7 @@ async function embeddings(call: Call) {
   checkFields(body, EMBEDDING_FIELDS);
   const model = body.model;
   call.entry.model = model;
-  call.runtime.requireModel(model, 'embedding');
+  requireModel(call, model, 'embedding');
   const info = call.runtime.catalogue.get(model)!;
   const dims = info.dimensions ?? 1536;
   const texts = inputs(body.input);
@@ -151,7 +151,7 @@ function rank(call: Call, cohere: boolean) {
   checkFields(body, cohere ? COHERE_RERANK_FIELDS : RERANK_FIELDS);
   const model = body.model;
   call.entry.model = model;
-  call.runtime.requireModel(model, 'rerank');
+  requireModel(call, model, 'rerank');
   const documents = body.documents.map((d, i) => {
     if (typeof d === 'string') return d;
     if (!cohere && isJsonObject(d) && typeof d.text === 'string') return d.text;

@@ -20,7 +20,7 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, missing } from './validate.ts';
-import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
+import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
 import type { FieldRules, JsonObject as Raw } from '../fields.ts';
 
@@ -145,7 +145,7 @@ async function edits(call: Call): Promise<Outbound | Forward> {
   checkFields(body, EDIT_FIELDS);
   const model = requestedModel(body, true);
   call.entry.model = model;
-  call.runtime.requireModel(model, 'image');
+  requireModel(call, model, 'image');
   const family = familyOf(model);
   if (family === 'dall-e-3') throw invalidValue('model', model, ['dall-e-2', 'gpt-image-1', 'gpt-image-1-mini', 'gpt-image-1.5']);
   const uploads = [body.image].flat();

@@ -6,7 +6,7 @@ import { deriveKey, hashValue } from '../../core/seed.ts';
 import { ImageWork } from '../../core/synthesize/image-work.ts';
 import { editPictureOffThread } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
+import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
 import { type FieldRules, optional } from '../fields.ts';
 import { checkUpload, decodeUpload, imageForm, requireSquarePng, uploadDigest } from './image-edits.ts';
@@ -29,7 +29,7 @@ async function variations(call: Call): Promise<Outbound | Forward> {
   checkFields(body, VARIATION_FIELDS);
   const model = body.model ?? 'dall-e-2';
   call.entry.model = model;
-  call.runtime.requireModel(model, 'image');
+  requireModel(call, model, 'image');
   if (model !== 'dall-e-2') throw invalidValue('model', model, ['dall-e-2']);
   const uploads = [body.image].flat();
   if (uploads.length !== 1)

@@ -26,7 +26,7 @@ import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { requestOrigin } from '../../pipeline/paths.ts';
 import { checkFields, invalid, invalidValue } from './validate.ts';
 import { type CheckedFields, type FieldRules, type JsonObject, optional } from '../fields.ts';
-import { decide, isForward, type Forward } from '../../pipeline/decide.ts';
+import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import { yieldToLoop } from '../../core/slices.ts';
 
 /** Model families: the dall-e models keep their legacy rules, every other image model follows the GPT image models'. */
@@ -368,7 +368,7 @@ async function generations(call: Call): Promise<Outbound | Forward> {
   checkFields(body, GENERATION_FIELDS);
   const model = requestedModel(body, false);
   call.entry.model = model;
-  call.runtime.requireModel(model, 'image');
+  requireModel(call, model, 'image');
   const ask = resolveAsk(body, model);
   const decision = decide(call, { ...operationRequest('openai', 'image', model, ask.prompt), n: ask.n, stream: ask.stream });
   if (isForward(decision)) return decision;

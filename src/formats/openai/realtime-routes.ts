@@ -4,6 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
+import { requireModel } from '../../pipeline/decide.ts';
 import { RealtimeSession } from './realtime.ts';
 import { applySession, defaultConfig, renderSession } from './realtime-config.ts';
 import { checkField, checkFields, missing } from './validate.ts';
@@ -27,7 +28,7 @@ function isBeta(call: Call): boolean {
 function realtimeModel(call: Call, model: unknown): string {
   if (model === undefined || model === '') throw missing('model');
   checkField('model', model, { types: ['string'] });
-  call.runtime.requireModel(model, 'realtime');
+  requireModel(call, model, 'realtime');
   return model;
 }
 

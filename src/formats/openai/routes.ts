@@ -28,7 +28,7 @@ import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpo
 import { cursorPage, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { Message } from '../../core/request.ts';
-import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
+import { answer, isForward, type Answered, requireModel } from '../../pipeline/decide.ts';
 
 const BEARER = ['bearer'] as const;
 // The gateway also takes `x-api-key` on the models list, for messages-style clients.
@@ -55,7 +55,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     async handle(call) {
       const { request, options } = parseChatRequest(call.body as Record<string, unknown>);
-      call.runtime.requireModel(request.model, 'chat');
+      requireModel(call, request.model, 'chat');
       // Counted here with the event loop served between slices; answer() then finds the count.
       await countPromptTokensInSlices(request.messages, request.tools);
       const answered = answer(call, request);
@@ -124,7 +124,7 @@ export const openaiEndpoints: EndpointSpec[] = [
           { param: 'model' },
         );
       }
-      call.runtime.requireModel(model, 'completion');
+      requireModel(call, model, 'completion');
       for (const r of parsed.requests) await countPromptTokensInSlices(r.messages, r.tools);
       const answers: Answered[] = [];
       for (const r of parsed.requests) {
@@ -153,7 +153,7 @@ export const openaiEndpoints: EndpointSpec[] = [
       const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
       const parsed = parseResponsesRequest(body, previous);
       const { request } = parsed;
-      call.runtime.requireModel(request.model, 'chat');
+      requireModel(call, request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
       const answered = answer(call, request);
       if (isForward(answered)) return answered;

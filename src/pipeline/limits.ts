@@ -6,7 +6,7 @@ import { costOf, priceOf } from '../core/prices.ts';
 import type { RateLimits, RateWindow } from '../core/ratelimit.ts';
 import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
-import { maskKey } from './keys.ts';
+import { maskKey } from '../auth/keys.ts';
 
 /** The limits `token` runs under: its own rpm/tpm, else the gateway's (their own object, untouched, when it has none). */
 function limitsOf(runtime: Runtime, token: string): RateLimits {
@@ -25,7 +25,12 @@ export function admitRequest(runtime: Runtime, token: string, scope: string): vo
 }
 
 /** What `usage` of `model` costs at the price table in force, times `share`; undefined when the model has no price. */
-export function priceUsage(runtime: Runtime, model: string | undefined, usage: Usage, share = 1): number | undefined {
+export function priceUsage(
+  runtime: Pick<Runtime, 'prices' | 'catalogue'>,
+  model: string | undefined,
+  usage: Usage,
+  share = 1,
+): number | undefined {
   const price = model === undefined ? undefined : priceOf(runtime.prices, runtime.catalogue, model);
   return price && costOf(usage, price, share);
 }
