@@ -112,19 +112,26 @@ function parseTiktoken(file: Uint8Array): Tables {
 }
 
 /** The tables of tokens laid back to back: each token's kind, and the hash slots that find a token by its bytes. */
-function indexed(bytes: Uint8Array, offsets: Uint32Array, params?: EncodingParams): Tables {
+function indexed(bytes: Uint8Array, offsets: Uint32Array): Tables {
   const count = offsets.length - 1;
   const isText = new Uint8Array(count);
-  const slots = new Int32Array(1 << SLOT_BITS);
   for (let r = 0; r < count; r++) {
     const from = offsets[r];
     const to = offsets[r + 1];
     isText[r] = validUtf8(bytes, from, to) && !startsWithBom(bytes, from, to) ? 1 : 0;
-    let s = hashBytes(bytes, from, to) & MASK;
+  }
+  return { bytes, offsets, isText, slots: slotsOf(bytes, offsets) };
+}
+
+/** Open addressing on each token's hash: rank + 1 in the first free slot from there. */
+function slotsOf(bytes: Uint8Array, offsets: Uint32Array): Int32Array {
+  const slots = new Int32Array(1 << SLOT_BITS);
+  for (let r = 0; r < offsets.length - 1; r++) {
+    let s = hashBytes(bytes, offsets[r], offsets[r + 1]) & MASK;
     while (slots[s] !== 0) s = (s + 1) & MASK;
     slots[s] = r + 1;
   }
-  return { bytes, offsets, isText, slots, params };
+  return slots;
 }
 
 // The tables as one file, written at build time (scripts/o200k-table.ts) beside the built module, and read
@@ -174,11 +181,11 @@ export function tablesOf(file: Uint8Array): Tables | undefined {
 
 // The tables packed for the browser entry, where no file can be read: the build writes them base64-encoded
 // as the default export of a module (o200k_base.packed.js), which a bundler treats as any other lazy chunk.
-// Only what cannot be derived: a header (magic, token count, byte count, byte length of the parameters:
-// u32 each), each token's length in one byte (the longest is 128), the bytes and the parameters as UTF-8
-// JSON; ~1.6 MB, 2.1 MB as base64, against 4.5 MB for the file above. The kinds and slots are rebuilt when
-// read (~20 ms in Chromium here: gpt-tokenizer's module of literals took ~160 ms and ~60 MB).
-const PACKED_MAGIC = 0x4b32504f; // "OP2K"
+// Only what is not quick to derive: a header (magic, token count, byte count, byte length of the
+// parameters: u32 each), one byte a token (its length less one, 1 to 128, and its kind in the high bit),
+// the bytes and the parameters as UTF-8 JSON; ~1.6 MB, 2.1 MB as base64, against 4.5 MB for the file
+// above. The hash slots are rebuilt when read (bench/cold-browser.ts has the figures).
+const PACKED_MAGIC = 0x4b33504f; // "OP3K"
 const PACKED_HEADER = 16;
 
 /** The tables in their packed form. */
@@ -190,8 +197,8 @@ export function packTables(t: Tables): Uint8Array {
   [PACKED_MAGIC, count, t.bytes.length, params.length].forEach((v, i) => header.setUint32(i * 4, v, true));
   for (let r = 0; r < count; r++) {
     const length = t.offsets[r + 1] - t.offsets[r];
-    if (length > 255) throw new Error(`o200k_base: token ${r} is ${length} bytes long, more than one byte can tell`);
-    out[PACKED_HEADER + r] = length;
+    if (length < 1 || length > 128) throw new Error(`o200k_base: token ${r} is ${length} bytes long, not 1 to 128`);
+    out[PACKED_HEADER + r] = (length - 1) | (t.isText[r] << 7);
   }
   out.set(t.bytes, PACKED_HEADER + count);
   out.set(params, PACKED_HEADER + count + t.bytes.length);
@@ -206,10 +213,15 @@ export function tablesOfPacked(base64: string): Tables {
   if (magic !== PACKED_MAGIC || packed.length !== PACKED_HEADER + count + byteCount + paramBytes)
     throw new Error('o200k_base.packed.js is not a packed table of this version: rebuild the package (npm run build).');
   const offsets = new Uint32Array(count + 1);
-  for (let r = 0, at = 0; r < count; r++) offsets[r + 1] = at += packed[PACKED_HEADER + r];
+  const isText = new Uint8Array(count);
+  for (let r = 0, at = 0; r < count; r++) {
+    const b = packed[PACKED_HEADER + r];
+    offsets[r + 1] = at += (b & 0x7f) + 1;
+    isText[r] = b >> 7;
+  }
   const bytes = packed.subarray(PACKED_HEADER + count, PACKED_HEADER + count + byteCount);
   const params = JSON.parse(new TextDecoder().decode(packed.subarray(PACKED_HEADER + count + byteCount))) as EncodingParams;
-  return indexed(bytes, offsets, params);
+  return { bytes, offsets, isText, slots: slotsOf(bytes, offsets), params };
 }
 
 function fromBase64(text: string): Uint8Array {
