@@ -1,4 +1,4 @@
-// The o200k_base tokenizer for Node, from gpt-tokenizer's own rank file (`gpt-tokenizer/data/o200k_base.tiktoken`,
+// The o200k_base tokenizer, from gpt-tokenizer's own rank file (`gpt-tokenizer/data/o200k_base.tiktoken`,
 // one base64 token and its rank a line), kept as typed arrays: a few milliseconds to load, where the package's
 // JS module of 200k literals and the string map built from it take hundreds on a cold process.
 //
@@ -10,7 +10,7 @@
 type NodeFs = { readFileSync(path: string): Uint8Array };
 type NodeModule = { createRequire(from: string): ((id: string) => unknown) & { resolve(id: string): string } };
 
-/** The immutable tables, shared by every copy of this module in the process (see load()). */
+/** The immutable tables, shared by every copy of this module in the process (see loadTables()). */
 interface Tables {
   /** Every token's bytes, back to back; token r is bytes[offsets[r]..offsets[r + 1]]. */
   bytes: Uint8Array;
@@ -270,7 +270,19 @@ function loadTables(): Tables {
   if (g[CACHE]) return g[CACHE];
   const { readFileSync, existsSync } = host().getBuiltinModule('node:fs') as NodeFs & { existsSync(p: string): boolean };
   const path = tablePath();
-  return (g[CACHE] = (existsSync(path) ? tablesOf(readFileSync(path)) : undefined) ?? parsePackageData());
+  return (g[CACHE] = (existsSync(path) ? tablesOf(readFileSync(path)) : undefined) ?? fromPackageData(path));
+}
+
+function fromPackageData(path: string): Tables {
+  try {
+    return parsePackageData();
+  } catch (error) {
+    // An installed package always has its table; a copy bundled into one file (esbuild, a serverless
+    // bundle) leaves it behind, and gpt-tokenizer, which it is built from, is only a devDependency.
+    throw new Error(
+      `the tokenizer table is missing: no ${path}, and no gpt-tokenizer to build it from (${(error as Error).message.split('\n')[0]}). Bundled into one file? Mark model-gateway-mock external: it loads files and modules beside its own.`,
+    );
+  }
 }
 
 /**

@@ -261,12 +261,24 @@ function lenientBody(body: unknown, runtime: Runtime, entry: JournalEntry): unkn
   return own;
 }
 
-/** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
-export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
-  // The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts).
+/**
+ * The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts). Resolves to the
+ * error if one failed to load (a broken install), which that request then answers as the server's error.
+ */
+async function lazyModulesLoaded(): Promise<Error | undefined> {
   const tokenizer = tokenizerReady();
   const faker = fakerReady();
-  if (tokenizer || faker) await Promise.all([tokenizer, faker]);
+  if (tokenizer || faker)
+    return Promise.all([tokenizer, faker]).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+  return undefined;
+}
+
+/** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
+export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
+  const unloaded = await lazyModulesLoaded();
   const started = performance.now();
   const entry = runtime.journal.record({
     seq: 0,
@@ -287,6 +299,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
   try {
+    if (unloaded) throw unloaded;
     // One sequence for every request: the body (if any) is in and measured, then the token, then the parse.
     const read = await readBody(runtime, spec, inbound, entry);
     received = read.received;
