@@ -185,8 +185,12 @@ export function applySession(base: SessionConfig, session: unknown, beta: boolea
   return beta ? applyBeta({ ...base }, session, path) : applyGa({ ...base }, session, path);
 }
 
-/** The settings both protocols name alike. */
-function applyCommon(next: SessionConfig, s: CheckedFields<typeof COMMON>, path: string): void {
+/** The settings both protocols, and a response.create, name alike. */
+function applyCommon(
+  next: SessionConfig,
+  s: Pick<CheckedFields<typeof COMMON>, 'instructions' | 'tools' | 'tool_choice'>,
+  path: string,
+): void {
   if (typeof s.instructions === 'string') next.instructions = s.instructions;
   next.tools = checkTools(`${path}.tools`, s.tools) ?? next.tools;
   if (s.tool_choice !== undefined) next.toolChoice = s.tool_choice;
@@ -233,19 +237,20 @@ function applyGa(next: SessionConfig, s: JsonObject, path: string): SessionConfi
       const d = checkVad(`${path}.audio.input.turn_detection`, input.turn_detection);
       if (d !== undefined) next.turnDetection = d;
     }
-    const output = audio.output;
-    if (output) {
-      checkFields(
-        output,
-        { format: { types: ['object'] }, voice: { types: ['string', 'object'] }, speed: { types: ['number'], min: 0.25, max: 1.5 } },
-        `${path}.audio.output.`,
-      );
-      if (output.format) checkFields(output.format, FORMAT_FIELDS, `${path}.audio.output.format.`);
-      if (typeof output.voice === 'string') next.voice = output.voice;
-      if (typeof output.speed === 'number') next.speed = output.speed;
-    }
+    if (audio.output) applyAudioOutput(next, audio.output, `${path}.audio.output`, SESSION_AUDIO_OUTPUT);
   }
   return next;
+}
+
+const RESPONSE_AUDIO_OUTPUT = { format: { types: ['object'] }, voice: { types: ['string', 'object'] } } as const satisfies FieldRules;
+const SESSION_AUDIO_OUTPUT = { ...RESPONSE_AUDIO_OUTPUT, speed: { types: ['number'], min: 0.25, max: 1.5 } } as const satisfies FieldRules;
+
+/** A GA session's or response's `audio.output`: checked, its voice (and a session's speed) taken. */
+function applyAudioOutput(next: SessionConfig, output: JsonObject, path: string, rules: FieldRules): void {
+  checkFields(output, rules, `${path}.`);
+  if (isJsonObject(output.format)) checkFields(output.format, FORMAT_FIELDS, `${path}.format.`);
+  if (typeof output.voice === 'string') next.voice = output.voice;
+  if (typeof output.speed === 'number') next.speed = output.speed;
 }
 
 // What a response.create may set for that response alone; the rest is the session's.
@@ -293,17 +298,10 @@ export function applyResponse(base: SessionConfig, response: JsonObject, beta: b
     next.maxOutputTokens = checkMaxTokens('response.max_output_tokens', response.max_output_tokens) ?? next.maxOutputTokens;
     if (response.audio) {
       checkFields(response.audio, { output: { types: ['object'] } }, 'response.audio.');
-      const output = response.audio.output;
-      if (output) {
-        checkFields(output, { format: { types: ['object'] }, voice: { types: ['string', 'object'] } }, 'response.audio.output.');
-        if (output.format) checkFields(output.format, FORMAT_FIELDS, 'response.audio.output.format.');
-        if (typeof output.voice === 'string') next.voice = output.voice;
-      }
+      if (response.audio.output) applyAudioOutput(next, response.audio.output, 'response.audio.output', RESPONSE_AUDIO_OUTPUT);
     }
   }
-  if (typeof response.instructions === 'string') next.instructions = response.instructions;
-  next.tools = checkTools('response.tools', response.tools) ?? next.tools;
-  if (response.tool_choice !== undefined) next.toolChoice = response.tool_choice;
+  applyCommon(next, response, 'response');
   return next;
 }
 
