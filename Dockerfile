@@ -7,7 +7,8 @@
 FROM node:24-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# No install scripts: only the TypeScript compiler is needed here (the `node` devDependency's binary is not).
+# No install scripts: the build needs only the TypeScript compiler and gpt-tokenizer's ranks (the `node`
+# devDependency's binary is not needed).
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json README.md LICENSE CHANGELOG.md ./
 COPY bin bin
@@ -15,8 +16,7 @@ COPY catalog catalog
 COPY schemas schemas
 COPY src src
 COPY scripts scripts
-RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json \
- && node scripts/o200k-table.ts \
+RUN node scripts/build.ts \
  && npm pack --ignore-scripts --pack-destination /tmp
 
 FROM node:24-slim

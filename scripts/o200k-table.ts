@@ -1,7 +1,7 @@
 // Writes the o200k_base tables from gpt-tokenizer's own rank file, in the two forms src/core/o200k.ts reads:
 // dist/src/core/o200k_base.bin, the typed arrays Node reads in a millisecond, and o200k_base.packed.js, the
 // packed form the browser entry imports, both in dist/src/core/ and in src/core/ (where running the sources
-// in a browser finds it; git ignores it). Run by `npm run build` and the test run's global setup;
+// in a browser finds it; git ignores it). Run by scripts/build.ts (`npm run build`, the test run's global setup);
 // test/o200k.test.ts checks both against the package's ranks.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
