@@ -12,7 +12,7 @@ import { hashStrings, makeId } from '../../core/seed.ts';
 import { SLICE_CHARS, yieldToLoop } from '../../core/slices.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isForward } from '../../pipeline/decide.ts';
-import { json, type Outbound } from '../../pipeline/exchange.ts';
+import { json, type JsonObject, type Outbound } from '../../pipeline/exchange.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
 import { requestOrigin } from '../../pipeline/paths.ts';
 import { anthropicErrorBody } from './errors.ts';
@@ -164,9 +164,9 @@ const REQUEST_FIELDS = { custom_id: { types: ['string'], required: true }, param
   FieldRule
 >;
 
-async function create(call: Call): Promise<Outbound> {
+async function create(call: Call<JsonObject>): Promise<Outbound> {
   const version = anthropicVersion(call);
-  const body = call.body as Record<string, unknown>;
+  const body = call.body;
   checkFields(body, CREATE_FIELDS);
   const requests = body.requests as unknown[];
   if (requests.length > MAX_BATCH_REQUESTS) {

@@ -3,7 +3,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
+import { json, mayBeBig, type Inbound, type JsonObject } from '../../pipeline/exchange.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
@@ -68,9 +68,9 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
   }
 }
 
-async function generate(call: Call, model: string, action: string) {
+async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
-  const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
+  const { request, options } = parseGenerateRequest(call.body, model, stream);
   requireModel(call, model, action, request.output.type);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
@@ -120,8 +120,8 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   return { embedding: { values }, decision, key: hashString(text, decision.seed), text };
 }
 
-async function countTokens(call: Call, model: string) {
-  const body = call.body as Record<string, unknown>;
+async function countTokens(call: Call<JsonObject>, model: string) {
+  const body = call.body;
   // countTokens takes the contents directly, or a whole generateContentRequest.
   const inner = (body.generateContentRequest as Record<string, unknown> | undefined) ?? { contents: body.contents };
   const { request } = parseGenerateRequest(inner, model, false);
@@ -138,7 +138,7 @@ async function inputTokens(texts: string[]): Promise<number> {
   return (await countEachInSlices(texts)).reduce((a, b) => a + b, 0);
 }
 
-async function action(call: Call) {
+async function action(call: Call<JsonObject>) {
   const target = String(call.params.call);
   const at = target.lastIndexOf(':');
   const model = target.slice(0, at);
@@ -152,12 +152,12 @@ async function action(call: Call) {
   call.entry.model = model;
   if (name === 'countTokens') return countTokens(call, model);
   if (name === 'embedContent') {
-    const one = embedOne(call, model, call.body as Record<string, unknown>, '');
+    const one = embedOne(call, model, call.body, '');
     if (isForward(one)) return one;
     return decidedReply(call, one.decision, one.key, () => ({ embedding: one.embedding }), await inputTokens([one.text]));
   }
   if (name === 'batchEmbedContents') {
-    const requests = (call.body as Record<string, unknown>).requests;
+    const requests = call.body.requests;
     checkField('requests', requests, { types: ['array'], required: true, min: 1 });
     // Google's cap on one batch (each request is embedded and sent back whole).
     if ((requests as unknown[]).length > MAX_BATCH)

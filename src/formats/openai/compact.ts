@@ -32,8 +32,8 @@ function userItem(message: Message, key: number, index: number): JsonObject {
   return { id: makeId('msg_', 40, deriveKey(key, `user:${index}`)), type: 'message', status: 'completed', role: 'user', content };
 }
 
-async function compact(call: Call): Promise<Outbound | Forward> {
-  const body = call.body as JsonObject;
+async function compact(call: Call<JsonObject>): Promise<Outbound | Forward> {
+  const body = call.body;
   checkFields(body, COMPACT_FIELDS);
   const model = body.model as string;
   call.entry.model = model;

@@ -3,7 +3,7 @@
 // re-labelled by its metadata, deleted, and its request messages listed.
 import { GatewayError } from '../../core/errors.ts';
 import { choiceText, type CanonicalReply } from '../../core/reply.ts';
-import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import type { Call, EndpointSpec, Handler } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
@@ -33,8 +33,8 @@ export function storedBytes(call: Call, reply: CanonicalReply): number {
 }
 
 /** Keeps the completion the request asked to store (`store: true`), as retrieve and list will show it. */
-export function storeChat(call: Call, reply: CanonicalReply, completion: JsonObject): void {
-  const body = call.body as JsonObject;
+export function storeChat(call: Call<JsonObject>, reply: CanonicalReply, completion: JsonObject): void {
+  const body = call.body;
   const stored: StoredChat = {
     completion: {
       ...completion,
@@ -140,8 +140,8 @@ function storeMessage(id: string, raw: unknown): JsonObject {
   };
 }
 
-function update(call: Call) {
-  const body = call.body as JsonObject;
+function update(call: Call<JsonObject>) {
+  const body = call.body;
   checkFields(body, { metadata: { types: ['object'], nullable: true, required: true } });
   checkMetadata(body.metadata);
   const stored = found(call);
@@ -150,7 +150,8 @@ function update(call: Call) {
   return json(stored.completion);
 }
 
-const endpoint = (method: EndpointSpec['method'], path: string, handle: EndpointSpec['handle']): EndpointSpec => ({
+/** A GET or DELETE route of the store (the one POST, update, takes a body). */
+const endpoint = (method: 'GET' | 'DELETE', path: string, handle: Handler<JsonObject | undefined>): EndpointSpec => ({
   method,
   path,
   format: openaiFormat,
@@ -161,7 +162,7 @@ const endpoint = (method: EndpointSpec['method'], path: string, handle: Endpoint
 export const storedChatEndpoints: EndpointSpec[] = [
   endpoint('GET', '/v1/chat/completions', list),
   endpoint('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
-  endpoint('POST', '/v1/chat/completions/:id', update),
+  { method: 'POST', path: '/v1/chat/completions/:id', format: openaiFormat, auth: ['bearer'], handle: update },
   endpoint('DELETE', '/v1/chat/completions/:id', (call) => {
     found(call);
     const id = String(call.params.id);
