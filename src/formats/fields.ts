@@ -9,7 +9,7 @@ export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 
 // The request body's type and its check are the pipeline's (it hands handlers a JsonObject); the checks below narrow its fields.
 export { isJsonObject, type JsonObject };
 
-export interface FieldRule {
+interface FieldRule {
   types: readonly JsonType[];
   required?: boolean;
   nullable?: boolean;
