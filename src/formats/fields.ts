@@ -1,14 +1,15 @@
 // Declarative field checks shared by every format. What is checked is the same everywhere; how the
 // failure is worded is each vendor's own (a Wording), so clients see their service's messages.
 import type { GatewayError } from '../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../pipeline/exchange.ts';
 import { unknownParamsReport } from '../pipeline/params.ts';
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
 
-/** A JSON object as parsed from a request: its fields are unknown until checked. */
-export type JsonObject = Record<string, unknown>;
+// The request body's type and its check are the pipeline's (it hands handlers a JsonObject); the checks below narrow its fields.
+export { isJsonObject, type JsonObject };
 
-export interface FieldRule {
+interface FieldRule {
   types: readonly JsonType[];
   required?: boolean;
   nullable?: boolean;
@@ -58,9 +59,6 @@ interface Wording {
   badLength(param: string, length: number, bound: number, side: 'above' | 'below'): GatewayError;
   unknownField(param: string): GatewayError;
 }
-
-/** Whether a value is a JSON object (not null, not an array): for fields read without a rule. */
-export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The fields of a value read without a rule: its own when it is an object, else none (as reading a

@@ -7,7 +7,7 @@ import type { KeyWay } from '../auth/keys.ts';
 import type { RateWindow } from '../core/ratelimit.ts';
 import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
-import type { Inbound, Outbound } from './exchange.ts';
+import type { Inbound, JsonObject, Outbound } from './exchange.ts';
 import type { DecisionState, Forward } from './decide.ts';
 import type { FormatName } from '../formats/names.ts';
 
@@ -46,11 +46,19 @@ export type Params = Record<string, string | readonly string[] | undefined>;
  */
 type CallState = DecisionState & Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams'>;
 
-export interface Call {
+/**
+ * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
+ * a JsonObject on a POST that takes a body; undefined may come to the others.
+ */
+export interface Call<Body extends JsonObject | undefined = JsonObject | undefined> {
   inbound: Inbound;
   params: Params;
-  /** The parsed JSON body, or a multipart body as a FormBody (undefined for bodiless methods). */
-  body: unknown;
+  /**
+   * The body: a JSON object (the pipeline refuses any other JSON), or a multipart body's fields and
+   * uploads (a FormBody, itself a JsonObject); undefined when there is none (a GET or DELETE, or an
+   * empty body on a `bodiless` POST).
+   */
+  body: Body;
   requestId: string;
   runtime: CallState;
   /** This request's journal entry: handlers fill in model, fixture and stream progress. */
@@ -60,10 +68,10 @@ export interface Call {
   format: FormatEdge;
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+/** A handler: the answer, or (record mode, no fixture matched) the request to forward upstream. */
+export type Handler<Body extends JsonObject | undefined> = (call: Call<Body>) => Outbound | Forward | Promise<Outbound | Forward>;
 
-export interface EndpointSpec {
-  method: Method;
+interface Route {
   /** Path from the host root, msw syntax (`/v1/models/:model`). */
   path: string;
   format: FormatEdge;
@@ -76,10 +84,25 @@ export interface EndpointSpec {
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
   upgrade?: boolean;
-  /** A POST that takes no body (`/v1/responses/:id/cancel`): an empty body there is none, not a JSON parse error. */
-  bodiless?: boolean;
   /** Also takes the ephemeral client secrets the realtime routes mint (those work nowhere else). */
   ephemeral?: boolean;
-  /** The answer, or (record mode, no fixture matched) the request to forward upstream. */
-  handle(call: Call): Outbound | Forward | Promise<Outbound | Forward>;
 }
+
+/** A POST that takes a body: its handler always has one (a body that is neither a JSON object nor a form was refused). */
+export interface BodyEndpoint extends Route {
+  method: 'POST';
+  bodiless?: false;
+  handle: Handler<JsonObject>;
+}
+
+/** A GET or DELETE (no body), or a POST that may come without one. */
+type OtherEndpoint = Route & { handle: Handler<JsonObject | undefined> } & (
+    | { method: 'GET' | 'DELETE'; bodiless?: undefined }
+    | {
+        method: 'POST';
+        /** A POST that takes no body (`/v1/responses/:id/cancel`): an empty body there is none, not a JSON parse error. */
+        bodiless: true;
+      }
+  );
+
+export type EndpointSpec = BodyEndpoint | OtherEndpoint;

@@ -6,8 +6,8 @@ import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
-import type { EndpointSpec, FormatEdge, Params } from './call.ts';
-import { isProxied, isUpload, type FormBody, type Inbound, type Outbound, type Upload } from './exchange.ts';
+import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
+import { isJsonObject, isProxied, isUpload, type FormBody, type Inbound, type JsonObject, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, notJson, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
@@ -35,7 +35,7 @@ async function recorderOf(runtime: Runtime): Promise<Recorder> {
  * The body as JSON: first checked against the ceilings on depth, keys and values (pieces.ts) in one
  * pass that builds nothing, then parsed, a piece at a time when it is big.
  */
-async function parseJson(text: string): Promise<unknown> {
+async function parseJson(text: string): Promise<JsonObject> {
   let body: unknown;
   // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
   const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
@@ -46,11 +46,11 @@ async function parseJson(text: string): Promise<unknown> {
       throw notJson();
     }
   } else body = await parseInPieces(text, big);
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
-  }
+  if (!isJsonObject(body)) throw notAnObject();
   return body;
 }
+
+const notAnObject = () => new GatewayError('invalid_request', 'The request body must be a JSON object.');
 
 /** UTF-8 size of a string, without encoding it, a slice at a time with the event loop served between. */
 async function utf8Length(text: string): Promise<number> {
@@ -107,7 +107,7 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<F
 }
 
 /** What the journal keeps of a multipart body: uploads by name, type and size, never their bytes. */
-function journalForm(body: FormBody): Record<string, unknown> {
+function journalForm(body: FormBody): JsonObject {
   const describe = (v: string | Upload) => (isUpload(v) ? { filename: v.filename, type: v.type, bytes: v.bytes.byteLength } : v);
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
 }
@@ -193,10 +193,10 @@ function trackProxied(runtime: Runtime, entry: JournalEntry, out: Outbound): voi
 interface BodyRead {
   received?: string | Uint8Array;
   /** The parsed body, also journaled; run once the token is known good (a stranger's body is never parsed). */
-  parse(): Promise<unknown>;
+  parse(): Promise<JsonObject | undefined>;
 }
 
-const noBody = async (): Promise<unknown> => undefined;
+const noBody = async (): Promise<undefined> => undefined;
 
 /** The caller of a public route (no token). */
 const publicCaller: Caller = { token: '', scope: '' };
@@ -250,8 +250,8 @@ async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, 
  * field checker leaves unknown parameters out of it and names them in the journal entry (which keeps
  * what was sent).
  */
-function lenientBody(body: unknown, runtime: Runtime, entry: JournalEntry): unknown {
-  if (runtime.strictParams || typeof body !== 'object' || body === null) return body;
+function lenientBody(body: JsonObject | undefined, runtime: Runtime, entry: JournalEntry): JsonObject | undefined {
+  if (runtime.strictParams || body === undefined) return body;
   const own = { ...body };
   const unknown: string[] = [];
   acceptUnknownParams(own, (names) => {
@@ -259,6 +259,21 @@ function lenientBody(body: unknown, runtime: Runtime, entry: JournalEntry): unkn
     entry.warnings = warningsFor(unknown);
   });
   return own;
+}
+
+/** Whether an endpoint's handler is promised a body: a POST not marked `bodiless`. */
+const takesBody = (spec: EndpointSpec): spec is BodyEndpoint => spec.method === 'POST' && !spec.bodiless;
+
+const hasBody = (call: Call): call is Call<JsonObject> => call.body !== undefined;
+
+/**
+ * The endpoint's handler run on a call. A POST that takes a body has one by now (readBody parsed a
+ * JSON object or a form, or refused the request), as its handler's type says.
+ */
+function handle(spec: EndpointSpec, call: Call): ReturnType<EndpointSpec['handle']> {
+  if (!takesBody(spec)) return spec.handle(call);
+  if (!hasBody(call)) throw notAnObject();
+  return spec.handle(call);
 }
 
 /**
@@ -308,8 +323,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     const limited = spec.method === 'POST';
     const { token, scope } = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
     const body = lenientBody(await read.parse(), runtime, entry);
-    const call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
-    const handled = await spec.handle(call);
+    const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
+    const handled = await handle(spec, call);
     // Unknown parameters the handler went on without (see params.ts).
     if (entry.warnings && !isForward(handled)) handled.headers['x-mock-warning'] = entry.warnings.join(', ');
     if (isForward(handled)) {

@@ -113,6 +113,12 @@ export function tooLarge(limit: number): GatewayError {
   );
 }
 
+/** A JSON object as parsed from a request: its fields are unknown until checked (formats/fields.ts). */
+export type JsonObject = Record<string, unknown>;
+
+/** Whether a value is a JSON object (not null, not an array). */
+export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** One uploaded file of a multipart body. */
 export interface Upload {
   filename: string;

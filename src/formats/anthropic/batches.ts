@@ -12,7 +12,7 @@ import { hashStrings, makeId } from '../../core/seed.ts';
 import { SLICE_CHARS, yieldToLoop } from '../../core/slices.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isForward } from '../../pipeline/decide.ts';
-import { json, type Outbound } from '../../pipeline/exchange.ts';
+import { json, type JsonObject, type Outbound } from '../../pipeline/exchange.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
 import { requestOrigin } from '../../pipeline/paths.ts';
 import { anthropicErrorBody } from './errors.ts';
@@ -20,7 +20,8 @@ import { anthropicFormat } from './format.ts';
 import { listPage } from './list.ts';
 import { answerMessage, anthropicVersion, KEY_OR_BEARER } from './messages.ts';
 import { renderMessage } from './render.ts';
-import { checkField, checkFields, invalid, type FieldRule } from './validate.ts';
+import { checkField, checkFields, invalid } from './validate.ts';
+import type { FieldRules } from '../fields.ts';
 
 /** Requests one batch may hold (Anthropic takes 100,000): with the body limit, what bounds a batch's work. */
 const MAX_BATCH_REQUESTS = 10_000;
@@ -40,13 +41,24 @@ interface Result {
   json: string;
 }
 
-interface Batch {
-  id: string;
-  createdAt: number;
-  expiresAt: number;
+/**
+ * A batch as held. A class, so that what the runtime's store gives back narrows with instanceof: the
+ * store is untyped, as runtime.ts may not name a format's types.
+ */
+class Batch {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
   endedAt?: number;
   cancelAt?: number;
   results: Result[];
+
+  constructor(id: string, createdAt: number, results: Result[]) {
+    this.id = id;
+    this.createdAt = createdAt;
+    this.expiresAt = createdAt + EXPIRES_AFTER_SECONDS;
+    this.results = results;
+  }
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -83,8 +95,8 @@ function settle(call: Call, b: Batch): Batch {
 function found(call: Call): Batch {
   anthropicVersion(call);
   const id = String(call.params.id);
-  const batch = call.runtime.batches.get(id) as Batch | undefined;
-  if (!batch)
+  const batch = call.runtime.batches.get(id);
+  if (!(batch instanceof Batch))
     throw new GatewayError(
       'not_found',
       `message_batch_id: no Message Batch with id '${id}' (batches are held until reset, the oldest dropped past 100 or 64 MiB).`,
@@ -96,7 +108,7 @@ function found(call: Call): Batch {
 async function resultOf(
   call: Call,
   customId: string,
-  params: Record<string, unknown>,
+  params: JsonObject,
   version: string,
 ): Promise<Pick<Result, 'outcome' | 'json'> & { record: BatchRequestRecord; usage?: Usage; costUsd?: number }> {
   // The request as /v1/messages would see it: its path (fixtures may match on it), the batch's headers,
@@ -158,17 +170,17 @@ function newId(call: Call): string {
   }
 }
 
-const CREATE_FIELDS = { requests: { types: ['array'], required: true, min: 1 } } satisfies Record<string, FieldRule>;
-const REQUEST_FIELDS = { custom_id: { types: ['string'], required: true }, params: { types: ['object'], required: true } } satisfies Record<
-  string,
-  FieldRule
->;
+const CREATE_FIELDS = { requests: { types: ['array'], required: true, min: 1 } } as const satisfies FieldRules;
+const REQUEST_FIELDS = {
+  custom_id: { types: ['string'], required: true },
+  params: { types: ['object'], required: true },
+} as const satisfies FieldRules;
 
-async function create(call: Call): Promise<Outbound> {
+async function create(call: Call<JsonObject>): Promise<Outbound> {
   const version = anthropicVersion(call);
-  const body = call.body as Record<string, unknown>;
+  const body = call.body;
   checkFields(body, CREATE_FIELDS);
-  const requests = body.requests as unknown[];
+  const requests = body.requests;
   if (requests.length > MAX_BATCH_REQUESTS) {
     throw invalid(
       'requests',
@@ -176,15 +188,16 @@ async function create(call: Call): Promise<Outbound> {
     );
   }
   const seen = new Set<string>();
-  requests.forEach((r, i) => {
+  const checked = requests.map((r, i) => {
     checkField(`requests.${i}`, r, { types: ['object'], required: true });
-    checkFields(r as Record<string, unknown>, REQUEST_FIELDS, `requests.${i}.`);
-    const customId = (r as Record<string, unknown>).custom_id as string;
+    checkFields(r, REQUEST_FIELDS, `requests.${i}.`);
+    const customId = r.custom_id;
     if (!/^[a-zA-Z0-9_-]{1,64}$/.test(customId))
       throw invalid(`requests.${i}.custom_id`, "String should match pattern '^[a-zA-Z0-9_-]{1,64}$'");
     if (seen.has(customId))
       throw invalid(`requests.${i}.custom_id`, `Duplicate custom_id '${customId}': each request in a batch needs its own.`);
     seen.add(customId);
+    return { customId, params: r.params };
   });
   const results: Result[] = [];
   const records: BatchRequestRecord[] = [];
@@ -193,17 +206,17 @@ async function create(call: Call): Promise<Outbound> {
   let nearMiss: unknown;
   let chars = 0;
   let sinceYield = 0;
-  for (const r of requests as { custom_id: string; params: Record<string, unknown> }[]) {
+  for (const r of checked) {
     // Each request's params as /v1/messages takes a body: unknown top-level names accepted with a warning unless strictParams.
     const params = { ...r.params };
     lenientAlike(body, params);
-    const { record, usage: used, costUsd: cost, ...result } = await resultOf(call, r.custom_id, params, version);
-    results.push({ customId: r.custom_id, ...result });
+    const { record, usage: used, costUsd: cost, ...result } = await resultOf(call, r.customId, params, version);
+    results.push({ customId: r.customId, ...result });
     if (records.length < MAX_BATCH_JOURNAL_REQUESTS) records.push(record);
     nearMiss ??= record.nearMiss;
     if (used) usage = addUsage(usage, used);
     if (cost !== undefined) costUsd = roundUsd((costUsd ?? 0) + cost);
-    chars += result.json.length + r.custom_id.length;
+    chars += result.json.length + r.customId.length;
     if (chars > MAX_BATCH_RESULT_CHARS) {
       throw invalid(
         'requests',
@@ -226,14 +239,17 @@ async function create(call: Call): Promise<Outbound> {
   if (usage) call.entry.usage = usage;
   if (costUsd !== undefined) call.entry.costUsd = costUsd;
   const now = call.runtime.now();
-  const batch: Batch = { id: newId(call), createdAt: now, expiresAt: now + EXPIRES_AFTER_SECONDS, results };
+  const batch = new Batch(newId(call), now, results);
   call.runtime.batches.set(batch.id, batch, chars + 1024);
   return json(batchObject(call, batch));
 }
 
 /** The held batches, newest first (as Anthropic lists them). */
 function held(call: Call): Batch[] {
-  return (call.runtime.batches.values() as Batch[]).reverse();
+  return call.runtime.batches
+    .values()
+    .filter((b) => b instanceof Batch)
+    .reverse();
 }
 
 export const batchEndpoints: EndpointSpec[] = [

@@ -33,7 +33,7 @@ export const anthropicEndpoints: EndpointSpec[] = [
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
     async handle(call) {
-      const { request, answered } = await answerMessage(call, call.body as Record<string, unknown>, anthropicVersion(call));
+      const { request, answered } = await answerMessage(call, call.body, anthropicVersion(call));
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       return deliver(call, answered, request.stream, {
@@ -48,7 +48,7 @@ export const anthropicEndpoints: EndpointSpec[] = [
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
     async handle(call) {
-      const request = parseMessagesRequest(call.body as Record<string, unknown>, anthropicVersion(call), true);
+      const request = parseMessagesRequest(call.body, anthropicVersion(call), true);
       requireChatModel(call.runtime.catalogue, request.model);
       return json({ input_tokens: await countPromptTokensInSlices(request.messages, request.tools) });
     },

@@ -2,8 +2,6 @@
 import { GatewayError } from '../../core/errors.ts';
 import { type FieldChecker, fieldChecker, type JsonType } from '../fields.ts';
 
-export type { FieldRule } from '../fields.ts';
-
 const NAMES: Record<JsonType, string> = {
   string: 'a valid string',
   number: 'a valid number',

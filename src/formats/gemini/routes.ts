@@ -9,6 +9,7 @@ import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
 import { geminiFormat } from './format.ts';
 import { checkField } from './validate.ts';
+import { isJsonObject, type JsonObject } from '../fields.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
 import { parseGenerateRequest } from './parse.ts';
 import type { OutputFormat } from '../../core/request.ts';
@@ -68,9 +69,9 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
   }
 }
 
-async function generate(call: Call, model: string, action: string) {
+async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
-  const { request, options } = parseGenerateRequest(call.body as Record<string, unknown>, model, stream);
+  const { request, options } = parseGenerateRequest(call.body, model, stream);
   requireModel(call, model, action, request.output.type);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
@@ -98,7 +99,7 @@ async function imageFiles(reply: CanonicalReply): Promise<Map<Block, { bytes: Ui
 }
 
 /** One EmbedContentRequest's vector, in the same space the OpenAI format embeds in. */
-function embedOne(call: Call, model: string, body: Record<string, unknown>, at: string) {
+function embedOne(call: Call, model: string, body: JsonObject, at: string) {
   const info = call.runtime.catalogue.get(model);
   if (!info?.capabilities.includes('embedding')) {
     throw new GatewayError(
@@ -107,11 +108,11 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
     );
   }
   checkField(`${at}content`, body.content, { types: ['object'], required: true });
-  const parts = ((body.content as Record<string, unknown>).parts as { text?: unknown }[] | undefined) ?? [];
+  const parts = body.content.parts ?? [];
   checkField(`${at}content.parts`, parts, { types: ['array'], required: true, min: 1 });
-  const text = parts.map((p) => (typeof p?.text === 'string' ? p.text : '')).join(' ');
+  const text = parts.map((p) => (isJsonObject(p) && typeof p.text === 'string' ? p.text : '')).join(' ');
   const dims = info.dimensions ?? 768;
-  const size = body.outputDimensionality as number | undefined;
+  const size = body.outputDimensionality;
   checkField(`${at}outputDimensionality`, size, { types: ['integer'], min: 1, max: dims });
   // Each content is its own request to the fixtures: one may pin its vector, fail it, or break it.
   const decision = decide(call, operationRequest('gemini', 'embedding', model, text));
@@ -120,10 +121,13 @@ function embedOne(call: Call, model: string, body: Record<string, unknown>, at: 
   return { embedding: { values }, decision, key: hashString(text, decision.seed), text };
 }
 
-async function countTokens(call: Call, model: string) {
-  const body = call.body as Record<string, unknown>;
+async function countTokens(call: Call<JsonObject>, model: string) {
+  const body = call.body;
   // countTokens takes the contents directly, or a whole generateContentRequest.
-  const inner = (body.generateContentRequest as Record<string, unknown> | undefined) ?? { contents: body.contents };
+  // Unchecked: parseGenerateRequest's checks answer whatever it is, as they always have (a string's
+  // characters are unknown names, a number or list has no contents); a type check of its own here
+  // would change those replies.
+  const inner = (body.generateContentRequest as JsonObject | undefined) ?? { contents: body.contents };
   const { request } = parseGenerateRequest(inner, model, false);
   if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
   const tokens = await countPromptTokensInSlices(request.messages, request.tools, request.framing);
@@ -138,7 +142,7 @@ async function inputTokens(texts: string[]): Promise<number> {
   return (await countEachInSlices(texts)).reduce((a, b) => a + b, 0);
 }
 
-async function action(call: Call) {
+async function action(call: Call<JsonObject>) {
   const target = String(call.params.call);
   const at = target.lastIndexOf(':');
   const model = target.slice(0, at);
@@ -152,18 +156,18 @@ async function action(call: Call) {
   call.entry.model = model;
   if (name === 'countTokens') return countTokens(call, model);
   if (name === 'embedContent') {
-    const one = embedOne(call, model, call.body as Record<string, unknown>, '');
+    const one = embedOne(call, model, call.body, '');
     if (isForward(one)) return one;
     return decidedReply(call, one.decision, one.key, () => ({ embedding: one.embedding }), await inputTokens([one.text]));
   }
   if (name === 'batchEmbedContents') {
-    const requests = (call.body as Record<string, unknown>).requests;
+    const requests = call.body.requests;
     checkField('requests', requests, { types: ['array'], required: true, min: 1 });
     // Google's cap on one batch (each request is embedded and sent back whole).
-    if ((requests as unknown[]).length > MAX_BATCH)
+    if (requests.length > MAX_BATCH)
       throw new GatewayError('invalid_request', `* BatchEmbedContentsRequest.requests: at most ${MAX_BATCH} requests can be in one batch`);
     const all: Exclude<ReturnType<typeof embedOne>, Forward>[] = [];
-    for (const [i, r] of (requests as Record<string, unknown>[]).entries()) {
+    for (const [i, r] of requests.entries()) {
       checkField(`requests[${i}]`, r, { types: ['object'], required: true });
       const one = embedOne(call, model, r, `requests[${i}].`);
       if (isForward(one)) return one;

@@ -19,12 +19,12 @@ import { synthesizeTranscript, type Transcript } from '../../core/synthesize/tra
 import { synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
 import { CONTENT_TYPES, encodeAudio } from '../../core/audio/encode.ts';
 import { probeAudio, UnknownAudio } from '../../core/audio/decode.ts';
-import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { isUpload, json, type FormBody, type Upload } from '../../pipeline/exchange.ts';
+import type { Call, Handler } from '../../pipeline/call.ts';
+import { isUpload, json, type Upload } from '../../pipeline/exchange.ts';
 import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField } from './validate.ts';
-import { type FieldRules, refuseUnrecognized, type JsonObject } from '../fields.ts';
+import { type FieldRules, isOneOf, refuseUnrecognized, type JsonObject } from '../fields.ts';
 import { decide, isForward, requireModel } from '../../pipeline/decide.ts';
 
 // ---- speech ----
@@ -57,10 +57,8 @@ function voiceName(voice: string | JsonObject): string {
   return voice;
 }
 
-async function speech(call: Call) {
-  if (call.body === undefined || typeof call.body !== 'object')
-    throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
-  const body = call.body as JsonObject;
+async function speech(call: Call<JsonObject>) {
+  const body = call.body;
   checkFields(body, SPEECH_FIELDS);
   const model = body.model;
   call.entry.model = model;
@@ -174,19 +172,22 @@ const TRANSCRIPTION_FIELDS = [
 ];
 const TRANSLATION_FIELDS = ['file', 'model', 'prompt', 'response_format', 'temperature'];
 
-function field(form: FormBody, name: string): string | undefined {
+// A form's fields are strings and uploads (a FormBody); the checks below also hold for a JSON body
+// sent under a multipart-looking content type the pipeline did not parse as one.
+function field(form: JsonObject, name: string): string | undefined {
   const v = form[name];
   if (v === undefined) return undefined;
   const one = Array.isArray(v) ? v[0] : v;
   if (isUpload(one)) throw invalidType(name, ['string'], {});
+  if (typeof one !== 'string') throw invalidType(name, ['string'], one);
   return one;
 }
 
-function listField(form: FormBody, name: string, allowed: readonly string[]): string[] {
+function listField(form: JsonObject, name: string, allowed: readonly string[]): string[] {
   const v = form[name];
-  const list = v === undefined ? [] : Array.isArray(v) ? v : [v];
+  const list: unknown[] = v === undefined ? [] : Array.isArray(v) ? v : [v];
   return list.map((x, i) => {
-    if (isUpload(x) || !allowed.includes(x)) throw invalidValue(`${name}[${i}]`, isUpload(x) ? x.filename : x, allowed);
+    if (!isOneOf(allowed, x)) throw invalidValue(`${name}[${i}]`, isUpload(x) ? x.filename : x, allowed);
     return x;
   });
 }
@@ -204,7 +205,7 @@ interface TranscriptionAsk {
   translate: boolean;
 }
 
-function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
+function parseTranscription(call: Call<JsonObject>, translate: boolean): TranscriptionAsk {
   const contentType = call.inbound.header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
     throw new GatewayError(
@@ -212,7 +213,7 @@ function parseTranscription(call: Call, translate: boolean): TranscriptionAsk {
       `Invalid Content-Type header (${contentType.split(';')[0] || 'none'}), expected multipart/form-data. (HINT: If you're using curl, you can pass -F 'file=@<file_path>' and -F 'model=<model_name>')`,
     );
   }
-  const form = call.body as FormBody;
+  const form = call.body;
   const known = translate ? TRANSLATION_FIELDS : TRANSCRIPTION_FIELDS;
   refuseUnrecognized(
     form,
@@ -310,7 +311,7 @@ function subtitles(t: Transcript, kind: 'srt' | 'vtt'): string {
   return kind === 'srt' ? cues.join('\n') : `WEBVTT\n\n${cues.join('\n')}`;
 }
 
-async function transcribe(call: Call, translate: boolean) {
+async function transcribe(call: Call<JsonObject>, translate: boolean) {
   const ask = parseTranscription(call, translate);
   let probed;
   try {
@@ -417,4 +418,4 @@ export const audioHandlers = {
   speech,
   transcriptions: (call) => transcribe(call, false),
   translations: (call) => transcribe(call, true),
-} satisfies Record<string, EndpointSpec['handle']>;
+} satisfies Record<string, Handler<JsonObject>>;

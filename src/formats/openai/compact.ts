@@ -8,13 +8,13 @@ import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import { decidedReply } from '../../pipeline/delivery.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
-import { optional, type JsonObject } from '../fields.ts';
+import { type FieldRules, optional, type JsonObject } from '../fields.ts';
 import { openaiFormat } from './format.ts';
 import { parseInput, responseUsage, storedResponse } from './responses.ts';
-import { checkFields, missing, type FieldRule } from './validate.ts';
+import { checkFields, missing } from './validate.ts';
 
 /** Every field of ResponseCompactParams. */
-const COMPACT_FIELDS: Record<string, FieldRule> = {
+const COMPACT_FIELDS = {
   model: { types: ['string'], required: true },
   input: optional('string', 'array'),
   instructions: optional('string'),
@@ -24,7 +24,7 @@ const COMPACT_FIELDS: Record<string, FieldRule> = {
   prompt_cache_retention: optional('string'),
   service_tier: { types: ['string'], nullable: true, values: ['auto', 'default', 'fast', 'flex', 'priority'] },
   image: optional('object'),
-};
+} as const satisfies FieldRules;
 
 /** A user message as an output item: its text parts (pictures and files are not kept by the canonical form). */
 function userItem(message: Message, key: number, index: number): JsonObject {
@@ -32,10 +32,10 @@ function userItem(message: Message, key: number, index: number): JsonObject {
   return { id: makeId('msg_', 40, deriveKey(key, `user:${index}`)), type: 'message', status: 'completed', role: 'user', content };
 }
 
-async function compact(call: Call): Promise<Outbound | Forward> {
-  const body = call.body as JsonObject;
+async function compact(call: Call<JsonObject>): Promise<Outbound | Forward> {
+  const body = call.body;
   checkFields(body, COMPACT_FIELDS);
-  const model = body.model as string;
+  const model = body.model;
   call.entry.model = model;
   const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
   if ((body.input === undefined || body.input === null) && !previous) throw missing('input');

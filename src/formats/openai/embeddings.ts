@@ -61,8 +61,8 @@ function inputs(raw: string | unknown[]): string[] {
   return texts;
 }
 
-async function embeddings(call: Call) {
-  const body = call.body as JsonObject;
+async function embeddings(call: Call<JsonObject>) {
+  const body = call.body;
   checkFields(body, EMBEDDING_FIELDS);
   const model = body.model;
   call.entry.model = model;
@@ -146,8 +146,8 @@ const RERANK_FIELDS = {
 const { return_documents: _returnDocuments, ...COHERE_RERANK_FIELDS } = RERANK_FIELDS;
 
 /** Documents ranked by relevance to the query, best first (ties by index). */
-function rank(call: Call, cohere: boolean) {
-  const body = call.body as JsonObject;
+function rank(call: Call<JsonObject>, cohere: boolean) {
+  const body = call.body;
   checkFields(body, cohere ? COHERE_RERANK_FIELDS : RERANK_FIELDS);
   const model = body.model;
   call.entry.model = model;
@@ -182,7 +182,7 @@ export const embeddingEndpoints: EndpointSpec[] = [
       const ranking = rank(call, false);
       if (isForward(ranking)) return ranking;
       const { ranked, tokens, model, decision } = ranking;
-      const withDocs = (call.body as JsonObject).return_documents !== false;
+      const withDocs = call.body.return_documents !== false;
       return decidedReply(
         call,
         decision,

@@ -17,7 +17,7 @@ import {
   type RgbaImage,
 } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { isUpload, type FormBody, type Outbound, type Upload } from '../../pipeline/exchange.ts';
+import { isUpload, type Outbound, type Upload } from '../../pipeline/exchange.ts';
 import { answerImages, familyOf, GENERATION_FIELDS, produce, requestedModel, resolveAsk } from './images.ts';
 import { checkFields, invalid, invalidValue, missing } from './validate.ts';
 import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
@@ -39,7 +39,7 @@ const EDIT_FIELDS = {
 const MAX_IMAGES = 16;
 
 /** Form fields arrive as text: numbers and booleans as the JSON API would have them. */
-function coerce(form: FormBody): Raw {
+function coerce(form: Raw): Raw {
   const out: Raw = {};
   for (const [name, value] of Object.entries(form)) {
     if (typeof value !== 'string') out[name] = value;
@@ -117,12 +117,12 @@ function inputImageTokens(image: { width: number; height: number }): number {
 }
 
 /** The multipart form's fields, coerced, or the 400 `notForm` says when the body is not a form. */
-export function imageForm(call: Call, notForm: string): Raw {
+export function imageForm(call: Call<Raw>, notForm: string): Raw {
   if (!/^\s*multipart\/form-data/i.test(call.inbound.header('content-type') ?? ''))
     throw new GatewayError('invalid_request', notForm, { param: 'image' });
-  const body = coerce(call.body as FormBody);
+  const body = coerce(call.body);
   // Unknown fields are checked on the converted copy: it reports them as the form would.
-  lenientAlike(call.body as FormBody, body);
+  lenientAlike(call.body, body);
   if (body.image === undefined) throw missing('image');
   return body;
 }
@@ -137,7 +137,7 @@ export function requireSquarePng(model: string, file: Checked): void {
 /** What a picture depends on of an uploaded file; latin1 maps each byte to one character. */
 export const uploadDigest = (bytes: Uint8Array) => hashString(new TextDecoder('latin1').decode(bytes));
 
-async function edits(call: Call): Promise<Outbound | Forward> {
+async function edits(call: Call<Raw>): Promise<Outbound | Forward> {
   const body = imageForm(
     call,
     "This gateway takes image edits as multipart/form-data ('image' or 'image[]' file uploads); JSON bodies with 'images' references are not emulated.",

@@ -7,7 +7,7 @@ import { ImageWork } from '../../core/synthesize/image-work.ts';
 import { editPictureOffThread } from '../../core/synthesize/image.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
-import type { Outbound } from '../../pipeline/exchange.ts';
+import type { JsonObject, Outbound } from '../../pipeline/exchange.ts';
 import { type FieldRules, optional } from '../fields.ts';
 import { checkUpload, decodeUpload, imageForm, requireSquarePng, uploadDigest } from './image-edits.ts';
 import { answerImages, produce, resolveAsk } from './images.ts';
@@ -24,7 +24,7 @@ const VARIATION_FIELDS = {
   user: { types: ['string'] },
 } as const satisfies FieldRules;
 
-async function variations(call: Call): Promise<Outbound | Forward> {
+async function variations(call: Call<JsonObject>): Promise<Outbound | Forward> {
   const body = imageForm(call, "This gateway takes image variations as multipart/form-data (one 'image' file upload, a square PNG).");
   checkFields(body, VARIATION_FIELDS);
   const model = body.model ?? 'dall-e-2';

@@ -363,8 +363,8 @@ export function answerImages(
   return decidedReply(call, decision, key, () => imagesResponse(call, ask, produced, key, created, inputImageTokens));
 }
 
-async function generations(call: Call): Promise<Outbound | Forward> {
-  const body = call.body as JsonObject;
+async function generations(call: Call<JsonObject>): Promise<Outbound | Forward> {
+  const body = call.body;
   checkFields(body, GENERATION_FIELDS);
   const model = requestedModel(body, false);
   call.entry.model = model;

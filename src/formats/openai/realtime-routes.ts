@@ -74,8 +74,8 @@ function mint(call: Call, session: JsonObject, seconds: number) {
 }
 
 /** GA: a client secret for one session configuration, checked as a session.update would check it. */
-function clientSecrets(call: Call): Outbound {
-  const body = call.body as JsonObject;
+function clientSecrets(call: Call<JsonObject>): Outbound {
+  const body = call.body;
   checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
   const seconds = lifetime(body.expires_after);
   const session = body.session ?? { type: 'realtime' };
@@ -92,8 +92,8 @@ function clientSecrets(call: Call): Outbound {
 }
 
 /** Beta: a session, with its client secret. */
-function sessions(call: Call): Outbound {
-  const body = call.body as JsonObject;
+function sessions(call: Call<JsonObject>): Outbound {
+  const body = call.body;
   const model = realtimeModel(call, body.model ?? DEFAULT_MODEL);
   const { model: _model, ...rest } = body;
   const config = applySession(defaultConfig(model, true), rest, true, 'session');

@@ -3,7 +3,8 @@
 // needs (method, path, format, auth), so a request gets the same 404, 405, 401 or body-limit answer
 // as before; a handler's module is imported on the first request to one of its routes, not with the package.
 import { lazyImport, type Lazy } from '../../core/lazy.ts';
-import type { EndpointSpec } from '../../pipeline/call.ts';
+import type { EndpointSpec, Handler } from '../../pipeline/call.ts';
+import type { JsonObject } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
 
 const realtime = lazyImport('realtime handlers', () => import('./realtime-routes.ts'));
@@ -12,21 +13,25 @@ const images = lazyImport('image handlers', () => import('./images.ts'));
 const imageEdits = lazyImport('image edit handlers', () => import('./image-edits.ts'));
 const imageVariations = lazyImport('image variation handlers', () => import('./image-variations.ts'));
 
-type Handle = EndpointSpec['handle'];
-
 /**
- * The handler `name` of `module`'s handlers object (`realtimeHandlers`, ...): the first call loads the
+ * The handler `handler` picks from `module` (`m.realtimeHandlers.upgrade`, ...): the first call loads the
  * module, then calls through; once it is loaded, calls go straight through, adding no turn.
  */
-function later<M, H extends Record<string, Handle>>(module: Lazy<M>, handlers: (loaded: M) => H, name: keyof H): Handle {
+function later<M, Body extends JsonObject | undefined>(module: Lazy<M>, handler: (loaded: M) => Handler<Body>): Handler<Body> {
   return (call) => {
     const loading = module.ready();
-    return loading ? loading.then(() => handlers(module.get())[name](call)) : handlers(module.get())[name](call);
+    return loading ? loading.then(() => handler(module.get())(call)) : handler(module.get())(call);
   };
 }
 
 const BEARER = ['bearer'] as const;
-const post = (path: string, handle: Handle): EndpointSpec => ({ method: 'POST', path, format: openaiFormat, auth: BEARER, handle });
+const post = (path: string, handle: Handler<JsonObject>): EndpointSpec => ({
+  method: 'POST',
+  path,
+  format: openaiFormat,
+  auth: BEARER,
+  handle,
+});
 
 export const realtimeEndpoints: EndpointSpec[] = [
   {
@@ -36,37 +41,37 @@ export const realtimeEndpoints: EndpointSpec[] = [
     auth: ['bearer', 'subprotocol'],
     upgrade: true,
     ephemeral: true,
-    handle: later(realtime, (m) => m.realtimeHandlers, 'upgrade'),
+    handle: later(realtime, (m) => m.realtimeHandlers.upgrade),
   },
   post(
     '/v1/realtime/client_secrets',
-    later(realtime, (m) => m.realtimeHandlers, 'clientSecrets'),
+    later(realtime, (m) => m.realtimeHandlers.clientSecrets),
   ),
   post(
     '/v1/realtime/sessions',
-    later(realtime, (m) => m.realtimeHandlers, 'sessions'),
+    later(realtime, (m) => m.realtimeHandlers.sessions),
   ),
 ];
 
 export const audioEndpoints: EndpointSpec[] = [
   post(
     '/v1/audio/speech',
-    later(audio, (m) => m.audioHandlers, 'speech'),
+    later(audio, (m) => m.audioHandlers.speech),
   ),
   post(
     '/v1/audio/transcriptions',
-    later(audio, (m) => m.audioHandlers, 'transcriptions'),
+    later(audio, (m) => m.audioHandlers.transcriptions),
   ),
   post(
     '/v1/audio/translations',
-    later(audio, (m) => m.audioHandlers, 'translations'),
+    later(audio, (m) => m.audioHandlers.translations),
   ),
 ];
 
 export const imageEndpoints: EndpointSpec[] = [
   post(
     '/v1/images/generations',
-    later(images, (m) => m.imageHandlers, 'generations'),
+    later(images, (m) => m.imageHandlers.generations),
   ),
   // Public, as the service's own image URLs are: an <img> tag or a plain fetch can load them.
   {
@@ -74,21 +79,21 @@ export const imageEndpoints: EndpointSpec[] = [
     path: '/v1/images/files/:file',
     format: openaiFormat,
     auth: [],
-    handle: later(images, (m) => m.imageHandlers, 'imageFile'),
+    handle: later(images, (m) => m.imageHandlers.imageFile),
   },
 ];
 
 export const imageEditEndpoints: EndpointSpec[] = [
   post(
     '/v1/images/edits',
-    later(imageEdits, (m) => m.imageEditHandlers, 'edits'),
+    later(imageEdits, (m) => m.imageEditHandlers.edits),
   ),
 ];
 
 export const imageVariationEndpoints: EndpointSpec[] = [
   post(
     '/v1/images/variations',
-    later(imageVariations, (m) => m.imageVariationHandlers, 'variations'),
+    later(imageVariations, (m) => m.imageVariationHandlers.variations),
   ),
 ];
 

@@ -54,7 +54,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     async handle(call) {
-      const { request, options } = parseChatRequest(call.body as Record<string, unknown>);
+      const { request, options } = parseChatRequest(call.body);
       requireModel(call, request.model, 'chat');
       // Counted here with the event loop served between slices; answer() then finds the count.
       await countPromptTokensInSlices(request.messages, request.tools);
@@ -63,9 +63,7 @@ export const openaiEndpoints: EndpointSpec[] = [
       const { reply, latency } = answered;
       // Stored as the client gets it (a stream's assembled completion); not a fault, nor a fixture's raw body.
       const kept =
-        (call.body as Record<string, unknown>).store === true && !answered.fault && answered.raw === undefined
-          ? renderChat(reply, request, options)
-          : undefined;
+        call.body.store === true && !answered.fault && answered.raw === undefined ? renderChat(reply, request, options) : undefined;
       if (kept) storeChat(call, reply, kept);
       return deliver(call, answered, request.stream, {
         json: () => kept ?? renderChat(reply, request, options),
@@ -114,7 +112,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     async handle(call) {
-      const parsed = parseCompletionRequest(call.body as Record<string, unknown>);
+      const parsed = parseCompletionRequest(call.body);
       const model = parsed.requests[0].model;
       if (call.runtime.catalogue.get(model)?.capabilities.includes('chat')) {
         // OpenAI's own words for this mistake.
@@ -149,7 +147,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     async handle(call) {
-      const body = call.body as Record<string, unknown>;
+      const body = call.body;
       const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
       const parsed = parseResponsesRequest(body, previous);
       const { request } = parsed;

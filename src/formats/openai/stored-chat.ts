@@ -3,19 +3,32 @@
 // re-labelled by its metadata, deleted, and its request messages listed.
 import { GatewayError } from '../../core/errors.ts';
 import { choiceText, type CanonicalReply } from '../../core/reply.ts';
-import type { Call, EndpointSpec } from '../../pipeline/call.ts';
+import type { Call, EndpointSpec, Handler } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
 import { entryTestId } from '../../scope.ts';
-import type { JsonObject } from '../fields.ts';
+import { fieldsOf, isJsonObject, type JsonObject } from '../fields.ts';
 
-/** What the store keeps of a chat completion: the object as retrieve shows it, and the request's messages. */
-interface StoredChat {
-  completion: JsonObject;
-  messages: readonly unknown[];
+/** A stored completion as retrieve shows it: its metadata always an object (`{}` when none). */
+type StoredCompletion = JsonObject & { metadata: JsonObject };
+
+/**
+ * What the store keeps of a chat completion: the object as retrieve shows it, and the request's
+ * messages. A class, so that what the runtime's store gives back narrows with instanceof: the store
+ * is untyped, as runtime.ts may not name a format's types.
+ */
+class StoredChat {
+  completion: StoredCompletion;
+  readonly messages: readonly unknown[];
   /** The test (`x-mock-test-id`) whose request stored it, if any: a test's list shows its own only. */
-  test?: string;
+  readonly test: string | undefined;
+
+  constructor(completion: StoredCompletion, messages: readonly unknown[], test: string | undefined) {
+    this.completion = completion;
+    this.messages = messages;
+    this.test = test;
+  }
 }
 
 const KEY = 'chat:';
@@ -32,14 +45,17 @@ export function storedBytes(call: Call, reply: CanonicalReply): number {
   return 2 * (call.entry.bodyBytes ?? 0) + 4 * text + 4096;
 }
 
-/** Keeps the completion the request asked to store (`store: true`), as retrieve and list will show it. */
-export function storeChat(call: Call, reply: CanonicalReply, completion: JsonObject): void {
-  const body = call.body as JsonObject;
-  const stored: StoredChat = {
-    completion: {
+/**
+ * Keeps the completion the request asked to store (`store: true`), as retrieve and list will show it.
+ * The body has passed the chat checks: its messages are a list, its metadata an object or none.
+ */
+export function storeChat(call: Call<JsonObject>, reply: CanonicalReply, completion: JsonObject): void {
+  const body = call.body;
+  const stored = new StoredChat(
+    {
       ...completion,
       request_id: call.requestId,
-      metadata: (body.metadata as JsonObject | null | undefined) ?? {},
+      metadata: fieldsOf(body.metadata),
       seed: body.seed ?? null,
       temperature: body.temperature ?? 1,
       top_p: body.top_p ?? 1,
@@ -50,17 +66,17 @@ export function storeChat(call: Call, reply: CanonicalReply, completion: JsonObj
       response_format: body.response_format ?? null,
       input_user: body.user ?? null,
     },
-    messages: body.messages as unknown[],
-    test: entryTestId(call.entry),
-  };
+    Array.isArray(body.messages) ? body.messages : [],
+    entryTestId(call.entry),
+  );
   call.runtime.stored.set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
 }
 
 /** A stored completion, or OpenAI's 404 for an id it does not hold. */
 function found(call: Call): StoredChat {
   const id = String(call.params.id);
-  const stored = call.runtime.stored.get(KEY + id) as StoredChat | undefined;
-  if (!stored)
+  const stored = call.runtime.stored.get(KEY + id);
+  if (!(stored instanceof StoredChat))
     throw new GatewayError(
       'not_found',
       `No chat completion found with id '${id}'. Only completions created with 'store: true' are kept (until the gateway is reset, or newer stored objects push them out).`,
@@ -111,9 +127,10 @@ function list(call: Call) {
   // other's); one without lists every stored completion, as before.
   const test = entryTestId(call.entry);
   const completions: JsonObject[] = [];
-  for (const [, value] of call.runtime.stored.entries(KEY)) {
-    const { completion, test: owner } = value as StoredChat;
-    const metadata = (completion.metadata ?? {}) as JsonObject;
+  for (const [, stored] of call.runtime.stored.entries(KEY)) {
+    if (!(stored instanceof StoredChat)) continue;
+    const { completion, test: owner } = stored;
+    const metadata = completion.metadata;
     if (
       (test === undefined || owner === test) &&
       (model === null || completion.model === model) &&
@@ -126,31 +143,33 @@ function list(call: Call) {
 
 /** A request message as the store lists it: text in `content`, the parts (if it had any) in `content_parts`. */
 function storeMessage(id: string, raw: unknown): JsonObject {
-  const message = raw as JsonObject;
-  const parts = Array.isArray(message.content) ? (message.content as JsonObject[]) : undefined;
-  const text = parts ? parts.flatMap((p) => (p?.type === 'text' && typeof p.text === 'string' ? [p.text] : [])).join('') : message.content;
+  const message = fieldsOf(raw);
+  // A part that is not an object has no text and is not listed: it is left out from the start.
+  const parts = Array.isArray(message.content) ? message.content.filter(isJsonObject) : undefined;
+  const text = parts ? parts.flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : [])).join('') : message.content;
   return {
     id,
     role: message.role,
     content: text || null,
     name: message.name ?? null,
-    content_parts: parts ? parts.filter((p) => p?.type === 'text' || p?.type === 'image_url') : null,
+    content_parts: parts ? parts.filter((p) => p.type === 'text' || p.type === 'image_url') : null,
     ...(message.tool_calls !== undefined && { tool_calls: message.tool_calls }),
     ...(message.tool_call_id !== undefined && { tool_call_id: message.tool_call_id }),
   };
 }
 
-function update(call: Call) {
-  const body = call.body as JsonObject;
+function update(call: Call<JsonObject>) {
+  const body = call.body;
   checkFields(body, { metadata: { types: ['object'], nullable: true, required: true } });
   checkMetadata(body.metadata);
   const stored = found(call);
   // Changed in place: the completion keeps its place in the list.
-  stored.completion = { ...stored.completion, metadata: (body.metadata as JsonObject | null) ?? {} };
+  stored.completion = { ...stored.completion, metadata: body.metadata ?? {} };
   return json(stored.completion);
 }
 
-const endpoint = (method: EndpointSpec['method'], path: string, handle: EndpointSpec['handle']): EndpointSpec => ({
+/** A GET or DELETE route of the store (the one POST, update, takes a body). */
+const endpoint = (method: 'GET' | 'DELETE', path: string, handle: Handler<JsonObject | undefined>): EndpointSpec => ({
   method,
   path,
   format: openaiFormat,
@@ -161,7 +180,7 @@ const endpoint = (method: EndpointSpec['method'], path: string, handle: Endpoint
 export const storedChatEndpoints: EndpointSpec[] = [
   endpoint('GET', '/v1/chat/completions', list),
   endpoint('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
-  endpoint('POST', '/v1/chat/completions/:id', update),
+  { method: 'POST', path: '/v1/chat/completions/:id', format: openaiFormat, auth: ['bearer'], handle: update },
   endpoint('DELETE', '/v1/chat/completions/:id', (call) => {
     found(call);
     const id = String(call.params.id);

@@ -3,8 +3,6 @@ import { GatewayError } from '../../core/errors.ts';
 import { detokenize } from '../../core/tokens.ts';
 import { type FieldChecker, fieldChecker, type JsonObject, typeOf, type JsonType } from '../fields.ts';
 
-export type { FieldRule } from '../fields.ts';
-
 const ARTICLE: Record<string, string> = {
   string: 'a string',
   number: 'a number',
