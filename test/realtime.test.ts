@@ -442,6 +442,30 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(events.at(-1)!.error).toMatchObject({ type: 'invalid_request_error', param: 'response.input[0]', event_id: 'evt_bad_input' });
   });
 
+  // Found by fuzzing: a system message holding an image was added, and shown back against the spec.
+  it("refuses a content type the message's role does not take, naming the part", async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    const image = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' };
+    c.send({ type: 'conversation.item.create', event_id: 'evt_system', item: { type: 'message', role: 'system', content: [image] } });
+    const text = { type: 'output_text', text: 'hi' };
+    c.send({
+      type: 'conversation.item.create',
+      event_id: 'evt_user',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }, text] },
+    });
+    const errors = (await c.until('error', 2)).filter((e) => e.type === 'error').map((e) => e.error);
+    c.socket.close();
+    expect(errors).toMatchObject([
+      { type: 'invalid_request_error', param: 'item.content[0].type', event_id: 'evt_system', code: 'invalid_value' },
+      { type: 'invalid_request_error', param: 'item.content[1].type', event_id: 'evt_user', code: 'invalid_value' },
+    ]);
+    expect(errors[0].message).toBe(
+      "Invalid value for 'item.content[0].type': 'input_image'. Supported values are: 'input_text' and 'text'.",
+    );
+    expect(c.events.some((e) => e.type === 'conversation.item.added')).toBe(false);
+  });
+
   it('retrieves, truncates and deletes conversation items', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;

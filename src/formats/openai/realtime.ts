@@ -89,6 +89,13 @@ const TRUNCATE_EVENT = {
   audio_end_ms: { types: ['integer'], required: true, min: 0 },
 } as const satisfies FieldRules;
 
+/** The content types a message of each role may hold, GA's and beta's names (as the service's item schemas). */
+const ROLE_CONTENT = {
+  system: ['input_text', 'text'],
+  user: ['input_text', 'input_audio', 'input_image', 'text', 'audio'],
+  assistant: ['output_text', 'output_audio', 'text', 'audio'],
+};
+
 /** Samples in one frame of the voice activity detector (10 ms). */
 const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
 
@@ -405,8 +412,8 @@ export class RealtimeSession implements SocketPeer {
     const content = raw.content.map((part, i): ContentPart => {
       const p = `${param}.content[${i}]`;
       checkField(p, part, { types: ['object'], required: true });
-      const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
-      checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: types });
+      // Each role takes its own content types (beta's `text` and `audio` are read by the role).
+      checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: ROLE_CONTENT[role] });
       const type = gaContentType(part.type, role);
       if (type === 'input_text' || type === 'output_text') {
         checkField(`${p}.text`, part.text, { types: ['string'], required: true });
