@@ -466,6 +466,25 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(c.events.some((e) => e.type === 'conversation.item.added')).toBe(false);
   });
 
+  // Found by fuzzing: any string or object was taken as tool_choice and shown back against the spec.
+  it('refuses a tool_choice that is no mode and names no tool, naming the field', async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.send({ type: 'session.update', event_id: 'evt_mode', session: { type: 'realtime', tool_choice: 'sometimes' } });
+    c.send({ type: 'session.update', event_id: 'evt_type', session: { type: 'realtime', tool_choice: { type: [], name: 'get_weather' } } });
+    c.send({ type: 'response.create', event_id: 'evt_name', response: { tool_choice: { type: 'function' } } });
+    const errors = (await c.until('error', 3))
+      .filter((e) => e.type === 'error')
+      .map((e) => [e.error.event_id, e.error.type, e.error.param]);
+    c.socket.close();
+    expect(errors).toEqual([
+      ['evt_mode', 'invalid_request_error', 'session.tool_choice'],
+      ['evt_type', 'invalid_request_error', 'session.tool_choice.type'],
+      ['evt_name', 'invalid_request_error', 'response.tool_choice.name'],
+    ]);
+    expect(c.events.some((e) => e.type === 'session.updated' || e.type === 'response.created')).toBe(false);
+  });
+
   it('retrieves, truncates and deletes conversation items', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;
