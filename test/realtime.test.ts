@@ -485,6 +485,23 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(c.events.some((e) => e.type === 'session.updated' || e.type === 'response.created')).toBe(false);
   });
 
+  // Found by fuzzing: an error without a code failed the response with `code: null`, which the spec's string refuses.
+  it('fails a response whose tool schema cannot be answered, its status_details as the spec has them', async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    const parameters = { type: 'object', properties: { city: { $ref: '#/$defs/nope' } }, required: ['city'] };
+    c.send({
+      type: 'response.create',
+      response: { output_modalities: ['text'], tools: [{ type: 'function', name: 'f', parameters }], tool_choice: 'required' },
+    });
+    const events = await c.until('response.done');
+    c.socket.close();
+    const done = events.find((e) => e.type === 'response.done')!;
+    expect(done.response.status).toBe('failed');
+    expect(done.response.status_details.error.type).toBe('invalid_request_error');
+    assertRealtimeEvents(events);
+  });
+
   it('retrieves, truncates and deletes conversation items', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
     await c.opened;

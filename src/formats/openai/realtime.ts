@@ -668,10 +668,7 @@ export class RealtimeSession implements SocketPeer {
       // A fixture's error, a forced status or strict mode's near miss: the response fails.
       this.emit('response.created', { response: responseObject(ctx, 'in_progress', [], null) });
       this.emit('response.done', {
-        response: responseObject(ctx, 'failed', [], null, {
-          type: 'failed',
-          error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message },
-        }),
+        response: responseObject(ctx, 'failed', [], null, failedDetails(error)),
       });
       return;
     }
@@ -722,7 +719,7 @@ export class RealtimeSession implements SocketPeer {
       const opened = events.map((e) => e.opened);
       events = faultedEvents(events, fault, (error, after) => [
         `${this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } })}\n`,
-        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', { type: 'failed', error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message } }) })}\n`,
+        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', failedDetails(error)) })}\n`,
       ]).map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
     }
     const active: Active = { plan, ctx, opened: 0, stop: () => {}, cut: fault?.type === 'STREAM_CUT' };
@@ -789,6 +786,12 @@ export class RealtimeSession implements SocketPeer {
       { name: 'tokens', limit: 40000, remaining: Math.max(0, 40000 - this.tokensUsed), reset_seconds: 60 },
     ];
   }
+}
+
+/** A failed response's status_details: the error's type, message and code (the spec's code is a string: left out when there is none). */
+function failedDetails(error: GatewayError): JsonObject {
+  const { type } = openaiErrorBody(error).error;
+  return { type: 'failed', error: { type, ...(error.code ? { code: error.code } : {}), message: error.message } };
 }
 
 function stripType(event: JsonObject): JsonObject {
