@@ -19,19 +19,9 @@ import {
   type FuzzRequest,
 } from './helpers/fuzz/requests.ts';
 import { checkAnswer, describe as describeRequest, type Answer } from './helpers/fuzz/verdict.ts';
-import { healthProbe, sendInProcess, sendSocket, type ProbeStats } from './helpers/fuzz/harness.ts';
+import { fuzzSettings, healthProbe, sendInProcess, sendSocket, type ProbeStats } from './helpers/fuzz/harness.ts';
 
-// Under msw 2 (the second in-process project) a quarter of the runs: enough to show it still holds.
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000) / (process.env.GATEWAY_TEST_MSW_MAJOR === '2' ? 4 : 1);
-const SOCKET_RUNS = Number(process.env.FUZZ_SOCKET_RUNS ?? Math.ceil(RUNS / 2));
-const SEED = process.env.FUZZ_SEED === undefined ? 20261123 : Number(process.env.FUZZ_SEED);
-/**
- * Set, a property that runs longer than this (cases and shrinking) fails. Unset (the suite), every case
- * runs however busy the machine: each request has its own hang detector, and the test's timeout
- * below is only there to end a run that hangs.
- */
-const PROPERTY_MS = process.env.FUZZ_PROPERTY_MS === undefined ? undefined : Number(process.env.FUZZ_PROPERTY_MS);
-const TIMEOUT = (PROPERTY_MS ?? 1_800_000) + 60_000;
+const { runs: RUNS, socketRuns: SOCKET_RUNS, seed: SEED, plugins, timeout: TIMEOUT } = fuzzSettings(1000);
 
 const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
@@ -63,7 +53,7 @@ async function run(
     {
       numRuns: runs,
       seed: SEED,
-      plugins: PROPERTY_MS === undefined ? [] : [fc.interruptAfterTimeLimit(PROPERTY_MS, { failOnInterrupt: true })],
+      plugins,
     },
   );
 }

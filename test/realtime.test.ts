@@ -15,30 +15,8 @@ import { transcribe } from '../src/core/transcribe.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { createGateway } from '../src/index.ts';
 import { runtimeOf } from '../src/gateway.ts';
-import { assertSchema } from './helpers/openapi.ts';
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { assertRealtimeEvents, assertSchema } from './helpers/openapi.ts';
 import { socketSuites } from './helpers/modes.ts';
-
-/** Each GA server event type → its schema in the OpenAPI spec, so a failure names the one schema broken. */
-const EVENT_SCHEMAS = (() => {
-  const spec = parse(readFileSync(new URL('./specs/openai-openapi.yaml', import.meta.url), 'utf8')) as {
-    components: { schemas: Record<string, any> };
-  };
-  const map: Record<string, string> = {};
-  for (const [name, schema] of Object.entries(spec.components.schemas)) {
-    const type = schema?.properties?.type?.enum?.[0] ?? schema?.properties?.type?.const;
-    if (/^RealtimeServerEvent./.test(name) && typeof type === 'string') map[type] = name;
-  }
-  return map;
-})();
-
-function assertEvents(events: Ev[]): void {
-  for (const e of events) {
-    expect(EVENT_SCHEMAS[e.type], e.type).toBeDefined();
-    assertSchema(EVENT_SCHEMAS[e.type], e);
-  }
-}
 
 type Ev = Record<string, any>;
 
@@ -188,7 +166,7 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     expect(u.output_tokens).toBe(u.output_token_details.text_tokens + u.output_token_details.audio_tokens);
     expect(events.at(-1)!.type).toBe('rate_limits.updated');
     for (const e of events) expect(e.event_id).toMatch(/^event_/);
-    assertEvents(events);
+    assertRealtimeEvents(events);
   });
 
   it('answers an audio turn: append, commit, transcription, audio deltas with a transcript that adds up', async () => {
@@ -218,7 +196,7 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     const response = events.find((e) => e.type === 'response.done')!.response;
     expect(response.output[0].content[0]).toEqual({ type: 'output_audio', transcript });
     expect(response.usage.output_token_details.audio_tokens).toBeGreaterThan(0);
-    assertEvents(events);
+    assertRealtimeEvents(events);
   });
 
   it('transcribes speech this emulator made back to its words, and its own spoken answer carries its transcript', async () => {
@@ -277,7 +255,7 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     ).toBe(done.arguments);
     const item = events.find((e) => e.type === 'response.done')!.response.output[0];
     expect(item).toMatchObject({ type: 'function_call', name: 'get_weather', call_id: done.call_id, status: 'completed' });
-    assertEvents(events);
+    assertRealtimeEvents(events);
   });
 
   it("checks a response.create's own settings as a session.update's, and answers with them", async () => {
@@ -300,7 +278,7 @@ describe.runIf(socketSuites)('realtime over wss with the openai SDK', () => {
     expect(done.status).toBe('cancelled');
     expect(done.status_details).toMatchObject({ type: 'cancelled', reason: 'client_cancelled' });
     expect(events.some((e) => e.type === 'response.output_text.done')).toBe(false);
-    assertEvents(events);
+    assertRealtimeEvents(events);
     await expect.poll(() => server.gateway.activeStreams).toBe(0);
     rt.close();
   });
@@ -418,7 +396,7 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(errors[2].error).toMatchObject({ param: 'item', event_id: 'evt_2', message: "Missing required parameter: 'item'." });
     expect(errors[3].error).toMatchObject({ param: 'audio', event_id: 'evt_3', code: 'invalid_type' });
     c.send({ type: 'response.create' });
-    assertEvents(await c.until('response.done'));
+    assertRealtimeEvents(await c.until('response.done'));
     c.socket.close();
   });
 
@@ -451,7 +429,7 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     const first = await run();
     expect(first).toContain('input_audio_buffer.speech_started');
     expect(first).toContain('input_audio_buffer.speech_stopped');
-    assertEvents(JSON.parse(first));
+    assertRealtimeEvents(JSON.parse(first));
     expect(await run()).toBe(first);
   });
 
@@ -462,6 +440,66 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     const events = await c.until('error');
     c.socket.close();
     expect(events.at(-1)!.error).toMatchObject({ type: 'invalid_request_error', param: 'response.input[0]', event_id: 'evt_bad_input' });
+  });
+
+  // Found by fuzzing: a system message holding an image was added, and shown back against the spec.
+  it("refuses a content type the message's role does not take, naming the part", async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    const image = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' };
+    c.send({ type: 'conversation.item.create', event_id: 'evt_system', item: { type: 'message', role: 'system', content: [image] } });
+    const text = { type: 'output_text', text: 'hi' };
+    c.send({
+      type: 'conversation.item.create',
+      event_id: 'evt_user',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }, text] },
+    });
+    const errors = (await c.until('error', 2)).filter((e) => e.type === 'error').map((e) => e.error);
+    c.socket.close();
+    expect(errors).toMatchObject([
+      { type: 'invalid_request_error', param: 'item.content[0].type', event_id: 'evt_system', code: 'invalid_value' },
+      { type: 'invalid_request_error', param: 'item.content[1].type', event_id: 'evt_user', code: 'invalid_value' },
+    ]);
+    expect(errors[0].message).toBe(
+      "Invalid value for 'item.content[0].type': 'input_image'. Supported values are: 'input_text' and 'text'.",
+    );
+    expect(c.events.some((e) => e.type === 'conversation.item.added')).toBe(false);
+  });
+
+  // Found by fuzzing: any string or object was taken as tool_choice and shown back against the spec.
+  it('refuses a tool_choice that is no mode and names no tool, naming the field', async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    c.send({ type: 'session.update', event_id: 'evt_mode', session: { type: 'realtime', tool_choice: 'sometimes' } });
+    c.send({ type: 'session.update', event_id: 'evt_type', session: { type: 'realtime', tool_choice: { type: [], name: 'get_weather' } } });
+    c.send({ type: 'response.create', event_id: 'evt_name', response: { tool_choice: { type: 'function' } } });
+    const errors = (await c.until('error', 3))
+      .filter((e) => e.type === 'error')
+      .map((e) => [e.error.event_id, e.error.type, e.error.param]);
+    c.socket.close();
+    expect(errors).toEqual([
+      ['evt_mode', 'invalid_request_error', 'session.tool_choice'],
+      ['evt_type', 'invalid_request_error', 'session.tool_choice.type'],
+      ['evt_name', 'invalid_request_error', 'response.tool_choice.name'],
+    ]);
+    expect(c.events.some((e) => e.type === 'session.updated' || e.type === 'response.created')).toBe(false);
+  });
+
+  // Found by fuzzing: an error without a code failed the response with `code: null`, which the spec's string refuses.
+  it('fails a response whose tool schema cannot be answered, its status_details as the spec has them', async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    const parameters = { type: 'object', properties: { city: { $ref: '#/$defs/nope' } }, required: ['city'] };
+    c.send({
+      type: 'response.create',
+      response: { output_modalities: ['text'], tools: [{ type: 'function', name: 'f', parameters }], tool_choice: 'required' },
+    });
+    const events = await c.until('response.done');
+    c.socket.close();
+    const done = events.find((e) => e.type === 'response.done')!;
+    expect(done.response.status).toBe('failed');
+    expect(done.response.status_details.error.type).toBe('invalid_request_error');
+    assertRealtimeEvents(events);
   });
 
   it('retrieves, truncates and deletes conversation items', async () => {
@@ -488,7 +526,7 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(events.find((e) => e.type === 'conversation.item.truncated')).toMatchObject({ item_id: said.id, audio_end_ms: 500 });
     expect(events.find((e) => e.type === 'conversation.item.deleted')!.item_id).toBe('item_mine');
     expect(events.at(-1)!.error).toMatchObject({ code: 'item_not_found', event_id: 'evt_gone' });
-    assertEvents(events);
+    assertRealtimeEvents(events);
   });
 
   it("truncates a response's audio in a beta session too, where the part is named audio", async () => {

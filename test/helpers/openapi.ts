@@ -8,6 +8,8 @@ import { parse } from 'yaml';
 const SPEC = fileURLToPath(new URL('../specs/openai-openapi.yaml', import.meta.url));
 
 let ajv: Ajv2020 | undefined;
+let spec: { components: { schemas: Record<string, any> } } | undefined;
+const readSpec = () => (spec ??= parse(readFileSync(SPEC, 'utf8')) as { components: { schemas: Record<string, any> } });
 const compiled = new Map<string, ValidateFunction>();
 
 // A few schemas still use OpenAPI 3.0's `nullable`; say it in JSON Schema instead.
@@ -28,11 +30,10 @@ function normalize(node: unknown): unknown {
 
 function instance(): Ajv2020 {
   if (ajv) return ajv;
-  const spec = parse(readFileSync(SPEC, 'utf8')) as { components: unknown };
   ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addFormat('unixtime', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
-  ajv.addSchema({ $id: 'openai.json', components: normalize(spec.components) });
+  ajv.addSchema({ $id: 'openai.json', components: normalize(readSpec().components) });
   return ajv;
 }
 
@@ -45,5 +46,23 @@ export function assertSchema(name: string, value: unknown): void {
   }
   if (!validate(value)) {
     throw new Error(`${name} does not validate:\n${JSON.stringify(validate.errors?.slice(0, 8), null, 2)}`);
+  }
+}
+
+let eventSchemas: Record<string, string> | undefined;
+
+/** Throws unless each realtime server event (GA) has a schema in the spec (RealtimeServerEvent…, by its type) and validates against it. */
+export function assertRealtimeEvents(events: readonly Record<string, unknown>[]): void {
+  if (!eventSchemas) {
+    eventSchemas = {};
+    for (const [name, schema] of Object.entries(readSpec().components.schemas)) {
+      const type = schema?.properties?.type?.enum?.[0] ?? schema?.properties?.type?.const;
+      if (/^RealtimeServerEvent./.test(name) && typeof type === 'string') eventSchemas[type] = name;
+    }
+  }
+  for (const e of events) {
+    const name = eventSchemas[String(e.type)];
+    if (!name) throw new Error(`no realtime server event ${e.type} in the spec`);
+    assertSchema(name, e);
   }
 }

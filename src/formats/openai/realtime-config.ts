@@ -164,6 +164,24 @@ function checkTools(param: string, value: unknown[] | undefined): JsonObject[] |
   });
 }
 
+const TOOL_CHOICES = ['auto', 'none', 'required'] as const;
+const TOOL_CHOICE_FIELDS = {
+  function: { type: { types: ['string'], required: true }, name: { types: ['string'], required: true } },
+  mcp: { type: { types: ['string'], required: true }, server_label: { types: ['string'], required: true }, name: optional('string') },
+} as const satisfies Record<string, FieldRules>;
+
+/** A mode ('auto', 'none', 'required'), or the function or MCP tool the model must call. */
+function checkToolChoice(param: string, value: string | JsonObject | undefined): string | JsonObject | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') {
+    if (!isOneOf(TOOL_CHOICES, value)) throw invalidValue(param, value, TOOL_CHOICES);
+    return value;
+  }
+  checkField(`${param}.type`, value.type, { types: ['string'], required: true, values: ['function', 'mcp'] });
+  checkFields(value, TOOL_CHOICE_FIELDS[value.type === 'mcp' ? 'mcp' : 'function'], `${param}.`);
+  return value;
+}
+
 function checkVad(param: string, value: JsonObject | null | undefined): TurnDetection | null | undefined {
   if (value === undefined || value === null) return value;
   checkFields(value, VAD_FIELDS, `${param}.`);
@@ -193,7 +211,7 @@ function applyCommon(
 ): void {
   if (typeof s.instructions === 'string') next.instructions = s.instructions;
   next.tools = checkTools(`${path}.tools`, s.tools) ?? next.tools;
-  if (s.tool_choice !== undefined) next.toolChoice = s.tool_choice;
+  next.toolChoice = checkToolChoice(`${path}.tool_choice`, s.tool_choice) ?? next.toolChoice;
 }
 
 function applyBeta(next: SessionConfig, s: JsonObject, path: string): SessionConfig {

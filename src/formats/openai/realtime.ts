@@ -89,6 +89,13 @@ const TRUNCATE_EVENT = {
   audio_end_ms: { types: ['integer'], required: true, min: 0 },
 } as const satisfies FieldRules;
 
+/** The content types a message of each role may hold, GA's and beta's names (as the service's item schemas). */
+const ROLE_CONTENT = {
+  system: ['input_text', 'text'],
+  user: ['input_text', 'input_audio', 'input_image', 'text', 'audio'],
+  assistant: ['output_text', 'output_audio', 'text', 'audio'],
+};
+
 /** Samples in one frame of the voice activity detector (10 ms). */
 const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
 
@@ -405,8 +412,8 @@ export class RealtimeSession implements SocketPeer {
     const content = raw.content.map((part, i): ContentPart => {
       const p = `${param}.content[${i}]`;
       checkField(p, part, { types: ['object'], required: true });
-      const types = ['input_text', 'input_audio', 'input_image', 'output_text', 'output_audio', 'text', 'audio'];
-      checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: types });
+      // Each role takes its own content types (beta's `text` and `audio` are read by the role).
+      checkField(`${p}.type`, part.type, { types: ['string'], required: true, values: ROLE_CONTENT[role] });
       const type = gaContentType(part.type, role);
       if (type === 'input_text' || type === 'output_text') {
         checkField(`${p}.text`, part.text, { types: ['string'], required: true });
@@ -661,10 +668,7 @@ export class RealtimeSession implements SocketPeer {
       // A fixture's error, a forced status or strict mode's near miss: the response fails.
       this.emit('response.created', { response: responseObject(ctx, 'in_progress', [], null) });
       this.emit('response.done', {
-        response: responseObject(ctx, 'failed', [], null, {
-          type: 'failed',
-          error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message },
-        }),
+        response: responseObject(ctx, 'failed', [], null, failedDetails(error)),
       });
       return;
     }
@@ -715,7 +719,7 @@ export class RealtimeSession implements SocketPeer {
       const opened = events.map((e) => e.opened);
       events = faultedEvents(events, fault, (error, after) => [
         `${this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } })}\n`,
-        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', { type: 'failed', error: { type: openaiErrorBody(error).error.type, code: error.code ?? null, message: error.message } }) })}\n`,
+        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', failedDetails(error)) })}\n`,
       ]).map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
     }
     const active: Active = { plan, ctx, opened: 0, stop: () => {}, cut: fault?.type === 'STREAM_CUT' };
@@ -782,6 +786,12 @@ export class RealtimeSession implements SocketPeer {
       { name: 'tokens', limit: 40000, remaining: Math.max(0, 40000 - this.tokensUsed), reset_seconds: 60 },
     ];
   }
+}
+
+/** A failed response's status_details: the error's type, message and code (the spec's code is a string: left out when there is none). */
+function failedDetails(error: GatewayError): JsonObject {
+  const { type } = openaiErrorBody(error).error;
+  return { type: 'failed', error: { type, ...(error.code ? { code: error.code } : {}), message: error.message } };
 }
 
 function stripType(event: JsonObject): JsonObject {

@@ -2,6 +2,7 @@
 // each under a hang detector, and a probe that keeps asking /__admin/health (bench/ prints its latency;
 // the suite only counts its answers: no test bounds time).
 import { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
 import { getResponse, RequestHandler } from 'msw';
 import type { Answer } from './verdict.ts';
 import type { FuzzRequest } from './requests.ts';
@@ -15,6 +16,25 @@ export const REQUEST_MS = Number(process.env.FUZZ_REQUEST_MS ?? 60_000);
 const JUDGE_TOOK = process.env.FUZZ_REQUEST_MS !== undefined;
 
 export class Hang extends Error {}
+
+/**
+ * A fuzz suite's settings from the environment: FUZZ_RUNS cases in-process (`defaultRuns` unset; a
+ * quarter under msw 2, the second in-process project: enough to show it still holds), FUZZ_SOCKET_RUNS
+ * over the socket (half), FUZZ_SEED, and FUZZ_PROPERTY_MS: set, a property that runs longer (cases and
+ * shrinking) fails; unset, every case runs however busy the machine (each wait has its own hang
+ * detector) and the test's `timeout` is only there to end a run that hangs.
+ */
+export function fuzzSettings(defaultRuns: number) {
+  const runs = Number(process.env.FUZZ_RUNS ?? defaultRuns) / (process.env.GATEWAY_TEST_MSW_MAJOR === '2' ? 4 : 1);
+  const propertyMs = process.env.FUZZ_PROPERTY_MS === undefined ? undefined : Number(process.env.FUZZ_PROPERTY_MS);
+  return {
+    runs,
+    socketRuns: Number(process.env.FUZZ_SOCKET_RUNS ?? Math.ceil(runs / 2)),
+    seed: process.env.FUZZ_SEED === undefined ? 20261123 : Number(process.env.FUZZ_SEED),
+    plugins: propertyMs === undefined ? [] : [fc.interruptAfterTimeLimit(propertyMs, { failOnInterrupt: true })],
+    timeout: (propertyMs ?? 1_800_000) + 60_000,
+  };
+}
 
 function bodyOf(r: FuzzRequest): BodyInit | undefined {
   if (r.body === undefined || r.method === 'GET' || r.method === 'HEAD') return undefined;

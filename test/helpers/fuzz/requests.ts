@@ -1,7 +1,7 @@
 // fast-check arbitraries of whole HTTP requests for every format's endpoints: well-formed bodies built
 // from realistic shapes, then (mostly) mutated; odd headers, query strings, methods and paths.
 import fc from 'fast-check';
-import { deep, jsonSchema, longText, mutate, mutation, serialize, text, weird, type Mutation } from './values.ts';
+import { deep, jsonSchema, longText, mutate, mutation, serialize, text, toolName, toolSchema, weird, type Mutation } from './values.ts';
 
 export interface FuzzRequest {
   method: string;
@@ -37,19 +37,6 @@ const model = (own: string[]) =>
     { arbitrary: text, weight: 1 },
   );
 const small = (max = 3) => fc.array(text, { minLength: 1, maxLength: max });
-const toolName = fc.constantFrom('get_weather', 'lookupOrder', 'send-email', 'x', 'search_web_pages');
-/** A tool's parameters: an object schema (what every vendor requires), now and then any schema. */
-const toolSchema = fc.oneof(
-  {
-    arbitrary: fc
-      .dictionary(fc.constantFrom('city', 'name', 'email', 'count', 'when', 'q'), jsonSchema, { maxKeys: 4 })
-      .chain((properties) =>
-        fc.record({ type: fc.constant('object'), properties: fc.constant(properties), required: fc.subarray(Object.keys(properties)) }),
-      ),
-    weight: 6,
-  },
-  { arbitrary: jsonSchema, weight: 1 },
-);
 /** Drops optional fields that make no sense together, so most well-formed bodies are accepted. */
 const cohere = <T extends object>(arb: fc.Arbitrary<T>, fix: (b: Record<string, unknown>) => void): fc.Arbitrary<Record<string, unknown>> =>
   arb.map((b) => {

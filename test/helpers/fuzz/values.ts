@@ -212,6 +212,20 @@ export const jsonSchema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ sch
   ),
 })).schema;
 
+export const toolName = fc.constantFrom('get_weather', 'lookupOrder', 'send-email', 'x', 'search_web_pages');
+/** A tool's parameters: an object schema (what every vendor requires), now and then any schema. */
+export const toolSchema = fc.oneof(
+  {
+    arbitrary: fc
+      .dictionary(fc.constantFrom('city', 'name', 'email', 'count', 'when', 'q'), jsonSchema, { maxKeys: 4 })
+      .chain((properties) =>
+        fc.record({ type: fc.constant('object'), properties: fc.constant(properties), required: fc.subarray(Object.keys(properties)) }),
+      ),
+    weight: 6,
+  },
+  { arbitrary: jsonSchema, weight: 1 },
+);
+
 // Mutations of a well-formed body: set a value of the wrong type, drop a field, add an unknown one.
 export type Mutation =
   | { kind: 'set'; at: number; value: unknown }
