@@ -466,6 +466,33 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(c.events.some((e) => e.type === 'conversation.item.added')).toBe(false);
   });
 
+  // Found by fuzzing (FUZZ_SEED=2): an image whose image_url was no string was added, and shown back against the spec.
+  it('refuses an input image whose image_url or detail is not one, naming the field', async () => {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    const item = (part: object) => ({ type: 'message', role: 'user', content: [part] });
+    c.send({ type: 'conversation.item.create', event_id: 'evt_url', item: item({ type: 'input_image', image_url: [] }) });
+    c.send({
+      type: 'conversation.item.create',
+      event_id: 'evt_detail',
+      item: item({ type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'max' }),
+    });
+    const errors = (await c.until('error', 2))
+      .filter((e) => e.type === 'error')
+      .map((e) => [e.error.event_id, e.error.param, e.error.code]);
+    c.send({
+      type: 'conversation.item.create',
+      item: item({ type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' }),
+    });
+    const added = (await c.until('conversation.item.added')).find((e) => e.type === 'conversation.item.added')!;
+    c.socket.close();
+    expect(errors).toEqual([
+      ['evt_url', 'item.content[0].image_url', 'invalid_type'],
+      ['evt_detail', 'item.content[0].detail', 'invalid_value'],
+    ]);
+    expect(added.item.content[0]).toMatchObject({ type: 'input_image', detail: 'low' });
+  });
+
   // Found by fuzzing: any string or object was taken as tool_choice and shown back against the spec.
   it('refuses a tool_choice that is no mode and names no tool, naming the field', async () => {
     const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });

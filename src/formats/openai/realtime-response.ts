@@ -25,9 +25,9 @@ export interface ContentPart {
   type: string;
   text?: string;
   transcript?: string;
-  /** An input image's, as the client sent them. */
-  image_url?: unknown;
-  detail?: unknown;
+  /** An input image's (a data URI; its detail level). */
+  image_url?: string;
+  detail?: string;
 }
 
 interface ItemBase {

@@ -419,7 +419,11 @@ export class RealtimeSession implements SocketPeer {
         checkField(`${p}.text`, part.text, { types: ['string'], required: true });
         return { type, text: part.text };
       }
-      if (type === 'input_image') return { type, image_url: part.image_url, detail: part.detail ?? 'auto' };
+      if (type === 'input_image') {
+        checkField(`${p}.image_url`, part.image_url, { types: ['string'] });
+        checkField(`${p}.detail`, part.detail, { types: ['string'], values: ['auto', 'low', 'high'] });
+        return { type, image_url: part.image_url, detail: part.detail ?? 'auto' };
+      }
       checkField(`${p}.audio`, part.audio, { types: ['string'] });
       checkField(`${p}.transcript`, part.transcript, { types: ['string'], nullable: true });
       const transcript = part.transcript;
