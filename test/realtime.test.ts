@@ -390,7 +390,11 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     c.send({ type: 'conversation.item.explode', event_id: 'evt_1' });
     c.send({ type: 'conversation.item.create', event_id: 'evt_2' });
     c.send({ type: 'input_audio_buffer.append', audio: 42, event_id: 'evt_3' });
-    const errors = (await c.until('error', 4)).filter((e) => e.type === 'error');
+    // Found by the realtime fuzz: a type whose String() throws was logged before the checks, and the
+    // TypeError left the socket's handler (the CLI's process died).
+    c.send({ type: { toString: 1, valueOf: 2 }, event_id: 'evt_4' });
+    const errors = (await c.until('error', 5)).filter((e) => e.type === 'error');
+    expect(errors[4].error).toMatchObject({ type: 'invalid_request_error', param: 'type', event_id: 'evt_4', code: 'invalid_type' });
     expect(errors[0].error.code).toBe('invalid_json');
     expect(errors[1].error).toMatchObject({ param: 'type', event_id: 'evt_1', code: 'invalid_value' });
     expect(errors[2].error).toMatchObject({ param: 'item', event_id: 'evt_2', message: "Missing required parameter: 'item'." });

@@ -305,8 +305,9 @@ export class RealtimeSession implements SocketPeer {
       );
     }
     const clientId = typeof event.event_id === 'string' ? event.event_id : undefined;
-    this.log('client', String(event.type));
     try {
+      // An object's String() can throw (`{"type": {"toString": 1}}`): inside the try, like all the rest.
+      this.log('client', typeof event.type === 'object' && event.type !== null ? '(object)' : String(event.type));
       this.dispatch(event);
     } catch (error) {
       this.fail(asGatewayError(error, 'event'), clientId);
