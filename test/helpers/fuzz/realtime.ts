@@ -306,6 +306,9 @@ export interface RealtimeClient {
   send(frame: string): void;
   close(): void;
   events: Ev[];
+  /** Events heard by type, and the event_ids errors named: kept as events come, so a wait is no scan (a response can send 190k deltas). */
+  counts: Map<string, number>;
+  erroredIds: Set<unknown>;
   closeCode?: number;
   /** Resolves once `done()` holds (checked on each event and on close); a Hang after REQUEST_MS. */
   until(done: () => boolean, what: string): Promise<void>;
@@ -315,6 +318,8 @@ function client(): { c: RealtimeClient; heard(data: unknown): void; closed(code:
   const waiters = new Set<() => void>();
   const c = {
     events: [] as Ev[],
+    counts: new Map<string, number>(),
+    erroredIds: new Set<unknown>(),
     closeCode: undefined as number | undefined,
     send: (_: string) => {},
     close: () => {},
@@ -349,6 +354,8 @@ function client(): { c: RealtimeClient; heard(data: unknown): void; closed(code:
         e = { type: '(not JSON)', text };
       }
       c.events.push(e);
+      c.counts.set(e.type, (c.counts.get(e.type) ?? 0) + 1);
+      if (e.type === 'error') c.erroredIds.add(e.error?.event_id);
       notify();
     },
     closed(code) {
@@ -389,28 +396,25 @@ export function socketClient(wsRoot: string, rc: RealtimeCase): RealtimeClient {
 
 // ---- one case ------------------------------------------------------------------------------------
 
-const count = (events: Ev[], type: string) => events.filter((e) => e.type === type).length;
+const count = (c: RealtimeClient, type: string) => c.counts.get(type) ?? 0;
 
 /** Runs `rc` on a fresh client; throws an Error saying what broke. */
 export async function runRealtimeCase(open: (rc: RealtimeCase) => RealtimeClient, rc: RealtimeCase): Promise<void> {
   const c = open(rc);
   try {
-    await c.until(() => count(c.events, 'session.created') > 0 || c.closeCode !== undefined, 'session.created');
+    await c.until(() => count(c, 'session.created') > 0 || c.closeCode !== undefined, 'session.created');
     if (c.closeCode !== undefined)
       throw new Error(`the session closed (${c.closeCode}) before session.created: ${JSON.stringify(c.events)}`);
     for (const f of rc.frames) c.send(f);
     c.send(SENTINEL);
-    const answered = () => c.events.some((e) => e.type === 'error' && e.error?.event_id === SENTINEL_ID);
+    const answered = () => c.erroredIds.has(SENTINEL_ID);
     await c.until(() => answered() || c.closeCode !== undefined, 'answer to the sentinel');
     if (!answered()) {
       if (!(rc.oversized && c.closeCode === 1009))
         throw new Error(`the socket closed (code ${c.closeCode}) before the sentinel was answered`);
     } else {
       // Every response.created (sent before the sentinel's answer, the moment its response starts) ends in a response.done.
-      await c.until(
-        () => count(c.events, 'response.done') >= count(c.events, 'response.created') || c.closeCode !== undefined,
-        'response.done',
-      );
+      await c.until(() => count(c, 'response.done') >= count(c, 'response.created') || c.closeCode !== undefined, 'response.done');
       if (c.closeCode !== undefined) throw new Error(`the socket closed (code ${c.closeCode}) during a response`);
       if (rc.frames.some((f) => f.length > MAX_FRAME)) throw new Error('an oversized frame was accepted');
     }
