@@ -82,14 +82,21 @@ async function checksResponseSettings(send: (event: object) => void, until: (typ
   });
   await until('session.updated');
   send({ type: 'session.update', event_id: 'evt_session', session: { type: 'realtime', audio: { output: { speed: 9 } } } });
+  // FUZZ_SEED=15: an MCP server_url that is no URL was shown back against the spec.
+  send({
+    type: 'session.update',
+    event_id: 'evt_mcp',
+    session: { type: 'realtime', tools: [{ type: 'mcp', server_label: 'x', server_url: '' }] },
+  });
   send({ type: 'response.create', event_id: 'evt_tools', response: { tools: [null] } });
   send({ type: 'response.create', event_id: 'evt_parameters', response: { tools: [{ type: 'function', name: 'f', parameters: 5 }] } });
   send({ type: 'response.create', event_id: 'evt_modalities', response: { output_modalities: 5 } });
   send({ type: 'response.create', event_id: 'evt_max', response: { max_output_tokens: 'lots' } });
   send({ type: 'response.create', event_id: 'evt_unknown', response: { modalities: ['text'] } });
-  const errors = (await until('error', 6)).filter((e) => e.type === 'error').map((e) => [e.error.event_id, e.error.type, e.error.param]);
+  const errors = (await until('error', 7)).filter((e) => e.type === 'error').map((e) => [e.error.event_id, e.error.type, e.error.param]);
   expect(errors).toEqual([
     ['evt_session', 'invalid_request_error', 'session.audio.output.speed'],
+    ['evt_mcp', 'invalid_request_error', 'session.tools[0].server_url'],
     ['evt_tools', 'invalid_request_error', 'response.tools[0]'],
     ['evt_parameters', 'invalid_request_error', 'response.tools[0].parameters'],
     ['evt_modalities', 'invalid_request_error', 'response.output_modalities'],
@@ -481,7 +488,9 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
       event_id: 'evt_detail',
       item: item({ type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'max' }),
     });
-    const errors = (await c.until('error', 2))
+    // FUZZ_SEED=16: a string that is no URI (the spec's format: uri).
+    c.send({ type: 'conversation.item.create', event_id: 'evt_uri', item: item({ type: 'input_image', image_url: 'Hello' }) });
+    const errors = (await c.until('error', 3))
       .filter((e) => e.type === 'error')
       .map((e) => [e.error.event_id, e.error.param, e.error.code]);
     c.send({
@@ -493,6 +502,7 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(errors).toEqual([
       ['evt_url', 'item.content[0].image_url', 'invalid_type'],
       ['evt_detail', 'item.content[0].detail', 'invalid_value'],
+      ['evt_uri', 'item.content[0].image_url', 'invalid_value'],
     ]);
     expect(added.item.content[0]).toMatchObject({ type: 'input_image', detail: 'low' });
   });

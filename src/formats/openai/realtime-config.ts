@@ -155,11 +155,19 @@ function checkModalities(param: string, value: unknown[] | undefined): ('text' |
   return [...modalities];
 }
 
+/** A URL field (the spec's `format: uri`), when given: it must parse as an absolute URL. */
+export function checkUrl(param: string, value: unknown, what: string): void {
+  // Its type is checked by its rule; a value of another type is that rule's error.
+  if (typeof value === 'string' && !URL.canParse(value))
+    throw invalid(param, `Invalid '${param}': expected ${what}, got ${JSON.stringify(value.slice(0, 100))}.`);
+}
+
 function checkTools(param: string, value: unknown[] | undefined): JsonObject[] | undefined {
   if (value === undefined) return undefined;
   return value.map((tool, i) => {
     checkField(`${param}[${i}]`, tool, { types: ['object'], required: true });
     checkFields(tool, tool.type === 'mcp' ? MCP_TOOL_FIELDS : TOOL_FIELDS, `${param}[${i}].`);
+    if (tool.type === 'mcp') checkUrl(`${param}[${i}].server_url`, tool.server_url, "the MCP server's URL");
     return tool;
   });
 }

@@ -18,6 +18,7 @@ import { openaiErrorBody } from './errors.ts';
 import {
   applyResponse,
   applySession,
+  checkUrl,
   defaultConfig,
   renderSession,
   toolChoiceOf,
@@ -422,6 +423,7 @@ export class RealtimeSession implements SocketPeer {
       }
       if (type === 'input_image') {
         checkField(`${p}.image_url`, part.image_url, { types: ['string'] });
+        checkUrl(`${p}.image_url`, part.image_url, 'a data URI of the image, e.g. data:image/png;base64,iVBORw0KGgo…');
         checkField(`${p}.detail`, part.detail, { types: ['string'], values: ['auto', 'low', 'high'] });
         return { type, image_url: part.image_url, detail: part.detail ?? 'auto' };
       }
