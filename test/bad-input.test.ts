@@ -96,6 +96,11 @@ describe('bad input (socket)', () => {
   it.each([
     [{ contents: [{ parts: [{ functionCall: null }] }] }, 'functionCall'],
     [{ contents: [{ parts: [{ text: 'x' }] }], systemInstruction: { parts: 'x' } }, 'systemInstruction.parts'],
+    // A text whose String() throws was a 500.
+    [
+      { contents: [{ parts: [{ text: 'x' }] }], systemInstruction: { parts: [{ text: { toString: 1 } }] } },
+      'systemInstruction.parts[0].text',
+    ],
     [
       { contents: [{ parts: [{ text: 'x' }] }], toolConfig: { functionCallingConfig: { allowedFunctionNames: 5 } } },
       'allowedFunctionNames',

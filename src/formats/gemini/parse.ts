@@ -382,8 +382,14 @@ export function parseGenerateRequest(
   let systemText = '';
   if (system) {
     checkField('systemInstruction.parts', system.parts, { types: ['array'], required: true });
-    // The parts' texts, unchecked: what has none adds nothing.
-    systemText = system.parts.map((p) => (isJsonObject(p) ? String(p.text ?? '') : '')).join('');
+    // The parts' texts (a part with none adds nothing); a text that is no string is refused.
+    systemText = system.parts
+      .map((p, i) => {
+        if (!isJsonObject(p)) return '';
+        checkField(`systemInstruction.parts[${i}].text`, p.text, { types: ['string'] });
+        return p.text ?? '';
+      })
+      .join('');
   }
   const messages: Message[] = [
     ...(systemText ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: systemText }] }] : []),
