@@ -1,7 +1,7 @@
 // A realtime session's configuration: parsed from `session.update` (GA and beta shapes, which name the
 // same settings differently), and rendered back in the shape the client speaks.
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
+import { checkField, checkFields, checkUrl, invalid, invalidValue } from './validate.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, isOneOf, optional, type JsonObject } from '../fields.ts';
 
 /** Server VAD settings (semantic VAD is served by the same energy rule). */
@@ -153,13 +153,6 @@ function checkModalities(param: string, value: unknown[] | undefined): ('text' |
     modalities.add(m);
   });
   return [...modalities];
-}
-
-/** A URL field (the spec's `format: uri`), when given: it must parse as an absolute URL. */
-export function checkUrl(param: string, value: unknown, what: string): void {
-  // Its type is checked by its rule; a value of another type is that rule's error.
-  if (typeof value === 'string' && !URL.canParse(value))
-    throw invalid(param, `Invalid '${param}': expected ${what}, got ${JSON.stringify(value.slice(0, 100))}.`);
 }
 
 function checkTools(param: string, value: unknown[] | undefined): JsonObject[] | undefined {

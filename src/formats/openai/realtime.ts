@@ -18,7 +18,6 @@ import { openaiErrorBody } from './errors.ts';
 import {
   applyResponse,
   applySession,
-  checkUrl,
   defaultConfig,
   renderSession,
   toolChoiceOf,
@@ -39,7 +38,7 @@ import {
   type RealtimeItem,
   type ResponsePlan,
 } from './realtime-response.ts';
-import { checkField, checkFields, invalid, invalidValue } from './validate.ts';
+import { checkField, checkFields, checkUrl, invalid, invalidValue } from './validate.ts';
 import { answer, isForward, type Answered } from '../../pipeline/decide.ts';
 import { fieldsOf, type FieldRules, type JsonObject } from '../fields.ts';
 

@@ -50,6 +50,13 @@ export function invalid(param: string, message: string, code: string | undefined
 }
 
 /** The text token ids spell (a prompt or input sent as tokens), or the 400 that names `param`. */
+/** A URL field (the spec's `format: uri`), when given: it must parse as an absolute URL. */
+export function checkUrl(param: string, value: unknown, what: string): void {
+  // Its type is checked by its rule; a value of another type is that rule's error.
+  if (typeof value === 'string' && !URL.canParse(value))
+    throw invalid(param, `Invalid '${param}': expected ${what}, got ${JSON.stringify(value.slice(0, 100))}.`);
+}
+
 export function tokenIdsText(param: string, ids: unknown[]): string {
   let text: string | false;
   try {
