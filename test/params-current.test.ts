@@ -87,6 +87,7 @@ const RESPONSES = {
   input: 'Hi',
   access_programs: { cyber: 'standard' },
   background: false,
+  background_options: { completion_window: 'soonest', continuation_id: 'c1' },
   context_management: [{ type: 'compaction', compact_threshold: 1000 }],
   conversation: undefined,
   image: { context_compression: 'auto' },

@@ -41,6 +41,8 @@ const FIELDS = {
   prompt_cache_retention: optional('string'),
   service_tier: { types: ['string'], nullable: true, values: ['auto', 'default', 'flex', 'scale', 'priority'] },
   background: optional('boolean'),
+  // Accepted with background (its completion window and continuation id change nothing here).
+  background_options: optional('object'),
   prompt: optional('object'),
   conversation: optional('string', 'object'),
   // Accepted, not emulated: access programs, compaction, image context compression, moderation, cache options.
