@@ -27,10 +27,11 @@ const TSC = join(root, 'node_modules/typescript/bin/tsc');
 
 /** Every entry point, with types used the way a user would; `@ts-expect-error` lines prove the types are not `any`. */
 const CHECK_TS = `
-import { createGateway, FIXED_EPOCH_SECONDS, type Fixture, type Gateway, type JournalEntry } from 'model-gateway-mock';
+import { blockUnhandled, createGateway, FIXED_EPOCH_SECONDS, type Fixture, type Gateway, type JournalEntry } from 'model-gateway-mock';
 import { createGateway as createBrowserGateway } from 'model-gateway-mock/browser';
 import { startServer, type RunningServer } from 'model-gateway-mock/server';
 import type { VitestGatewayOptions } from 'model-gateway-mock/vitest';
+import { ignoreHappyDomCancel } from 'model-gateway-mock/vitest-config';
 import schema from 'model-gateway-mock/fixture.schema.json' with { type: 'json' };
 import catalogue from 'model-gateway-mock/models.json' with { type: 'json' };
 import OpenAI from 'openai';
@@ -45,7 +46,7 @@ const helperOptions: VitestGatewayOptions = { use: [fixture], onUnhandledRequest
 
 const gateway: Gateway = createGateway({ fixtures: [fixture] });
 const msw = setupServer(...gateway.handlers);
-msw.listen();
+msw.listen(blockUnhandled());
 const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2/v1', maxRetries: 0 });
 const inProcess = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 const journal: JournalEntry[] = gateway.requests();
@@ -65,6 +66,7 @@ console.log(JSON.stringify({
   epoch: FIXED_EPOCH_SECONDS,
   helper: helperOptions.use!.length,
   bad: typeof bad,
+  dom: ignoreHappyDomCancel({ message: 'another error' }),
 }));
 `;
 
@@ -153,6 +155,7 @@ describe.runIf(socketSuites)('the npm package', () => {
       'dist/src/index.d.ts',
       'dist/src/browser.d.ts',
       'dist/src/vitest.d.ts',
+      'dist/src/vitest-config.d.ts',
       'dist/src/server.d.ts',
       'dist/src/core/o200k_base.bin',
       'dist/src/core/o200k_base.packed.js',
@@ -180,6 +183,7 @@ describe.runIf(socketSuites)('the npm package', () => {
       epoch: expect.any(Number),
       helper: 1,
       bad: 'object',
+      dom: true,
     });
   });
 

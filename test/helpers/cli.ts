@@ -15,8 +15,17 @@ export interface Spawned {
 const envOf = (env: Record<string, string | undefined> = {}) =>
   Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
 
-export function spawnCli(args: string[] = [], env?: Record<string, string | undefined>): Promise<Spawned> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envOf(env) });
+/** `where`: another copy of the CLI (an installed package's bin) and the folder it runs in. */
+export function spawnCli(
+  args: string[] = [],
+  env?: Record<string, string | undefined>,
+  where: { bin?: string; cwd?: string } = {},
+): Promise<Spawned> {
+  const child = spawn(process.execPath, [where.bin ?? BIN, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: envOf(env),
+    cwd: where.cwd,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
