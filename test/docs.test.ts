@@ -13,7 +13,8 @@
 //   block's comment lines;
 // - `json`/`yaml` blocks are fixture files, loaded by the fixture loader (the one `--fixtures` uses);
 // - `text` blocks are output shown to the reader, not run; a block that cannot run here says so in its info
-//   string (```sh no-run: <why>), and a block that is neither run nor marked fails the suite; `needs=chromium`
+//   string (```sh no-run: <why>), and a block that is neither run nor marked fails the suite; a block with
+//   `same-as=<path>` must be that file, byte for byte (the file is run by its own test); `needs=chromium`
 //   skips a block where Chromium is missing (outside CI), as the browser tests are.
 // The one substitution: a block that talks to the documented port 4010 gets a server's dynamic port instead
 // (the project's `npx model-gateway-mock`, one shared by the blocks of a page). Blocks with `cwd=clone` run in
@@ -32,14 +33,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixtureDir } from '../src/fixtures/load.ts';
 import type { Fixture } from '../src/types/fixtures.ts';
-import { spawnCli, type Spawned } from './helpers/cli.ts';
+import { freePort, spawnCli, type Spawned } from './helpers/cli.ts';
 import { chromiumAvailable, openExample } from './helpers/example-page.ts';
 import { socketSuites } from './helpers/modes.ts';
 
@@ -53,7 +54,7 @@ interface Block {
   info: string;
   code: string;
 }
-type Kind = 'no-run' | 'output' | 'setup' | 'file' | 'module' | 'vitest' | 'browser' | 'shell' | 'server' | 'fixture';
+type Kind = 'no-run' | 'output' | 'same' | 'setup' | 'file' | 'module' | 'vitest' | 'browser' | 'shell' | 'server' | 'fixture';
 
 const DOCS = [
   'README.md',
@@ -78,6 +79,7 @@ function blocksOf(file: string, text = readFileSync(join(root, file), 'utf8')): 
 }
 
 function kindOf(b: Block): Kind | undefined {
+  if (/(^|\s)same-as=\S/.test(b.info)) return 'same';
   if (/^no-run:\s*\S/.test(b.info)) return 'no-run';
   if (b.lang === 'text') return 'output';
   if (/(^|\s)setup(\s|$)/.test(b.info)) return 'setup';
@@ -99,16 +101,6 @@ const talksToServer = (b: Block) => b.code.includes(DOC_PORT);
 const cwdOf = (b: Block) => /\bcwd=(\w+)/.exec(b.info)?.[1];
 const fileOf = (b: Block) => /\bfile=(\S+)/.exec(b.info)?.[1];
 const needsChromium = (b: Block) => /\bneeds=chromium\b/.test(b.info) || kindOf(b) === 'browser';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // The scratch folder: the "clone" (a link to this repository), the project the setup blocks make next to it,
 // each page's copy of that project, and the offline `npm` first on the blocks' PATH.
@@ -488,6 +480,15 @@ describe('the documentation', () => {
     );
     expect(all.filter((b) => !kindOf(b)).map(label)).toEqual([]);
     expect(all.length).toBeGreaterThan(20);
+  });
+
+  it('shows each `same-as=<path>` block exactly as that file is (the file has its own test)', () => {
+    const same = all.filter((b) => kindOf(b) === 'same');
+    const differ = same.filter((b) => {
+      const path = join(root, /\bsame-as=(\S+)/.exec(b.info)![1]);
+      return !existsSync(path) || readFileSync(path, 'utf8') !== b.code;
+    });
+    expect(differ.map(label)).toEqual([]);
   });
 
   it('has every relative link and anchor resolving', () => {
