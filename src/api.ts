@@ -26,6 +26,14 @@ export interface GatewayOptions {
   seed?: number;
   /** The issued tokens. Default: `['sk-test']`. */
   tokens?: string[];
+  /**
+   * Accept any non-empty key as if it were issued (unscoped, unlimited; the issued tokens keep their
+   * scopes): for code under test that reads a real key from the environment (`OPENAI_API_KEY`). Default
+   * false: a key the gateway did not issue gets the vendor's 401. The key is never sent anywhere either
+   * way, and the journal masks it.
+   * @example createGateway({ acceptAnyKey: true })
+   */
+  acceptAnyKey?: boolean;
   /** Fixtures in force from the start. */
   fixtures?: Fixture[];
   /** Global latency profile, as `ttft=250,tps=40,jitter=0.2` or an object. Default: instant. */

@@ -7,8 +7,10 @@ import * as fixtureValidation from './fixtures/validate.ts';
 import { fixtureCheck } from './fixture-check.ts';
 
 fixtureCheck.provide(fixtureValidation);
-export { createGateway, FIXED_EPOCH_SECONDS } from './index.ts';
+export { blockUnhandled, createGateway, FIXED_EPOCH_SECONDS } from './index.ts';
 export type {
+  BlockUnhandledOptions,
+  UnhandledOptions,
   Gateway,
   GatewayOptions,
   RequestFilter,

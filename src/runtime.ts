@@ -63,7 +63,7 @@ export class Runtime {
       throw new Error(`model-gateway-mock options, latency: ${(error as Error).message}`);
     }
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY]);
+    this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY], options.acceptAnyKey ?? false);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     try {
       this.catalogue = shippedCatalogue(options.models);
