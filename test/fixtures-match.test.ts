@@ -7,6 +7,7 @@ import type { CanonicalRequest, Message } from '../src/core/request.ts';
 import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
 import { historyOf } from '../src/fixtures/history.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { MAX_MATCHED_CHARS, MAX_PATTERN_CHARS } from '../src/fixtures/regex.ts';
 import { TestScopes } from '../src/scope.ts';
 import { requestKey } from '../src/core/respond.ts';
 import { hashString } from '../src/core/seed.ts';
@@ -393,8 +394,45 @@ describe('the schema of the agent conditions', () => {
       /fixture 0 \("typo"\), at \/match\/toolCalls\/0: must NOT have additional properties \(args\)/,
     );
     expect(() => validateFixtures([{ name: 'bad', match: { toolResult: { regex: '(' } } }], 'test')).toThrow(
-      /at \/match\/toolResult\/regex: not a valid regular expression/,
+      /at \/match\/toolResult\/regex: not a valid RE2 regular expression/,
     );
     expect(() => validateFixtures([{ name: 'empty', match: { toolCalls: [''] } }], 'test')).toThrow(/at \/match\/toolCalls\/0/);
+  });
+});
+
+describe('fixture patterns (RE2: linear in the text, whatever the pattern)', () => {
+  it('match as before: anywhere in the text, anchors, classes, alternation, inline flags', () => {
+    const set = new FixtureSet([
+      { name: 'nested', match: { userMessage: { regex: '^(\\w+\\s?)*$' } } },
+      { name: 'case', match: { userMessage: { regex: '(?i)^ORDER #\\d+' } } },
+    ]);
+    expect(answered(set, ctx(request([user('just some words')])))).toBe('nested');
+    expect(answered(set, ctx(request([user('order #42, please')])))).toBe('case');
+    expect(answered(set, ctx(request([user('no match here!')])))).toBeUndefined();
+  });
+
+  it("answers the issue's nested quantifier on 45 letters and a `!` (V8's backtracking never returned)", () => {
+    const set = new FixtureSet([{ name: 'nested', match: { userMessage: { regex: '^(\\w+\\s?)*$' } } }]);
+    expect(answered(set, ctx(request([user(`${'a'.repeat(45)}!`)])))).toBeUndefined();
+    // A megabyte of it: the pattern sees the first 64 Ki characters, cut there.
+    expect(answered(set, ctx(request([user(`${'word '.repeat(200_000)}!`)])))).toBe('nested');
+  });
+
+  it('run on the first MAX_MATCHED_CHARS characters of a text', () => {
+    const set = new FixtureSet([{ name: 'tail', match: { userMessage: { regex: 'needle' } } }]);
+    expect(answered(set, ctx(request([user(`${'x'.repeat(MAX_MATCHED_CHARS - 6)}needle`)])))).toBe('tail');
+    expect(answered(set, ctx(request([user(`${'x'.repeat(MAX_MATCHED_CHARS)}needle`)])))).toBeUndefined();
+  });
+
+  it('are refused when loaded in a dialect RE2 lacks, or longer than MAX_PATTERN_CHARS, naming the place and the dialect', () => {
+    for (const regex of ['(a)\\1', '(?=a)b', '(?<!a)b', '(']) {
+      expect(() => validateFixtures([{ name: 'js', match: { userMessage: { regex } } }], 'test')).toThrow(
+        /fixture 0 \("js"\), at \/match\/userMessage\/regex: not a valid RE2 regular expression \(.+\); fixture patterns are RE2: no backreferences or lookaround/,
+      );
+    }
+    expect(() => validateFixtures([{ match: { headers: { 'x-a': { regex: 'a'.repeat(MAX_PATTERN_CHARS + 1) } } } }], 'test')).toThrow(
+      `at /match/headers/x-a/regex: a pattern is at most ${MAX_PATTERN_CHARS} characters, this one ${MAX_PATTERN_CHARS + 1}`,
+    );
+    expect(validateFixtures([{ match: { model: { regex: 'a'.repeat(MAX_PATTERN_CHARS) } } }], 'test')).toHaveLength(1);
   });
 });

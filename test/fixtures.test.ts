@@ -13,6 +13,7 @@ import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { answer } from '../src/pipeline/decide.ts';
 import { advance, heldWhileAnother, inVirtualTime, watch } from './helpers/virtual-time.ts';
 import { canonicalRequest, userMessage } from './helpers/canonical.ts';
+import { HANG_MS } from './helpers/ordering.ts';
 
 const pinned: Fixture[] = [
   {
@@ -500,5 +501,33 @@ describe.runIf(socketSuites)('fixture files', () => {
     expect(code).toBe(2);
     expect(output).toContain('b.yml: invalid fixture');
     expect(output).toContain('fixture 0 ("bad"), at /error/status: must be >= 400');
+  });
+});
+
+describe.runIf(socketSuites)('fixture patterns cannot wedge the server', () => {
+  it("answers the issue's `^(\\w+\\s?)*$` on 45 letters and a `!` while another client is served, and refuses a backreference at POST", async () => {
+    const cli = await spawnCli();
+    const admin = (body: unknown) =>
+      fetch(`${cli.url}/__admin/fixtures`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    try {
+      const words = { name: 'words', match: { userMessage: { regex: '^(\\w+\\s?)*$' } }, reply: { text: 'only words' } };
+      expect((await admin(words)).status).toBe(201);
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0, timeout: HANG_MS });
+      const ask = (content: string) =>
+        client.chat.completions
+          .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+          .then((r) => r.choices[0].message.content);
+      // V8's backtracking engine never returned from the first (SIGKILL needed); both are answered.
+      const [wedge, other] = await Promise.all([ask(`${'a'.repeat(45)}!`), ask('plain words here')]);
+      expect(other).toBe('only words');
+      expect(wedge).not.toBe('only words');
+      const refused = await admin({ name: 'js', match: { userMessage: { regex: '(\\w+)\\s\\1' } } });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toMatch(
+        /at \/match\/userMessage\/regex: not a valid RE2 regular expression .*no backreferences or lookaround/,
+      );
+    } finally {
+      await cli.stop();
+    }
   });
 });
