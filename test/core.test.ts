@@ -5,7 +5,7 @@ import { generateMersenne53Randomizer } from '@faker-js/faker';
 import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
-import { parseLatency, pieceTimes, toLatency } from '../src/core/timing.ts';
+import { MAX_WAIT_MS, parseLatency, pieceTimes, toLatency, type LatencyProfile } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
@@ -147,7 +147,7 @@ describe('latency', () => {
     expect(parseLatency('ttft=100ms')).toEqual({ ttftMs: 100, tokensPerSecond: 0, jitter: 0 });
     expect(() => parseLatency('ttft=-1')).toThrow(/invalid latency/);
     expect(() => parseLatency('speed=9')).toThrow(/invalid latency/);
-    expect(() => parseLatency('jitter=2')).toThrow(/between 0 and 1/);
+    expect(() => parseLatency('jitter=2')).toThrow(/jitter is from 0 to 1/);
     expect(parseLatency('realistic')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0.25 });
     expect(parseLatency('realistic,jitter=0')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0 });
     expect(parseLatency('instant')).toEqual({ ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
@@ -155,14 +155,34 @@ describe('latency', () => {
 
   it('checks a profile given as an object as it checks a spec', () => {
     expect(toLatency({ ttftMs: 5, jitter: undefined })).toEqual({ ttftMs: 5, tokensPerSecond: 0, jitter: 0 });
-    expect(() => toLatency({ jitter: 2 })).toThrow('invalid latency: jitter 2: jitter is between 0 and 1');
-    expect(() => toLatency({ ttftMs: -1 })).toThrow('invalid latency: ttftMs -1: expected a number from 0 to 2147483647');
-    expect(() => toLatency({ tokensPerSecond: Number.NaN })).toThrow('invalid latency: tokensPerSecond NaN');
+    expect(() => toLatency({ jitter: 2 })).toThrow('invalid latency: jitter 2: jitter is from 0 to 1 (a share of each gap)');
+    expect(() => toLatency({ ttftMs: -1 })).toThrow('invalid latency: ttftMs -1: ttftMs is from 0 to 86400000 (ms)');
+    expect(() => toLatency({ tokensPerSecond: Number.NaN })).toThrow('invalid latency: tokensPerSecond NaN: expected a number');
     expect(() => toLatency({ ttftMs: '5' } as never)).toThrow('invalid latency: ttftMs "5"');
     expect(() => toLatency({ ttftMs: [5] } as never)).toThrow('invalid latency: ttftMs [5]');
     expect(() => toLatency({ ttftMs: 5n } as never)).toThrow('invalid latency: ttftMs 5n');
     expect(() => toLatency({ ttft: 5 } as never)).toThrow(/unknown field "ttft"; expected .*ttftMs: 250/);
     expect(() => toLatency(5 as never)).toThrow(/invalid latency 5: expected a spec/);
+  });
+
+  it('bounds every field in one range table, the same for a spec and an object: no wait past a day, no timer past its range', () => {
+    const cases: [string, Partial<LatencyProfile>, string][] = [
+      ['tps=0.0000001', { tokensPerSecond: 0.0000001 }, 'is 0 (every token at once) or from 0.001 to 1000000 (tokens per second)'],
+      ['tps=2000000', { tokensPerSecond: 2_000_000 }, 'is 0 (every token at once) or from 0.001 to 1000000 (tokens per second)'],
+      ['ttft=86400001', { ttftMs: 86_400_001 }, 'is from 0 to 86400000 (ms)'],
+      ['jitter=1.5', { jitter: 1.5 }, 'is from 0 to 1 (a share of each gap)'],
+    ];
+    for (const [spec, object, range] of cases) {
+      const [name] = spec.split('=');
+      expect(() => parseLatency(spec)).toThrow(`invalid latency "${spec}": ${name} ${range}`);
+      const [field, value] = Object.entries(object)[0];
+      expect(() => toLatency(object)).toThrow(`invalid latency: ${field} ${value}: ${field} ${range}`);
+    }
+    expect(parseLatency('ttft=86400000,tps=0.001,jitter=1')).toEqual({ ttftMs: MAX_WAIT_MS, tokensPerSecond: 0.001, jitter: 1 });
+    expect(parseLatency('tps=0')).toEqual({ ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
+    // The longest gap a profile allows, doubled by jitter, is far inside what a timer waits.
+    const [first, second] = pieceTimes({ ttftMs: MAX_WAIT_MS, tokensPerSecond: 0.001, jitter: 1 }, 2, 3);
+    expect(Math.max(first, second - first)).toBeLessThan(2 ** 31 - 1);
   });
 
   it('schedules the first piece at ttft and the rest at the token rate, with replayable jitter', () => {

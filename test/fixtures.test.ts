@@ -8,7 +8,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, ApiError } from '@google/genai';
 import { createGateway, type Fixture } from '../src/index.ts';
 import { runtimeOf } from '../src/gateway.ts';
-import { modes, retriesWork, socketSuites, type Running } from './helpers/modes.ts';
+import { modes, retriesWork, socketSuites, strictListen, type Running } from './helpers/modes.ts';
+import { setupServer } from 'msw/node';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { answer } from '../src/pipeline/decide.ts';
 import { advance, heldWhileAnother, inVirtualTime, watch } from './helpers/virtual-time.ts';
@@ -282,6 +283,30 @@ describe.each(modes)('fixtures ($name)', (mode) => {
       });
     });
 
+    it('a latency number past its range is the 400 naming the field and its range, in each vendor body (no timer armed)', async () => {
+      const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
+      for (const [latency, said] of [
+        ['tps=0.0000001', 'tps is 0 (every token at once) or from 0.001 to 1000000 (tokens per second)'],
+        ['ttft=99999999999', 'ttft is from 0 to 86400000 (ms)'],
+        ['realistic,jitter=7', 'jitter is from 0 to 1'],
+      ]) {
+        const headers = { 'x-mock-latency': latency };
+        const refused = await openai.chat.completions.create({ ...body, stream: true }, { headers }).catch((e) => e);
+        expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(refused.param).toBe('x-mock-latency');
+        expect(refused.message).toContain(`Invalid x-mock-latency header: invalid latency "${latency.split(',').at(-1)}": ${said}`);
+        const claude = await anthropic.messages
+          .create({ model: 'claude-sonnet-5-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }, { headers })
+          .catch((e) => e);
+        expect(claude).toBeInstanceOf(Anthropic.BadRequestError);
+        expect(claude.message).toContain(said);
+      }
+      // A stall's time is a wait too: the same ceiling.
+      const stalled = await openai.chat.completions.create(body, withFault('STALL,ms=86400001')).catch((e) => e);
+      expect(stalled).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(stalled.message).toContain('ms=<0..86400000>');
+    });
+
     it.runIf(mode.name === 'socket')('x-mock-latency holds the reply while another request is answered (socket)', async () => {
       // Once the gateway has it, another request goes in and out while the first one is still unanswered.
       const { entry, answered } = await heldWhileAnother(
@@ -528,6 +553,41 @@ describe.runIf(socketSuites)('fixture patterns cannot wedge the server', () => {
       );
     } finally {
       await cli.stop();
+    }
+  });
+});
+
+describe('a plain reply delayed past what one timer can wait', () => {
+  it('waits for its time in steps (Node fired a timer past 2^31 - 1 ms at once, with a warning)', async () => {
+    // 3000 tokens at 0.001 per second: the last token is due after ~3e9 ms, past a timer's range.
+    const gateway = createGateway({
+      fixtures: [{ match: { userMessage: 'slow' }, reply: { text: 'tick '.repeat(3000).trim() }, latency: { tokensPerSecond: 0.001 } }],
+    });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    // fetch, not an SDK: a client's own timeout cannot wait that long either.
+    const ask = (content: string) =>
+      fetch('http://127.0.0.1:2/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] }),
+      }).then((r) => r.json());
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      await ask('warm up');
+      await inVirtualTime(async () => {
+        const reply = watch(ask('slow'));
+        await advance(2 ** 31);
+        expect(reply.settled).toBe(false);
+        await advance(3000 * 1_000_000);
+        expect((await reply.promise).choices[0].message.content).toMatch(/^tick tick/);
+      });
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+      server.close();
     }
   });
 });
