@@ -347,7 +347,9 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.fill('#message', 'hi');
     await page.click('#send');
     await page.waitForSelector('#reply.error');
-    expect(await page.textContent('#reply')).toMatch(/^401: Incorrect API key provided: sk-\*\*\*\. Tokens are issued by the gateway/);
+    expect(await page.textContent('#reply')).toMatch(
+      /^401: Incorrect API key provided: \*\*\*-8chars-[0-9a-f]{4}\. Tokens are issued by the gateway/,
+    );
     expect(await page.textContent('#token-status')).toBe('This token is refused (401).');
     await page.screenshot({ path: join(SHOTS, 'playground-401.png'), fullPage: true });
     await page.close();

@@ -32,14 +32,56 @@ const CREDENTIAL_HEADERS = (secret: string): Record<string, string> => ({
 function expectMasked(journal: string, entry: JournalEntry, secret: string): void {
   expect(journal).not.toContain(secret);
   expect(journal).not.toContain(secret.slice(-10));
-  const masked = `${secret.slice(0, 5)}***${secret.slice(-4)}`;
+  // A fixed 3-character prefix, the length and a short hash: the same for the same secret, wherever it went.
+  const masked = entry.headers['x-goog-api-key'];
+  expect(masked).toMatch(new RegExp(`^${secret.slice(0, 3)}\\*\\*\\*-${secret.length}chars-[0-9a-f]{4}$`));
   expect([...new URLSearchParams(entry.query)]).toEqual([
     ...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, masked]),
     ['alt', 'json'],
   ]);
+  expect(entry.query).toContain(`key=${masked}&`);
   for (const name of ['x-goog-api-key', 'x-api-key', 'api-key', 'x-admin-token']) expect(entry.headers[name], name).toBe(masked);
-  expect(entry.headers['proxy-authorization']).toBe(`Basic ${masked}`);
+  // Basic credentials open with the user name: none of it shows.
+  expect(entry.headers['proxy-authorization']).toBe(`Basic ${masked.slice(3)}`);
 }
+
+describe('masks that reveal nothing useful', () => {
+  it('show at most a fixed 3-character prefix of a long key, then its length and a short hash; a short secret not a character of it', async () => {
+    const secrets = ['s3cr3t-9c', 'ten-x0!q9z', 'twelve-q7k2Z', 'sk-Zq8Xw3Vn7Lk2Jh5Gf9Dd4Ss1Aa6Pp0Oo'];
+    const gateway = createGateway({ tokens: secrets });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      for (const secret of secrets) {
+        const res = await fetch('https://api.openai.com/v1/models', {
+          headers: { authorization: `Bearer ${secret}`, 'proxy-authorization': `Basic ${btoa(`alice:${secret}`)}` },
+        });
+        expect(res.status).toBe(200);
+      }
+      // A refused key in the 401 message, masked the same way.
+      const refused = await fetch('https://api.openai.com/v1/models', { headers: { authorization: 'Bearer wrong-key9' } });
+      expect((await refused.json()).error.message).toMatch(/^Incorrect API key provided: \*\*\*-10chars-[0-9a-f]{4}\. /);
+      const entries = gateway.requests().slice(0, secrets.length);
+      const journal = JSON.stringify(gateway.requests());
+      entries.forEach((entry, i) => {
+        const secret = secrets[i];
+        const masked = entry.headers.authorization.slice('Bearer '.length);
+        // The shortest secrets (9 to 12 characters) show nothing; a long one its kind only.
+        expect(masked).toMatch(new RegExp(`^${secret.length >= 20 ? 'sk-' : ''}\\*\\*\\*-${secret.length}chars-[0-9a-f]{4}$`));
+        for (let at = 0; at + 4 <= secret.length; at++)
+          if (at > 0 || secret.length < 20) expect(journal).not.toContain(secret.slice(at, at + 4));
+        // Basic auth: neither the user name nor its base64 shows.
+        expect(entry.headers['proxy-authorization']).toMatch(/^Basic \*\*\*-\d+chars-[0-9a-f]{4}$/);
+      });
+      expect(journal).not.toContain('alice');
+      expect(journal).not.toContain(btoa('alice').slice(0, 4));
+      // Two keys are told apart by their hashes.
+      expect(new Set(entries.map((e) => e.headers.authorization)).size).toBe(secrets.length);
+    } finally {
+      server.close();
+    }
+  });
+});
 
 describe('the journal masks every credential name (in-process)', () => {
   it('in gateway.requests(), headers and query alike', async () => {
@@ -329,8 +371,10 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const { requests } = JSON.parse(journal) as {
       requests: { headers: Record<string, string>; query: string; status: number; path: string }[];
     };
+    const masked = requests[0].headers.authorization.slice('Bearer '.length);
+    expect(masked).toMatch(/^sk-\*\*\*-28chars-[0-9a-f]{4}$/);
     expect(requests.find((r) => r.path === '/v1/realtime')!.headers['sec-websocket-protocol']).toBe(
-      'realtime, openai-insecure-api-key.sk-jo***6789',
+      `realtime, openai-insecure-api-key.${masked}`,
     );
     requests.splice(
       requests.findIndex((r) => r.path === '/v1/realtime'),
@@ -340,9 +384,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(requests.every((r) => r.status === 200)).toBe(true);
     expect(journal).not.toContain(secret);
     expect(journal).not.toContain('0123456789');
-    expect(requests.some((r) => r.headers.authorization === 'Bearer sk-jo***6789')).toBe(true);
-    expect(requests.some((r) => r.headers['x-goog-api-key'] === 'sk-jo***6789')).toBe(true);
-    expect(requests.at(-1)!.query).toBe('?key=sk-jo***6789');
+    expect(requests.some((r) => r.headers.authorization === `Bearer ${masked}`)).toBe(true);
+    expect(requests.some((r) => r.headers['x-goog-api-key'] === masked)).toBe(true);
+    expect(requests.at(-1)!.query).toBe(`?key=${masked}`);
   });
 
   it('masks every credential name, in any case, in headers and in the query', async () => {
