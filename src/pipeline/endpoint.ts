@@ -1,7 +1,7 @@
 // One API endpoint and the pipeline every format's endpoints run, whatever the transport:
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { asGatewayError, GatewayError } from '../core/errors.ts';
-import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
+import { boundEntry, boundedHeaders, JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
@@ -302,7 +302,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     path: inbound.url.pathname,
     query: maskedSearch(inbound.url),
     // Never a credential in clear: the journal is shown in pages and over the control plane.
-    headers: maskedHeaders(inbound.headers()),
+    headers: boundedHeaders(maskedHeaders(inbound.headers())),
     format: spec.format.name,
     status: 0,
     stream: false,
@@ -346,6 +346,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   entry.status = out.status;
   if (out.broken) entry.fault = out.broken.type;
   captureResponse(entry, out, started);
+  // What the client wrote into the entry (a model id, a path), bounded now that the request is decided.
+  boundEntry(entry);
   return out;
 }
 

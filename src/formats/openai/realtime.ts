@@ -2,6 +2,8 @@
 // the conversation, the configuration and the input audio buffer; each response is the conversation as
 // a canonical request, answered by the runtime (fixtures, overrides, synthesis, tool rule) and played
 // back as timed events. GA event names by default, beta names for beta clients.
+import { shortenedBody } from '../../core/journal.ts';
+import { detached } from '../../core/strings.ts';
 import { asGatewayError, GatewayError } from '../../core/errors.ts';
 import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
@@ -187,7 +189,8 @@ export class RealtimeSession implements SocketPeer {
 
   private log(from: 'client' | 'server', type: string): void {
     const log = this.call.entry.events!;
-    if (log.length < REALTIME_LIMITS.journalEvents) log.push({ from, type });
+    // A client's type is its own text: at most a name's length is kept.
+    if (log.length < REALTIME_LIMITS.journalEvents) log.push({ from, type: type.length > 64 ? detached(`${type.slice(0, 64)}…`) : type });
   }
 
   private nextId(prefix: string, length = 21): string {
@@ -678,7 +681,7 @@ export class RealtimeSession implements SocketPeer {
       });
       return;
     }
-    call.entry.body = { type: 'response.create', response: params };
+    call.entry.body = shortenedBody({ type: 'response.create', response: params });
     const { reply, latency, fault } = answered;
     if (fault && isConnectionFault(fault)) {
       this.sink.terminate();
