@@ -140,9 +140,10 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})'),
   });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
-    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source)).map((e) => e.id);
   const testFixtures = () => runtime.testScopes.all().map((t) => t.fixtures);
+  // Every test's run-time fixtures count against the one bound with the shared ones (RUNTIME_FIXTURES).
+  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
+    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source), testFixtures()).map((e) => e.id);
   let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
   const gateway: Gateway = {
     get handlers() {

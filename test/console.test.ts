@@ -32,6 +32,16 @@ describe('the pages’ scripts', () => {
     expect(await clientScript('../server.js')).toBeUndefined();
     expect(await clientScript('missing.js')).toBeUndefined();
   });
+
+  it('keep what they found and no miss: 1000 names that are no file leave the cache as it was', async () => {
+    const { cachedScripts, clientScript } = await import('../src/console/assets.ts');
+    await clientScript('common.js');
+    const before = cachedScripts();
+    for (let i = 0; i < 1000; i++) expect(await clientScript(`missing-${'x'.repeat(i + 1)}.js`)).toBeUndefined();
+    await clientScript('missing-last.js');
+    expect(cachedScripts()).toBe(before);
+    expect(await clientScript('common.js')).toContain('export function $');
+  });
 });
 
 describe.runIf(socketSuites && (available || process.env.CI))('console pages in Chromium', () => {

@@ -5,6 +5,8 @@ import { generateMersenne53Randomizer } from '@faker-js/faker';
 import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
+import { ConversationItems, ITEM_LIMITS, type Item } from '../src/formats/openai/realtime-items.ts';
+import { SharedBytes } from '../src/core/store.ts';
 import { MAX_WAIT_MS, parseLatency, pieceTimes, toLatency, type LatencyProfile } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
@@ -240,5 +242,59 @@ describe('speech', () => {
     expect(view.getUint16(34, true)).toBe(16);
     expect(view.getUint32(40, true)).toBe(samples.length * 2);
     expect(Math.abs(view.getInt16(44 + 2 * 5000, true) - samples[5000])).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('realtime conversation items across sessions (one byte pool)', () => {
+  const item = (id: string, chars: number): Item => ({
+    raw: {
+      id,
+      object: 'realtime.item',
+      status: 'completed',
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'w'.repeat(chars) }],
+    },
+  });
+  const size = (i: Item) => JSON.stringify(i.raw).length;
+
+  it('lets sessions fill the pool, a full one drop its own oldest first, and refuses what nothing can make room for', () => {
+    const pool = new SharedBytes(10_000);
+    const a = new ConversationItems(pool);
+    const b = new ConversationItems(pool);
+    const one = size(item('a0', 3000));
+    a.insert(item('a0', 3000), 0);
+    a.insert(item('a1', 3000), 1);
+    b.insert(item('b0', 3000), 0);
+    expect(pool.held).toBe(3 * one);
+    // b needs room: the pool gives none, so b drops its own oldest (a's stay).
+    b.insert(item('b1', 3000), 1);
+    expect(b.all.map((i) => i.raw.id)).toEqual(['b1']);
+    expect(a.all.map((i) => i.raw.id)).toEqual(['a0', 'a1']);
+    expect(pool.held).toBe(3 * one);
+    // A new session holds nothing it could drop.
+    const c = new ConversationItems(pool);
+    expect(() => c.insert(item('c0', 3000), 0)).toThrow(/at most 0\.0095\d* MiB of conversation items across all realtime sessions/);
+    expect(pool.held).toBe(3 * one);
+    // Deleting and closing give the bytes back.
+    a.remove(a.all[0]);
+    expect(pool.held).toBe(2 * one);
+    a.release();
+    b.release();
+    expect(pool.held).toBe(0);
+    expect(c.insert(item('c0', 3000), 0)).toBe(0);
+  });
+
+  it(`drops a session's oldest past ${ITEM_LIMITS.count} items or ${ITEM_LIMITS.sessionBytes} bytes, and refuses one item over the bytes`, () => {
+    const pool = new SharedBytes(1024 * 1024 * 1024);
+    const items = new ConversationItems(pool);
+    for (let i = 0; i <= ITEM_LIMITS.count; i++) items.insert(item(`i${i}`, 1), i);
+    expect(items.all).toHaveLength(ITEM_LIMITS.count);
+    expect(items.all[0].raw.id).toBe('i1');
+    items.release();
+    for (let i = 0; i < 5; i++) items.insert(item(`m${i}`, 2_000_000), i);
+    expect(items.all.map((i) => i.raw.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
+    expect(pool.held).toBeLessThanOrEqual(ITEM_LIMITS.sessionBytes);
+    expect(() => items.insert(item('huge', ITEM_LIMITS.sessionBytes), 0)).toThrow(/keeps at most 8 MiB of conversation items per session/);
   });
 });

@@ -1,7 +1,8 @@
 // Fixture matching on its own (src/fixtures/match.ts): each condition, priority, sequences, `once`,
 // scenarios, and the near-miss report; test/fixtures.test.ts proves the same through the SDKs.
 import { describe, expect, it } from 'vitest';
-import { FixtureSet, matchKey, STARTED, type MatchContext } from '../src/fixtures/match.ts';
+import { FixtureScope, FixtureSet, matchKey, RUNTIME_FIXTURES, STARTED, type MatchContext } from '../src/fixtures/match.ts';
+import { FixtureLimitError } from '../src/fixtures/error.ts';
 import type { Fixture } from '../src/types/fixtures.ts';
 import type { CanonicalRequest, Message } from '../src/core/request.ts';
 import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
@@ -434,5 +435,50 @@ describe('fixture patterns (RE2: linear in the text, whatever the pattern)', () 
       `at /match/headers/x-a/regex: a pattern is at most ${MAX_PATTERN_CHARS} characters, this one ${MAX_PATTERN_CHARS + 1}`,
     );
     expect(validateFixtures([{ match: { model: { regex: 'a'.repeat(MAX_PATTERN_CHARS) } } }], 'test')).toHaveLength(1);
+  });
+});
+
+describe("run-time fixtures, bounded in count and bytes, the shared ones and every test's together", () => {
+  it(`refuses the fixture past ${RUNTIME_FIXTURES.count}, counting each test's, and takes more once some are removed`, () => {
+    const set = new FixtureSet([{ name: 'configured' }]);
+    const test = new FixtureScope('t1', 1);
+    const shared = set.useIn(
+      undefined,
+      Array.from({ length: RUNTIME_FIXTURES.count - 10 }, () => ({ reply: { text: 'x' } })),
+      [test],
+    );
+    set.useIn(
+      test,
+      Array.from({ length: 10 }, () => ({ reply: { text: 'y' } })),
+      [test],
+    );
+    expect(() => set.useIn(undefined, [{ reply: { text: 'one more' } }], [test])).toThrow(FixtureLimitError);
+    expect(() => set.useIn(test, [{ reply: { text: 'one more' } }], [test])).toThrow(
+      new RegExp(`at most ${RUNTIME_FIXTURES.count} fixtures added at run time .* it holds ${RUNTIME_FIXTURES.count} \\(`),
+    );
+    // Nothing of a refused batch is added; a removed fixture makes room; the configured one never counted.
+    expect(set.list()).toHaveLength(RUNTIME_FIXTURES.count - 10 + 1);
+    expect(set.remove(shared[0].id)).toBe(true);
+    expect(set.useIn(undefined, [{ reply: { text: 'room again' } }], [test])).toHaveLength(1);
+    set.reset();
+    expect(
+      set.useIn(
+        undefined,
+        Array.from({ length: 100 }, () => ({})),
+        [test],
+      ),
+    ).toHaveLength(100);
+  });
+
+  it(`refuses fixtures past ${RUNTIME_FIXTURES.bytes / 1024 / 1024} MiB (as JSON), and a reset frees their room`, () => {
+    const set = new FixtureSet([]);
+    const big = (mib: number) => ({ reply: { text: 'z'.repeat(mib * 1024 * 1024) } });
+    set.useIn(undefined, [big(40)]);
+    expect(() => set.useIn(undefined, [big(30)])).toThrow(
+      /and 64\.0 MiB of them \(as JSON\).* it holds 1 \(40\.0 MiB\), and these 1 weigh 30\.0 MiB/,
+    );
+    set.useIn(undefined, [big(20)]);
+    set.reset();
+    expect(set.useIn(undefined, [big(30)])).toHaveLength(1);
   });
 });

@@ -591,3 +591,27 @@ describe('a plain reply delayed past what one timer can wait', () => {
     }
   });
 });
+
+describe.runIf(socketSuites)('run-time fixtures over the control plane', () => {
+  it('answer 409 past the bound, naming it and what is held, shared and a test together; a test reset frees its part', async () => {
+    const cli = await spawnCli();
+    const post = (query: string, body: unknown) =>
+      fetch(`${cli.url}/__admin/fixtures${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, reply: { text: 'x' } }));
+    try {
+      expect((await post('', many(6000))).status).toBe(201);
+      expect((await post('?test=t1', many(4000))).status).toBe(201);
+      const refused = await post('?test=t2', many(1));
+      expect(refused.status).toBe(409);
+      expect((await refused.json()).error).toMatch(/^The gateway holds at most 10000 fixtures added at run time .* it holds 10000 \(/);
+      await fetch(`${cli.url}/__admin/reset?test=t1`, { method: 'POST' });
+      expect((await post('?test=t2', many(1))).status).toBe(201);
+    } finally {
+      await cli.stop();
+    }
+  });
+});

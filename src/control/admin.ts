@@ -2,7 +2,7 @@
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
-import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import { FixtureLimitError, FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -124,6 +124,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
       res.status(201).json({ ids });
     } catch (error) {
       if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
+      if (error instanceof FixtureLimitError) return fail(res, 409, error.message);
       throw error;
     }
   });

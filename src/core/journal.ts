@@ -155,7 +155,7 @@ export function shortenedBody(value: unknown, budget = JOURNAL_BODY_CHARS): unkn
 }
 
 /** Characters kept of each field of an entry a client writes (path, query, model, a header's name or value…). */
-export const JOURNAL_FIELD_CHARS = 1024;
+const JOURNAL_FIELD_CHARS = 1024;
 
 /** Request headers an entry keeps: at most this many characters of them in all (Node's own default limit on a request's headers is 16 KiB). */
 const HEADER_CHARS = 16 * 1024;
