@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
 import { healthAnswer, NodeRouter } from './adapters/node.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
 import { FALLBACK_FORMAT } from './formats/all.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
+import { failureOf } from './control/errors.ts';
 import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -128,6 +129,15 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
   app.use((req, res) => {
     void router.handle(req, res, CORS_HEADERS);
   });
+  // A failure on the way (a parameter that is no percent-encoding, a bug): JSON under /__admin, plain
+  // text on the pages, never express's HTML page with its stack and file paths.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { status, message } = failureOf(error);
+    if (status >= 500) console.error(`model-gateway-mock: ${req.method} ${req.originalUrl}:`, error);
+    if (res.headersSent) return void res.destroy();
+    if (req.path.startsWith('/__admin')) res.status(status).json({ error: message });
+    else res.status(status).type('text/plain').send(message);
+  });
   return app;
 }
 
@@ -152,7 +162,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const pages = (req: IncomingMessage, res: ServerResponse) =>
     void loadPages().then(
       (handle) => handle(req, res),
-      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`model-gateway-mock: ${error.message}`),
+      (error: Error) => {
+        console.error('model-gateway-mock: the pages could not load:', error);
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(failureOf(error).message);
+      },
     );
 
   const health = healthAnswer(pkg.version);

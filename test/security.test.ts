@@ -15,6 +15,7 @@ import { startServer } from '../src/server.ts';
 import { setupServer } from 'msw/node';
 import { createGateway, type JournalEntry } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
+import WebSocket from 'ws';
 
 // Every name a credential travels under (the one list in src/auth/keys.ts), in odd cases too.
 const CREDENTIAL_QUERY = (secret: string) =>
@@ -131,6 +132,62 @@ function raw(
 const fakeRequest = (remoteAddress: string, headers: Record<string, string> = {}, method = 'GET') =>
   ({ method, headers: { host: '127.0.0.1:4010', ...headers }, socket: { remoteAddress } }) as unknown as IncomingMessage;
 
+describe.runIf(socketSuites)('scopes that hold on every route: ephemeral keys', () => {
+  /** The HTTP answer to a WebSocket handshake, or 101 once it opens (then closed at once). */
+  const handshake = (url: string, protocols: string[]) =>
+    new Promise<{ status: number; body: string }>((resolve) => {
+      const socket = new WebSocket(url, protocols);
+      socket.on('open', () => {
+        socket.close();
+        resolve({ status: 101, body: '' });
+      });
+      socket.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      socket.on('error', () => {});
+    });
+
+  it("mints a key only for the minting token's models, with the same 403 as using them, and the key inherits that token's scope and quota", async () => {
+    const server = await startServer({ port: 0 });
+    const ws = (model: string) => `${server.url.replace('http', 'ws')}/v1/realtime?model=${model}`;
+    try {
+      const scoped = server.gateway.tokens.issue({ models: ['gpt-4o-mini', 'gpt-realtime-mini'], quota: 5 });
+      const mint = (model: string) =>
+        fetch(`${server.url}/v1/realtime/client_secrets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${scoped.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ session: { type: 'realtime', model } }),
+        });
+      // Minting for a model outside the scope is the 403 that using it directly is.
+      const refused = await mint('gpt-realtime');
+      const direct = await handshake(ws('gpt-realtime'), ['realtime', `openai-insecure-api-key.${scoped.token}`]);
+      expect(refused.status).toBe(403);
+      expect(direct.status).toBe(403);
+      expect((await refused.json()).error).toEqual(JSON.parse(direct.body).error);
+      // A key minted within the scope keeps to it: another model in the URL is refused.
+      const minted = await mint('gpt-realtime-mini');
+      expect(minted.status).toBe(200);
+      const key = (await minted.json()).value as string;
+      expect(key).toMatch(/^ek_/);
+      const other = await handshake(ws('gpt-realtime'), ['realtime', `openai-insecure-api-key.${key}`]);
+      expect(other.status).toBe(403);
+      expect(JSON.parse(other.body).error.message).toContain('may not use model `gpt-realtime`');
+      // The minting token's quota counts every request (refused ones too): this session is the fifth, the next one past it.
+      expect((await handshake(ws('gpt-realtime-mini'), ['realtime', `openai-insecure-api-key.${key}`])).status).toBe(101);
+      const spent = await handshake(ws('gpt-realtime-mini'), ['realtime', `openai-insecure-api-key.${key}`]);
+      expect(spent.status).toBe(429);
+      expect(JSON.parse(spent.body).error.code).toBe('insufficient_quota');
+      // Revoking the minting token ends its keys.
+      server.gateway.tokens.revoke(scoped.token);
+      expect((await handshake(ws('gpt-realtime-mini'), ['realtime', `openai-insecure-api-key.${key}`])).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('control-plane guard', () => {
   const url = new URL('http://127.0.0.1:4010/__admin/requests');
 
@@ -216,6 +273,27 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
 
   const journalLength = async () =>
     ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length;
+
+  it('answers every failure of the control plane and the pages in JSON or plain text, with no stack or file path', async () => {
+    const port = new URL(cli.url).port;
+    const cases: [string, string, Record<string, string>, number][] = [
+      // A cookie that is no percent-encoding was a 500 HTML page with the stack.
+      ['GET', '/__admin/requests', { cookie: 'mgm_admin=%' }, 200],
+      ['GET', '/console/playground', { cookie: 'mgm_admin=%25%' }, 200],
+      ['GET', '/__admin/requests', { cookie: 'mgm_admin=%', host: `rebind.evil.example:${port}` }, 403],
+      ['GET', '/console/assets/%E0%A4%A', {}, 400],
+      ['DELETE', '/__admin/fixtures/%E0%A4%A', {}, 400],
+      ['POST', '/__admin/fixtures', { 'content-type': 'application/json' }, 400],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const answer = await raw(cli.url, path, headers, method, method === 'POST' ? '{"not json' : undefined);
+      expect({ path, status: answer.status }).toEqual({ path, status });
+      if (status === 200) continue;
+      expect(answer.body).not.toMatch(/<html|<pre|\bat \S+ \(|node_modules|\/src\/|\.ts:\d/i);
+      if (path.startsWith('/__admin')) expect(JSON.parse(answer.body).error).toBeTypeOf('string');
+      else expect(answer.body).toMatch(/^Failed to decode param/);
+    }
+  });
 
   it('refuses state changes a browser marks as cross-origin, whatever the body type, and keeps its state', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });

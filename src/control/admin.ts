@@ -3,6 +3,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
 import { FixtureLimitError, FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import { failureOf } from './errors.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -199,14 +200,10 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   });
 
   // Malformed JSON and the like: the control plane answers in its own JSON, never with an HTML page.
-  router.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: () => void) =>
-    fail(
-      res,
-      error.status ?? 500,
-      error.type === 'entity.parse.failed'
-        ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}`
-        : error.message,
-    ),
-  );
+  router.use((error: unknown, req: Request, res: Response, _next: () => void) => {
+    const { status, message } = failureOf(error);
+    if (status >= 500) console.error(`model-gateway-mock: ${req.method} ${req.originalUrl}:`, error);
+    fail(res, status, message);
+  });
   return router;
 }

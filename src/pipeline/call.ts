@@ -64,8 +64,10 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
   runtime: CallState;
   /** This request's journal entry: handlers fill in model, fixture and stream progress. */
   entry: JournalEntry;
-  /** The token the request presented. */
+  /** The issued token the request acts for: the one it presented, or the one that minted its client secret. */
   token: string;
+  /** The client secret (`ek_…`) the request presented instead of a token, on the routes that take one. */
+  clientSecret?: string;
   format: FormatEdge;
 }
 

@@ -112,32 +112,39 @@ function journalForm(body: FormBody): JsonObject {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
 }
 
-/** Who sent a request: its token, and the rate window it counts in ('' on a route without rate limits). */
+/**
+ * Who sent a request: the issued token it acts for, the rate window it counts in ('' on a route without
+ * rate limits), and the client secret it presented instead of a token, if any.
+ */
 interface Caller {
   token: string;
   scope: string;
+  clientSecret?: string;
 }
 
-/** The presented token, once it is known to be issued and within its quota (and, for a `limited` route, its rate limits). */
+/**
+ * The presented token, once it is known to be issued and within its quota (and, for a `limited` route,
+ * its rate limits). A client secret (`ek_…`, on the routes that take one) acts for the token that minted
+ * it: that token's scope, quota and limits apply, as if it had been presented.
+ */
 function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): Caller {
-  const token = presentedKey(inbound, ways);
-  if (!token) {
+  const presented = presentedKey(inbound, ways);
+  if (!presented) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
-  const clientSecret = ephemeral && runtime.tokens.ephemeralKey(token, runtime.now()) !== undefined;
-  if (!clientSecret && !runtime.tokens.has(token)) {
-    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, {
+  const minted = ephemeral ? runtime.tokens.ephemeralKey(presented, runtime.now()) : undefined;
+  const token = minted?.parent ?? presented;
+  if (!runtime.tokens.has(token)) {
+    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(presented)}. ${HOW_KEYS_ARE_SET}`, {
       code: 'invalid_api_key',
     });
   }
   // One scope for admission and charge: the reply's tokens go to the window that counted its request.
   const scope = limited ? rateScope(runtime, token, inbound) : '';
-  // A client secret is neither admitted nor spent: its issuing request was.
-  if (clientSecret) return { token, scope };
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
   if (limited) admitRequest(runtime, token, scope);
   runtime.tokens.spend(token);
-  return { token, scope };
+  return minted ? { token, scope, clientSecret: presented } : { token, scope };
 }
 
 /** Rate windows are the token's, and each test's own when the request carries a test id. */
@@ -321,9 +328,11 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     // A route with no ways to present a token is public (generated image files).
     // POSTs count against the token's rate limits (model listings and file downloads do not).
     const limited = spec.method === 'POST';
-    const { token, scope } = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
+    const { token, scope, clientSecret } = spec.auth.length
+      ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited)
+      : publicCaller;
     const body = lenientBody(await read.parse(), runtime, entry);
-    const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
+    const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, clientSecret, format: spec.format };
     const handled = await handle(spec, call);
     // Unknown parameters the handler went on without (see params.ts).
     if (entry.warnings && !isForward(handled)) handled.headers['x-mock-warning'] = entry.warnings.join(', ');
