@@ -14,6 +14,7 @@ import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummar
 import { checkTestId, entryTestId, inView } from './scope.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
+import { clockProblem, LATEST_CLOCK_SECONDS } from './core/clock.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
 export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
@@ -196,6 +197,12 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     advanceClock(seconds) {
       if (!Number.isSafeInteger(seconds) || seconds < 0)
         throw new TypeError(`advanceClock: expected a whole number of seconds >= 0, got ${seconds}`);
+      const now = runtime.now();
+      const problem = clockProblem(now + seconds);
+      if (problem)
+        throw new RangeError(
+          `advanceClock: ${problem}; it is at ${now}, so it may advance at most ${Math.max(0, LATEST_CLOCK_SECONDS - now)} seconds`,
+        );
       runtime.clockOffset += seconds;
       return runtime.now();
     },

@@ -3,7 +3,7 @@
 import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
 import type { Journal } from './core/journal.ts';
 import { ScopedJournal, TestScopes } from './scope.ts';
-import { clockSeconds, type ClockOption } from './core/clock.ts';
+import { clockProblem, clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
@@ -59,6 +59,8 @@ export class Runtime {
   constructor(options: GatewayOptions = {}) {
     this.seed = options.seed ?? 0;
     this.clock = options.clock ?? 'fixed';
+    const problem = typeof this.clock === 'number' ? clockProblem(this.clock) : undefined;
+    if (problem) throw new Error(`model-gateway-mock options, clock: ${problem}, got ${this.clock}`);
     try {
       this.latency = options.latency === undefined ? INSTANT : toLatency(options.latency);
     } catch (error) {

@@ -298,3 +298,14 @@ describe('realtime conversation items across sessions (one byte pool)', () => {
     expect(() => items.insert(item('huge', ITEM_LIMITS.sessionBytes), 0)).toThrow(/keeps at most 8 MiB of conversation items per session/);
   });
 });
+
+describe('the clock', () => {
+  it('may not be set past 9999-12-31T23:59:59Z', async () => {
+    const { createGateway } = await import('../src/index.ts');
+    expect(() => createGateway({ clock: 253_402_300_800 })).toThrow(
+      'model-gateway-mock options, clock: the clock may not pass 9999-12-31T23:59:59Z (253402300799 Unix seconds), got 253402300800',
+    );
+    expect(createGateway({ clock: 253_402_300_799 }).advanceClock(0)).toBe(253_402_300_799);
+    expect(() => createGateway({ clock: 253_402_300_799 }).advanceClock(1)).toThrow(/may advance at most 0 seconds/);
+  });
+});

@@ -482,3 +482,33 @@ describe("run-time fixtures, bounded in count and bytes, the shared ones and eve
     expect(set.useIn(undefined, [big(30)])).toHaveLength(1);
   });
 });
+
+describe("an error fixture's headers", () => {
+  const withHeaders = (headers: Record<string, string>, inSequence = false) => {
+    const error = { status: 429, headers };
+    return [inSequence ? { name: 'h', sequence: [{ reply: { text: 'ok' } }, { error }] } : { name: 'h', error }];
+  };
+
+  it('are refused when loaded with a line break or control character in a value, naming the header', () => {
+    for (const value of ['1\r\nset-cookie: stolen=1', 'a\nb', 'nul\u0000', 'bell\u0007']) {
+      expect(() => validateFixtures(withHeaders({ 'retry-after': value }), 'test')).toThrow(
+        /fixture 0 \("h"\), at \/error\/headers\/retry-after: the value holds a line break or another control character/,
+      );
+    }
+    expect(() => validateFixtures(withHeaders({ 'retry-after': 'x\r\ny' }, true), 'test')).toThrow(
+      /at \/sequence\/1\/error\/headers\/retry-after:/,
+    );
+    expect(() => validateFixtures(withHeaders({ 'bad name': '1' }), 'test')).toThrow(/"bad name" is not a header name/);
+  });
+
+  it('may not set the headers that frame the message or the connection', () => {
+    for (const name of ['Transfer-Encoding', 'content-length', 'Connection', 'keep-alive', 'upgrade']) {
+      expect(() => validateFixtures(withHeaders({ [name]: '1' }), 'test'), name).toThrow(
+        new RegExp(`at /error/headers/${name}: ${name} frames the message or the connection`),
+      );
+    }
+    expect(
+      validateFixtures(withHeaders({ 'retry-after-ms': '150', 'x-should-retry': 'true', 'x-note': 'tab\there é' }), 'test'),
+    ).toHaveLength(1);
+  });
+});

@@ -372,6 +372,17 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
   });
   afterAll(() => cli.stop());
 
+  it('refuses an error fixture whose header holds a line break, or sets a framing header, with a 400 naming it', async () => {
+    for (const headers of [{ 'retry-after': '1\r\nx-injected: 1' }, { 'transfer-encoding': 'chunked' }, { 'content-length': '5' }]) {
+      const refused = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ name: 'hdr', error: { status: 429, headers } }) });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toContain(`at /error/headers/${Object.keys(headers)[0]}:`);
+    }
+    expect((await (await admin('/fixtures')).json()).fixtures.some((f: { fixture: { name?: string } }) => f.fixture.name === 'hdr')).toBe(
+      false,
+    );
+  });
+
   it('adds, lists and removes fixtures at run time, and reports near misses in strict mode', async () => {
     const added = await admin('/fixtures', {
       method: 'POST',

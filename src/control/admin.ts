@@ -191,7 +191,12 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     const advance = (req.body as { advance?: unknown } | undefined)?.advance;
     if (!Number.isSafeInteger(advance) || (advance as number) < 0)
       return fail(res, 400, 'Send {"advance": <whole seconds >= 0>}: how far to move the clock on.');
-    res.json({ now: gateway.advanceClock(advance as number) });
+    try {
+      res.json({ now: gateway.advanceClock(advance as number) });
+    } catch (error) {
+      // Past the last date every format can write.
+      fail(res, 400, (error as Error).message);
+    }
   });
 
   router.post('/reset', (req, res) => {

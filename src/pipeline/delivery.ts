@@ -53,6 +53,8 @@ function eventStreamReply(
   entry.stream = true;
   entry.outcome = 'streaming';
   runtime.activeStreams++;
+  // Once: an adapter that fails to write it and playback that stops may both report its end.
+  let ended = false;
   return {
     status: 200,
     headers: { 'content-type': contentType, 'cache-control': 'no-cache' },
@@ -64,6 +66,8 @@ function eventStreamReply(
           entry.eventsSent = sent;
         },
         onEnd: (outcome) => {
+          if (ended) return;
+          ended = true;
           entry.outcome = outcome;
           runtime.activeStreams--;
         },

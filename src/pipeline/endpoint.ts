@@ -7,7 +7,18 @@ import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
-import { isJsonObject, isProxied, isUpload, type FormBody, type Inbound, type JsonObject, type Outbound, type Upload } from './exchange.ts';
+import {
+  abandon,
+  ClientGone,
+  isJsonObject,
+  isProxied,
+  isUpload,
+  type FormBody,
+  type Inbound,
+  type JsonObject,
+  type Outbound,
+  type Upload,
+} from './exchange.ts';
 import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, notJson, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
@@ -320,6 +331,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   let out: Outbound;
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
+  // The answer under way: a stream it started is ended if what follows fails (activeStreams stayed counted).
+  let underway: Outbound | undefined;
   try {
     if (unloaded) throw unloaded;
     // One sequence for every request: the body (if any) is in and measured, then the token, then the parse.
@@ -334,19 +347,28 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     const body = lenientBody(await read.parse(), runtime, entry);
     const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, clientSecret, format: spec.format };
     const handled = await handle(spec, call);
+    if (!isForward(handled)) underway = handled;
     // Unknown parameters the handler went on without (see params.ts).
     if (entry.warnings && !isForward(handled)) handled.headers['x-mock-warning'] = entry.warnings.join(', ');
     if (isForward(handled)) {
       // Record mode, and no fixture answers: the upstream's answer, passed through and recorded.
       out = await (await recorderOf(runtime)).forward(call, handled, received);
       trackProxied(runtime, entry, out);
+      underway = out;
     } else out = handled;
     if (limited && token && out.status < 400 && !isForward(handled))
       Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, scope)));
   } catch (error) {
+    if (underway) abandon(underway);
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
-    out = spec.format.errorResponse(asGatewayError(error), entry.requestId);
-    if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
+    if (error instanceof ClientGone) {
+      // Nothing is answered to a client that left while sending its body: journaled as such, not as a 500 it never saw.
+      out = { status: 0, headers: {}, body: null };
+      entry.outcome = 'aborted';
+    } else {
+      out = spec.format.errorResponse(asGatewayError(error), entry.requestId);
+      if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
+    }
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;
   // Header values must be Latin-1: a fixture named in another script is sent percent-encoded.

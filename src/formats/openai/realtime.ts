@@ -692,18 +692,36 @@ export class RealtimeSession implements SocketPeer {
       count: (samples) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + samples),
       stopped: () => this.gone,
     };
-    void speakBlocks(reply, ctx, work).then((speech) => {
+    const prepared = (speech: Awaited<ReturnType<typeof speakBlocks>>) => {
       this.preparing = undefined;
       call.runtime.activeStreams--;
       if (!speech) return;
       this.play(planResponse(reply, latency, ctx, speech), ctx, fault);
-      // Events held meanwhile go first, in order, then those not handled yet; one may start another
-      // response, which holds the rest again.
-      this.inbox.unshift(...this.waiting);
-      this.waiting = [];
-      this.waitingBytes = 0;
-      this.pump();
-    });
+      this.resume();
+    };
+    // A response that fails while it is made ends like one that finished: counted down, the session free
+    // for the next (it stayed counted in activeStreams, the session holding its events for good).
+    void speakBlocks(reply, ctx, work)
+      .then(prepared)
+      .catch((error: unknown) => {
+        if (this.preparing === ctx) {
+          this.preparing = undefined;
+          call.runtime.activeStreams--;
+        }
+        this.fail(asGatewayError(error));
+        this.resume();
+      });
+  }
+
+  /**
+   * Handles the client events held while a response was prepared: first, in order, then those not
+   * handled yet; one may start another response, which holds the rest again.
+   */
+  private resume(): void {
+    this.inbox.unshift(...this.waiting);
+    this.waiting = [];
+    this.waitingBytes = 0;
+    this.pump();
   }
 
   private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
