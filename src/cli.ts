@@ -317,6 +317,12 @@ async function main(): Promise<void> {
     ),
   );
 
+  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
+  // signal exits at once. Set before the banner: a client that reads it may signal at once (a signal
+  // before the handler killed the process outright, leaving a --tls certificate's folder behind).
+  const stop = stopOnSignal(() => server.close());
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
   process.stdout.write(
     banner(server, {
@@ -329,11 +335,6 @@ async function main(): Promise<void> {
       prices: values.prices,
     }),
   );
-  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
-  // signal exits at once.
-  const stop = stopOnSignal(() => server.close());
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 await main();
