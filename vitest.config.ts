@@ -62,7 +62,7 @@ export default defineConfig({
               extends: true,
               plugins: [mswWorkerScript],
               // Pre-bundled up front: a dependency discovered mid-run makes vite reload the page under the tests.
-              optimizeDeps: { include: ['openai', '@anthropic-ai/sdk', '@google/genai', 'msw/browser'] },
+              optimizeDeps: { include: ['openai', '@anthropic-ai/sdk', '@google/genai', 'msw/browser', 're2js'] },
               test: {
                 name: 'browser',
                 include: ['test/browser-mode/**/*.browser.test.ts'],

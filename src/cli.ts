@@ -8,6 +8,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
+import { LATEST_CLOCK_SECONDS } from './core/clock.ts';
 import { checkPrices } from './core/prices.ts';
 import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
@@ -227,7 +228,7 @@ async function main(): Promise<void> {
   const clock =
     values.clock === undefined || values.clock === 'fixed' || values.clock === 'real'
       ? values.clock
-      : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
+      : integer('clock', values.clock, 0, LATEST_CLOCK_SECONDS, ' (Unix seconds, up to 9999-12-31T23:59:59Z), fixed or real');
   let fixtures;
   const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
   if (folder) fail(folder);
@@ -316,6 +317,12 @@ async function main(): Promise<void> {
     ),
   );
 
+  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
+  // signal exits at once. Set before the banner: a client that reads it may signal at once (a signal
+  // before the handler killed the process outright, leaving a --tls certificate's folder behind).
+  const stop = stopOnSignal(() => server.close());
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
   process.stdout.write(
     banner(server, {
@@ -328,11 +335,6 @@ async function main(): Promise<void> {
       prices: values.prices,
     }),
   );
-  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
-  // signal exits at once.
-  const stop = stopOnSignal(() => server.close());
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 await main();

@@ -14,6 +14,7 @@ import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummar
 import { checkTestId, entryTestId, inView } from './scope.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
+import { clockProblem, LATEST_CLOCK_SECONDS } from './core/clock.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
 export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
@@ -140,9 +141,10 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})'),
   });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
-    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source)).map((e) => e.id);
   const testFixtures = () => runtime.testScopes.all().map((t) => t.fixtures);
+  // Every test's run-time fixtures count against the one bound with the shared ones (RUNTIME_FIXTURES).
+  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
+    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source), testFixtures()).map((e) => e.id);
   let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
   const gateway: Gateway = {
     get handlers() {
@@ -195,6 +197,12 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     advanceClock(seconds) {
       if (!Number.isSafeInteger(seconds) || seconds < 0)
         throw new TypeError(`advanceClock: expected a whole number of seconds >= 0, got ${seconds}`);
+      const now = runtime.now();
+      const problem = clockProblem(now + seconds);
+      if (problem)
+        throw new RangeError(
+          `advanceClock: ${problem}; it is at ${now}, so it may advance at most ${Math.max(0, LATEST_CLOCK_SECONDS - now)} seconds`,
+        );
       runtime.clockOffset += seconds;
       return runtime.now();
     },

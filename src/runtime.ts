@@ -3,11 +3,11 @@
 import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
 import type { Journal } from './core/journal.ts';
 import { ScopedJournal, TestScopes } from './scope.ts';
-import { clockSeconds, type ClockOption } from './core/clock.ts';
+import { clockProblem, clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
-import { BoundedStore } from './core/store.ts';
+import { BoundedStore, SharedBytes } from './core/store.ts';
 import { PromptCache } from './core/cache.ts';
 import type { RecordOptions } from './types/record.ts';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './core/ratelimit.ts';
@@ -51,12 +51,16 @@ export class Runtime {
   readonly spending = new Spending();
   /** Message Batches (formats/anthropic/batches.ts) by id: at most 100 and 64 MiB of results, the oldest dropped first. */
   readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
+  /** Bytes of conversation items all realtime sessions keep together (formats/openai/realtime-items.ts: 64 MiB); given back as sessions close. */
+  readonly realtimeItems = new SharedBytes(64 * 1024 * 1024);
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
   constructor(options: GatewayOptions = {}) {
     this.seed = options.seed ?? 0;
     this.clock = options.clock ?? 'fixed';
+    const problem = typeof this.clock === 'number' ? clockProblem(this.clock) : undefined;
+    if (problem) throw new Error(`model-gateway-mock options, clock: ${problem}, got ${this.clock}`);
     try {
       this.latency = options.latency === undefined ? INSTANT : toLatency(options.latency);
     } catch (error) {

@@ -28,7 +28,11 @@ describe('model-gateway-mock CLI', () => {
     [['--port', 'abc'], /--port must be an integer/],
     [['--latency', 'ttft=fast'], /--latency: invalid latency "ttft=fast"/],
     // Each message names the flag, the value and what is accepted.
-    [['--clock', 'tomorrow'], /--clock must be an integer >= 0 \(Unix seconds\), fixed or real, got "tomorrow"/],
+    [
+      ['--clock', 'tomorrow'],
+      /--clock must be an integer from 0 to 253402300799 \(Unix seconds, up to 9999-12-31T23:59:59Z\), fixed or real, got "tomorrow"/,
+    ],
+    [['--clock', '253402300800'], /--clock must be an integer from 0 to 253402300799 .* got "253402300800"/],
     [['--port', '99999'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "99999"/],
     [['--port=-1'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "-1"/],
     [

@@ -6,6 +6,7 @@ import { errorFormat } from '../pipeline/paths.ts';
 import { presentedKey } from '../auth/keys.ts';
 import type { EndpointSpec } from '../pipeline/call.ts';
 import {
+  abandon,
   collect,
   isPieces,
   isPlayback,
@@ -124,7 +125,14 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         const inbound = inboundOf(request);
         // Not ours: msw moves on to the next handler on the same path.
         if (spec.accepts && !spec.accepts(inbound)) return undefined;
-        return responseOf(await runEndpoint(runtime, spec, inbound, params), request.signal);
+        const out = await runEndpoint(runtime, spec, inbound, params);
+        try {
+          return responseOf(out, request.signal);
+        } catch (error) {
+          // A header fetch refuses: the stream it would have carried has ended before it began.
+          abandon(out);
+          throw error;
+        }
       }),
     ),
     ...[...byPath].map(([path, specs]) =>

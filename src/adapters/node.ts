@@ -2,24 +2,67 @@
 // fetch Request/Response objects on this path: both cost more than the emulator's own work.
 // Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
 // both modes, without loading msw.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
 import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
-import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import {
+  abandon,
+  ClientGone,
+  isPieces,
+  isPlayback,
+  isProxied,
+  tooLarge,
+  type BrokenConnection,
+  type Inbound,
+  type Outbound,
+} from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
 import { playEvents, utf8 } from '../pipeline/sse.ts';
 import { errorFormat, matchPath } from '../pipeline/paths.ts';
 import { createHash } from 'node:crypto';
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Bodies being read, by connection: what fails the read when Node's parser refuses what follows (see answerClientError). */
+const reading = new WeakMap<Duplex, (error: Error & { code?: string }) => void>();
+
+/** The parser's refusal of a body as the request's own error: the format's 400 (413 for oversized chunk extensions). */
+function malformed(error: Error & { code?: string }): GatewayError {
+  const why = error.message.replace(/^Parse Error:\s*/i, '');
+  if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW')
+    return new GatewayError('request_too_large', `The request body's chunk extensions are too large (${error.code}).`);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new GatewayError('invalid_request', 'The request body did not arrive in time (ERR_HTTP_REQUEST_TIMEOUT).', { status: 408 });
+  return new GatewayError(
+    'invalid_request',
+    `The request body could not be read as HTTP/1.1: ${why}${error.code ? ` (${error.code})` : ''}. Send it with a Content-Length it matches, or well-formed chunked encoding.`,
+  );
+}
+
+/**
+ * The body, refusing more than `limit` bytes. A client that closes its connection first fails it with
+ * ClientGone; one whose body Node's parser refuses, with that refusal as a 400, which the pipeline
+ * answers, after which the connection closes (`res`: the parser cannot read another request on it).
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
     return Promise.reject(tooLarge(limit));
   }
   return new Promise((resolve, reject) => {
+    const socket = req.socket;
+    reading.set(socket, (error) => {
+      reading.delete(socket);
+      // The client ended its side before the body was in: it has left, as when its connection drops.
+      if (error.code === 'HPE_INVALID_EOF_STATE') {
+        socket.destroy();
+        return reject(new ClientGone());
+      }
+      res.shouldKeepAlive = false;
+      reject(malformed(error));
+    });
     const chunks: Buffer[] = [];
     let total = 0;
     const onData = (chunk: Buffer) => {
@@ -34,9 +77,35 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks, total)));
-    req.once('error', reject);
+    req.once('end', () => {
+      reading.delete(socket);
+      resolve(Buffer.concat(chunks, total));
+    });
+    // A request stream errs only when its connection does: the client left before its body was in.
+    req.once('error', () => {
+      reading.delete(socket);
+      reject(new ClientGone());
+    });
   });
+}
+
+/** What Node answers a request its parser refuses before a handler has it (its own 'clientError' default). */
+const BARE_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+
+/**
+ * node:http's 'clientError': its parser refused what a client sent. While that request's body is being
+ * read, the pipeline answers it (the format's 400 naming the problem, journaled as sent; it was
+ * journaled a 500 the client never saw, while Node sent a bare 400); otherwise as Node would, a bare
+ * status line, and the connection closes.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const fail = reading.get(socket);
+  if (fail) return fail(error);
+  if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+    const status = BARE_STATUS[error.code ?? ''] ?? 400;
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy(error);
 }
 
 /**
@@ -49,6 +118,7 @@ class NodeInbound implements Inbound {
   readonly method: string;
   readonly url: URL;
   private readonly req: IncomingMessage;
+  private readonly res: ServerResponse;
   /** The abort signal is made only if the pipeline asks for it (streams and delays do). */
   private controller?: AbortController;
   private gone = false;
@@ -57,6 +127,7 @@ class NodeInbound implements Inbound {
     this.method = req.method ?? 'GET';
     this.url = url;
     this.req = req;
+    this.res = res;
     res.once('close', () => {
       if (res.writableFinished) return;
       this.gone = true;
@@ -76,11 +147,11 @@ class NodeInbound implements Inbound {
 
   async text(limit: number): Promise<string> {
     // As Buffer's toString('utf8') decodes (a BOM kept), in slices.
-    return decodeInSlices(await readBody(this.req, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
+    return decodeInSlices(await readBody(this.req, this.res, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
   }
 
   bytes(limit: number): Promise<Uint8Array> {
-    return readBody(this.req, limit);
+    return readBody(this.req, this.res, limit);
   }
 
   get signal(): AbortSignal {
@@ -268,17 +339,14 @@ export class NodeRouter {
     // Written at the end of this event-loop turn, so the responses to requests that arrived together
     // go out together: measured ~1.5x the throughput of writing each at once (bench/run.ts).
     setImmediate(() => {
-      if (res.destroyed) {
-        // The client left before anything was written: a stream that never started has still ended.
-        if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
-        else if (isProxied(out.body)) out.body.abort();
-        return;
-      }
+      // The client left before anything was written: a stream that never started has still ended.
+      if (res.destroyed) return abandon(out);
       try {
         write(res, out, extra);
       } catch {
-        // A header Node refuses to send (say, a fixture's): drop the connection rather than the server.
+        // A header Node refuses to send: drop the connection rather than the server, and count the stream ended.
         res.destroy();
+        abandon(out);
       }
     });
   }

@@ -38,9 +38,20 @@ export function presentedKey(source: KeySource, ways: readonly KeyWay[]): string
   return undefined;
 }
 
-/** A token shown in messages without giving it away: `sk-ab***wxyz`. */
-export function maskKey(token: string): string {
-  return token.length <= 8 ? `${token.slice(0, 3)}***` : `${token.slice(0, 5)}***${token.slice(-4)}`;
+/** Keys this long or longer show their first MASK_PREFIX characters (a vendor's kind: `sk-`, `ek_`, `AIz`); shorter ones none. */
+const MASK_PREFIX_FROM = 20;
+const MASK_PREFIX = 3;
+
+/**
+ * A credential shown without giving any of it away: at most a fixed 3-character prefix (of a key of 20
+ * characters or more), then its length and a 16-bit hash that tells two keys apart: `sk-***-51chars-3f9a`,
+ * `***-9chars-0c1e`. The one mask of the 401 message, the journal, the pages and recordings.
+ */
+export function maskKey(token: string, withPrefix = true): string {
+  const prefix = withPrefix && token.length >= MASK_PREFIX_FROM ? token.slice(0, MASK_PREFIX) : '';
+  const hash = (hashString(`mask ${token}`) & 0xffff).toString(16).padStart(4, '0');
+  // Only characters a query string keeps as they are: the journal's query shows it unescaped.
+  return `${prefix}***-${token.length}chars-${hash}`;
 }
 
 /**
@@ -67,10 +78,14 @@ const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
 /** Whether a header or query parameter called `name` (any case) carries a credential. */
 const isCredentialName = (name: string): boolean => CREDENTIAL_NAMES.has(name.toLowerCase());
 
-/** A credential value masked like the 401 message masks a token, its scheme kept (`Bearer sk-te***oken`). */
+/**
+ * A credential value masked like the 401 message masks a token, its scheme kept
+ * (`Bearer sk-***-51chars-3f9a`). Basic credentials show no prefix at all: theirs is the user name, base64-encoded.
+ */
 function maskCredential(value: string): string {
   const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
-  return scheme + maskKey(value.slice(scheme.length));
+  const secret = value.slice(scheme.length);
+  return scheme + maskKey(secret, !/^basic/i.test(scheme));
 }
 
 /** A copy of `headers`, in the same key order, with every credential masked (the realtime key subprotocol too). */

@@ -2,7 +2,8 @@
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
-import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import { FixtureLimitError, FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import { failureOf } from './errors.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -124,6 +125,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
       res.status(201).json({ ids });
     } catch (error) {
       if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
+      if (error instanceof FixtureLimitError) return fail(res, 409, error.message);
       throw error;
     }
   });
@@ -189,7 +191,12 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     const advance = (req.body as { advance?: unknown } | undefined)?.advance;
     if (!Number.isSafeInteger(advance) || (advance as number) < 0)
       return fail(res, 400, 'Send {"advance": <whole seconds >= 0>}: how far to move the clock on.');
-    res.json({ now: gateway.advanceClock(advance as number) });
+    try {
+      res.json({ now: gateway.advanceClock(advance as number) });
+    } catch (error) {
+      // Past the last date every format can write.
+      fail(res, 400, (error as Error).message);
+    }
   });
 
   router.post('/reset', (req, res) => {
@@ -198,14 +205,10 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   });
 
   // Malformed JSON and the like: the control plane answers in its own JSON, never with an HTML page.
-  router.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: () => void) =>
-    fail(
-      res,
-      error.status ?? 500,
-      error.type === 'entity.parse.failed'
-        ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}`
-        : error.message,
-    ),
-  );
+  router.use((error: unknown, req: Request, res: Response, _next: () => void) => {
+    const { status, message } = failureOf(error);
+    if (status >= 500) console.error(`model-gateway-mock: ${req.method} ${req.originalUrl}:`, error);
+    fail(res, status, message);
+  });
   return router;
 }

@@ -44,7 +44,8 @@ export type Params = Record<string, string | readonly string[] | undefined>;
  * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit
  * and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
  */
-type CallState = DecisionState & Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams'>;
+type CallState = DecisionState &
+  Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
@@ -63,8 +64,10 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
   runtime: CallState;
   /** This request's journal entry: handlers fill in model, fixture and stream progress. */
   entry: JournalEntry;
-  /** The token the request presented. */
+  /** The issued token the request acts for: the one it presented, or the one that minted its client secret. */
   token: string;
+  /** The client secret (`ek_…`) the request presented instead of a token, on the routes that take one. */
+  clientSecret?: string;
   format: FormatEdge;
 }
 

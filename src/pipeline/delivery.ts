@@ -9,13 +9,28 @@ import { sseFrame, type TimedEvent } from './sse.ts';
 import type { Call } from './call.ts';
 import { json, type Outbound } from './exchange.ts';
 
-/** Waits `ms`, or less if the client leaves; the signal is asked for only when there is a wait (making one costs). */
+/** The longest a timer waits at once: past 2^31 - 1 ms Node fires it at once, with a warning. */
+const TIMER_STEP_MS = 2 ** 31 - 1;
+
+/**
+ * Waits `ms`, or less if the client leaves; the signal is asked for only when there is a wait (making
+ * one costs). A plain reply's delay is when its last token would be made (thousands of tokens at
+ * tps=0.001 pass a timer's range), so a longer wait is taken in steps a timer can make.
+ */
 function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   const signal = inbound.signal;
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
+    let left = ms;
+    let timer: ReturnType<typeof setTimeout>;
+    const wait = () => {
+      if (left <= 0) return resolve();
+      const step = Math.min(left, TIMER_STEP_MS);
+      left -= step;
+      timer = setTimeout(wait, step);
+    };
+    wait();
     signal.addEventListener(
       'abort',
       () => {
@@ -38,6 +53,8 @@ function eventStreamReply(
   entry.stream = true;
   entry.outcome = 'streaming';
   runtime.activeStreams++;
+  // Once: an adapter that fails to write it and playback that stops may both report its end.
+  let ended = false;
   return {
     status: 200,
     headers: { 'content-type': contentType, 'cache-control': 'no-cache' },
@@ -49,6 +66,8 @@ function eventStreamReply(
           entry.eventsSent = sent;
         },
         onEnd: (outcome) => {
+          if (ended) return;
+          ended = true;
           entry.outcome = outcome;
           runtime.activeStreams--;
         },

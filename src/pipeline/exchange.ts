@@ -84,6 +84,24 @@ export function isPlayback(body: Outbound['body']): body is EventPlayback {
   return body !== null && typeof body === 'object' && 'events' in body;
 }
 
+/**
+ * Ends an answer that will never be written (its client left first, or writing it failed): a stream's
+ * playback reports itself aborted, so the journal and `activeStreams` count it ended, and an upstream's
+ * fetch stops.
+ */
+export function abandon(out: Outbound): void {
+  if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
+  else if (isProxied(out.body)) out.body.abort();
+}
+
+/** The client closed its connection before its request's body was in: no one is left to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client closed the connection before its request body was in');
+    this.name = 'ClientGone';
+  }
+}
+
 /** A big JSON body, written in pieces (see pieces.ts). */
 export function isPieces(body: Outbound['body']): body is JsonPieces {
   return body !== null && typeof body === 'object' && 'rest' in body;

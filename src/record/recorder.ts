@@ -12,6 +12,7 @@ import type { Fixture } from '../types/fixtures.ts';
 import type { RecordOptions } from '../types/record.ts';
 import type { Forward } from '../pipeline/decide.ts';
 import type { FormatName } from '../formats/names.ts';
+import { GatewayError } from '../core/errors.ts';
 
 // Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
@@ -122,6 +123,34 @@ export function recordingName(request: CanonicalRequest, path: string, key: stri
   return `${[request.format, slug(endpoint), slug(request.model), slug(lastUserText(request)), key].filter(Boolean).join('-')}.json`;
 }
 
+/**
+ * What a forwarded path may not hold: an empty segment (`//host` would name another host to a URL
+ * parser), a dot segment, a backslash, or any of them percent-encoded (`%2e`, `%2f`, `%5c`), which a
+ * server on the way may decode. No API path of the vendors needs one.
+ */
+const UNSAFE_PATH = /\/\/|\/\.{1,2}(?:\/|$)|\\|%2e|%2f|%5c/i;
+
+/**
+ * The upstream URL a request goes to: the upstream's origin, the request's path and query. Refused
+ * (the format's 400, before any request is made) when the path is not a plain one that stays there.
+ */
+export function upstreamUrl(base: string, url: URL): URL {
+  const origin = new URL(base).origin;
+  const path = url.pathname;
+  if (!path.startsWith('/') || UNSAFE_PATH.test(path)) {
+    throw new GatewayError(
+      'invalid_request',
+      `Record mode forwards only plain paths to its upstream: ${JSON.stringify(path.slice(0, 200))} holds an empty or dot segment, a backslash or an encoded one. Send the path as the API documents it (e.g. /v1/chat/completions).`,
+    );
+  }
+  const target = new URL(origin);
+  target.pathname = path;
+  target.search = url.search;
+  // The path setter cannot change the host; checked all the same, as the one promise this makes.
+  if (target.origin !== origin) throw new GatewayError('invalid_request', 'Record mode forwards only to its upstream.');
+  return target;
+}
+
 type Fs = typeof import('node:fs');
 // Node's fs, loaded by a specifier bundlers leave alone: recording writes files, so it needs Node.
 let fs: Promise<Fs> | undefined;
@@ -158,8 +187,8 @@ export class Recorder {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(inbound.headers())) if (!DROPPED_REQUEST.has(name)) headers[name] = value;
     headers['accept-encoding'] = 'identity';
+    const url = upstreamUrl(base, inbound.url);
     const controller = new AbortController();
-    const url = new URL(inbound.url.pathname + inbound.url.search, base.endsWith('/') ? base : `${base}/`);
     const doFetch = this.options.fetch ?? fetch;
     const response = await doFetch(url, {
       method: inbound.method,
