@@ -9,6 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
+import { maskKey } from '../src/auth/keys.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockUnhandled, createGateway } from '../src/index.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
@@ -62,7 +63,10 @@ describe.runIf(socketSuites)('an unhandled request', () => {
         expect(message).toContain(
           `POST ${realHost}/${name}/v2/chat/completions: no handler answers this request, so it was refused and never sent`,
         );
-        expect(message).toContain(`GET ${realHost}/${name}/vertex/models/gemini-2.5-flash:generateContent?key=sk-RE***-KEY: no handler`);
+        expect(message).toContain(
+          `GET ${realHost}/${name}/vertex/models/gemini-2.5-flash:generateContent?key=${maskKey('sk-REAL-KEY')}: no handler`,
+        );
+        expect(message).not.toContain('sk-REAL-KEY');
         expect(message).toContain(`GET ${realHost}/${name}/named-import: no handler`);
         expect(message).toContain(`WebSocket ${realHost.replace('http', 'ws')}/${name}/socket: no handler`);
       }
