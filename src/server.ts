@@ -122,7 +122,7 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
     if (given && adminToken) res.setHeader('set-cookie', `${ADMIN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`);
     next();
   });
-  app.use('/__admin', adminRouter(gateway, pkg.version));
+  app.use('/__admin', adminRouter(gateway, pkg.version, { readerTimeoutMs: runtimeOf(gateway).readerTimeoutMs }));
   app.use(consoleRouter(gateway, url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
@@ -192,6 +192,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
   const tls = options.tls === true ? await selfSigned(bindHost) : options.tls || undefined;
   const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);
+  // A client that half-closes its side after the request (shutdown(SHUT_WR)) still reads the answer:
+  // node:http would otherwise end the socket at once, after a delayed stream's headers.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {

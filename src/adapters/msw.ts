@@ -15,7 +15,7 @@ import {
   type Inbound,
   type Outbound,
 } from '../pipeline/exchange.ts';
-import { playbackStream } from '../pipeline/sse.ts';
+import { playbackStream } from '../pipeline/playback.ts';
 import { decodeInSlices } from '../pipeline/pieces.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
@@ -77,7 +77,7 @@ function pulled(chunks: AsyncIterable<Uint8Array>, cancel: () => void): Readable
 
 const encoder = new TextEncoder();
 
-function responseOf(out: Outbound, signal: AbortSignal): Response {
+function responseOf(out: Outbound, signal: AbortSignal, readerTimeoutMs: number): Response {
   if (out.broken) return brokenResponse(out.broken);
   const headers = { ...CORS_HEADERS, ...out.headers };
   if (isProxied(out.body)) {
@@ -99,7 +99,7 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
       { status: out.status, headers },
     );
   }
-  const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
+  const body = isPlayback(out.body) ? playbackStream(out.body, signal, readerTimeoutMs) : out.body;
   return new Response(body as BodyInit | null, { status: out.status, headers });
 }
 
@@ -124,7 +124,7 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         const inbound = inboundOf(request);
         // Not ours: msw moves on to the next handler on the same path.
         if (spec.accepts && !spec.accepts(inbound)) return undefined;
-        return responseOf(await runEndpoint(runtime, spec, inbound, params), request.signal);
+        return responseOf(await runEndpoint(runtime, spec, inbound, params), request.signal, runtime.readerTimeoutMs);
       }),
     ),
     ...[...byPath].map(([path, specs]) =>
@@ -140,6 +140,7 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         return responseOf(
           methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods),
           request.signal,
+          runtime.readerTimeoutMs,
         );
       }),
     ),
@@ -150,7 +151,11 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
     new ClaimingHandler(`${origin}/*`, claims, ({ request }) => {
       if (request.method === 'OPTIONS') return preflight(request);
       const inbound = inboundOf(request);
-      return responseOf(unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound), request.signal);
+      return responseOf(
+        unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound),
+        request.signal,
+        runtime.readerTimeoutMs,
+      );
     }),
   ];
 }
