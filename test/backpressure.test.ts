@@ -195,9 +195,12 @@ describe('big replies are made as they are written', () => {
     const gateway = createGateway();
     const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], n: 128, logprobs: true, top_logprobs: 20 });
     const res = await handled(gateway, chatRequest(body));
-    // Written as it is made: chunked, no length known up front.
-    expect(res.headers.get('content-length')).toBeNull();
-    const text = await res.text();
+    // Written as it is made, a piece at a time.
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    expect(chunks.length).toBeGreaterThan(100);
+    const text = Buffer.concat(chunks).toString('utf8');
     expect(text.length).toBeGreaterThan(8_000_000);
     const reply = JSON.parse(text) as { choices: { logprobs: { content: { top_logprobs: unknown[] }[] } }[] };
     expect(reply.choices).toHaveLength(128);
@@ -667,12 +670,13 @@ describe.runIf(socketSuites)('record mode over a socket', () => {
         req.once('error', reject);
         req.end(streamBody('proxied'));
       });
-      // The client reads nothing until the upstream waits on its own socket (or, passed through unheld, has written it all).
+      // The client reads nothing until the upstream has waited on its socket through 50 round trips to
+      // the emulator (each a turn of its event loop, a chance to read on), or, read ahead, has written it all.
       let last = -1;
-      for (let same = 0; !sent.finished && same < 20; ) {
+      for (let same = 0; !sent.finished && same < 50; ) {
         same = sent.waiting && sent.bytes === last ? same + 1 : 0;
         last = sent.bytes;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await (await fetch(`${cli.url}/__admin/health`)).text();
       }
       expect(sent.finished).toBe(false);
       // Now it reads: by the time the upstream has written its last byte, the client has read all but what
