@@ -35,7 +35,9 @@ function blockPieces(block: Block): Iterable<string> {
 /** One choice's steps, in order, made as they are taken. */
 function* choiceSteps(reply: CanonicalReply, choice: Choice, profile: LatencyProfile): Generator<StreamStep> {
   const blocks: readonly Block[] = choice.blocks.length ? choice.blocks : [{ type: 'text', text: '' }];
-  const times = dueTimes(profile, deriveKey(reply.key, `timing:${choice.index}`));
+  // No delay at all: every piece is due at once, with no draws (the commonest case, kept cheap).
+  const instant = profile.ttftMs === 0 && profile.tokensPerSecond === 0;
+  const times = instant ? undefined : dueTimes(profile, deriveKey(reply.key, `timing:${choice.index}`));
   let i = 0;
   for (let b = 0; b < blocks.length; b++) {
     const pieces = blockPieces(blocks[b])[Symbol.iterator]();
@@ -48,7 +50,7 @@ function* choiceSteps(reply: CanonicalReply, choice: Choice, profile: LatencyPro
         position: i,
         block: b,
         text: piece.value,
-        due: times.next().value,
+        due: times ? times.next().value : 0,
         first: i === 0,
         last: following.done === true && b === blocks.length - 1,
         blockStart: j === 0,
@@ -66,8 +68,11 @@ const before = (a: StreamStep, b: StreamStep) => a.due - b.due || a.position - b
  * plan. Choices interleave by time, and piece by piece when times tie, as the real services do (a
  * merge of the choices' steps, each choice's already in order: times never decrease).
  */
-export function* planSteps(reply: CanonicalReply, profile: LatencyProfile): Generator<StreamStep> {
-  if (reply.choices.length === 1) return yield* choiceSteps(reply, reply.choices[0], profile);
+export function planSteps(reply: CanonicalReply, profile: LatencyProfile): Iterable<StreamStep> {
+  return reply.choices.length === 1 ? choiceSteps(reply, reply.choices[0], profile) : mergedSteps(reply, profile);
+}
+
+function* mergedSteps(reply: CanonicalReply, profile: LatencyProfile): Generator<StreamStep> {
   // A binary heap of each choice's next step, earliest first.
   const heap: { step: StreamStep; rest: Generator<StreamStep> }[] = [];
   const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j], heap[i]]);

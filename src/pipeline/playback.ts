@@ -63,24 +63,19 @@ export function play(source: Iterable<StreamEvent>, carrier: Carrier, hooks: Pla
     events.return?.();
     carrier.drop();
   };
-  const pull = () => {
-    try {
-      next = events.next();
-      return true;
-    } catch {
-      drop();
-      return false;
-    }
-  };
   const pump = () => {
     if (ended) return;
     const now = performance.now() - started;
     const chunk: StreamEvent[] = [];
     let size = 0;
-    while (!next.done && next.value.due <= now && size < HIGH_WATER_BYTES) {
-      chunk.push(next.value);
-      size += next.value.data.length;
-      if (!pull()) return;
+    try {
+      for (let event = next; !event.done && event.value.due <= now && size < HIGH_WATER_BYTES; event = next) {
+        chunk.push(event.value);
+        size += event.value.data.length;
+        next = events.next();
+      }
+    } catch {
+      return drop();
     }
     let open = true;
     if (chunk.length) {
@@ -112,7 +107,12 @@ export function play(source: Iterable<StreamEvent>, carrier: Carrier, hooks: Pla
     if (next.value.due <= now) void yieldToLoop().then(pump);
     else timer = setTimeout(pump, next.value.due - now);
   };
-  if (pull()) pump();
+  try {
+    next = events.next();
+  } catch {
+    drop();
+  }
+  pump();
   return () => {
     if (finish('aborted')) events.return?.();
   };

@@ -117,7 +117,7 @@ export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRe
       });
       emit(step.due, 'message_stop', {});
     }
-    yield* events;
+    for (let i = 0; i < events.length; i++) yield events[i];
     events.length = 0;
   }
 }

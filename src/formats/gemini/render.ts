@@ -134,7 +134,7 @@ export function* generateStreamEvents(
   options: GeminiOptions,
   latency: LatencyProfile,
 ): Generator<StreamEvent> {
-  const steps = planSteps(reply, latency);
+  const steps = planSteps(reply, latency)[Symbol.iterator]();
   // A blocked prompt is one chunk, when the first would have been.
   if (reply.promptBlocked) {
     const first = steps.next();

@@ -192,59 +192,54 @@ function* chatEvents(
   const tail = options.includeUsage ? ',"usage":null}' : '}';
   // Each choice's log probabilities, made a token at a time as its text pieces go out.
   const logprobs = reply.choices.map((c) => entriesOf?.(c));
-  const events: StreamEvent[] = [];
+  // The last step's time: usage and [DONE] go with it.
   let end = 0;
-  const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>
-    events.push({
-      due: step.due,
-      data: head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail,
-    });
+  const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null): StreamEvent => ({
+    due: step.due,
+    data: head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail,
+  });
   for (const step of planSteps(reply, latency)) {
+    end = step.due;
     const choice = reply.choices[step.choice];
     const lp = logprobs[step.choice];
     const block = choice.blocks[step.block];
     if (step.first) {
       const content = block?.type === 'tool_call' || block?.type === 'refusal' ? null : '';
-      delta(
+      yield delta(
         step,
         { role: 'assistant', content, refusal: block?.type === 'refusal' ? '' : null },
         null,
         lp ? { content: [], refusal: null } : null,
       );
     }
-    if (block?.type === 'refusal' && step.text) delta(step, { refusal: step.text });
+    if (block?.type === 'refusal' && step.text) yield delta(step, { refusal: step.text });
     if (block?.type === 'tool_call') {
       const call = toolCallsOf(choice).indexOf(block);
       if (options.legacyFunctions) {
-        if (step.blockStart) delta(step, { function_call: { name: block.name, arguments: '' } });
-        delta(step, { function_call: { arguments: step.text } });
+        if (step.blockStart) yield delta(step, { function_call: { name: block.name, arguments: '' } });
+        yield delta(step, { function_call: { arguments: step.text } });
       } else {
         // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
         if (step.blockStart)
-          delta(step, {
+          yield delta(step, {
             tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }],
           });
-        delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
+        yield delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
       }
     } else if (block?.type === 'text' && step.text) {
       // Logprobs follow the text's own pieces (reasoning and tool calls have none here): the next entry each.
       if (lp) {
         const entry = lp.next();
-        delta(step, { content: step.text }, null, { content: entry.done ? [] : [logprobEntry(entry.value)], refusal: null });
+        yield delta(step, { content: step.text }, null, { content: entry.done ? [] : [logprobEntry(entry.value)], refusal: null });
       }
       // The commonest chunk by far, written as the JSON stringify would write it.
       else
-        events.push({
+        yield {
           due: step.due,
           data: `${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`,
-        });
+        };
     }
-    if (step.last) delta(step, {}, finishReason(choice, options));
-    if (events.length) {
-      end = events[events.length - 1].due;
-      yield* events;
-      events.length = 0;
-    }
+    if (step.last) yield delta(step, {}, finishReason(choice, options));
   }
   if (options.includeUsage) yield { due: end, data: JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) }) };
   yield { due: end, data: '[DONE]' };

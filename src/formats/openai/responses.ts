@@ -410,7 +410,7 @@ export function* responseStreamEvents(reply: CanonicalReply, call: ResponsesCall
       const done = renderResponse(reply, call);
       emit(step.due, done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: done });
     }
-    yield* events;
+    for (let i = 0; i < events.length; i++) yield events[i];
     events.length = 0;
   }
 }
