@@ -22,6 +22,7 @@ import { LazyArray, stringifyInPieces } from '../src/pipeline/pieces.ts';
 import { adminRouter, MAX_FEED_FOLLOWERS } from '../src/control/admin.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import type { SocketSink } from '../src/pipeline/exchange.ts';
+import { REALTIME_LIMITS } from '../src/formats/openai/realtime.ts';
 import type { Fixture } from '../src/types/fixtures.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
@@ -235,6 +236,7 @@ function stalledSink() {
   const frames: string[] = [];
   let resume: (() => void) | undefined;
   const paused: boolean[] = [];
+  const closes: (number | 'terminated')[] = [];
   const sink: SocketSink = {
     send(text) {
       buffered += text.length;
@@ -245,13 +247,14 @@ function stalledSink() {
     buffered: () => buffered,
     whenDrained: (r) => void (resume = r),
     pauseReading: (p) => void paused.push(p),
-    close: () => {},
-    terminate: () => {},
+    close: (code) => void closes.push(code),
+    terminate: () => void closes.push('terminated'),
   };
   return {
     sink,
     frames,
     paused,
+    closes,
     get sent() {
       return sent;
     },
@@ -313,6 +316,58 @@ describe('a realtime session waits for its reader', () => {
     expect(added.map((e) => Number.parseInt(e.item!.content[0].text, 10))).toEqual(Array.from({ length: 300 }, (_, i) => i));
     expect(held.paused.at(-1)).toBe(false);
     peer.closed();
+  });
+
+  it('closes a session whose reader took nothing for the reader timeout with 1008 reader_timeout, and one sent past its byte limit', async () => {
+    const gateway = createGateway({ readerTimeoutMs: 30_000 });
+    const held = stalledSink();
+    const peer = await openSession(gateway, held.sink);
+    // Faked once the session is open: only the reader timeout's timer is left to move.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const item = JSON.stringify({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'word '.repeat(20_000) }] },
+      });
+      for (let i = 0; i < 5; i++) peer.receive(item);
+      await turns(20);
+      expect(held.waiting).toBe(true);
+      await vi.advanceTimersByTimeAsync(29_999);
+      expect(held.closes).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(held.closes).toEqual([1008, 'terminated']);
+      expect(gateway.requests().at(-1)!.outcome).toBe('aborted');
+    } finally {
+      vi.useRealTimers();
+    }
+
+    const limit = REALTIME_LIMITS.serverBytes;
+    REALTIME_LIMITS.serverBytes = 100_000;
+    try {
+      const gateway = createGateway();
+      const sent: string[] = [];
+      const closes: number[] = [];
+      const peer = await openSession(gateway, {
+        send: (text) => void sent.push(text),
+        buffered: () => 0,
+        whenDrained: (resume) => resume(),
+        pauseReading: () => {},
+        close: (code) => void closes.push(code),
+        terminate: () => {},
+      });
+      const item = JSON.stringify({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'word '.repeat(2000) }] },
+      });
+      for (let i = 0; i < 20; i++) peer.receive(item);
+      await turns(20);
+      const last = JSON.parse(sent.at(-1)!) as { type: string; error: { code: string; message: string } };
+      expect(last).toMatchObject({ type: 'error', error: { code: 'session_byte_limit' } });
+      expect(last.error.message).toMatch(/sent more than 100000 bytes/);
+      expect(closes).toEqual([1008]);
+    } finally {
+      REALTIME_LIMITS.serverBytes = limit;
+    }
   });
 
   it('plays a response only as far as the reader takes it: audio deltas wait, then arrive in full', async () => {

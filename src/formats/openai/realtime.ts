@@ -238,6 +238,7 @@ export class RealtimeSession implements SocketPeer {
     this.sink.close(1008, 'reader_timeout');
     this.sink.terminate();
     this.closed();
+    this.call.entry.outcome = 'aborted';
   }
 
   private fail(error: GatewayError, clientEventId?: string): void {
