@@ -47,6 +47,12 @@ export interface GatewayOptions {
   models?: ModelEntry[];
   /** Largest accepted request body in bytes. Default 32 MiB. */
   maxBodyBytes?: number;
+  /**
+   * How long a client may take nothing of an answer the gateway has bytes waiting for (a stream, a big
+   * body, a realtime socket) before it is dropped, in ms; 0 never drops one. Default 60000. Production
+   * pauses meanwhile: at most 64 KiB wait unread per connection.
+   */
+  readerTimeoutMs?: number;
   /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
   journalSize?: number;
   /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval, chat completions created with `store: true`). Default 64 MiB. */

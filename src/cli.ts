@@ -10,7 +10,7 @@ import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
 import { LATEST_CLOCK_SECONDS } from './core/clock.ts';
 import { checkPrices } from './core/prices.ts';
-import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_READER_TIMEOUT_MS, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -29,6 +29,8 @@ Usage: model-gateway-mock [options]
   --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
   --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
+  --reader-timeout <ms>  drop a client that takes nothing of a waiting answer (a stream, a big body, a
+                      realtime socket) for this long; 0 never drops one (default ${DEFAULT_READER_TIMEOUT_MS})
   --tls               serve HTTPS and WSS (needed by the openai SDK's realtime client) with a
                       self-signed certificate generated at start; its path is printed
   --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
@@ -77,6 +79,7 @@ const OPTIONS = {
   latency: { type: 'string' },
   clock: { type: 'string' },
   'max-body': { type: 'string' },
+  'reader-timeout': { type: 'string' },
   model: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
   'strict-params': { type: 'boolean' },
@@ -305,6 +308,7 @@ async function main(): Promise<void> {
     latency,
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
+    readerTimeoutMs: integer('reader-timeout', values['reader-timeout'], 0, 2 ** 31 - 1, ' (milliseconds; 0 never drops a reader)'),
     models: values.model,
     strict: values.strict,
     strictParams: values['strict-params'],

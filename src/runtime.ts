@@ -18,6 +18,10 @@ import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** How long a reader may take nothing with bytes waiting for it, unless `readerTimeoutMs` says (pipeline/playback.ts). */
+export const DEFAULT_READER_TIMEOUT_MS = 60_000;
+/** The longest timer Node arms (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
 export class Runtime {
@@ -25,6 +29,8 @@ export class Runtime {
   readonly clock: ClockOption;
   readonly latency: LatencyProfile;
   readonly maxBodyBytes: number;
+  /** How long a reader may take nothing of what waits for it before it is dropped (0: never). */
+  readonly readerTimeoutMs: number;
   readonly tokens: KeyStore;
   readonly fixtures: FixtureSet;
   readonly catalogue: Catalogue;
@@ -67,6 +73,12 @@ export class Runtime {
       throw new Error(`model-gateway-mock options, latency: ${(error as Error).message}`);
     }
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const timeout = options.readerTimeoutMs ?? DEFAULT_READER_TIMEOUT_MS;
+    if (!Number.isInteger(timeout) || timeout < 0 || timeout > MAX_TIMER_MS)
+      throw new Error(
+        `model-gateway-mock options, readerTimeoutMs: expected whole milliseconds from 0 (never) to ${MAX_TIMER_MS}, got ${timeout}`,
+      );
+    this.readerTimeoutMs = timeout;
     this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY], options.acceptAnyKey ?? false);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     try {

@@ -123,7 +123,7 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
     if (given && adminToken) res.setHeader('set-cookie', `${ADMIN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`);
     next();
   });
-  app.use('/__admin', adminRouter(gateway, pkg.version));
+  app.use('/__admin', adminRouter(gateway, pkg.version, { readerTimeoutMs: runtimeOf(gateway).readerTimeoutMs }));
   app.use(consoleRouter(gateway, url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
@@ -212,6 +212,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     : createServer(http, listener);
   // What the parser refuses in a body being read is answered by the pipeline, in the format's words.
   server.on('clientError', answerClientError);
+  // A client that half-closes its side after the request (shutdown(SHUT_WR)) still reads the answer:
+  // node:http would otherwise end the socket at once, after a delayed stream's headers.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {

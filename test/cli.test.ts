@@ -19,7 +19,7 @@ describe('model-gateway-mock CLI', () => {
   it('prints help listing every flag', async () => {
     const { code, output } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--token', '--fixtures', '--latency', '--clock', '--max-body'])
+    for (const flag of ['--port', '--host', '--seed', '--token', '--fixtures', '--latency', '--clock', '--max-body', '--reader-timeout'])
       expect(output).toContain(flag);
   });
 
@@ -35,6 +35,10 @@ describe('model-gateway-mock CLI', () => {
     [['--clock', '253402300800'], /--clock must be an integer from 0 to 253402300799 .* got "253402300800"/],
     [['--port', '99999'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "99999"/],
     [['--port=-1'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "-1"/],
+    [
+      ['--reader-timeout', '2147483648'],
+      /--reader-timeout must be an integer from 0 to 2147483647 \(milliseconds; 0 never drops a reader\), got "2147483648"/,
+    ],
     [
       ['--fixtures', '/no/such/folder'],
       /--fixtures: no folder "\/no\/such\/folder" \(it takes a folder of \*\.json, \*\.yaml and \*\.yml fixture files\)/,

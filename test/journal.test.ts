@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { createGateway } from '../src/index.ts';
 import { CAPTURE_LIMIT, captureBytes, Journal, readable, type JournalEntry } from '../src/core/journal.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
-import { parseSse } from '../src/record/recorder.ts';
+import { parseSse } from '../src/pipeline/framing.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

@@ -16,7 +16,7 @@ import {
   type Inbound,
   type Outbound,
 } from '../pipeline/exchange.ts';
-import { playbackStream } from '../pipeline/sse.ts';
+import { playbackStream } from '../pipeline/playback.ts';
 import { decodeInSlices } from '../pipeline/pieces.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
@@ -78,7 +78,7 @@ function pulled(chunks: AsyncIterable<Uint8Array>, cancel: () => void): Readable
 
 const encoder = new TextEncoder();
 
-function responseOf(out: Outbound, signal: AbortSignal): Response {
+function responseOf(out: Outbound, signal: AbortSignal, readerTimeoutMs: number): Response {
   if (out.broken) return brokenResponse(out.broken);
   const headers = { ...CORS_HEADERS, ...out.headers };
   if (isProxied(out.body)) {
@@ -100,7 +100,7 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
       { status: out.status, headers },
     );
   }
-  const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
+  const body = isPlayback(out.body) ? playbackStream(out.body, signal, readerTimeoutMs) : out.body;
   return new Response(body as BodyInit | null, { status: out.status, headers });
 }
 
@@ -127,7 +127,7 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         if (spec.accepts && !spec.accepts(inbound)) return undefined;
         const out = await runEndpoint(runtime, spec, inbound, params);
         try {
-          return responseOf(out, request.signal);
+          return responseOf(out, request.signal, runtime.readerTimeoutMs);
         } catch (error) {
           // A header fetch refuses: the stream it would have carried has ended before it began.
           abandon(out);
@@ -148,6 +148,7 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
         return responseOf(
           methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods),
           request.signal,
+          runtime.readerTimeoutMs,
         );
       }),
     ),
@@ -158,7 +159,11 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
     new ClaimingHandler(`${origin}/*`, claims, ({ request }) => {
       if (request.method === 'OPTIONS') return preflight(request);
       const inbound = inboundOf(request);
-      return responseOf(unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound), request.signal);
+      return responseOf(
+        unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound),
+        request.signal,
+        runtime.readerTimeoutMs,
+      );
     }),
   ];
 }

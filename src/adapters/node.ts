@@ -20,9 +20,10 @@ import {
   type Outbound,
 } from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
-import { playEvents, utf8 } from '../pipeline/sse.ts';
+import { HIGH_WATER_BYTES, playFramed, type ByteSink } from '../pipeline/playback.ts';
 import { errorFormat, matchPath } from '../pipeline/paths.ts';
 import { createHash } from 'node:crypto';
+import { yieldToLoop } from '../core/slices.ts';
 
 /** Bodies being read, by connection: what fails the read when Node's parser refuses what follows (see answerClientError). */
 const reading = new WeakMap<Duplex, (error: Error & { code?: string }) => void>();
@@ -183,53 +184,88 @@ function breakConnection(res: ServerResponse, broken: BrokenConnection): void {
   }
 }
 
-/** Resolves once `res` can take more (or is gone). */
-function drained(res: ServerResponse): Promise<void> {
+/**
+ * Resolves true once `res` can take more, false if it is gone or its reader took nothing for
+ * `timeoutMs` (0: no limit); the caller then drops the connection.
+ */
+function drained(res: ServerResponse, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    const done = (ok: boolean) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      clearTimeout(timer);
+      resolve(ok && !res.destroyed);
     };
-    res.once('drain', done);
-    res.once('close', done);
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    const timer = timeoutMs > 0 ? setTimeout(() => done(false), timeoutMs) : undefined;
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
 }
 
 /**
- * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
- * holds back the pieces not made yet, and a client that leaves stops them.
+ * Writes `piece`, then waits while the reader's buffer is full; false when the connection is gone or
+ * was dropped. After a drain the event loop serves everyone else first: a socket that took the piece
+ * at once drains on the next tick, and going on from there would never let it.
  */
-async function writePieces(res: ServerResponse, body: JsonPieces): Promise<void> {
+async function written(res: ServerResponse, piece: string | Uint8Array, timeoutMs: number): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (res.write(piece)) return true;
+  if (await drained(res, timeoutMs)) {
+    await yieldToLoop();
+    return true;
+  }
+  res.destroy();
+  return false;
+}
+
+/**
+ * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
+ * holds back the pieces not made yet, one that takes nothing for the reader timeout is dropped, and a
+ * client that leaves stops them.
+ */
+async function writePieces(res: ServerResponse, body: JsonPieces, timeoutMs: number): Promise<void> {
   try {
-    res.write(body.head);
-    for await (const piece of body.rest) {
-      if (res.destroyed) return;
-      if (!res.write(piece)) await drained(res);
-    }
+    if (!(await written(res, body.head, timeoutMs))) return;
+    for await (const piece of body.rest) if (!(await written(res, piece, timeoutMs))) return;
     res.end();
   } catch {
     res.destroy();
   }
 }
 
-function write(res: ServerResponse, out: Outbound, extra: Record<string, string>): void {
+/** A body bigger than the high-water mark (audio, a long JSON reply), a high-water mark's worth at a time as the reader takes it. */
+async function writeInSlices(res: ServerResponse, data: Uint8Array, timeoutMs: number): Promise<void> {
+  for (let at = 0; at < data.byteLength; at += HIGH_WATER_BYTES)
+    if (!(await written(res, data.subarray(at, at + HIGH_WATER_BYTES), timeoutMs))) return;
+  res.end();
+}
+
+/** An upstream's answer (record mode), read from the upstream only as fast as the client takes it. */
+async function writeProxied(res: ServerResponse, chunks: AsyncIterable<Uint8Array>, abort: () => void, timeoutMs: number): Promise<void> {
+  try {
+    for await (const chunk of chunks)
+      if (!(await written(res, chunk, timeoutMs))) {
+        abort();
+        return;
+      }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+function write(res: ServerResponse, out: Outbound, extra: Record<string, string>, readerTimeoutMs: number): void {
   if (out.broken) return breakConnection(res, out.broken);
   const headers = { ...extra, ...out.headers };
   const body = out.body;
   if (isProxied(body)) {
-    // An upstream's answer (record mode): each chunk as it arrives; a client that leaves stops the fetch.
+    // A client that leaves stops the fetch.
     res.writeHead(out.status, headers);
     res.flushHeaders();
     res.once('close', () => body.abort());
-    void (async () => {
-      try {
-        for await (const chunk of body.chunks) res.write(chunk);
-        res.end();
-      } catch {
-        res.destroy();
-      }
-    })();
+    void writeProxied(res, body.chunks, body.abort, readerTimeoutMs);
     return;
   }
   if (isPlayback(body)) {
@@ -238,25 +274,40 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
     // Events due now go with the headers: corked, headers, those events (and the end, when that is
     // all) leave in one write instead of three.
     const socket = res.socket;
-    const now = body.events.length > 0 && body.events[0].due <= 0;
-    if (now) socket?.cork();
-    else res.flushHeaders();
-    // A cut stream: what was written arrives, then the socket closes without the final chunk.
-    const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
-    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks, utf8);
-    if (now) socket?.uncork();
+    socket?.cork();
+    let wrote = false;
+    const sink: ByteSink = {
+      write(bytes) {
+        wrote = true;
+        return res.write(bytes);
+      },
+      whenDrained: (resume) => void res.once('drain', resume),
+      // A cut stream: the headers and what was written arrive, then the socket closes without the final chunk.
+      end: body.breakAtEnd
+        ? () => {
+            if (!wrote) res.flushHeaders();
+            res.socket?.end();
+          }
+        : () => void res.end(),
+      drop: () => void res.destroy(),
+    };
+    const stop = playFramed(body, sink, readerTimeoutMs);
+    if (!wrote && !res.writableEnded) res.flushHeaders();
+    socket?.uncork();
     res.once('close', stop);
     return;
   }
   if (isPieces(body)) {
     res.writeHead(out.status, headers);
-    void writePieces(res, body);
+    void writePieces(res, body, readerTimeoutMs);
     return;
   }
   const data = body ?? '';
-  headers['content-length'] = String(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
+  const length = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+  headers['content-length'] = String(length);
   res.writeHead(out.status, headers);
-  res.end(data);
+  if (length <= HIGH_WATER_BYTES) return void res.end(data);
+  void writeInSlices(res, typeof data === 'string' ? Buffer.from(data) : data, readerTimeoutMs);
 }
 
 /** The path as the exact table keys it: msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`), and so does the table. */
@@ -342,7 +393,7 @@ export class NodeRouter {
       // The client left before anything was written: a stream that never started has still ended.
       if (res.destroyed) return abandon(out);
       try {
-        write(res, out, extra);
+        write(res, out, extra, this.runtime.readerTimeoutMs);
       } catch {
         // A header Node refuses to send: drop the connection rather than the server, and count the stream ended.
         res.destroy();

@@ -113,14 +113,22 @@ export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfi
 export function pieceTimes(profile: LatencyProfile, count: number, key: number): number[] {
   // No delay at all: every piece is due at once (what the draws below would give, without them).
   if (profile.ttftMs === 0 && profile.tokensPerSecond === 0) return new Array<number>(count).fill(0);
+  const times: number[] = [];
+  const each = dueTimes(profile, key);
+  for (let i = 0; i < count; i++) times.push(each.next().value);
+  return times;
+}
+
+/** pieceTimes' times one at a time, as many as are taken: the same draws, none made ahead. */
+export function* dueTimes(profile: LatencyProfile, key: number): Generator<number, never> {
+  if (profile.ttftMs === 0 && profile.tokensPerSecond === 0) for (;;) yield 0;
   const rng = new Rng(key);
   const spread = (ms: number) => ms * (1 + profile.jitter * (rng.next() * 2 - 1));
   const gap = profile.tokensPerSecond > 0 ? 1000 / profile.tokensPerSecond : 0;
-  const times: number[] = [];
   let t = spread(profile.ttftMs);
-  for (let i = 0; i < count; i++) {
-    if (i > 0) t += spread(gap);
-    times.push(Math.round(t));
+  yield Math.round(t);
+  for (;;) {
+    t += spread(gap);
+    yield Math.round(t);
   }
-  return times;
 }

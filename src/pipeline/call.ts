@@ -10,6 +10,7 @@ import type { Runtime } from '../runtime.ts';
 import type { Inbound, JsonObject, Outbound } from './exchange.ts';
 import type { DecisionState, Forward } from './decide.ts';
 import type { FormatName } from '../formats/names.ts';
+import type { RecordedEvent } from './framing.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
@@ -22,8 +23,8 @@ export interface FormatEdge {
   errorResponse(error: GatewayError, requestId: string): Outbound;
   /** Whether its stream events carry an SSE `event:` name, the payload's `type` (a fixture's raw payloads are framed so). */
   namedEvents: boolean;
-  /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
-  streamError(error: GatewayError, requestId: string): string;
+  /** Renders a failure part-way through a stream as the vendor's in-stream error event (the stream's framing frames it). */
+  streamError(error: GatewayError, requestId: string): RecordedEvent;
   /** The vendor's rate-limit headers for a window (on replies and on its 429); none for a vendor that sends none. */
   rateLimitHeaders(window: RateWindow): Record<string, string>;
   /**
@@ -41,11 +42,11 @@ export interface FormatEdge {
 export type Params = Record<string, string | readonly string[] | undefined>;
 
 /**
- * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit
- * and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit,
+ * the reader timeout and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
  */
 type CallState = DecisionState &
-  Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems'>;
+  Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):

@@ -8,6 +8,7 @@ import { lastUserText, type CanonicalRequest } from '../core/request.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../pipeline/call.ts';
 import type { Outbound } from '../pipeline/exchange.ts';
+import { framingOf } from '../pipeline/framing.ts';
 import type { Fixture } from '../types/fixtures.ts';
 import type { RecordOptions } from '../types/record.ts';
 import type { Forward } from '../pipeline/decide.ts';
@@ -33,28 +34,6 @@ function redactPaths(body: unknown, paths: readonly string[]): unknown {
     }
   }
   return copy;
-}
-
-/** One server-sent event as recorded: its name (if any) and data. */
-export interface RecordedEvent {
-  event?: string;
-  data: string;
-}
-
-/** The events of an SSE body; data lines of one event are joined by newlines. */
-export function parseSse(text: string): RecordedEvent[] {
-  const out: RecordedEvent[] = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    if (!block.trim()) continue;
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    out.push(event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') });
-  }
-  return out;
 }
 
 /**
@@ -256,6 +235,8 @@ export class Recorder {
       },
     };
     const type = headers['content-type'] ?? '';
+    // A stream in a framing record mode reads back (SSE; event-stream's binary frames too, once framed): its events.
+    const framing = framingOf(type);
     const text = new TextDecoder().decode(body);
     if (status >= 400) {
       let message: string | undefined;
@@ -275,8 +256,8 @@ export class Recorder {
         ...(code === undefined ? {} : { code }),
         ...(Object.keys(kept).length ? { headers: kept } : {}),
       };
-    } else if (type.includes('text/event-stream')) {
-      fixture.raw = { [request.format]: { events: parseSse(text) } };
+    } else if (framing?.decode) {
+      fixture.raw = { [request.format]: { events: framing.decode(body) } };
     } else if (type.includes('json')) {
       try {
         fixture.raw = { [request.format]: JSON.parse(text) };

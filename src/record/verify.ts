@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util';
 import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../types/fixtures.ts';
-import { parseSse, upstreamUrl, type RecordedEvent } from './recorder.ts';
+import { parseSse, type RecordedEvent } from '../pipeline/framing.ts';
+import { upstreamUrl } from './recorder.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import { FALLBACK_FORMAT, FORMATS } from '../formats/all.ts';
 import { fixtureFolderProblem } from '../cli/checks.ts';

@@ -15,7 +15,7 @@ import { frameLength, loudness } from '../../core/voice.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
-import { playEvents } from '../../pipeline/sse.ts';
+import { HIGH_WATER_BYTES, play } from '../../pipeline/playback.ts';
 import { openaiErrorBody } from './errors.ts';
 import { ConversationItems, type Item } from './realtime-items.ts';
 import {
@@ -51,6 +51,8 @@ export const REALTIME_LIMITS = {
   events: 100_000,
   /** Bytes of client frames in one session. */
   bytes: 256 * 1024 * 1024,
+  /** Bytes of server frames in one session (an hour of audio deltas is about 230 MB). */
+  serverBytes: 1024 * 1024 * 1024,
   /** Wall-clock length of a session, as the service's 60 minutes. */
   durationMs: 60 * 60 * 1000,
   /** Uncommitted input audio, as the service's 15 MiB. */
@@ -133,6 +135,11 @@ export class RealtimeSession implements SocketPeer {
   private active?: Active;
   private events = 0;
   private bytes = 0;
+  /** Bytes of server frames sent. */
+  private sent = 0;
+  private refusing = false;
+  /** Handling of client events waits for the reader to take what was sent (see pump). */
+  private awaitingReader = false;
   private gone = false;
   /** The response whose speech is being made (between response.create and its first event). */
   private preparing?: ResponseContext;
@@ -202,8 +209,33 @@ export class RealtimeSession implements SocketPeer {
   private emit(type: string, body: JsonObject = {}): void {
     const text = this.frame(type, body);
     if (text === undefined || this.gone) return;
+    this.send(text);
+  }
+
+  /** One server frame on the wire, counted against the session's limit on server bytes. */
+  private send(text: string): void {
     this.call.entry.eventsSent++;
+    this.sent += text.length;
     this.sink.send(text);
+    if (this.sent > REALTIME_LIMITS.serverBytes && !this.refusing) {
+      this.refusing = true;
+      this.refuse(
+        'session_byte_limit',
+        `This session was sent more than ${REALTIME_LIMITS.serverBytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
+    }
+  }
+
+  /**
+   * Drops a session whose reader took nothing for the reader timeout while frames waited for it: a
+   * close frame (1008, reader_timeout) goes behind what it has not taken, and the connection is dropped.
+   */
+  private dropReader(): void {
+    if (this.gone) return;
+    this.sink.close(1008, 'reader_timeout');
+    this.sink.terminate();
+    this.closed();
+    this.call.entry.outcome = 'aborted';
   }
 
   private fail(error: GatewayError, clientEventId?: string): void {
@@ -256,8 +288,11 @@ export class RealtimeSession implements SocketPeer {
    * requests and sockets are answered meanwhile. A steady trickle is handled as it comes.
    */
   private pump(): void {
-    if (this.nextTurnBooked) return;
+    if (this.nextTurnBooked || this.awaitingReader) return;
     while (this.inbox.length && this.turnBudget > 0 && !this.gone) {
+      // What the reader has not taken is over the high-water mark: no more client events are read or
+      // handled until it drains, so a client that sends and never reads holds its own frames, not ours.
+      if (this.sink.buffered() >= HIGH_WATER_BYTES) return this.awaitReader();
       this.turnBudget--;
       this.handle(this.inbox.shift()!);
     }
@@ -266,6 +301,20 @@ export class RealtimeSession implements SocketPeer {
     void yieldToLoop().then(() => {
       this.nextTurnBooked = false;
       this.turnBudget = REALTIME_LIMITS.eventsPerTurn;
+      this.pump();
+    });
+  }
+
+  private awaitReader(): void {
+    this.awaitingReader = true;
+    this.sink.pauseReading(true);
+    const limit = this.call.runtime.readerTimeoutMs;
+    const idle = limit > 0 ? setTimeout(() => this.dropReader(), limit) : undefined;
+    this.sink.whenDrained(() => {
+      clearTimeout(idle);
+      this.awaitingReader = false;
+      if (this.gone) return;
+      this.sink.pauseReading(false);
       this.pump();
     });
   }
@@ -731,41 +780,47 @@ export class RealtimeSession implements SocketPeer {
     // Frames are stamped now, in order, so event ids follow the script, not the timers.
     let events = plan.events.flatMap((e) => {
       const frame = this.frame(e.event.type, stripType(e.event));
-      return frame === undefined ? [] : [{ due: e.due, frame: `${frame}\n`, opened: e.opened }];
+      return frame === undefined ? [] : [{ due: e.due, data: frame, opened: e.opened }];
     });
     events.push({
       due: events.at(-1)!.due,
-      frame: `${this.frame('rate_limits.updated', { rate_limits: this.rateLimits() })}\n`,
+      data: this.frame('rate_limits.updated', { rate_limits: this.rateLimits() }) ?? '',
       opened: plan.items.length,
     });
     if (fault) {
       const opened = events.map((e) => e.opened);
-      events = faultedEvents(events, fault, (error, after) => [
-        `${this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } })}\n`,
-        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', failedDetails(error)) })}\n`,
-      ]).map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
+      events = [
+        ...faultedEvents(events, fault, (error, after) => [
+          { data: this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } }) ?? '' },
+          {
+            data:
+              this.frame('response.done', {
+                response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', failedDetails(error)),
+              }) ?? '',
+          },
+        ]),
+      ].map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
     }
     const active: Active = { plan, ctx, opened: 0, stop: () => {}, cut: fault?.type === 'STREAM_CUT' };
     this.active = active;
     call.runtime.activeStreams++;
     const openedAt = events.map((e) => e.opened);
-    active.stop = playEvents<string>(
+    active.stop = play(
       events,
       {
-        // One event per line: JSON.stringify never writes a raw newline.
+        // One WebSocket message per event; past the high-water mark the response waits for the reader.
         write: (chunk) => {
-          for (const line of chunk.split('\n')) {
-            if (!line || this.gone) continue;
-            call.entry.eventsSent++;
-            this.sink.send(line);
-          }
+          for (const { data } of chunk) if (data && !this.gone) this.send(data);
+          return this.sink.buffered() < HIGH_WATER_BYTES;
         },
+        whenDrained: (resume) => this.sink.whenDrained(resume),
         end: () => {
           if (active.cut) {
             this.sink.terminate();
             this.closed();
           }
         },
+        drop: () => this.dropReader(),
       },
       {
         onProgress: (sent) => {
@@ -779,8 +834,7 @@ export class RealtimeSession implements SocketPeer {
           }
         },
       },
-      // Text frames on a WebSocket: the events stay strings (only HTTP carriers encode to bytes).
-      (frames) => frames,
+      call.runtime.readerTimeoutMs,
     );
   }
 

@@ -2,7 +2,7 @@
 // format; a stream that ends properly), or the route's vendor error body with a 4xx status. A 5xx
 // only where the request forced that very status (x-mock-status). Throws an Error saying what broke.
 import { assertSchema } from '../openapi.ts';
-import { parseSse } from '../../../src/record/recorder.ts';
+import { parseSse } from '../../../src/pipeline/framing.ts';
 import type { FuzzRequest } from './requests.ts';
 
 export interface Answer {
