@@ -5,6 +5,7 @@ import type { Gateway, GatewayOptions } from './api.ts';
 import { mswHandlers } from './adapters/msw.ts';
 import { mswWebSocketHandlers } from './adapters/websocket-msw.ts';
 import { validateFixtures } from './fixture-check.ts';
+import { FALLBACK_FORMAT } from './formats/all.ts';
 
 /**
  * The emulator in-process, as msw handlers plus its control plane.
@@ -17,7 +18,10 @@ import { validateFixtures } from './fixture-check.ts';
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   return buildGateway(options, {
-    handlers: (runtime, origin) => [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
+    handlers: (runtime, origin) => [
+      ...mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
+      ...mswWebSocketHandlers(runtime, origin, endpoints),
+    ],
     validate: validateFixtures,
   });
 }

@@ -33,7 +33,7 @@ export interface FormatEdge {
   usageOf(raw: unknown): Usage | undefined;
   /**
    * Whether a request no endpoint takes (unknown path, wrong method) came from this vendor's clients
-   * (their headers, their path prefixes): its error is then rendered in this format (paths.ts's errorFormat).
+   * (their headers, their path prefixes): its error is then rendered in this format (routes.ts).
    */
   recognizes?(request: Pick<Inbound, 'url' | 'header'>): boolean;
 }
@@ -74,12 +74,20 @@ export type Handler<Body extends JsonObject | undefined> = (call: Call<Body>) =>
 interface Route {
   /** Path from the host root, msw syntax (`/v1/models/:model`). */
   path: string;
+  /**
+   * Its stable id (mount() names endpoints by it): by default its format, method and path
+   * (`openai POST /v1/chat/completions`; routes.ts's endpointId).
+   */
+  id?: string;
+  /** The dialect it belongs to (`azure`), when it is another vendor's endpoint mounted on a cloud's paths (mount.ts); the journal names it. */
+  dialect?: string;
   format: FormatEdge;
   /** How the token may be presented on this route; none means the route is public (image file URLs). */
   auth: readonly KeyWay[];
   /**
-   * For paths two formats share (`GET /v1/models`): whether this format takes the request.
-   * The first endpoint in the list that accepts it serves it.
+   * For paths two formats share (`GET /v1/models`): whether this format takes the request. Those
+   * with `accepts` are asked first; the one endpoint of a method and path without it takes the rest
+   * (routes.ts refuses two).
    */
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */

@@ -349,14 +349,6 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   return out;
 }
 
-/**
- * The format a path answers in by default: its last endpoint that takes every request (no `accepts`).
- * The endpoint list ends with the OpenAI format, the gateway's catch-all.
- */
-export function defaultFormat(specs: readonly EndpointSpec[]): FormatEdge {
-  return (specs.findLast((s) => !s.accepts) ?? specs[0]).format;
-}
-
 /** The answer for a known path asked with a method it does not serve. */
 export function methodNotAllowed(format: FormatEdge, inbound: Inbound, allowed: readonly string[]): Outbound {
   const message = `Method ${inbound.method} is not allowed on ${inbound.url.pathname}; use ${allowed.join(' or ')}.`;
