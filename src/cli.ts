@@ -9,7 +9,7 @@ import { startServer } from './server.ts';
 import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
 import { checkPrices } from './core/prices.ts';
-import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
+import { DEFAULT_MAX_BODY_BYTES, deploymentsOf, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -34,6 +34,9 @@ Usage: model-gateway-mock [options]
   --tls-key <file>    the PEM private key of --tls-cert
   --model <name=base> serve your own model name (a gateway alias or deployment) as a model id or a
                       family (e.g. my-gpt=gpt-4o, team-fast=claude-haiku); repeatable
+  --deployment <name=model>  answer a cloud's deployment name (Azure OpenAI's) as a model of the
+                      catalogue (e.g. prod-chat=gpt-4o-mini); a deployment named for a model needs
+                      none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
                       (by default they are accepted, journaled and named in x-mock-warning)
@@ -77,6 +80,7 @@ const OPTIONS = {
   clock: { type: 'string' },
   'max-body': { type: 'string' },
   model: { type: 'string', multiple: true },
+  deployment: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
   'strict-params': { type: 'boolean' },
   record: { type: 'string' },
@@ -238,10 +242,25 @@ async function main(): Promise<void> {
     fail(`${source('fixtures')}: ${(error as Error).message}`);
   }
 
+  let catalogue;
   try {
-    shippedCatalogue(values.model);
+    catalogue = shippedCatalogue(values.model);
   } catch (error) {
     fail(`${source('model')}: ${(error as Error).message}`);
+  }
+
+  const deployments: Record<string, string> = {};
+  for (const text of values.deployment ?? []) {
+    const at = text.indexOf('=');
+    const name = text.slice(0, at).trim();
+    const model = text.slice(at + 1).trim();
+    if (at < 0 || !name || !model) fail(`${source('deployment')}: "${text}" is not name=model (e.g. prod-chat=gpt-4o-mini)`);
+    deployments[name] = model;
+  }
+  try {
+    deploymentsOf(deployments, catalogue);
+  } catch (error) {
+    fail(`${source('deployment')}: ${(error as Error).message}`);
   }
 
   let prices;
@@ -305,6 +324,7 @@ async function main(): Promise<void> {
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
     models: values.model,
+    deployments,
     strict: values.strict,
     strictParams: values['strict-params'],
     record,

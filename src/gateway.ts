@@ -15,8 +15,15 @@ import { checkTestId, entryTestId, inView } from './scope.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
 
-/** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
+/**
+ * Every endpoint of every format, and the dialects' mounts of them (a cloud's or a router's paths);
+ * both transports serve exactly these, routed by pipeline/routes.ts (the order here decides nothing).
+ */
+export const endpoints: readonly EndpointSpec[] = [
+  ...anthropicEndpoints,
+  ...geminiEndpoints,
+  ...openaiEndpoints,
+];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
@@ -24,6 +31,7 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
     (f.path === undefined || entry.path === f.path) &&
     (f.model === undefined || entry.model === f.model) &&
     (f.format === undefined || entry.format === f.format) &&
+    (f.dialect === undefined || (entry.dialect ?? '') === f.dialect) &&
     (f.status === undefined || entry.status === f.status) &&
     (f.fixture === undefined || entry.fixture === f.fixture) &&
     (f.unmatched === undefined || (entry.fixture === undefined) === f.unmatched)

@@ -51,6 +51,8 @@ export class Runtime {
   readonly spending = new Spending();
   /** Message Batches (formats/anthropic/batches.ts) by id: at most 100 and 64 MiB of results, the oldest dropped first. */
   readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
+  /** Deployment names (a cloud account's own names for models, such as Azure's) → catalogue models: the `deployments` option. */
+  readonly deployments: ReadonlyMap<string, string>;
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -69,6 +71,11 @@ export class Runtime {
       this.catalogue = shippedCatalogue(options.models);
     } catch (error) {
       throw new Error(`model-gateway-mock options, models: ${(error as Error).message}`);
+    }
+    try {
+      this.deployments = deploymentsOf(options.deployments, this.catalogue);
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, deployments: ${(error as Error).message}`);
     }
     this.journal = new ScopedJournal(options.journalSize ?? 1000, this.testScopes);
     this.strict = options.strict ?? false;
@@ -95,6 +102,19 @@ export class Runtime {
 /** The shipped catalogue and families, with `models` added. */
 export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
   return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
+}
+
+/** The `deployments` option checked: each name a string, each mapped to a model of the catalogue. */
+export function deploymentsOf(given: Record<string, string> | undefined, catalogue: Catalogue): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, model] of Object.entries(given ?? {})) {
+    if (typeof model !== 'string' || !catalogue.get(model))
+      throw new Error(
+        `"${name}" maps to ${JSON.stringify(model)}, which is no model of the catalogue (add it with the models option, or map the deployment to one that is)`,
+      );
+    out.set(name, model);
+  }
+  return out;
 }
 
 /** The rate limits of `given` over the defaults, each a positive whole number. */

@@ -179,4 +179,4 @@ class ClaimingHandler extends HttpHandler {
 }
 
 /** Every way a client may present a key on an HTTP request. */
-const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'] as const;
+const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'api-key', 'query-key'] as const;

@@ -41,10 +41,11 @@ export interface FormatEdge {
 export type Params = Record<string, string | readonly string[] | undefined>;
 
 /**
- * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit
- * and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit,
+ * the live-stream count and the deployments (a cloud account's names for models). The journal, the rate windows and spending are the pipeline's (endpoint.ts).
  */
-type CallState = DecisionState & Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams'>;
+type CallState = DecisionState &
+  Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'deployments'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
@@ -66,6 +67,11 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
   /** The token the request presented. */
   token: string;
   format: FormatEdge;
+  /**
+   * For an endpoint mounted on a dialect's path (mount.ts): the endpoint's own path with this request's
+   * parameters (`/v1/chat/completions`), which fixtures' `endpoint` also matches and recordings keep.
+   */
+  canonicalPath?: string;
 }
 
 /** A handler: the answer, or (record mode, no fixture matched) the request to forward upstream. */

@@ -310,6 +310,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     eventsSent: 0,
     startedAt: Date.now(),
   });
+  if (spec.dialect) entry.dialect = spec.dialect;
   let out: Outbound;
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
