@@ -8,6 +8,7 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { azureEndpoints } from './formats/azure/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -23,6 +24,7 @@ export const endpoints: readonly EndpointSpec[] = [
   ...anthropicEndpoints,
   ...geminiEndpoints,
   ...openaiEndpoints,
+  ...azureEndpoints,
 ];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
