@@ -9,6 +9,7 @@ import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { azureEndpoints } from './formats/azure/routes.ts';
+import { openrouterEndpoints } from './formats/openrouter/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -25,6 +26,7 @@ export const endpoints: readonly EndpointSpec[] = [
   ...geminiEndpoints,
   ...openaiEndpoints,
   ...azureEndpoints,
+  ...openrouterEndpoints,
 ];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {

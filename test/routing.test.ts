@@ -41,13 +41,15 @@ interface Case {
   expect: Expected;
 }
 
-type ErrorShape = 'openai' | 'anthropic' | 'gemini';
+type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter';
 
-/** Which vendor's error body this is. */
+/** Which vendor's (or dialect's) error body this is. */
 function shapeOf(body: Record<string, any>): ErrorShape | 'unknown' {
   if (body.type === 'error' && body.error?.type) return 'anthropic';
   if (typeof body.error?.status === 'string' && typeof body.error?.code === 'number') return 'gemini';
   if (body.error && 'param' in body.error && 'type' in body.error) return 'openai';
+  if (typeof body.error?.code === 'string' && typeof body.error?.message === 'string') return 'azure';
+  if (typeof body.error?.code === 'number' && typeof body.error?.message === 'string') return 'openrouter';
   return 'unknown';
 }
 
@@ -125,6 +127,25 @@ const CASES: Case[] = [
   { method: 'GET', path: '/v1/embeddings', expect: { status: 405, format: 'openai', allow: 'POST' } },
   { method: 'PUT', path: '/v1beta/models/x', expect: { status: 405, format: 'gemini', allow: 'GET, POST' } },
   { method: 'PUT', path: '/v1/models/x', expect: { status: 405, format: 'openai', allow: 'GET, POST, DELETE' } },
+  // Dialects: the vendor's endpoint on a cloud's or a router's paths, its own refusals under them.
+  { method: 'POST', path: '/openai/v1/chat/completions', expect: id('azure', 'POST', '/openai/v1/chat/completions') },
+  { method: 'POST', path: '/openai/v1/chat/completions/', expect: id('azure', 'POST', '/openai/v1/chat/completions') },
+  {
+    method: 'POST',
+    path: '/openai/deployments/prod-chat/chat/completions?api-version=2024-10-21',
+    expect: id('azure', 'POST', '/openai/deployments/:deployment/chat/completions', { deployment: 'prod-chat' }),
+  },
+  { method: 'GET', path: '/openai/v1/models', expect: id('azure', 'GET', '/openai/v1/models') },
+  { method: 'GET', path: '/openai/models', headers: { 'api-key': 'sk-test' }, expect: id('azure', 'GET', '/openai/models') },
+  { method: 'POST', path: '/api/v1/chat/completions', expect: id('openrouter', 'POST', '/api/v1/chat/completions') },
+  { method: 'GET', path: '/api/v1/models', expect: id('openrouter', 'GET', '/api/v1/models') },
+  { method: 'POST', path: '/openai/deployments/d/nope', headers: { 'api-key': 'sk-test' }, expect: { status: 404, format: 'azure' } },
+  { method: 'POST', path: '/openai/chat/completions', expect: { status: 404, format: 'azure' } },
+  { method: 'GET', path: '/openai/deployments/d/chat/completions', expect: { status: 405, format: 'azure', allow: 'POST' } },
+  { method: 'POST', path: '/api/v1/nope', expect: { status: 404, format: 'openrouter' } },
+  { method: 'GET', path: '/api/v1/chat/completions', expect: { status: 405, format: 'openrouter', allow: 'POST' } },
+  // Another cloud's prefix, not mounted here: no endpoint's.
+  { method: 'POST', path: '/anthropic/v1/messages', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
 ];
 
 /** A concrete path for a pattern: each parameter given a plain value. */
@@ -242,9 +263,10 @@ describe('which endpoint answers does not rest on the list', () => {
   it('routes every case alike however the endpoints are ordered', () => {
     const asListed = routeAll(endpoints);
     expect(routeAll([...endpoints].reverse())).toEqual(asListed);
-    // Each format's endpoints moved to the front in turn.
-    for (const name of ['openai', 'anthropic', 'gemini']) {
-      const first = [...endpoints.filter((e) => e.format.name === name), ...endpoints.filter((e) => e.format.name !== name)];
+    // Each format's and each dialect's endpoints moved to the front in turn.
+    const door = (e: EndpointSpec) => e.dialect ?? e.format.name;
+    for (const name of ['openai', 'anthropic', 'gemini', 'azure', 'openrouter']) {
+      const first = [...endpoints.filter((e) => door(e) === name), ...endpoints.filter((e) => door(e) !== name)];
       expect(routeAll(first)).toEqual(asListed);
     }
   });
