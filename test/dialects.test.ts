@@ -10,6 +10,7 @@ import { setupServer } from 'msw/node';
 import OpenAI, { AzureOpenAI, APIError, RateLimitError } from 'openai';
 import { createGateway, type Fixture, type Gateway } from '../src/index.ts';
 import { startServer } from '../src/server.ts';
+import { parseSse } from '../src/record/recorder.ts';
 import { strictListen, retriesWork } from './helpers/modes.ts';
 
 const ROOT = 'https://gateway.test';
@@ -140,5 +141,14 @@ describe('record and replay through a cloud', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('recording a router', () => {
+  it("keeps an SSE comment (OpenRouter's ': OPENROUTER PROCESSING') out of a recorded stream's events", () => {
+    expect(parseSse(': OPENROUTER PROCESSING\n\ndata: {"a":1}\n\n: keep-alive\n\ndata: [DONE]\n\n')).toEqual([
+      { data: '{"a":1}' },
+      { data: '[DONE]' },
+    ]);
   });
 });
