@@ -82,7 +82,7 @@ interface Route {
   path: string;
   /**
    * Its stable id (mount() names endpoints by it): by default its format, method and path
-   * (`openai POST /v1/chat/completions`; routes.ts's endpointId).
+   * (`openai POST /v1/chat/completions`; mount.ts's endpointId).
    */
   id?: string;
   /** The dialect it belongs to (`azure`), when it is another vendor's endpoint mounted on a cloud's paths (mount.ts); the journal names it. */

@@ -14,7 +14,9 @@ import type { KeyWay } from '../auth/keys.ts';
 import type { Call, EndpointSpec, FormatEdge, Params } from './call.ts';
 import { isForward } from './decide.ts';
 import type { Outbound } from './exchange.ts';
-import { endpointId } from './routes.ts';
+
+/** An endpoint's stable id: its own, else its format, method and path (`openai POST /v1/chat/completions`). */
+export const endpointId = (spec: EndpointSpec): string => spec.id ?? `${spec.format.name} ${spec.method} ${spec.path}`;
 
 /** A touch on a request before the endpoint's handler runs: checks (thrown as GatewayErrors, rendered by the dialect) and rewrites of `call.body`. */
 type Enter = (call: Call) => void | Promise<void>;

@@ -13,9 +13,7 @@ import type { EndpointSpec, FormatEdge, Params } from './call.ts';
 import type { Inbound, Outbound } from './exchange.ts';
 import { methodNotAllowed, unknownRoute } from './endpoint.ts';
 import { matchSegments, tablePath } from './paths.ts';
-
-/** An endpoint's stable id: its own, else its format, method and path (`openai POST /v1/chat/completions`). */
-export const endpointId = (spec: EndpointSpec): string => spec.id ?? `${spec.format.name} ${spec.method} ${spec.path}`;
+import { endpointId } from './mount.ts';
 
 /** The methods endpoints take, in the order a 405 lists them. */
 const METHODS = ['GET', 'POST', 'DELETE'] as const;
