@@ -201,6 +201,9 @@ function banner(
       ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n`
       : '') +
     (on.prices ? `  prices: ${on.prices} over the shipped table\n` : '') +
+    (runtime.deployments.size
+      ? `  deployments: ${[...runtime.deployments].map(([name, model]) => `${name} → ${model}`).join(', ')}\n`
+      : '') +
     (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
     (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
     (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : '')
