@@ -188,6 +188,18 @@ describe.each(modes)('OpenRouter ($name)', (mode) => {
     expect((failed as APICallError).message).toMatch(/nobody\/none is not a valid model ID/);
   });
 
+  it('answers the Responses API by OpenRouter id, streamed too', async () => {
+    const response = await client.responses.create({ model: 'openai/gpt-4o-mini', input: 'Which door?' });
+    expect(response.output_text).toBe('The same answer, whichever door.');
+    expect(await last()).toMatchObject({ path: '/api/v1/responses', dialect: 'openrouter', model: 'gpt-4o-mini' });
+    const events: string[] = [];
+    for await (const event of await client.responses.create({ model: 'google/gemini-2.5-flash', input: 'Hi', stream: true }))
+      events.push(event.type);
+    expect(events[0]).toBe('response.created');
+    expect(events.at(-1)).toBe('response.completed');
+    expect((await last()).warnings).toBeUndefined();
+  });
+
   it('embeds through OpenRouter', async () => {
     const data = await client.embeddings.create({ model: 'openai/text-embedding-3-small', input: 'hello', encoding_format: 'float' });
     expect(data.data[0].embedding).toHaveLength(1536);

@@ -1,5 +1,5 @@
 // Routes as data: a dialect (a cloud's or a router's way to reach a vendor's API) mounts existing
-// endpoints on its own paths, by their stable ids (routes.ts's endpointId), with its own ways to present
+// endpoints on its own paths, by their stable ids (endpointId below), with its own ways to present
 // a key, its own errors and request ids (its FormatEdge), its touches on the request and the answer, and
 // its name in the journal. The endpoint's handler runs unchanged: what the dialect changes, it changes
 // around it, in its own folder (formats/<dialect>/); nothing here knows a cloud.
