@@ -135,7 +135,8 @@ export function routedRequest(call: Call): void {
   const effort = (body.reasoning as { effort?: string } | undefined)?.effort;
   if (effort !== undefined && own.reasoning_effort === undefined) own.reasoning_effort = effort;
   // Every chat or completion stream ends with its usage (and cost), as OpenAI's does when asked with include_usage.
-  if (own.stream === true && /^\/v1\/(?:chat\/)?completions$/.test(call.canonicalPath ?? '')) own.stream_options = { ...(isJsonObject(own.stream_options) ? own.stream_options : {}), include_usage: true };
+  if (own.stream === true && /^\/v1\/(?:chat\/)?completions$/.test(call.canonicalPath ?? ''))
+    own.stream_options = { ...(isJsonObject(own.stream_options) ? own.stream_options : {}), include_usage: true };
   lenientAlike(body, own);
   call.body = own;
 }
