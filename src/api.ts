@@ -45,6 +45,13 @@ export interface GatewayOptions {
    * one (`{ id, base }` or `'name=base'`, base a model id or a family such as `claude-sonnet`).
    */
   models?: ModelEntry[];
+  /**
+   * Deployment names (Azure OpenAI's: a cloud account's own names for its models) mapped to models of
+   * the catalogue. A deployment named for a catalogue model (`gpt-4o-mini`) needs no entry; any other
+   * name is the cloud's own 404 (`DeploymentNotFound`) until mapped here.
+   * @example createGateway({ deployments: { 'prod-chat': 'gpt-4o-mini' } })
+   */
+  deployments?: Record<string, string>;
   /** Largest accepted request body in bytes. Default 32 MiB. */
   maxBodyBytes?: number;
   /**
@@ -88,6 +95,8 @@ export interface RequestFilter {
   path?: string;
   model?: string;
   format?: string;
+  /** The dialect a request came by (`azure`, `openrouter`); `''` for the vendors' own paths. */
+  dialect?: string;
   status?: number;
   fixture?: string;
   /** Only requests no fixture answered (true), or only those one did (false). */

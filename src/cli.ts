@@ -10,7 +10,7 @@ import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
 import { LATEST_CLOCK_SECONDS } from './core/clock.ts';
 import { checkPrices } from './core/prices.ts';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_READER_TIMEOUT_MS, shippedCatalogue } from './runtime.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_READER_TIMEOUT_MS, deploymentsOf, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -37,6 +37,9 @@ Usage: model-gateway-mock [options]
   --tls-key <file>    the PEM private key of --tls-cert
   --model <name=base> serve your own model name (a gateway alias or deployment) as a model id or a
                       family (e.g. my-gpt=gpt-4o, team-fast=claude-haiku); repeatable
+  --deployment <name=model>  answer a cloud's deployment name (Azure OpenAI's) as a model of the
+                      catalogue (e.g. prod-chat=gpt-4o-mini); a deployment named for a model needs
+                      none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
                       (by default they are accepted, journaled and named in x-mock-warning)
@@ -81,6 +84,7 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'reader-timeout': { type: 'string' },
   model: { type: 'string', multiple: true },
+  deployment: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
   'strict-params': { type: 'boolean' },
   record: { type: 'string' },
@@ -201,6 +205,9 @@ function banner(
       ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n`
       : '') +
     (on.prices ? `  prices: ${on.prices} over the shipped table\n` : '') +
+    (runtime.deployments.size
+      ? `  deployments: ${[...runtime.deployments].map(([name, model]) => `${name} → ${model}`).join(', ')}\n`
+      : '') +
     (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
     (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
     (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : '')
@@ -242,10 +249,25 @@ async function main(): Promise<void> {
     fail(`${source('fixtures')}: ${(error as Error).message}`);
   }
 
+  let catalogue;
   try {
-    shippedCatalogue(values.model);
+    catalogue = shippedCatalogue(values.model);
   } catch (error) {
     fail(`${source('model')}: ${(error as Error).message}`);
+  }
+
+  const deployments: Record<string, string> = {};
+  for (const text of values.deployment ?? []) {
+    const at = text.indexOf('=');
+    const name = text.slice(0, at).trim();
+    const model = text.slice(at + 1).trim();
+    if (at < 0 || !name || !model) fail(`${source('deployment')}: "${text}" is not name=model (e.g. prod-chat=gpt-4o-mini)`);
+    deployments[name] = model;
+  }
+  try {
+    deploymentsOf(deployments, catalogue);
+  } catch (error) {
+    fail(`${source('deployment')}: ${(error as Error).message}`);
   }
 
   let prices;
@@ -310,6 +332,7 @@ async function main(): Promise<void> {
     maxBodyBytes: integer('max-body', values['max-body'], 1),
     readerTimeoutMs: integer('reader-timeout', values['reader-timeout'], 0, 2 ** 31 - 1, ' (milliseconds; 0 never drops a reader)'),
     models: values.model,
+    deployments,
     strict: values.strict,
     strictParams: values['strict-params'],
     record,

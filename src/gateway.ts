@@ -8,6 +8,8 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { azureEndpoints } from './formats/azure/routes.ts';
+import { openrouterEndpoints } from './formats/openrouter/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -16,8 +18,17 @@ import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
 import { clockProblem, LATEST_CLOCK_SECONDS } from './core/clock.ts';
 
-/** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
+/**
+ * Every endpoint of every format, and the dialects' mounts of them (a cloud's or a router's paths);
+ * both transports serve exactly these, routed by pipeline/routes.ts (the order here decides nothing).
+ */
+export const endpoints: readonly EndpointSpec[] = [
+  ...anthropicEndpoints,
+  ...geminiEndpoints,
+  ...openaiEndpoints,
+  ...azureEndpoints,
+  ...openrouterEndpoints,
+];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
@@ -25,6 +36,7 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
     (f.path === undefined || entry.path === f.path) &&
     (f.model === undefined || entry.model === f.model) &&
     (f.format === undefined || entry.format === f.format) &&
+    (f.dialect === undefined || (entry.dialect ?? '') === f.dialect) &&
     (f.status === undefined || entry.status === f.status) &&
     (f.fixture === undefined || entry.fixture === f.fixture) &&
     (f.unmatched === undefined || (entry.fixture === undefined) === f.unmatched)

@@ -7,6 +7,7 @@ import { mswWebSocketHandlers } from './adapters/websocket-msw.ts';
 import { validateFixtures } from './fixture-check.ts';
 import { unhandledBlocked } from './unhandled.ts';
 import type { BlockUnhandledOptions, UnhandledOptions } from './types/unhandled.ts';
+import { FALLBACK_FORMAT } from './formats/all.ts';
 
 /**
  * The emulator in-process, as msw handlers plus its control plane.
@@ -19,7 +20,10 @@ import type { BlockUnhandledOptions, UnhandledOptions } from './types/unhandled.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   return buildGateway(options, {
-    handlers: (runtime, origin) => [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
+    handlers: (runtime, origin) => [
+      ...mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
+      ...mswWebSocketHandlers(runtime, origin, endpoints),
+    ],
     validate: validateFixtures,
   });
 }

@@ -59,6 +59,8 @@ export class Runtime {
   readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
   /** Bytes of conversation items all realtime sessions keep together (formats/openai/realtime-items.ts: 64 MiB); given back as sessions close. */
   readonly realtimeItems = new SharedBytes(64 * 1024 * 1024);
+  /** Deployment names (a cloud account's own names for models, such as Azure's) → catalogue models: the `deployments` option. */
+  readonly deployments: ReadonlyMap<string, string>;
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
@@ -86,6 +88,11 @@ export class Runtime {
     } catch (error) {
       throw new Error(`model-gateway-mock options, models: ${(error as Error).message}`);
     }
+    try {
+      this.deployments = deploymentsOf(options.deployments, this.catalogue);
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, deployments: ${(error as Error).message}`);
+    }
     this.journal = new ScopedJournal(options.journalSize ?? 1000, this.testScopes);
     this.strict = options.strict ?? false;
     this.strictParams = options.strictParams ?? false;
@@ -111,6 +118,19 @@ export class Runtime {
 /** The shipped catalogue and families, with `models` added. */
 export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
   return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
+}
+
+/** The `deployments` option checked: each name a string, each mapped to a model of the catalogue. */
+export function deploymentsOf(given: Record<string, string> | undefined, catalogue: Catalogue): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, model] of Object.entries(given ?? {})) {
+    if (typeof model !== 'string' || !catalogue.get(model))
+      throw new Error(
+        `"${name}" maps to ${JSON.stringify(model)}, which is no model of the catalogue (add it with the models option, or map the deployment to one that is)`,
+      );
+    out.set(name, model);
+  }
+  return out;
 }
 
 /** The rate limits of `given` over the defaults, each a positive whole number. */

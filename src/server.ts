@@ -60,12 +60,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/'];
-
-function isApi(url: string): boolean {
-  return API_PREFIXES.some((p) => url.startsWith(p));
-}
-
 function preflight(req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers']));
   res.end();
@@ -83,7 +77,7 @@ function sibling<T>(path: string): T {
 // loads with the first fixture to check.
 const standaloneParts: GatewayParts = {
   handlers: (runtime, origin) => [
-    ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints),
+    ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
     ...sibling<typeof import('./adapters/websocket-msw.ts')>('./adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
   ],
   validate: validateFixtures,
@@ -154,6 +148,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const gateway = buildGateway(options, standaloneParts);
   const runtime = runtimeOf(gateway);
   const router = new NodeRouter(runtime, endpoints, FALLBACK_FORMAT);
+  const apiPrefixes = router.table.prefixes;
   const bindHost = options.host ?? '127.0.0.1';
   const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
@@ -199,7 +194,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     inFlight++;
     res.once('close', settled);
     warmPages();
-    if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
+    const target = req.url ?? '/';
+    // The API's paths go straight to the router; the rest to the pages (which pass on what they do not serve).
+    if (!apiPrefixes.some((p) => target.startsWith(p))) return void (health(req, res) || pages(req, res));
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS_HEADERS);
   };

@@ -45,6 +45,8 @@ describe('model-gateway-mock CLI', () => {
     ],
     [['--fixtures', fileURLToPath(import.meta.url)], /--fixtures: ".*cli\.test\.ts" is a file; it takes a folder/],
     [['--tls-cert', 'cert.pem'], /--tls-cert needs --tls-key too/],
+    [['--deployment', 'prod-chat'], /--deployment: "prod-chat" is not name=model \(e\.g\. prod-chat=gpt-4o-mini\)/],
+    [['--deployment', 'prod-chat=gpt-nope-9000'], /--deployment: "prod-chat" maps to "gpt-nope-9000", which is no model of the catalogue/],
     [
       ['--tls-cert', NOT_PEM, '--tls-key', NOT_PEM],
       new RegExp(`--tls-cert: "${NOT_PEM}" is not a PEM certificate \\(a file starting with "-----BEGIN CERTIFICATE-----"\\)`),

@@ -136,7 +136,7 @@ describe.runIf(socketSuites)('a stream that fails while it is being written', ()
       format: openaiFormat,
       auth: [],
       handle(call) {
-        const out = decidedStream(call, { seed: 0, latency: INSTANT }, 1, () => [{ due: 0, frame: 'data: {}\n\n' }]);
+        const out = decidedStream(call, { seed: 0, latency: INSTANT }, 1, () => [{ due: 0, data: '{}' }]);
         out.headers['x-broken'] = 'line\r\nbreak';
         return out;
       },

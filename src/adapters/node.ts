@@ -1,13 +1,13 @@
 // Standalone transport: node:http straight into the endpoint pipeline. No express router and no
 // fetch Request/Response objects on this path: both cost more than the emulator's own work.
-// Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
-// both modes, without loading msw.
+// Requests are routed by the one route table both transports use (pipeline/routes.ts), so a path means
+// the same thing in both modes, without loading msw.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
-import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
+import { runEndpoint } from '../pipeline/endpoint.ts';
+import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
 import {
   abandon,
   ClientGone,
@@ -21,7 +21,7 @@ import {
 } from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
 import { HIGH_WATER_BYTES, playFramed, type ByteSink } from '../pipeline/playback.ts';
-import { errorFormat, matchPath } from '../pipeline/paths.ts';
+import { RouteTable } from '../pipeline/routes.ts';
 import { createHash } from 'node:crypto';
 import { yieldToLoop } from '../core/slices.ts';
 
@@ -310,61 +310,26 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
   void writeInSlices(res, typeof data === 'string' ? Buffer.from(data) : data, readerTimeoutMs);
 }
 
-/** The path as the exact table keys it: msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`), and so does the table. */
-function tablePath(pathname: string): string {
-  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-}
-
-/** Whether `spec` takes this request (an endpoint sharing a path with others may look at more than the path). */
-function takes(spec: EndpointSpec, inbound: Inbound): boolean {
-  return !spec.accepts || spec.accepts(inbound);
-}
-
-interface Route {
-  spec: EndpointSpec;
-  /** Path pattern, msw syntax (`:param`), matched at the end of the path. */
-  pattern: string;
+/**
+ * The request target as a URL: a path from the root as sent (`//v1/models` stays a path, as fetch and
+ * msw see it, not a host), an absolute form as given. The scheme is the connection's.
+ */
+function requestUrl(req: IncomingMessage): URL {
+  const base = (req.socket as { encrypted?: boolean }).encrypted ? 'https://localhost' : 'http://localhost';
+  const target = req.url ?? '/';
+  return target.startsWith('/') ? new URL(base + target) : new URL(target, base);
 }
 
 export class NodeRouter {
-  private readonly exact = new Map<string, EndpointSpec[]>();
-  private readonly patterned: Route[] = [];
   private readonly runtime: Runtime;
   private readonly fallback: FormatEdge;
-  private readonly formats: ReadonlySet<FormatEdge>;
+  readonly table: RouteTable;
 
   /** `fallback` renders 404s for paths no endpoint serves, unless another format recognizes the request. */
   constructor(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge) {
     this.runtime = runtime;
     this.fallback = fallback;
-    this.formats = new Set(endpoints.map((e) => e.format));
-    for (const spec of endpoints) {
-      if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: spec.path });
-      else {
-        const key = `${spec.method} ${spec.path}`;
-        this.exact.set(key, [...(this.exact.get(key) ?? []), spec]);
-      }
-    }
-  }
-
-  private exactRoute(inbound: Inbound): EndpointSpec | undefined {
-    return this.exact.get(`${inbound.method} ${tablePath(inbound.url.pathname)}`)?.find((spec) => takes(spec, inbound));
-  }
-
-  /** Routes a request no exact path takes: parameterized paths, else what its path allows. */
-  private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
-    const { method, url } = inbound;
-    const path = tablePath(url.pathname);
-    const allowed: EndpointSpec[] = [];
-    for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
-    for (const route of this.patterned) {
-      // With the host in front, as msw matches the whole URL (`//v1/models/x` parses as host `v1`).
-      const params = matchPath(route.pattern, `/${url.host}${url.pathname}`);
-      if (!params) continue;
-      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params, allowed };
-      allowed.push(route.spec);
-    }
-    return { params: {}, allowed };
+    this.table = new RouteTable(endpoints, fallback);
   }
 
   /** Answers one request; `extra` headers (CORS) go on every response. Never rejects. */
@@ -373,16 +338,12 @@ export class NodeRouter {
     try {
       // The path is all that routes; the Host header is the client's to get wrong. The scheme is the
       // connection's, for URLs handed back (paths.ts's requestOrigin).
-      const url = new URL(req.url ?? '/', (req.socket as { encrypted?: boolean }).encrypted ? 'https://localhost' : 'http://localhost');
-      const inbound = new NodeInbound(req, res, url);
-      const exact = this.exactRoute(inbound);
-      const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
-      if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-      else if (allowed.length)
-        out = methodNotAllowed(errorFormat(new Set(allowed.map((s) => s.format)), inbound, defaultFormat(allowed)), inbound, [
-          ...new Set(allowed.map((s) => s.method)),
-        ]);
-      else out = unknownRoute(errorFormat(this.formats, inbound, this.fallback), inbound);
+      const inbound = new NodeInbound(req, res, requestUrl(req));
+      const routed = this.table.route(inbound);
+      out =
+        routed && 'spec' in routed
+          ? await runEndpoint(this.runtime, routed.spec, inbound, routed.params)
+          : this.table.refuse(inbound, routed);
     } catch (error) {
       // Only a malformed request line gets here (the pipeline answers every failure itself).
       out = this.fallback.errorResponse(new GatewayError('invalid_request', `Malformed request: ${(error as Error).message}`), '');

@@ -6,10 +6,11 @@ import type { TokenScope, IssuedToken } from '../types/keys.ts';
 export type { IssuedToken } from '../types/keys.ts';
 
 /**
- * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `?key=`, or (for
- * browsers, which cannot set headers on a WebSocket) the subprotocol `openai-insecure-api-key.<token>`.
+ * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `api-key` (Azure
+ * OpenAI's header), `?key=`, or (for browsers, which cannot set headers on a WebSocket) the subprotocol
+ * `openai-insecure-api-key.<token>`.
  */
-export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key' | 'subprotocol';
+export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'query-key' | 'subprotocol';
 
 /** The subprotocol prefix a browser's realtime client carries its key in. */
 const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';

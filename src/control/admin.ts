@@ -12,6 +12,7 @@ function filterOf(req: Request): RequestFilter {
     path: q.path,
     model: q.model,
     format: q.format,
+    dialect: q.dialect,
     status: q.status === undefined ? undefined : Number(q.status),
     fixture: q.fixture,
     unmatched: q.unmatched === undefined ? undefined : q.unmatched !== 'false',

@@ -34,7 +34,7 @@ export interface FormatEdge {
   usageOf(raw: unknown): Usage | undefined;
   /**
    * Whether a request no endpoint takes (unknown path, wrong method) came from this vendor's clients
-   * (their headers, their path prefixes): its error is then rendered in this format (paths.ts's errorFormat).
+   * (their headers, their path prefixes): its error is then rendered in this format (routes.ts).
    */
   recognizes?(request: Pick<Inbound, 'url' | 'header'>): boolean;
 }
@@ -43,10 +43,13 @@ export type Params = Record<string, string | readonly string[] | undefined>;
 
 /**
  * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit,
- * the reader timeout and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ * the reader timeout, the live-stream count and the deployments (a cloud account's names for models). The journal, the rate windows and spending are the pipeline's (endpoint.ts).
  */
 type CallState = DecisionState &
-  Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs'>;
+  Pick<
+    Runtime,
+    'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments'
+  >;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
@@ -70,6 +73,11 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
   /** The client secret (`ek_…`) the request presented instead of a token, on the routes that take one. */
   clientSecret?: string;
   format: FormatEdge;
+  /**
+   * For an endpoint mounted on a dialect's path (mount.ts): the endpoint's own path with this request's
+   * parameters (`/v1/chat/completions`), which fixtures' `endpoint` also matches and recordings keep.
+   */
+  canonicalPath?: string;
 }
 
 /** A handler: the answer, or (record mode, no fixture matched) the request to forward upstream. */
@@ -78,12 +86,20 @@ export type Handler<Body extends JsonObject | undefined> = (call: Call<Body>) =>
 interface Route {
   /** Path from the host root, msw syntax (`/v1/models/:model`). */
   path: string;
+  /**
+   * Its stable id (mount() names endpoints by it): by default its format, method and path
+   * (`openai POST /v1/chat/completions`; mount.ts's endpointId).
+   */
+  id?: string;
+  /** The dialect it belongs to (`azure`), when it is another vendor's endpoint mounted on a cloud's paths (mount.ts); the journal names it. */
+  dialect?: string;
   format: FormatEdge;
   /** How the token may be presented on this route; none means the route is public (image file URLs). */
   auth: readonly KeyWay[];
   /**
-   * For paths two formats share (`GET /v1/models`): whether this format takes the request.
-   * The first endpoint in the list that accepts it serves it.
+   * For paths two formats share (`GET /v1/models`): whether this format takes the request. Those
+   * with `accepts` are asked first; the one endpoint of a method and path without it takes the rest
+   * (routes.ts refuses two).
    */
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */

@@ -328,6 +328,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     eventsSent: 0,
     startedAt: Date.now(),
   });
+  if (spec.dialect) entry.dialect = spec.dialect;
   let out: Outbound;
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
@@ -380,14 +381,6 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   // What the client wrote into the entry (a model id, a path), bounded now that the request is decided.
   boundEntry(entry);
   return out;
-}
-
-/**
- * The format a path answers in by default: its last endpoint that takes every request (no `accepts`).
- * The endpoint list ends with the OpenAI format, the gateway's catch-all.
- */
-export function defaultFormat(specs: readonly EndpointSpec[]): FormatEdge {
-  return (specs.findLast((s) => !s.accepts) ?? specs[0]).format;
 }
 
 /** The answer for a known path asked with a method it does not serve. */

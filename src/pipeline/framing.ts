@@ -60,6 +60,8 @@ export function parseSse(text: string): RecordedEvent[] {
       if (line.startsWith('event:')) event = line.slice(6).trim();
       else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
     }
+    // A comment alone (`: OPENROUTER PROCESSING`, a keep-alive) is no event.
+    if (event === undefined && !data.length) continue;
     out.push(event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') });
   }
   return out;

@@ -218,10 +218,12 @@ export class Recorder {
       );
     }
     const key = matchKey(request);
-    const file = recordingName(request, call.inbound.url.pathname, key);
+    // A dialect's request is recorded under the endpoint it reached, so it replays on the direct path too.
+    const endpoint = call.canonicalPath ?? call.inbound.url.pathname;
+    const file = recordingName(request, endpoint, key);
     const fixture: Fixture = {
       name: `recorded ${file.slice(0, -'.json'.length)}`,
-      match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
+      match: { format: request.format, endpoint, model: request.model, requestKey: key },
       recorded: {
         method: call.inbound.method,
         path: call.inbound.url.pathname,
