@@ -26,6 +26,8 @@ export type {
   FixtureError,
   FixtureAnswer,
   FixtureToolCall,
+  FixtureBuiltinCall,
+  FixtureCitation,
   TextMatch,
   ToolCallMatch,
   FixtureEntry,

@@ -37,6 +37,26 @@ function finishReason(choice: Choice, options: ChatOptions): string {
   return options.legacyFunctions && choice.finishReason === 'tool_calls' ? 'function_call' : FINISH[choice.finishReason];
 }
 
+/** The web pages a choice's text cites, as chat completions annotate them (offsets into the whole content). */
+function urlCitations(choice: Choice) {
+  let offset = 0;
+  const out: { type: 'url_citation'; url_citation: { start_index: number; end_index: number; title: string; url: string } }[] = [];
+  for (const block of choice.blocks) {
+    if (block.type !== 'text') continue;
+    for (const c of block.citations ?? []) {
+      const source = choice.blocks[c.block];
+      const result = source?.type === 'server_tool' && source.use.kind === 'web_search' ? source.use.results[c.result] : undefined;
+      if (result)
+        out.push({
+          type: 'url_citation',
+          url_citation: { start_index: offset + c.start, end_index: offset + c.end, title: result.title, url: result.url },
+        });
+    }
+    offset += block.text.length;
+  }
+  return out;
+}
+
 /** OpenAI's id for a canonical tool call. */
 export const callId = (id: string) => `call_${id}`;
 
@@ -117,7 +137,7 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
         role: 'assistant',
         content: hasText ? choiceText(choice) : null,
         refusal: refusalOf(choice),
-        annotations: [],
+        annotations: urlCitations(choice),
       };
       if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
       else if (calls.length) {
@@ -200,7 +220,12 @@ export function chatStreamEvents(
           ),
         });
     }
-    if (step.last) delta(step, {}, finishReason(choice, options));
+    if (step.last) {
+      // A search model's citations come in a delta of their own, once the text is out.
+      const cited = urlCitations(choice);
+      if (cited.length) delta(step, { annotations: cited });
+      delta(step, {}, finishReason(choice, options));
+    }
   }
   const end = events.length ? events[events.length - 1].due : 0;
   if (options.includeUsage) {

@@ -2,16 +2,8 @@
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, Role, ToolCallRef } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing } from './validate.ts';
-import {
-  type CheckedFields,
-  type FieldRules,
-  fieldsOf,
-  isJsonObject,
-  isOneOf,
-  type JsonObject,
-  nonObjectSchema,
-  optional,
-} from '../fields.ts';
+import { chatWebSearch, functionParameters } from './tools.ts';
+import { type CheckedFields, type FieldRules, fieldsOf, isJsonObject, isOneOf, type JsonObject, optional } from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number) => ({ ...optional('integer'), min, max });
 const nullableNum = (min?: number, max?: number) => ({ ...optional('number'), min, max });
@@ -158,24 +150,6 @@ export function parseStop(stop: unknown): string[] {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const EMPTY_PARAMETERS = { type: 'object', properties: {} };
-
-/**
- * A function's parameters as the tool rule uses them (none or `{}`: no parameters), or OpenAI's refusal
- * when they are not an object schema.
- */
-export function functionParameters(param: string, name: string, parameters: JsonObject | undefined): JsonObject {
-  const type = parameters && nonObjectSchema(parameters);
-  if (type !== undefined) {
-    throw invalid(
-      param,
-      `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`,
-      'invalid_function_parameters',
-    );
-  }
-  return parameters && Object.keys(parameters).length ? parameters : EMPTY_PARAMETERS;
-}
-
 function parseFunction(param: string, fn: unknown): ToolSpec {
   checkField(param, fn, { types: ['object'], required: true });
   checkField(`${param}.name`, fn.name, { types: ['string'], required: true });
@@ -327,7 +301,10 @@ export function parseChatRequest(body: JsonObject): { request: CanonicalRequest;
       undefined,
     );
   }
-  const tools = parseTools(body);
+  const functions = parseTools(body);
+  // A search model, or a request with web_search_options, searches the web before it answers.
+  const search = chatWebSearch(body.web_search_options, body.model);
+  const tools = search ? [...functions, search] : functions;
   const legacyFunctions = body.functions !== undefined && body.functions !== null;
   checkToolTurns(messages);
   return {
@@ -342,7 +319,7 @@ export function parseChatRequest(body: JsonObject): { request: CanonicalRequest;
       seed: body.seed ?? undefined,
       stream,
       tools,
-      toolChoice: parseToolChoice(body, tools),
+      toolChoice: search && !functions.length ? { name: search.name } : parseToolChoice(body, functions),
       // Legacy functions are called one at a time.
       parallelToolCalls: !legacyFunctions && body.parallel_tool_calls !== false,
       output: parseResponseFormat(body.response_format, messages),
