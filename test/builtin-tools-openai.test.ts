@@ -12,7 +12,7 @@ import { assertResponseEvents, assertSchema } from './helpers/openapi.ts';
 import type { Fixture } from '../src/index.ts';
 
 const MODEL = 'gpt-4.1';
-type Body = Omit<ResponseCreateParamsNonStreaming, 'model'>;
+type Body = Omit<ResponseCreateParamsNonStreaming, 'model' | 'stream'>;
 type Item<T extends ResponseOutputItem['type']> = Extract<ResponseOutputItem, { type: T }>;
 
 /** Items as the service sent them, without what the SDK's stream adds (parsed text, parsed arguments). */
@@ -123,7 +123,7 @@ const CASES: Case[] = [
   },
   {
     name: 'image_generation',
-    body: { input: 'Draw an image of a red fox in the snow', tools: [{ type: 'image_generation', size: '256x256', partial_images: 2 }] },
+    body: { input: 'Draw an image of a red fox in the snow', tools: [{ type: 'image_generation', size: '1024x1536', quality: 'low', partial_images: 2 }] },
     item: 'image_generation_call',
     events: [
       'response.image_generation_call.in_progress',
@@ -135,8 +135,8 @@ const CASES: Case[] = [
     check(item, r) {
       const call = item as Item<'image_generation_call'>;
       const png = decodePng(Buffer.from(call.result!, 'base64'));
-      expect([png.width, png.height]).toEqual([256, 256]);
-      expect(r.tool_usage?.image_gen.output_tokens).toBeGreaterThan(0);
+      expect([png.width, png.height]).toEqual([1024, 1536]);
+      expect(r.tool_usage?.image_gen.output_tokens).toBe(408);
     },
   },
   {
@@ -355,7 +355,7 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     const r = await ctx.client.responses.create({
       model: MODEL,
       input: 'Hello there',
-      tools: [{ type: 'image_generation', size: '256x256' }, { type: 'code_interpreter', container: 'cntr_mine' }],
+      tools: [{ type: 'image_generation' }, { type: 'code_interpreter', container: 'cntr_mine' }],
       tool_choice: { type: 'code_interpreter' },
     });
     const call = r.output[0] as Item<'code_interpreter_call'>;
@@ -459,7 +459,7 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     [{ type: 'code_interpreter' }, 'tools[0].container', /Missing required parameter/],
     [{ type: 'code_interpreter', container: { type: 'auto', memory_limit: '2g' } }, 'tools[0].container.memory_limit', /'1g', '4g', '16g', and '64g'/],
     [{ type: 'image_generation', quality: 'ultra' }, 'tools[0].quality', /Supported values/],
-    [{ type: 'image_generation', size: 'huge' }, 'tools[0].size', /WIDTHxHEIGHT/],
+    [{ type: 'image_generation', size: '4096x4096' }, 'tools[0].size', /'auto', '1024x1024', '1536x1024', and '1024x1536'/],
     [{ type: 'image_generation', output_format: 'jpeg', background: 'transparent' }, 'tools[0].background', /Transparent background/],
     [{ type: 'custom' }, 'tools[0].name', /Missing required parameter/],
     [{ type: 'custom', name: 'x', format: { type: 'grammar', syntax: 'ebnf', definition: 'a' } }, 'tools[0].format.syntax', /'lark' and 'regex'/],

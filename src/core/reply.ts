@@ -27,7 +27,7 @@ export type ServerToolUse =
   /** A picture (synthesized pixels, or a fixture's file), and the partial pictures drawn on the way when streamed. */
   | { kind: 'image_generation'; prompt: string; pixels?: RgbaImage; file?: Uint8Array; partials: RgbaImage[] }
   | { kind: 'mcp_list'; server: string; tools: McpTool[] }
-  /** An MCP tool called (`approvalId`: the request the client approved first). */
+  /** An MCP tool called (`approvalId`: the id of the approval request the client approved first, as the client gave it). */
   | { kind: 'mcp'; server: string; tool: string; arguments: string; output: string; error?: string; approvalId?: string }
   | { kind: 'tool_search'; query: string; found: string[] }
   | { kind: 'maps'; query: string; places: PlaceResult[] };

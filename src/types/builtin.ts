@@ -10,8 +10,8 @@ type EditOperation = 'view' | 'create' | 'update' | 'insert' | 'delete' | 'renam
 export type BuiltinTool =
   /** The service searches the web and cites what it found. */
   | { kind: 'web_search'; type: string; allowedDomains?: string[]; blockedDomains?: string[]; maxUses?: number }
-  /** The service reads a web page: a URL the prompt gives, else one made up for the prompt. */
-  | { kind: 'web_fetch'; type: string; allowedDomains?: string[]; blockedDomains?: string[]; maxUses?: number }
+  /** The service reads a web page: a URL the prompt gives, else one made up for the prompt (`citations`: the page may be cited). */
+  | { kind: 'web_fetch'; type: string; allowedDomains?: string[]; blockedDomains?: string[]; maxUses?: number; citations?: boolean }
   /** The service searches the client's files (vector stores) and cites passages. */
   | { kind: 'file_search'; type: string; stores: string[]; maxResults?: number }
   /** The service runs code in a sandbox (the container the client named, if it did). */

@@ -66,7 +66,7 @@ function searchQuery(request: CanonicalRequest): string {
   const text = lastUserText(request)
     .replace(/https?:\/\/\S+/g, ' ')
     .replace(
-      /\b(please|can you|could you|search|look up|find|the web|online|on the internet|google|for me|using|use|tools?|web|about)\b/gi,
+      /\b(please|can you|could you|search|look (?:it |this |that )?up|find|the web|online|on the internet|google|for me|using|use|tools?|web|about)\b/gi,
       ' ',
     );
   const words = (text.match(/[\p{L}\p{N}'-]+/gu) ?? []).map((w) => w.toLowerCase());
@@ -332,7 +332,7 @@ export function builtinUse(ctx: BuiltinContext, tool: ToolSpec, i: number, pin?:
       const url = p?.url ?? promptUrl(request) ?? `https://example.com/${slug(searchQuery(request))}`;
       const last = /^https?:\/\/[^/?#]*\/?([^?#]*)/.exec(url)?.[1].split('/').filter(Boolean).pop();
       const title = p?.title ?? titleCase((last ?? hostOf(url)).replace(/\.[a-z0-9]+$/i, '').replace(/[-_]+/g, ' '));
-      const content = p?.content ?? synthesizeText(deriveKey(key, 'page'));
+      const content = p?.content ?? withFaker(deriveKey(key, 'page'), (f) => Array.from({ length: 4 }, () => f.hacker.phrase()).join(' '));
       return [server(ctx.key, i, tool, { kind: 'web_fetch', url, title, content })];
     }
     case 'file_search': {

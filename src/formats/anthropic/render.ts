@@ -77,7 +77,8 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
     }
     const block = choice.blocks[step.block];
     const shown = rendered[step.block];
-    if (block && shown) blockEvents(emit, step, block, shown, first[step.block]);
+    // A block another vendor's tool made (an MCP listing) renders to nothing here.
+    if (block && shown?.blocks.length) blockEvents(emit, step, block, shown, first[step.block]);
     if (step.last) {
       emit(step.due, 'message_delta', {
         delta: {

@@ -161,7 +161,7 @@ function serverBlocks(block: Extract<Block, { type: 'server_tool' }>, tool: Tool
               type: 'document',
               source: { type: 'text', media_type: 'text/plain', data: u.content },
               title: u.title,
-              citations: null,
+              citations: { enabled: tool?.builtin?.kind === 'web_fetch' && tool.builtin.citations === true },
             },
           },
         },

@@ -171,7 +171,13 @@ function builtinSpec(at: string, family: Family, type: string, tool: JsonObject)
         ...(blocked.length ? { blockedDomains: blocked } : {}),
         ...(typeof tool.max_uses === 'number' ? { maxUses: tool.max_uses } : {}),
       };
-      return family === 'search' ? { kind: 'web_search', type, ...limits } : { kind: 'web_fetch', type, ...limits };
+      if (family === 'search') return { kind: 'web_search', type, ...limits };
+      return {
+        kind: 'web_fetch',
+        type,
+        ...limits,
+        ...((tool.citations as { enabled?: unknown } | null)?.enabled === true ? { citations: true } : {}),
+      };
     }
     case 'tool_search':
       return { kind: 'tool_search', type };

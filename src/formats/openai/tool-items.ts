@@ -235,7 +235,7 @@ function serverItems(block: ServerBlock, ctx: ItemContext): JsonObject[] {
           arguments: u.arguments,
           output: u.error ? null : u.output,
           error: u.error ? { type: 'mcp_tool_execution_error', content: [{ type: 'text', text: u.error }] } : null,
-          approval_request_id: u.approvalId ? `mcpr_${u.approvalId}` : null,
+          approval_request_id: u.approvalId ?? null,
         },
       ];
     case 'tool_search': {

@@ -227,14 +227,8 @@ function customTool(param: string, tool: JsonObject): ToolSpec {
   };
 }
 
-/** `WIDTHxHEIGHT` or `auto` (1024x1024), within what a picture may be. */
-function imageSize(param: string, size: string | undefined): [number, number] {
-  if (size === undefined || size === 'auto') return [1024, 1024];
-  const m = /^(\d{2,4})x(\d{2,4})$/.exec(size);
-  if (!m || Number(m[1]) < 16 || Number(m[2]) < 16 || Number(m[1]) * Number(m[2]) > 4096 * 4096)
-    throw invalid(param, `Invalid value for '${param}': '${size}'. Expected 'auto' or WIDTHxHEIGHT, e.g. '1024x1536'.`);
-  return [Number(m[1]), Number(m[2])];
-}
+/** The sizes the GPT image models draw (a newer model's other sizes follow gpt-image-1's rules, as the images endpoint does). */
+const IMAGE_SIZES: Record<string, [number, number]> = { auto: [1024, 1024], '1024x1024': [1024, 1024], '1536x1024': [1536, 1024], '1024x1536': [1024, 1536] };
 
 function imageTool(param: string, tool: CheckedFields<typeof RULES.image_generation>): BuiltinTool {
   const format = tool.output_format ?? 'png';
@@ -243,7 +237,9 @@ function imageTool(param: string, tool: CheckedFields<typeof RULES.image_generat
   const transparent = tool.background === 'transparent';
   if (transparent && format === 'jpeg')
     throw invalid(`${param}.background`, "Transparent background is not supported for output format 'jpeg'; use 'png' or 'webp'.");
-  const [width, height] = imageSize(`${param}.size`, tool.size);
+  const size = tool.size ?? 'auto';
+  if (!Object.hasOwn(IMAGE_SIZES, size)) throw invalidValue(`${param}.size`, size, Object.keys(IMAGE_SIZES));
+  const [width, height] = IMAGE_SIZES[size];
   const quality = tool.quality === undefined || tool.quality === 'auto' ? 'high' : tool.quality;
   return {
     kind: 'image_generation',
