@@ -35,11 +35,18 @@ const SERVER_EVENTS = [
 
 const webSearch = (type: string): Case => ({
   name: type,
-  body: { prompt: 'Search the web for the tallest tree in the world', tools: [{ type, name: 'web_search', max_uses: 2, allowed_domains: ['trees.example'] }] },
+  body: {
+    prompt: 'Search the web for the tallest tree in the world',
+    tools: [{ type, name: 'web_search', max_uses: 2, allowed_domains: ['trees.example'] }],
+  },
   events: [...SERVER_EVENTS, 'content_block_start:text', 'content_block_delta:citations_delta', 'content_block_delta:text_delta'],
   check(content, message) {
     const [use] = byType(content, 'server_tool_use');
-    expect(use).toMatchObject({ name: 'web_search', input: { query: 'tallest tree in the world' }, id: expect.stringMatching(/^srvtoolu_01/) });
+    expect(use).toMatchObject({
+      name: 'web_search',
+      input: { query: 'tallest tree in the world' },
+      id: expect.stringMatching(/^srvtoolu_01/),
+    });
     const [result] = byType(content, 'web_search_tool_result');
     expect(result.tool_use_id).toBe(use.id);
     const pages = result.content as Anthropic.Messages.WebSearchResultBlock[];
@@ -59,7 +66,10 @@ const webSearch = (type: string): Case => ({
 
 const webFetch = (type: string): Case => ({
   name: type,
-  body: { prompt: 'Summarize https://docs.example.com/guide/getting-started', tools: [{ type, name: 'web_fetch', citations: { enabled: true } }] },
+  body: {
+    prompt: 'Summarize https://docs.example.com/guide/getting-started',
+    tools: [{ type, name: 'web_fetch', citations: { enabled: true } }],
+  },
   events: SERVER_EVENTS,
   check(content, message) {
     const [use] = byType(content, 'server_tool_use');
@@ -82,11 +92,28 @@ const codeExecution = (type: string): Case => ({
     if (type === 'code_execution_20250522') {
       expect(use).toMatchObject({ name: 'code_execution', input: { code: 'result = 2**64\nprint(result)' } });
       const [result] = byType(content, 'code_execution_tool_result');
-      expect(result.content).toEqual({ type: 'code_execution_result', stdout: '18446744073709551616\n', stderr: '', return_code: 0, content: [] });
+      expect(result.content).toEqual({
+        type: 'code_execution_result',
+        stdout: '18446744073709551616\n',
+        stderr: '',
+        return_code: 0,
+        content: [],
+      });
     } else {
-      expect(use.name).toBe('bash_code_execution');
-      expect((use.input as { command: string }).command).toContain('result = 2**64');
+      // The script is written with the container's text editor, then run with bash.
+      const [write, run] = byType(content, 'server_tool_use');
+      expect(write).toMatchObject({
+        name: 'text_editor_code_execution',
+        input: { command: 'create', path: '/tmp/script.py', file_text: 'result = 2**64\nprint(result)\n' },
+      });
+      const [written] = byType(content, 'text_editor_code_execution_tool_result');
+      expect(written).toMatchObject({
+        tool_use_id: write.id,
+        content: { type: 'text_editor_code_execution_create_result', is_file_update: false },
+      });
+      expect(run).toMatchObject({ name: 'bash_code_execution', input: { command: 'python3 /tmp/script.py' } });
       const [result] = byType(content, 'bash_code_execution_tool_result');
+      expect(result.tool_use_id).toBe(run.id);
       expect(result.content).toMatchObject({ type: 'bash_code_execution_result', stdout: '18446744073709551616\n', return_code: 0 });
     }
     expect(message.container?.id).toMatch(/^container_/);
@@ -126,28 +153,45 @@ const CASES: Case[] = [
         prompt: 'What is the weather in Paris?',
         tools: [
           { type, name: type.startsWith('tool_search_tool_regex') ? 'tool_search_tool_regex' : 'tool_search_tool_bm25' },
-          { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } }, defer_loading: true },
+          {
+            name: 'get_weather',
+            description: 'Weather',
+            input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+            defer_loading: true,
+          },
         ],
       },
       events: SERVER_EVENTS,
       check(content) {
         expect(content.map((b) => b.type)).toEqual(['server_tool_use', 'tool_search_tool_result', 'tool_use']);
         const [result] = byType(content, 'tool_search_tool_result');
-        expect(result.content).toEqual({ type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'get_weather' }] });
+        expect(result.content).toEqual({
+          type: 'tool_search_tool_search_result',
+          tool_references: [{ type: 'tool_reference', tool_name: 'get_weather' }],
+        });
         expect(byType(content, 'tool_use')[0].name).toBe('get_weather');
       },
     }),
   ),
   toolUse('bash_20250124', [{ type: 'bash_20250124', name: 'bash' }], 'Run the bash command `ls -la /tmp`', { command: 'ls -la /tmp' }),
-  toolUse('text_editor_20250124', [{ type: 'text_editor_20250124', name: 'str_replace_editor' }], 'Edit main.py', { command: 'view', path: 'main.py' }),
-  toolUse('text_editor_20250429', [{ type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' }], 'Edit src/app.ts please', { command: 'view', path: 'src/app.ts' }),
+  toolUse('text_editor_20250124', [{ type: 'text_editor_20250124', name: 'str_replace_editor' }], 'Edit main.py', {
+    command: 'view',
+    path: 'main.py',
+  }),
+  toolUse('text_editor_20250429', [{ type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' }], 'Edit src/app.ts please', {
+    command: 'view',
+    path: 'src/app.ts',
+  }),
   toolUse(
     'text_editor_20250728',
     [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: 10000 }],
     'Edit README.md',
     { command: 'view', path: 'README.md' },
   ),
-  toolUse('memory_20250818', [{ type: 'memory_20250818', name: 'memory' }], 'Remember that I like tea', { command: 'view', path: '/memories' }),
+  toolUse('memory_20250818', [{ type: 'memory_20250818', name: 'memory' }], 'Remember that I like tea', {
+    command: 'view',
+    path: '/memories',
+  }),
   toolUse(
     'computer_20250124 (beta)',
     [{ type: 'computer_20250124', name: 'computer', display_width_px: 1280, display_height_px: 800 }],
@@ -169,7 +213,9 @@ const CASES: Case[] = [
     { action: 'type', text: 'hello' },
     ['computer-use-2024-10-22'],
   ),
-  toolUse('bash_20241022 (beta)', [{ type: 'bash_20241022', name: 'bash' }], 'Run `pwd` in bash', { command: 'pwd' }, ['computer-use-2024-10-22']),
+  toolUse('bash_20241022 (beta)', [{ type: 'bash_20241022', name: 'bash' }], 'Run `pwd` in bash', { command: 'pwd' }, [
+    'computer-use-2024-10-22',
+  ]),
   toolUse(
     'text_editor_20241022 (beta)',
     [{ type: 'text_editor_20241022', name: 'str_replace_editor' }],
@@ -177,22 +223,57 @@ const CASES: Case[] = [
     { command: 'view', path: 'notes.txt' },
     ['computer-use-2024-10-22'],
   ),
-  toolUse('computer_toolset_20260801', [{ type: 'computer_toolset_20260801' }], 'Take a screenshot of the computer', {}, undefined, 'computer'),
-  toolUse('browser_toolset_20260801', [{ type: 'browser_toolset_20260801', configs: { zoom: { enabled: false } } }], 'Click in the browser', { coordinate: [640, 400] }, undefined, 'browser'),
+  toolUse(
+    'computer_toolset_20260801',
+    [{ type: 'computer_toolset_20260801' }],
+    'Take a screenshot of the computer',
+    {},
+    undefined,
+    'computer',
+  ),
+  toolUse(
+    'browser_toolset_20260801',
+    [{ type: 'browser_toolset_20260801', configs: { zoom: { enabled: false } } }],
+    'Click in the browser',
+    { coordinate: [640, 400] },
+    undefined,
+    'browser',
+  ),
   {
     name: 'MCP connector (beta: mcp_servers and mcp_toolset)',
     body: {
       prompt: 'Ask the docs mcp server to lookup the changelog',
-      mcp_servers: [{ type: 'url', url: 'https://mcp.example.com/sse', name: 'docs', authorization_token: 'secret', tool_configuration: { allowed_tools: ['lookup'] } }],
+      mcp_servers: [
+        {
+          type: 'url',
+          url: 'https://mcp.example.com/sse',
+          name: 'docs',
+          authorization_token: 'secret',
+          tool_configuration: { allowed_tools: ['lookup'] },
+        },
+      ],
       tools: [{ type: 'mcp_toolset', mcp_server_name: 'docs' }],
       betas: ['mcp-client-2025-11-20'],
     },
-    events: ['content_block_start:mcp_tool_use', 'content_block_delta:input_json_delta', 'content_block_stop', 'content_block_start:mcp_tool_result'],
+    events: [
+      'content_block_start:mcp_tool_use',
+      'content_block_delta:input_json_delta',
+      'content_block_stop',
+      'content_block_start:mcp_tool_result',
+    ],
     check(content) {
       const blocks = content as unknown as { type: string; [k: string]: unknown }[];
       expect(blocks.map((b) => b.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'text']);
-      expect(blocks[0]).toMatchObject({ name: 'lookup', server_name: 'docs', input: { query: 'ask the docs mcp server to lookup the changelog' } });
-      expect(blocks[1]).toMatchObject({ tool_use_id: blocks[0].id, is_error: false, content: [{ type: 'text', text: expect.stringMatching(/^Lookup result: /) }] });
+      expect(blocks[0]).toMatchObject({
+        name: 'lookup',
+        server_name: 'docs',
+        input: { query: 'ask the docs mcp server to lookup the changelog' },
+      });
+      expect(blocks[1]).toMatchObject({
+        tool_use_id: blocks[0].id,
+        is_error: false,
+        content: [{ type: 'text', text: expect.stringMatching(/^Lookup result: /) }],
+      });
     },
   },
 ];
@@ -206,7 +287,14 @@ const TREES: Fixture = {
       {
         tool: 'web_search',
         query: 'oldest tree',
-        results: [{ title: 'Methuselah', url: 'https://trees.example/methuselah', snippet: 'Methuselah is about 4,850 years old.', pageAge: 'March 3, 2026' }],
+        results: [
+          {
+            title: 'Methuselah',
+            url: 'https://trees.example/methuselah',
+            snippet: 'Methuselah is about 4,850 years old.',
+            pageAge: 'March 3, 2026',
+          },
+        ],
       },
     ],
     text: 'The oldest known tree is Methuselah, about 4,850 years old.',
@@ -226,7 +314,9 @@ describe.each(modes)('Anthropic built-in tools ($name)', (mode) => {
   });
   // Beta tools go through the beta client, as users call them.
   const create = (body: Body) =>
-    (body.betas ? client().beta.messages.create(params(body) as never) : client().messages.create(params(body) as never)) as Promise<Message>;
+    (body.betas
+      ? client().beta.messages.create(params(body) as never)
+      : client().messages.create(params(body) as never)) as Promise<Message>;
   // Both streams emit the same events; the beta's are typed as its own.
   const stream = (body: Body) =>
     (body.betas ? client().beta.messages.stream(params(body) as never) : client().messages.stream(params(body) as never)) as ReturnType<
@@ -256,7 +346,12 @@ describe.each(modes)('Anthropic built-in tools ($name)', (mode) => {
 
   it('takes a client tool result and answers from it, ending the loop; server tool runs in history are context', async () => {
     const tools = [{ type: 'bash_20250124' as const, name: 'bash' as const }];
-    const first = await client().messages.create({ model: MODEL, max_tokens: 1024, messages: [{ role: 'user', content: 'Run `ls` in bash' }], tools });
+    const first = await client().messages.create({
+      model: MODEL,
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: 'Run `ls` in bash' }],
+      tools,
+    });
     const call = byType(first.content, 'tool_use')[0];
     const second = await client().messages.create({
       model: MODEL,
@@ -285,34 +380,69 @@ describe.each(modes)('Anthropic built-in tools ($name)', (mode) => {
   });
 
   it('answers as a fixture scripts it: the search results, and the answer citing the result it names', async () => {
-    const m = await client().messages.create(params({ prompt: 'Which is the oldest tree?', tools: [{ type: 'web_search_20250305', name: 'web_search' }] }) as never);
+    const m = await client().messages.create(
+      params({ prompt: 'Which is the oldest tree?', tools: [{ type: 'web_search_20250305', name: 'web_search' }] }) as never,
+    );
     expect(m.content.map((b) => b.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
     expect(byType(m.content, 'server_tool_use')[0].input).toEqual({ query: 'oldest tree' });
     expect(byType(m.content, 'web_search_tool_result')[0].content).toEqual([
-      { type: 'web_search_result', url: 'https://trees.example/methuselah', title: 'Methuselah', encrypted_content: expect.any(String), page_age: 'March 3, 2026' },
+      {
+        type: 'web_search_result',
+        url: 'https://trees.example/methuselah',
+        title: 'Methuselah',
+        encrypted_content: expect.any(String),
+        page_age: 'March 3, 2026',
+      },
     ]);
     const [text] = byType(m.content, 'text');
     expect(text.text).toBe('The oldest known tree is Methuselah, about 4,850 years old.');
     expect(text.citations).toEqual([
-      { type: 'web_search_result_location', url: 'https://trees.example/methuselah', title: 'Methuselah', cited_text: 'Methuselah is about 4,850 years old.', encrypted_index: expect.any(String) },
+      {
+        type: 'web_search_result_location',
+        url: 'https://trees.example/methuselah',
+        title: 'Methuselah',
+        cited_text: 'Methuselah is about 4,850 years old.',
+        encrypted_index: expect.any(String),
+      },
     ]);
   });
 
   it.each([
     [{ type: 'web_search_20250305', name: 'search' }, "tools.0.web_search_20250305.name: Input should be 'web_search'"],
-    [{ type: 'web_search_20250305', name: 'web_search', max_uses: 0 }, 'tools.0.web_search_20250305.max_uses: Input should be greater than or equal to 1'],
+    [
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 0 },
+      'tools.0.web_search_20250305.max_uses: Input should be greater than or equal to 1',
+    ],
     [
       { type: 'web_search_20250305', name: 'web_search', allowed_domains: ['a.example'], blocked_domains: ['b.example'] },
       'tools.0.web_search_20250305: Cannot specify both allowed_domains and blocked_domains',
     ],
-    [{ type: 'web_search_20250305', name: 'web_search', user_location: { city: 'Oslo' } }, 'tools.0.web_search_20250305.user_location.type: Field required'],
+    [
+      { type: 'web_search_20250305', name: 'web_search', user_location: { city: 'Oslo' } },
+      'tools.0.web_search_20250305.user_location.type: Field required',
+    ],
     [{ type: 'bash_20250124', name: 'bash', timeout: 5 }, 'tools.0.bash_20250124.timeout: Extra inputs are not permitted'],
-    [{ type: 'computer_20250124', name: 'computer', display_width_px: 1024 }, 'tools.0.computer_20250124.display_height_px: Field required'],
-    [{ type: 'text_editor_20250728', name: 'str_replace_editor' }, "tools.0.text_editor_20250728.name: Input should be 'str_replace_based_edit_tool'"],
-    [{ type: 'code_execution_20250825', name: 'code_execution', memory: '1g' }, 'tools.0.code_execution_20250825.memory: Extra inputs are not permitted'],
-    [{ type: 'laser_20990101', name: 'laser' }, "tools.0: Input tag 'laser_20990101' found using 'type' does not match any of the expected tags: 'custom', 'bash_20241022'"],
+    [
+      { type: 'computer_20250124', name: 'computer', display_width_px: 1024 },
+      'tools.0.computer_20250124.display_height_px: Field required',
+    ],
+    [
+      { type: 'text_editor_20250728', name: 'str_replace_editor' },
+      "tools.0.text_editor_20250728.name: Input should be 'str_replace_based_edit_tool'",
+    ],
+    [
+      { type: 'code_execution_20250825', name: 'code_execution', memory: '1g' },
+      'tools.0.code_execution_20250825.memory: Extra inputs are not permitted',
+    ],
+    [
+      { type: 'laser_20990101', name: 'laser' },
+      "tools.0: Input tag 'laser_20990101' found using 'type' does not match any of the expected tags: 'custom', 'bash_20241022'",
+    ],
     [{ name: 'get_weather' }, 'tools.0.custom.input_schema: Field required'],
-    [{ type: 'mcp_toolset', mcp_server_name: 'nowhere' }, "tools.0.mcp_toolset.mcp_server_name: MCP server 'nowhere' is not among the request's mcp_servers."],
+    [
+      { type: 'mcp_toolset', mcp_server_name: 'nowhere' },
+      "tools.0.mcp_toolset.mcp_server_name: MCP server 'nowhere' is not among the request's mcp_servers.",
+    ],
   ])('refuses the tool %j: %s', async (tool, message) => {
     const error = await client()
       .messages.create({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], tools: [tool as ToolUnion] })

@@ -97,6 +97,19 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
 
 type Emit = (due: number, type: string, data: Record<string, unknown>) => void;
 
+const EMPTY_THINKING = { type: 'thinking', thinking: '', signature: '' };
+
+/** A use of a tool (its input streams as JSON deltas). */
+const isUse = (block: Record<string, unknown>) =>
+  block.type === 'tool_use' || block.type === 'server_tool_use' || block.type === 'mcp_tool_use';
+
+/** A block as its content_block_start shows it: a use with an empty input (and its caller), anything else whole. */
+const opened = (block: Record<string, unknown>) =>
+  isUse(block) ? { ...block, input: {}, ...(block.type === 'mcp_tool_use' ? {} : { caller: { type: 'direct' } }) } : block;
+
+const inputDelta = (emit: Emit, due: number, index: number, use: Record<string, unknown>) =>
+  emit(due, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(use.input) } });
+
 /**
  * One step of a canonical block as content block events: text as text deltas (a cited span is a block
  * of its own, its citation sent first), a call's input as JSON deltas (a built-in tool's whole, at its
@@ -137,15 +150,8 @@ function blockEvents(emit: Emit, step: StreamStep, block: Block, shown: Rendered
     return;
   }
   const head = shown.blocks[0] as Record<string, unknown>;
-  if (step.blockStart) {
-    const empty =
-      block.type === 'thinking'
-        ? { type: 'thinking', thinking: '', signature: '' }
-        : head.type === 'tool_use' || head.type === 'server_tool_use' || head.type === 'mcp_tool_use'
-          ? { ...head, input: {}, ...(head.type === 'mcp_tool_use' ? {} : { caller: { type: 'direct' } }) }
-          : head;
-    emit(due, 'content_block_start', { index, content_block: empty });
-  }
+  if (step.blockStart)
+    emit(due, 'content_block_start', { index, content_block: block.type === 'thinking' ? EMPTY_THINKING : opened(head) });
   if (step.text) {
     if (block.type === 'thinking') emit(due, 'content_block_delta', { index, delta: { type: 'thinking_delta', thinking: step.text } });
     else if (block.type === 'tool_call' && !block.builtin)
@@ -154,12 +160,14 @@ function blockEvents(emit: Emit, step: StreamStep, block: Block, shown: Rendered
   if (!step.blockEnd) return;
   if (block.type === 'thinking')
     emit(due, 'content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
-  if ('input' in head && (block.type !== 'tool_call' || block.builtin))
-    emit(due, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(head.input) } });
+  // A built-in tool's input (a server tool's, a client tool's in its schema's shape) comes as one delta.
+  if (isUse(head) && (block.type !== 'tool_call' || block.builtin)) inputDelta(emit, due, index, head);
   emit(due, 'content_block_stop', { index });
-  // A server tool's result comes whole, after its use.
-  shown.blocks.slice(1).forEach((result, k) => {
-    emit(due, 'content_block_start', { index: index + 1 + k, content_block: result });
-    emit(due, 'content_block_stop', { index: index + 1 + k });
+  // What follows a server tool's use: its result, whole; a further use (a file written, then run) as the first.
+  shown.blocks.slice(1).forEach((next, k) => {
+    const at = index + 1 + k;
+    emit(due, 'content_block_start', { index: at, content_block: opened(next) });
+    if (isUse(next)) inputDelta(emit, due, at, next);
+    emit(due, 'content_block_stop', { index: at });
   });
 }

@@ -168,14 +168,22 @@ function serverBlocks(block: Extract<Block, { type: 'server_tool' }>, tool: Tool
       ];
     case 'code_execution': {
       const result = { stdout: u.stdout, stderr: u.stderr, return_code: u.returnCode, content: [] };
-      // The first code execution tool runs Python; later ones run bash (the code through python3).
+      // The first code execution tool runs Python; later ones write the script with the container's text
+      // editor, then run it with bash.
       if (tool?.builtin?.type === 'code_execution_20250522')
         return [
           use('code_execution', { code: u.code }),
           { type: 'code_execution_tool_result', tool_use_id: id, content: { type: 'code_execution_result', ...result } },
         ];
+      const write = serverId(makeId('', 22, hashString(`${block.id}:write`)));
       return [
-        use('bash_code_execution', { command: `python3 - <<'PY'\n${u.code}\nPY` }),
+        { ...use('text_editor_code_execution', { command: 'create', path: '/tmp/script.py', file_text: `${u.code}\n` }), id: write },
+        {
+          type: 'text_editor_code_execution_tool_result',
+          tool_use_id: write,
+          content: { type: 'text_editor_code_execution_create_result', is_file_update: false },
+        },
+        use('bash_code_execution', { command: 'python3 /tmp/script.py' }),
         { type: 'bash_code_execution_tool_result', tool_use_id: id, content: { type: 'bash_code_execution_result', ...result } },
       ];
     }

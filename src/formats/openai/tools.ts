@@ -228,7 +228,12 @@ function customTool(param: string, tool: JsonObject): ToolSpec {
 }
 
 /** The sizes the GPT image models draw (a newer model's other sizes follow gpt-image-1's rules, as the images endpoint does). */
-const IMAGE_SIZES: Record<string, [number, number]> = { auto: [1024, 1024], '1024x1024': [1024, 1024], '1536x1024': [1536, 1024], '1024x1536': [1024, 1536] };
+const IMAGE_SIZES: Record<string, [number, number]> = {
+  auto: [1024, 1024],
+  '1024x1024': [1024, 1024],
+  '1536x1024': [1536, 1024],
+  '1024x1536': [1024, 1536],
+};
 
 function imageTool(param: string, tool: CheckedFields<typeof RULES.image_generation>): BuiltinTool {
   const format = tool.output_format ?? 'png';
