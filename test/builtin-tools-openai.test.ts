@@ -5,18 +5,25 @@
 // definitions get the 400 that names the field; chat completions' search models cite with url_citation.
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import type { Response, ResponseCreateParamsNonStreaming, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type {
+  Response,
+  ResponseCreateParamsNonStreaming,
+  ResponseOutputItem,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { decode as decodePng } from 'fast-png';
 import { modes, withGateway } from './helpers/modes.ts';
 import { assertResponseEvents, assertSchema } from './helpers/openapi.ts';
 import type { Fixture } from '../src/index.ts';
+import { validateFixtures } from '../src/fixtures/validate.ts';
 
 const MODEL = 'gpt-4.1';
 type Body = Omit<ResponseCreateParamsNonStreaming, 'model' | 'stream'>;
 type Item<T extends ResponseOutputItem['type']> = Extract<ResponseOutputItem, { type: T }>;
 
 /** Items as the service sent them, without what the SDK's stream adds (parsed text, parsed arguments). */
-const unparsed = (output: unknown) => JSON.parse(JSON.stringify(output, (k, v) => (k === 'parsed' || k === 'parsed_arguments' ? undefined : v)));
+const unparsed = (output: unknown) =>
+  JSON.parse(JSON.stringify(output, (k, v) => (k === 'parsed' || k === 'parsed_arguments' ? undefined : v)));
 
 /** Whether `expected` occurs in `types`, in this order (other events may come between). */
 function inOrder(types: string[], expected: string[]): boolean {
@@ -45,7 +52,11 @@ interface Case {
 const CASES: Case[] = [
   {
     name: 'web_search',
-    body: { input: 'Search the web for the weather in Paris', tools: [{ type: 'web_search', search_context_size: 'low' }], include: ['web_search_call.action.sources'] },
+    body: {
+      input: 'Search the web for the weather in Paris',
+      tools: [{ type: 'web_search', search_context_size: 'low' }],
+      include: ['web_search_call.action.sources'],
+    },
     item: 'web_search_call',
     events: [
       'response.web_search_call.in_progress',
@@ -76,7 +87,9 @@ const CASES: Case[] = [
     name: 'web_search_preview',
     body: {
       input: 'Look up online: the tallest building in Oslo',
-      tools: [{ type: 'web_search_preview', user_location: { type: 'approximate', city: 'Oslo', country: 'NO' }, search_content_types: ['text'] }],
+      tools: [
+        { type: 'web_search_preview', user_location: { type: 'approximate', city: 'Oslo', country: 'NO' }, search_content_types: ['text'] },
+      ],
     },
     item: 'web_search_call',
     events: ['response.web_search_call.in_progress', 'response.web_search_call.completed'],
@@ -97,14 +110,22 @@ const CASES: Case[] = [
       const call = item as Item<'file_search_call'>;
       expect(call.queries.length).toBe(1);
       expect(call.results).toHaveLength(2);
-      expect(call.results![0]).toMatchObject({ file_id: expect.stringMatching(/^file-/), filename: expect.any(String), score: expect.any(Number) });
+      expect(call.results![0]).toMatchObject({
+        file_id: expect.stringMatching(/^file-/),
+        filename: expect.any(String),
+        score: expect.any(Number),
+      });
       const text = (r.output.at(-1) as Item<'message'>).content[0] as Extract<Item<'message'>['content'][number], { type: 'output_text' }>;
       expect(text.annotations.map((a) => a.type)).toEqual(['file_citation', 'file_citation']);
     },
   },
   {
     name: 'code_interpreter',
-    body: { input: 'Use code to calculate 1234 * 5678', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }], include: ['code_interpreter_call.outputs'] },
+    body: {
+      input: 'Use code to calculate 1234 * 5678',
+      tools: [{ type: 'code_interpreter', container: { type: 'auto' } }],
+      include: ['code_interpreter_call.outputs'],
+    },
     item: 'code_interpreter_call',
     events: [
       'response.code_interpreter_call.in_progress',
@@ -123,7 +144,10 @@ const CASES: Case[] = [
   },
   {
     name: 'image_generation',
-    body: { input: 'Draw an image of a red fox in the snow', tools: [{ type: 'image_generation', size: '1024x1536', quality: 'low', partial_images: 2 }] },
+    body: {
+      input: 'Draw an image of a red fox in the snow',
+      tools: [{ type: 'image_generation', size: '1024x1536', quality: 'low', partial_images: 2 }],
+    },
     item: 'image_generation_call',
     events: [
       'response.image_generation_call.in_progress',
@@ -141,7 +165,10 @@ const CASES: Case[] = [
   },
   {
     name: 'mcp (waits for approval)',
-    body: { input: 'Ask the deepwiki mcp server about React hooks', tools: [{ type: 'mcp', server_label: 'deepwiki', server_url: 'https://mcp.deepwiki.com/mcp' }] },
+    body: {
+      input: 'Ask the deepwiki mcp server about React hooks',
+      tools: [{ type: 'mcp', server_label: 'deepwiki', server_url: 'https://mcp.deepwiki.com/mcp' }],
+    },
     item: 'mcp_approval_request',
     events: ['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed'],
     check(item, r) {
@@ -157,7 +184,9 @@ const CASES: Case[] = [
     name: 'mcp (no approval needed)',
     body: {
       input: 'Ask the docs mcp to lookup the changelog',
-      tools: [{ type: 'mcp', server_label: 'docs', server_url: 'https://example.com/mcp', allowed_tools: ['lookup'], require_approval: 'never' }],
+      tools: [
+        { type: 'mcp', server_label: 'docs', server_url: 'https://example.com/mcp', allowed_tools: ['lookup'], require_approval: 'never' },
+      ],
     },
     item: 'mcp_call',
     events: [
@@ -176,7 +205,10 @@ const CASES: Case[] = [
   },
   {
     name: 'computer_use_preview',
-    body: { input: 'Take a screenshot of the screen', tools: [{ type: 'computer_use_preview', display_width: 1280, display_height: 800, environment: 'browser' }] },
+    body: {
+      input: 'Take a screenshot of the screen',
+      tools: [{ type: 'computer_use_preview', display_width: 1280, display_height: 800, environment: 'browser' }],
+    },
     item: 'computer_call',
     events: ['response.output_item.done'],
     check(item) {
@@ -230,7 +262,11 @@ const CASES: Case[] = [
         {
           type: 'custom',
           name: 'math_expression',
-          format: { type: 'grammar', syntax: 'lark', definition: 'start: expr\nexpr: NUMBER (SP OP SP NUMBER)*\nOP: "+" | "-" | "*"\nSP: " "\n%import common.NUMBER' },
+          format: {
+            type: 'grammar',
+            syntax: 'lark',
+            definition: 'start: expr\nexpr: NUMBER (SP OP SP NUMBER)*\nOP: "+" | "-" | "*"\nSP: " "\n%import common.NUMBER',
+          },
         },
       ],
     },
@@ -304,14 +340,41 @@ const NEWS: Fixture = {
     ],
     text: 'The rocket lifts off at 14:00 UTC (Launch schedule). The sky will be clear.',
     citations: [
-    { text: 'The rocket lifts off at 14:00 UTC (Launch schedule).', result: 1 },
-    { text: 'The sky will be clear.', result: 2 },
-  ],
+      { text: 'The rocket lifts off at 14:00 UTC (Launch schedule).', result: 1 },
+      { text: 'The sky will be clear.', result: 2 },
+    ],
   },
 };
 
+/** Fixtures that script what code printed, which command the model runs, and a computer action with its safety check. */
+const SCRIPTED: Fixture[] = [
+  {
+    name: 'the sum',
+    match: { userMessage: { contains: 'the total' } },
+    reply: { builtinCalls: [{ tool: 'code_execution', code: 'print(sum([1, 2, 3]))', output: '6\n' }], text: 'The total is 6.' },
+  },
+  {
+    name: 'the tests',
+    match: { userMessage: { contains: 'run the suite' } },
+    reply: { builtinCalls: [{ tool: 'shell', commands: ['npm ci', 'npm test -- --run'] }] },
+  },
+  {
+    name: 'the login',
+    match: { userMessage: { contains: 'log in' } },
+    reply: {
+      builtinCalls: [
+        {
+          tool: 'computer',
+          action: { type: 'type', text: 'hunter2' },
+          safetyChecks: [{ code: 'malicious_instructions', message: 'The page asks for a password.' }],
+        },
+      ],
+    },
+  },
+];
+
 describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
-  const ctx = withGateway(mode, { fixtures: [NEWS] });
+  const ctx = withGateway(mode, { fixtures: [NEWS, ...SCRIPTED] });
 
   async function streamed(body: Body): Promise<{ events: ResponseStreamEvent[]; final: Response }> {
     const stream = ctx.client.responses.stream({ model: MODEL, ...body });
@@ -320,20 +383,25 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     return { final: await stream.finalResponse(), events };
   }
 
-  it.each(CASES)('$name: used once plain and once streamed, in its typed item, valid against the spec', async ({ body, item, events: expected, check }) => {
-    const plain = await ctx.client.responses.create({ model: MODEL, ...body });
-    assertSchema('Response', plain);
-    const found = plain.output.find((o) => o.type === item);
-    expect(found, `no ${item} in ${plain.output.map((o) => o.type)}`).toBeDefined();
-    check(found!, plain);
-    const { events, final } = await streamed(body);
-    assertResponseEvents(events);
-    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
-    const types = events.map((e) => e.type);
-    expect(inOrder(types, ['response.created', 'response.output_item.added', ...expected, 'response.completed']), types.join(' ')).toBe(true);
-    expect(unparsed(final.output)).toEqual(plain.output);
-    check(final.output.find((o) => o.type === item)!, final);
-  });
+  it.each(CASES)(
+    '$name: used once plain and once streamed, in its typed item, valid against the spec',
+    async ({ body, item, events: expected, check }) => {
+      const plain = await ctx.client.responses.create({ model: MODEL, ...body });
+      assertSchema('Response', plain);
+      const found = plain.output.find((o) => o.type === item);
+      expect(found, `no ${item} in ${plain.output.map((o) => o.type)}`).toBeDefined();
+      check(found!, plain);
+      const { events, final } = await streamed(body);
+      assertResponseEvents(events);
+      expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+      const types = events.map((e) => e.type);
+      expect(inOrder(types, ['response.created', 'response.output_item.added', ...expected, 'response.completed']), types.join(' ')).toBe(
+        true,
+      );
+      expect(unparsed(final.output)).toEqual(plain.output);
+      check(final.output.find((o) => o.type === item)!, final);
+    },
+  );
 
   it('accepts the built-in tools it never uses (programmatic tool calling) and shows every tool back with its defaults', async () => {
     const r = await ctx.client.responses.create({
@@ -368,7 +436,9 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
   });
 
   it('runs an approved MCP call in the next response, and says so when it is refused', async () => {
-    const tools: Body['tools'] = [{ type: 'mcp', server_label: 'deepwiki', server_url: 'https://mcp.deepwiki.com/mcp', require_approval: 'always' }];
+    const tools: Body['tools'] = [
+      { type: 'mcp', server_label: 'deepwiki', server_url: 'https://mcp.deepwiki.com/mcp', require_approval: 'always' },
+    ];
     const first = await ctx.client.responses.create({ model: MODEL, input: 'Ask deepwiki about React', tools });
     const ask = first.output.find((o) => o.type === 'mcp_approval_request') as Item<'mcp_approval_request'>;
     const approved = await ctx.client.responses.create({
@@ -379,7 +449,12 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     });
     assertSchema('Response', approved);
     expect(approved.output.map((o) => o.type)).toEqual(['mcp_call', 'message']);
-    expect(approved.output[0]).toMatchObject({ name: 'search', arguments: ask.arguments, approval_request_id: ask.id, status: 'completed' });
+    expect(approved.output[0]).toMatchObject({
+      name: 'search',
+      arguments: ask.arguments,
+      approval_request_id: ask.id,
+      status: 'completed',
+    });
     // The whole conversation sent again instead: the same, and a refusal runs nothing.
     const refused = await ctx.client.responses.create({
       model: MODEL,
@@ -398,23 +473,56 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
       [
         [{ type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'mac' }],
         'Take a screenshot',
-        (c) => ({ type: 'computer_call_output', call_id: (c as Item<'computer_call'>).call_id, output: { type: 'computer_screenshot', image_url: 'data:image/png;base64,AAAA' } }),
+        (c) => ({
+          type: 'computer_call_output',
+          call_id: (c as Item<'computer_call'>).call_id,
+          output: { type: 'computer_screenshot', image_url: 'data:image/png;base64,AAAA' },
+        }),
       ],
-      [[{ type: 'local_shell' }], 'Run `ls` in the shell', (c) => ({ type: 'local_shell_call_output', id: (c as Item<'local_shell_call'>).id, output: 'README.md\n' })],
+      [
+        [{ type: 'local_shell' }],
+        'Run `ls` in the shell',
+        (c) => ({ type: 'local_shell_call_output', id: (c as Item<'local_shell_call'>).id, output: 'README.md\n' }),
+      ],
       [
         [{ type: 'shell' }],
         'Run `ls` in the shell',
-        (c) => ({ type: 'shell_call_output', call_id: (c as Item<'shell_call'>).call_id, output: [{ stdout: 'README.md\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] }),
+        (c) => ({
+          type: 'shell_call_output',
+          call_id: (c as Item<'shell_call'>).call_id,
+          output: [{ stdout: 'README.md\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }],
+        }),
       ],
-      [[{ type: 'apply_patch' }], 'Patch notes.md', (c) => ({ type: 'apply_patch_call_output', call_id: (c as Item<'apply_patch_call'>).call_id, status: 'completed', output: 'patched README.md' })],
-      [[{ type: 'custom', name: 'query_database' }], 'Query the database: "select 1"', (c) => ({ type: 'custom_tool_call_output', call_id: (c as Item<'custom_tool_call'>).call_id, output: 'README.md' })],
+      [
+        [{ type: 'apply_patch' }],
+        'Patch notes.md',
+        (c) => ({
+          type: 'apply_patch_call_output',
+          call_id: (c as Item<'apply_patch_call'>).call_id,
+          status: 'completed',
+          output: 'patched README.md',
+        }),
+      ],
+      [
+        [{ type: 'custom', name: 'query_database' }],
+        'Query the database: "select 1"',
+        (c) => ({ type: 'custom_tool_call_output', call_id: (c as Item<'custom_tool_call'>).call_id, output: 'README.md' }),
+      ],
     ];
     for (const [tools, input, answer] of rounds) {
       const first = await ctx.client.responses.create({ model: MODEL, input, tools });
       const call = first.output[0];
-      const second = await ctx.client.responses.create({ model: MODEL, previous_response_id: first.id, input: [answer(call) as never], tools });
+      const second = await ctx.client.responses.create({
+        model: MODEL,
+        previous_response_id: first.id,
+        input: [answer(call) as never],
+        tools,
+      });
       assertSchema('Response', second);
-      expect(second.output.map((o) => o.type), call.type).toEqual(['message']);
+      expect(
+        second.output.map((o) => o.type),
+        call.type,
+      ).toEqual(['message']);
       expect(second.output_text, call.type).toMatch(/README\.md|\[object|According to/);
     }
   });
@@ -442,12 +550,61 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     const first = 'The rocket lifts off at 14:00 UTC (Launch schedule).';
     expect(text.annotations).toEqual([
       { type: 'url_citation', start_index: 0, end_index: first.length, url: 'https://space.example/launches', title: 'Launch schedule' },
-      { type: 'url_citation', start_index: first.length + 1, end_index: text.text.length, url: 'https://weather.example/pad', title: 'Weather at the pad' },
+      {
+        type: 'url_citation',
+        start_index: first.length + 1,
+        end_index: text.text.length,
+        url: 'https://weather.example/pad',
+        title: 'Weather at the pad',
+      },
     ]);
   });
 
+  it('answers as fixtures script them: what the code printed, which commands run, a computer action and its safety check', async () => {
+    const code = await ctx.client.responses.create({
+      model: MODEL,
+      input: 'What is the total?',
+      tools: [{ type: 'code_interpreter', container: { type: 'auto' } }],
+      include: ['code_interpreter_call.outputs'],
+    });
+    expect(code.output[0]).toMatchObject({
+      type: 'code_interpreter_call',
+      code: 'print(sum([1, 2, 3]))',
+      outputs: [{ type: 'logs', logs: '6\n' }],
+    });
+    expect(code.output_text).toBe('The total is 6.');
+    const shell = await ctx.client.responses.create({ model: MODEL, input: 'Please run the suite', tools: [{ type: 'shell' }] });
+    expect((shell.output[0] as Item<'shell_call'>).action.commands).toEqual(['npm ci', 'npm test -- --run']);
+    const local = await ctx.client.responses.create({ model: MODEL, input: 'Please run the suite', tools: [{ type: 'local_shell' }] });
+    expect((local.output[0] as Item<'local_shell_call'>).action.command).toEqual(['bash', '-lc', 'npm ci && npm test -- --run']);
+    const computer = await ctx.client.responses.create({
+      model: MODEL,
+      input: 'Please log in for me',
+      tools: [{ type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'browser' }],
+    });
+    assertSchema('Response', computer);
+    const call = computer.output[0] as Item<'computer_call'>;
+    expect(call.action).toEqual({ type: 'type', text: 'hunter2' });
+    expect(call.pending_safety_checks).toEqual([
+      { id: expect.stringMatching(/^cu_sc_/), code: 'malicious_instructions', message: 'The page asks for a password.' },
+    ]);
+  });
+
+  it('refuses a fixture whose builtinCalls break the schema, naming the place and the rule', () => {
+    expect(() => validateFixtures([{ name: 'bad', reply: { builtinCalls: [{ tool: 'shell', command: 'ls' }] } }], 'test')).toThrow(
+      /fixture 0 \("bad"\), at \/reply\/builtinCalls\/0: must match exactly one schema/,
+    );
+    expect(() => validateFixtures([{ reply: { citations: [{ text: 'x', result: 0 }] } }], 'test')).toThrow(
+      /\/reply\/citations\/0\/result: must be >= 1/,
+    );
+  });
+
   it.each([
-    [{ type: 'web_search', search_context_size: 'huge' }, 'tools[0].search_context_size', /Supported values are: 'low', 'medium', and 'high'/],
+    [
+      { type: 'web_search', search_context_size: 'huge' },
+      'tools[0].search_context_size',
+      /Supported values are: 'low', 'medium', and 'high'/,
+    ],
     [{ type: 'web_search', allowed_domains: ['a.com'] }, 'tools[0].allowed_domains', /allowed_domains/],
     [{ type: 'web_search_preview', user_location: { city: 'Oslo' } }, 'tools[0].user_location.type', /Missing required parameter/],
     [{ type: 'file_search' }, 'tools[0].vector_store_ids', /Missing required parameter/],
@@ -455,15 +612,31 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     [{ type: 'computer_use_preview', display_width: 1024, display_height: 768 }, 'tools[0].environment', /Missing required parameter/],
     [{ type: 'mcp', server_label: 'x' }, 'tools[0].server_url', /Missing required parameter/],
     [{ type: 'mcp', server_label: 'x', server_url: 'not a url' }, 'tools[0].server_url', /expected a URL/],
-    [{ type: 'mcp', server_label: 'x', server_url: 'https://x.example', require_approval: 'sometimes' }, 'tools[0].require_approval', /'always' and 'never'/],
+    [
+      { type: 'mcp', server_label: 'x', server_url: 'https://x.example', require_approval: 'sometimes' },
+      'tools[0].require_approval',
+      /'always' and 'never'/,
+    ],
     [{ type: 'code_interpreter' }, 'tools[0].container', /Missing required parameter/],
-    [{ type: 'code_interpreter', container: { type: 'auto', memory_limit: '2g' } }, 'tools[0].container.memory_limit', /'1g', '4g', '16g', and '64g'/],
+    [
+      { type: 'code_interpreter', container: { type: 'auto', memory_limit: '2g' } },
+      'tools[0].container.memory_limit',
+      /'1g', '4g', '16g', and '64g'/,
+    ],
     [{ type: 'image_generation', quality: 'ultra' }, 'tools[0].quality', /Supported values/],
     [{ type: 'image_generation', size: '4096x4096' }, 'tools[0].size', /'auto', '1024x1024', '1536x1024', and '1024x1536'/],
     [{ type: 'image_generation', output_format: 'jpeg', background: 'transparent' }, 'tools[0].background', /Transparent background/],
     [{ type: 'custom' }, 'tools[0].name', /Missing required parameter/],
-    [{ type: 'custom', name: 'x', format: { type: 'grammar', syntax: 'ebnf', definition: 'a' } }, 'tools[0].format.syntax', /'lark' and 'regex'/],
-    [{ type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'web_search' }] }, 'tools[0].tools[0].type', /'function' and 'custom'/],
+    [
+      { type: 'custom', name: 'x', format: { type: 'grammar', syntax: 'ebnf', definition: 'a' } },
+      'tools[0].format.syntax',
+      /'lark' and 'regex'/,
+    ],
+    [
+      { type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'web_search' }] },
+      'tools[0].tools[0].type',
+      /'function' and 'custom'/,
+    ],
     [{ type: 'warp_drive' }, 'tools[0].type', /Supported values are: 'function', 'file_search'/],
   ] as const)('refuses the tool %j with a 400 naming %s', async (tool, param, message) => {
     const error = await ctx.client.responses.create({ model: MODEL, input: 'Hi', tools: [tool as never] }).catch((e) => e);
@@ -476,13 +649,17 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     const body = {
       model: 'gpt-4o-search-preview',
       messages: [{ role: 'user' as const, content: 'What happened in Oslo today?' }],
-      web_search_options: { search_context_size: 'low' as const, user_location: { type: 'approximate' as const, approximate: { city: 'Oslo' } } },
+      web_search_options: {
+        search_context_size: 'low' as const,
+        user_location: { type: 'approximate' as const, approximate: { city: 'Oslo' } },
+      },
     };
     const plain = await ctx.client.chat.completions.create(body);
     assertSchema('CreateChatCompletionResponse', plain);
     const message = plain.choices[0].message;
     expect(message.annotations!.length).toBe(3);
-    for (const a of message.annotations!) expect(message.content!.slice(a.url_citation.start_index, a.url_citation.end_index)).toContain(a.url_citation.title);
+    for (const a of message.annotations!)
+      expect(message.content!.slice(a.url_citation.start_index, a.url_citation.end_index)).toContain(a.url_citation.title);
     const chunks = await ctx.client.chat.completions.create({ ...body, stream: true });
     const got: unknown[] = [];
     let text = '';
