@@ -417,6 +417,16 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
       { type: 'file_search', vector_store_ids: ['vs_1'], filters: null, max_num_results: 20 },
     ]);
     expect(r.tool_usage).toBeUndefined();
+    // An MCP server's secrets are not shown back.
+    const mcp = await ctx.client.responses.create({
+      model: MODEL,
+      input: 'Hello there',
+      tools: [
+        { type: 'mcp', server_label: 'crm', server_url: 'https://crm.example/mcp', authorization: 'tok_secret', headers: { 'X-Key': 'k' } },
+      ],
+    });
+    expect(JSON.stringify(mcp.tools)).not.toMatch(/tok_secret|X-Key/);
+    expect(mcp.tools[0]).toMatchObject({ type: 'mcp', server_label: 'crm', headers: null, require_approval: 'always' });
   });
 
   it('forces a built-in tool with tool_choice, and refuses a choice of a tool not offered', async () => {

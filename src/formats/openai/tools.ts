@@ -498,13 +498,11 @@ export function echoedTools(raw: unknown[] = []): JsonObject[] {
         return { ...t, search_context_size: t.search_context_size ?? 'medium', user_location: t.user_location ?? null };
       case 'file_search':
         return { ...t, filters: t.filters ?? null, max_num_results: t.max_num_results ?? 20 };
-      case 'mcp':
-        return {
-          ...t,
-          allowed_tools: t.allowed_tools ?? null,
-          headers: t.headers ?? null,
-          require_approval: t.require_approval ?? 'always',
-        };
+      case 'mcp': {
+        // Secrets are not shown back: the token, and the headers that may carry one.
+        const { authorization: _secret, ...shown } = t;
+        return { ...shown, allowed_tools: t.allowed_tools ?? null, headers: null, require_approval: t.require_approval ?? 'always' };
+      }
       default:
         return t;
     }
