@@ -28,7 +28,12 @@ setTracingDisabled(true);
 
 const HOSTED: [string, Tool, string, string][] = [
   ['webSearchTool()', webSearchTool({ searchContextSize: 'low' }), 'Search the web for the best hiking trails', 'web_search_call'],
-  ['fileSearchTool()', fileSearchTool(['vs_trails'], { maxNumResults: 2, includeSearchResults: true }), 'What do my files say about hiking?', 'file_search_call'],
+  [
+    'fileSearchTool()',
+    fileSearchTool(['vs_trails'], { maxNumResults: 2, includeSearchResults: true }),
+    'What do my files say about hiking?',
+    'file_search_call',
+  ],
   ['codeInterpreterTool()', codeInterpreterTool(), 'Use code to calculate 12 * 12', 'code_interpreter_call'],
   [
     'hostedMcpTool()',
@@ -41,12 +46,16 @@ const HOSTED: [string, Tool, string, string][] = [
 describe.each(modes)('agent frameworks with built-in tools ($name)', (mode) => {
   const ctx = withGateway(mode);
   const runner = () =>
-    new Runner({ modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ apiKey: 'sk-test', baseURL: `${ctx.gw.root}/v1`, maxRetries: 0 }) }) });
+    new Runner({
+      modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ apiKey: 'sk-test', baseURL: `${ctx.gw.root}/v1`, maxRetries: 0 }) }),
+    });
 
   it.each(HOSTED)("the Agents SDK's %s: the hosted call and the answer, plain and streamed", async (_name, tool, prompt, callType) => {
     const agent = new Agent({ name: 'Guide', instructions: 'You help hikers.', model: 'gpt-4.1', tools: [tool] });
     const result = await runner().run(agent, prompt);
-    const calls = result.newItems.filter((i) => i.type === 'tool_call_item').map((i) => (i.rawItem as { providerData?: { type?: string } }).providerData?.type);
+    const calls = result.newItems
+      .filter((i) => i.type === 'tool_call_item')
+      .map((i) => (i.rawItem as { providerData?: { type?: string } }).providerData?.type);
     expect(calls).toContain(callType);
     expect(result.newItems.at(-1)!.type).toBe('message_output_item');
     expect(String(result.finalOutput).length).toBeGreaterThan(10);
@@ -90,8 +99,14 @@ describe.each(modes)('agent frameworks with built-in tools ($name)', (mode) => {
     for (const [tools, prompt] of cases) {
       const r = await generateText({ model: openai('gpt-4.1'), prompt, tools });
       const name = Object.keys(tools)[0];
-      expect(r.toolCalls.map((c) => c.toolName), name).toEqual([name]);
-      expect(r.toolResults.map((t) => t.toolName), name).toEqual([name]);
+      expect(
+        r.toolCalls.map((c) => c.toolName),
+        name,
+      ).toEqual([name]);
+      expect(
+        r.toolResults.map((t) => t.toolName),
+        name,
+      ).toEqual([name]);
       expect(r.text.length, name).toBeGreaterThan(10);
       if (name === 'web_search') expect(r.sources.map((s) => s.sourceType)).toEqual(['url', 'url', 'url']);
       const s = streamText({ model: openai('gpt-4.1'), prompt, tools });
@@ -142,14 +157,22 @@ describe.each(modes)('agent frameworks with built-in tools ($name)', (mode) => {
       [{ bash: anthropic.tools.bash_20250124({ execute }) }, 'Run `pwd` in bash'],
       [{ str_replace_based_edit_tool: anthropic.tools.textEditor_20250728({ execute }) }, 'Edit notes.md'],
       [{ memory: anthropic.tools.memory_20250818({ execute }) }, 'Remember this'],
-      [{ computer: anthropic.tools.computer_20250124({ displayWidthPx: 1024, displayHeightPx: 768, execute }) }, 'Take a screenshot of the computer'],
+      [
+        { computer: anthropic.tools.computer_20250124({ displayWidthPx: 1024, displayHeightPx: 768, execute }) },
+        'Take a screenshot of the computer',
+      ],
     ];
     for (const [tools, prompt] of client) {
       const r = await generateText({ model, prompt, tools, stopWhen: stepCountIs(3) });
       expect(r.steps, Object.keys(tools)[0]).toHaveLength(2);
       expect(r.text).toContain('done: README.md');
     }
-    expect(inputs).toEqual([{ command: 'pwd' }, { command: 'view', path: 'notes.md' }, { command: 'view', path: '/memories' }, { action: 'screenshot' }]);
+    expect(inputs).toEqual([
+      { command: 'pwd' },
+      { command: 'view', path: 'notes.md' },
+      { command: 'view', path: '/memories' },
+      { action: 'screenshot' },
+    ]);
   });
 
   it("LangChain's ChatOpenAI with a built-in tool: the Responses API, the search's citations, plain and streamed", async () => {

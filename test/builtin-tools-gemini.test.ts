@@ -39,7 +39,8 @@ const CASES: Case[] = [
       expect(g.webSearchQueries).toEqual(['designed the eiffel tower']);
       expect(g.searchEntryPoint!.renderedContent).toContain('designed the eiffel tower');
       expect(g.groundingChunks).toHaveLength(3);
-      for (const chunk of g.groundingChunks!) expect(chunk.web).toMatchObject({ uri: expect.stringMatching(/^https:\/\//), title: expect.any(String) });
+      for (const chunk of g.groundingChunks!)
+        expect(chunk.web).toMatchObject({ uri: expect.stringMatching(/^https:\/\//), title: expect.any(String) });
       checkSupports(c);
     },
   },
@@ -81,7 +82,8 @@ const CASES: Case[] = [
     check(c) {
       const chunks = c.groundingMetadata!.groundingChunks!;
       expect(chunks).toHaveLength(3);
-      for (const chunk of chunks) expect(chunk.maps).toMatchObject({ title: expect.any(String), placeId: expect.stringMatching(/^places\//) });
+      for (const chunk of chunks)
+        expect(chunk.maps).toMatchObject({ title: expect.any(String), placeId: expect.stringMatching(/^places\//) });
       checkSupports(c);
     },
   },
@@ -130,12 +132,21 @@ describe.each(modes)('Gemini built-in tools ($name)', (mode) => {
     const plain = await ai().models.generateContent({ model: MODEL, contents: prompt, config: { tools } });
     check(plain.candidates![0]);
     const chunks: GenerateContentResponse[] = [];
-    for await (const chunk of await ai().models.generateContentStream({ model: MODEL, contents: prompt, config: { tools } })) chunks.push(chunk);
+    for await (const chunk of await ai().models.generateContentStream({ model: MODEL, contents: prompt, config: { tools } }))
+      chunks.push(chunk);
     const last = chunks.at(-1)!.candidates![0];
     // The streamed parts, put together, are the plain reply's; its metadata comes on the last chunk.
     const parts = chunks.flatMap((c) => c.candidates?.[0].content?.parts ?? []);
-    const joined = parts.filter((p) => p.text !== undefined).map((p) => p.text).join('');
-    expect(joined).toBe(plain.candidates![0].content!.parts!.filter((p) => p.text !== undefined).map((p) => p.text).join(''));
+    const joined = parts
+      .filter((p) => p.text !== undefined)
+      .map((p) => p.text)
+      .join('');
+    expect(joined).toBe(
+      plain
+        .candidates![0].content!.parts!.filter((p) => p.text !== undefined)
+        .map((p) => p.text)
+        .join(''),
+    );
     expect(parts.filter((p) => p.text === undefined)).toEqual(plain.candidates![0].content!.parts!.filter((p) => p.text === undefined));
     expect(last.groundingMetadata).toEqual(plain.candidates![0].groundingMetadata);
     expect(last.urlContextMetadata).toEqual(plain.candidates![0].urlContextMetadata);
@@ -145,18 +156,27 @@ describe.each(modes)('Gemini built-in tools ($name)', (mode) => {
     const r = await fetch(`${ctx.gw.root}/v1beta/models/${MODEL}:generateContent?key=sk-test`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ contents: [{ parts: [{ text: 'Search the web for otters' }] }], tools: [{ google_search: {} }, { code_execution: {} }] }),
+      body: JSON.stringify({
+        contents: [{ parts: [{ text: 'Search the web for otters' }] }],
+        tools: [{ google_search: {} }, { code_execution: {} }],
+      }),
     });
     const body = (await r.json()) as { candidates: Candidate[] };
     expect(body.candidates[0].groundingMetadata!.webSearchQueries).toEqual(['otters']);
   });
 
   it('grounds a scripted answer on what the fixture says the search found, over UTF-8 byte offsets', async () => {
-    const r = await ai().models.generateContent({ model: MODEL, contents: 'What is the tower height?', config: { tools: [{ googleSearch: {} }] } });
+    const r = await ai().models.generateContent({
+      model: MODEL,
+      contents: 'What is the tower height?',
+      config: { tools: [{ googleSearch: {} }] },
+    });
     const c = r.candidates![0];
     expect(c.content!.parts![0].text).toBe('Ça fait 330 mètres: see Tour Eiffel.');
     expect(c.groundingMetadata!.webSearchQueries).toEqual(['eiffel tower height']);
-    expect(c.groundingMetadata!.groundingChunks).toEqual([{ web: { uri: 'https://tower.example/facts', title: 'Tour Eiffel', domain: 'tower.example' } }]);
+    expect(c.groundingMetadata!.groundingChunks).toEqual([
+      { web: { uri: 'https://tower.example/facts', title: 'Tour Eiffel', domain: 'tower.example' } },
+    ]);
     const text = 'Ça fait 330 mètres: see Tour Eiffel.';
     expect(c.groundingMetadata!.groundingSupports).toEqual([
       { segment: { startIndex: 0, endIndex: bytes(text), text }, groundingChunkIndices: [0], confidenceScores: [0.9] },
@@ -165,7 +185,7 @@ describe.each(modes)('Gemini built-in tools ($name)', (mode) => {
 
   it.each([
     [{ googleSearch: { excludeDomains: 'a.com' } }, "Invalid value at 'tools[0].googleSearch.excludeDomains' (TYPE_REPEATED)"],
-    [{ googleSearch: { blockingConfidence: 'MAYBE' } }, "Invalid value at 'tools[0].googleSearch.blockingConfidence', \"MAYBE\""],
+    [{ googleSearch: { blockingConfidence: 'MAYBE' } }, 'Invalid value at \'tools[0].googleSearch.blockingConfidence\', "MAYBE"'],
     [{ codeExecution: { language: 'PYTHON' } }, 'Unknown name "language" at \'tools[0].codeExecution\''],
     [{ fileSearch: { topK: 0 } }, "Invalid value at 'tools[0].fileSearch.topK': 0 is out of range"],
     [{ computerUse: { environment: 'ENVIRONMENT_TV' } }, "Invalid value at 'tools[0].computerUse.environment'"],

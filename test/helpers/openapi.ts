@@ -75,7 +75,8 @@ export function assertResponseEvents(events: readonly { type: string }[]): void 
     responseEventSchemas = {};
     for (const [name, schema] of Object.entries(readSpec().components.schemas)) {
       const type = schema?.properties?.type?.enum?.[0];
-      if (/^Response\w*(?:Streaming)?Event$/.test(name) && typeof type === 'string' && type.startsWith('response.')) responseEventSchemas[type] = name;
+      if (/^Response\w*(?:Streaming)?Event$/.test(name) && typeof type === 'string' && type.startsWith('response.'))
+        responseEventSchemas[type] = name;
     }
   }
   for (const e of events) {
