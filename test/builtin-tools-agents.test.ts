@@ -20,7 +20,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, stepCountIs, streamText, type ToolSet } from 'ai';
 import { ChatOpenAI } from '@langchain/openai';
-import { AIMessageChunk } from '@langchain/core/messages';
+import type { AIMessageChunk } from '@langchain/core/messages';
 import { modes, withGateway } from './helpers/modes.ts';
 
 // The Agents SDK posts traces to OpenAI unless told not to; tests reach 127.0.0.1 only.
