@@ -655,6 +655,46 @@ describe.each(modes)('OpenAI built-in tools ($name)', (mode) => {
     expect(error.message).toMatch(message);
   });
 
+  it('calls a custom tool from chat completions with free-form input in its grammar, plain and streamed, and takes its output back', async () => {
+    const tools = [
+      {
+        type: 'custom' as const,
+        custom: {
+          name: 'ticket_lookup',
+          description: 'Finds a ticket',
+          format: { type: 'grammar' as const, grammar: { syntax: 'regex' as const, definition: '^[A-Z]{3}-\\d{4}$' } },
+        },
+      },
+    ];
+    const messages = [{ role: 'user' as const, content: 'Find the ticket for me' }];
+    const plain = await ctx.client.chat.completions.create({ model: MODEL, messages, tools });
+    assertSchema('CreateChatCompletionResponse', plain);
+    const call = plain.choices[0].message.tool_calls![0];
+    if (call.type !== 'custom') throw new Error(call.type);
+    expect(call.custom.name).toBe('ticket_lookup');
+    expect(call.custom.input).toMatch(/^[A-Z]{3}-\d{4}$/);
+    expect(plain.choices[0].finish_reason).toBe('tool_calls');
+    // The SDK's stream helper puts the call together from its deltas.
+    const streamed = await ctx.client.chat.completions.stream({ model: MODEL, messages, tools }).finalChatCompletion();
+    expect(streamed.choices[0].message.tool_calls).toEqual(plain.choices[0].message.tool_calls);
+    const answered = await ctx.client.chat.completions.create({
+      model: MODEL,
+      tools,
+      messages: [...messages, plain.choices[0].message, { role: 'tool', tool_call_id: call.id, content: 'Ticket is open.' }],
+    });
+    expect(answered.choices[0].message.content).toContain('Ticket is open.');
+    const refused = await ctx.client.chat.completions
+      .create({
+        model: MODEL,
+        messages,
+        tools: [
+          { type: 'custom', custom: { name: 'x', format: { type: 'grammar', grammar: { syntax: 'ebnf', definition: 'a' } } } } as never,
+        ],
+      })
+      .catch((e) => e);
+    expect(refused.param).toBe('tools[0].custom.format.grammar.syntax');
+  });
+
   it("answers a search model's chat completion with url_citation annotations, plain and streamed", async () => {
     const body = {
       model: 'gpt-4o-search-preview',

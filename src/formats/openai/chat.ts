@@ -141,7 +141,11 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
       };
       if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
       else if (calls.length) {
-        message.tool_calls = calls.map((c) => ({ id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        message.tool_calls = calls.map((c) =>
+          c.builtin === 'custom'
+            ? { id: callId(c.id), type: 'custom', custom: { name: c.name, input: c.arguments } }
+            : { id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } },
+        );
       }
       return {
         index: choice.index,
@@ -200,12 +204,20 @@ export function chatStreamEvents(
         if (step.blockStart) delta(step, { function_call: { name: block.name, arguments: '' } });
         delta(step, { function_call: { arguments: step.text } });
       } else {
-        // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
+        // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments
+        // (a custom tool's, its input).
+        const custom = block.builtin === 'custom';
         if (step.blockStart)
           delta(step, {
-            tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }],
+            tool_calls: [
+              custom
+                ? { index: call, id: callId(block.id), type: 'custom', custom: { name: block.name, input: '' } }
+                : { index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } },
+            ],
           });
-        delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
+        delta(step, {
+          tool_calls: [custom ? { index: call, custom: { input: step.text } } : { index: call, function: { arguments: step.text } }],
+        });
       }
     } else if (block?.type === 'text' && step.text) {
       // Logprobs follow the text's own pieces (reasoning and tool calls have none here).

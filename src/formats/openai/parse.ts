@@ -2,7 +2,7 @@
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, Role, ToolCallRef } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing } from './validate.ts';
-import { chatWebSearch, functionParameters } from './tools.ts';
+import { chatCustomTool, chatWebSearch, functionParameters } from './tools.ts';
 import { type CheckedFields, type FieldRules, fieldsOf, isJsonObject, isOneOf, type JsonObject, optional } from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number) => ({ ...optional('integer'), min, max });
@@ -108,6 +108,13 @@ function parseMessage(param: string, m: unknown): Message {
       ? calls.map((c, i) => {
           const call = fieldsOf(c);
           checkField(`${param}.tool_calls[${i}].id`, call.id, { types: ['string'], required: true });
+          if (call.type === 'custom') {
+            // A custom tool's call: its free-form input stands as its arguments.
+            checkField(`${param}.tool_calls[${i}].custom`, call.custom, { types: ['object'], required: true });
+            checkField(`${param}.tool_calls[${i}].custom.name`, call.custom.name, { types: ['string'], required: true });
+            checkField(`${param}.tool_calls[${i}].custom.input`, call.custom.input, { types: ['string'], required: true });
+            return { id: call.id, name: call.custom.name, arguments: call.custom.input };
+          }
           checkField(`${param}.tool_calls[${i}].function`, call.function, { types: ['object'], required: true });
           const fn = call.function;
           checkField(`${param}.tool_calls[${i}].function.name`, fn.name, { types: ['string'], required: true });
@@ -171,7 +178,8 @@ function parseTools(body: ChatBody): ToolSpec[] {
   if (Array.isArray(body.tools)) {
     return body.tools.map((tool, i) => {
       checkField(`tools[${i}]`, tool, { types: ['object'], required: true });
-      if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
+      if (tool.type === 'custom') return chatCustomTool(`tools[${i}]`, tool);
+      if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function', 'custom']);
       return parseFunction(`tools[${i}].function`, tool.function);
     });
   }
@@ -195,9 +203,11 @@ function parseToolChoice(body: ChatBody, tools: ToolSpec[]): ToolChoice {
     return raw;
   }
   const choice = raw;
-  const name = param === 'tool_choice' ? fieldsOf(choice.function).name : choice.name;
-  if (param === 'tool_choice' && choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
-  const path = param === 'tool_choice' ? 'tool_choice.function.name' : 'function_call.name';
+  const custom = param === 'tool_choice' && choice.type === 'custom';
+  const name = param === 'tool_choice' ? fieldsOf(custom ? choice.custom : choice.function).name : choice.name;
+  if (param === 'tool_choice' && choice.type !== 'function' && !custom)
+    throw invalidValue('tool_choice.type', choice.type, ['function', 'custom']);
+  const path = param === 'tool_choice' ? `tool_choice.${custom ? 'custom' : 'function'}.name` : 'function_call.name';
   checkField(path, name, { types: ['string'], required: true });
   if (!tools.some((t) => t.name === name)) {
     throw invalid(

@@ -198,33 +198,63 @@ function functionTool(param: string, tool: JsonObject): ToolSpec {
   };
 }
 
+type Grammar = Extract<BuiltinTool, { kind: 'custom' }>['grammar'];
+
+/**
+ * A custom tool's `format`: plain text, or a grammar whose syntax and definition sit in the format itself
+ * (Responses) or in its `grammar` (chat completions, `nested`).
+ */
+function customFormat(param: string, format: JsonObject | undefined, nested: boolean): Grammar {
+  if (!format) return undefined;
+  checkFields(format, { type: { types: ['string'], required: true, values: ['text', 'grammar'] }, ...GRAMMAR_AT(nested) }, `${param}.`);
+  if (format.type !== 'grammar') return undefined;
+  const at = nested ? `${param}.grammar` : param;
+  const g = nested ? format.grammar : format;
+  checkField(at, g, { types: ['object'], required: true });
+  // Nested, the grammar object holds nothing else; inline, the format's other fields were checked above.
+  if (nested) checkFields(g, GRAMMAR, `${at}.`);
+  const { syntax, definition } = g;
+  checkField(`${at}.syntax`, syntax, GRAMMAR.syntax);
+  checkField(`${at}.definition`, definition, GRAMMAR.definition);
+  return { syntax, definition };
+}
+
+const GRAMMAR = {
+  syntax: { types: ['string'], required: true, values: ['lark', 'regex'] },
+  definition: { types: ['string'], required: true },
+} as const satisfies FieldRules;
+
+/** A format's fields besides its type: the grammar's own (Responses), or the grammar object (chat completions). */
+const GRAMMAR_AT = (nested: boolean): FieldRules =>
+  nested ? { grammar: { types: ['object'] } } : { syntax: { types: ['string'] }, definition: { types: ['string'] } };
+
+/** A custom tool: free-form input, in its grammar if it has one. */
+function customSpec(name: string, description: unknown, grammar: Grammar, deferred?: unknown): ToolSpec {
+  return {
+    name,
+    ...(typeof description === 'string' ? { description } : {}),
+    parameters: NO_PARAMETERS,
+    builtin: { kind: 'custom', type: 'custom', ...(grammar ? { grammar } : {}) },
+    ...(deferred === true ? { deferred: true } : {}),
+  };
+}
+
 function customTool(param: string, tool: JsonObject): ToolSpec {
   checkFields(tool, RULES.custom, `${param}.`);
   strings(`${param}.allowed_callers`, tool.allowed_callers, ['direct', 'programmatic']);
-  let grammar: Extract<BuiltinTool, { kind: 'custom' }>['grammar'];
-  if (tool.format) {
-    const format = tool.format;
-    checkField(`${param}.format.type`, format.type, { types: ['string'], required: true, values: ['text', 'grammar'] });
-    if (format.type === 'grammar') {
-      checkFields(
-        format,
-        {
-          type: { types: ['string'] },
-          syntax: { types: ['string'], required: true, values: ['lark', 'regex'] },
-          definition: { types: ['string'], required: true },
-        },
-        `${param}.format.`,
-      );
-      grammar = { syntax: format.syntax, definition: format.definition };
-    }
-  }
-  return {
-    name: tool.name,
-    ...(tool.description !== undefined ? { description: tool.description } : {}),
-    parameters: NO_PARAMETERS,
-    builtin: { kind: 'custom', type: 'custom', ...(grammar ? { grammar } : {}) },
-    ...(tool.defer_loading ? { deferred: true } : {}),
-  };
+  return customSpec(tool.name, tool.description, customFormat(`${param}.format`, tool.format, false), tool.defer_loading);
+}
+
+/** A custom tool of chat completions (`{type: "custom", custom: {name, description?, format?}}`). */
+export function chatCustomTool(param: string, tool: JsonObject): ToolSpec {
+  checkFields(tool, { type: { types: ['string'] }, custom: { types: ['object'], required: true } }, `${param}.`);
+  const custom = tool.custom;
+  checkFields(
+    custom,
+    { name: { types: ['string'], required: true }, description: { types: ['string'] }, format: { types: ['object'] } },
+    `${param}.custom.`,
+  );
+  return customSpec(custom.name, custom.description, customFormat(`${param}.custom.format`, custom.format, true));
 }
 
 /** The sizes the GPT image models draw (a newer model's other sizes follow gpt-image-1's rules, as the images endpoint does). */
