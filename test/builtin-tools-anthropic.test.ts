@@ -178,10 +178,12 @@ const CASES: Case[] = [
     command: 'view',
     path: 'main.py',
   }),
-  toolUse('text_editor_20250429', [{ type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' }], 'Edit src/app.ts please', {
-    command: 'view',
-    path: 'src/app.ts',
-  }),
+  toolUse(
+    'text_editor_20250429',
+    [{ type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' }],
+    "Edit src/app.ts: replace 'let x' with 'const x'",
+    { command: 'str_replace', path: 'src/app.ts', old_str: 'let x', new_str: 'const x' },
+  ),
   toolUse(
     'text_editor_20250728',
     [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: 10000 }],

@@ -242,9 +242,12 @@ function fileEdit(request: CanonicalRequest, tool: Extract<BuiltinTool, { kind: 
   const text = lastUserText(request);
   const named = /(?:^|\s)((?:\.{0,2}\/)?[\w./-]*\w\.[A-Za-z0-9]{1,6})(?=[\s,.;:!?)]|$)/.exec(text.replace(/https?:\/\/\S+/g, ''))?.[1];
   const path = tool.root ? `${tool.root}${named ? `/${named.replace(/^.*\//, '')}` : ''}` : (named ?? 'README.md');
-  const [oldText = 'TODO', newText = 'DONE'] = quoted(text);
+  // Two quoted texts ("replace 'a' with 'b'") are an edit; else the file is looked at first, where the tool can.
+  const said = quoted(text);
+  const [oldText = 'TODO', newText = 'DONE'] = said;
+  const update = tool.operations.includes('update');
+  if (update && (said.length >= 2 || !tool.operations.includes('view'))) return { operation: 'update', path, oldText, newText };
   if (tool.operations.includes('view')) return { operation: 'view', path };
-  if (tool.operations.includes('update')) return { operation: 'update', path, oldText, newText };
   return { operation: 'create', path, content: `${newText}\n` };
 }
 
