@@ -346,6 +346,18 @@ describe.each(modes)('Anthropic built-in tools ($name)', (mode) => {
     expect(seen.at(-1)).toBe('message_stop');
   });
 
+  it('accepts the advisor tool (beta) and answers without consulting it', async () => {
+    const m = (await client().beta.messages.create({
+      model: MODEL,
+      max_tokens: 256,
+      betas: ['advisor-tool-2026-03-01' as never],
+      messages: [{ role: 'user', content: 'Hello there' }],
+      tools: [{ type: 'advisor_20260301', name: 'advisor', model: 'claude-opus-4-6', max_uses: 1 }],
+    })) as unknown as Message;
+    expect(m.content.map((b) => b.type)).toEqual(['text']);
+    expect(m.usage.server_tool_use).toBeNull();
+  });
+
   it('takes a client tool result and answers from it, ending the loop; server tool runs in history are context', async () => {
     const tools = [{ type: 'bash_20250124' as const, name: 'bash' as const }];
     const first = await client().messages.create({
