@@ -37,6 +37,15 @@ export interface BuiltinContext {
 
 type Pin<K extends PinnedBuiltinCall['tool']> = Extract<PinnedBuiltinCall, { tool: K }>;
 
+/** How much of the last user message the tools read (a query, a command, a path): bounded work, whatever its length. */
+const READ_CHARS = 4000;
+
+/** The start of the last user message, what a tool's input is made of. */
+const asked = (request: CanonicalRequest) => lastUserText(request).slice(0, READ_CHARS);
+
+/** The longest arithmetic the code evaluates (longer is no question to compute, and would cost). */
+const MAX_EXPRESSION = 200;
+
 const FILLER = new Set([
   'for',
   'the',
@@ -63,7 +72,7 @@ const FILLER = new Set([
 
 /** What the user asked, as a short search query: the last user message without its request phrasing. */
 function searchQuery(request: CanonicalRequest): string {
-  const text = lastUserText(request)
+  const text = asked(request)
     .replace(/https?:\/\/\S+/g, ' ')
     .replace(
       /\b(please|can you|could you|search|look (?:it |this |that )?up|find|the web|online|on the internet|google|for me|using|use|tools?|web|about)\b/gi,
@@ -98,7 +107,13 @@ function searchResults(query: string, tool: Extract<BuiltinTool, { kind: 'web_se
   return withFaker(key, (f) => {
     const out: SearchResult[] = [];
     for (let i = 0; out.length < 3 && i < 12; i++) {
-      const domain = tool.allowedDomains?.length ? tool.allowedDomains[i % tool.allowedDomains.length] : f.internet.domainName();
+      // An allowed domain may be written as a URL or a wildcard: its host is what a page is on.
+      const allowed = tool.allowedDomains?.length ? tool.allowedDomains[i % tool.allowedDomains.length] : undefined;
+      const domain =
+        allowed
+          ?.replace(/^[a-z]+:\/\//i, '')
+          .replace(/^\*\./, '')
+          .replace(/[/?#].*$/, '') || f.internet.domainName();
       if (tool.blockedDomains?.some((d) => under(domain, d))) continue;
       const site = titleCase(
         domain
@@ -134,7 +149,7 @@ export const synthesizeFileSearch: FileSearcher = (stores, query, max, key) =>
   );
 
 /** The first URL in the last user message. */
-const promptUrl = (request: CanonicalRequest) => /https?:\/\/[^\s)>"']+/.exec(lastUserText(request))?.[0];
+const promptUrl = (request: CanonicalRequest) => /https?:\/\/[^\s)>"']+/.exec(asked(request))?.[0];
 
 // Arithmetic the prompt asks for, evaluated as Python would print it: integers exactly (BigInt),
 // `/` as a float. Digits are bounded, so no input makes this costly.
@@ -207,12 +222,12 @@ function evaluate(expression: string): string | undefined {
 
 /** Code for the prompt, with what it prints: its arithmetic if it has some, else a small computation. */
 function codeFor(request: CanonicalRequest, key: number): { code: string; stdout: string } {
-  const text = lastUserText(request)
+  const text = asked(request)
     .replace(/\^/g, '**')
     .replace(/[×x](?=\s*\d)/g, '*');
   for (const m of text.matchAll(/[-(]*\d[\d.\s()+\-*/%]*[\d)]/g)) {
     const expression = m[0].trim();
-    if (!/\d\s*(\*\*|[-+*/%])\s*[-(]*\d/.test(expression)) continue;
+    if (expression.length > MAX_EXPRESSION || !/\d\s*(\*\*|[-+*/%])\s*[-(]*\d/.test(expression)) continue;
     const result = evaluate(expression);
     if (result !== undefined) return { code: `result = ${expression}\nprint(result)`, stdout: `${result}\n` };
   }
@@ -230,7 +245,7 @@ function codeFor(request: CanonicalRequest, key: number): { code: string; stdout
 const quoted = (text: string) => [...text.matchAll(/`([^`]+)`|"([^"]+)"|'([^']{2,})'/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 
 function shellCommands(request: CanonicalRequest, key: number): string[] {
-  const text = lastUserText(request);
+  const text = asked(request);
   const code = /`([^`]+)`/.exec(text)?.[1];
   if (code) return [code];
   if (/\btests?\b/i.test(text)) return ['npm test'];
@@ -239,8 +254,13 @@ function shellCommands(request: CanonicalRequest, key: number): string[] {
 }
 
 function fileEdit(request: CanonicalRequest, tool: Extract<BuiltinTool, { kind: 'editor' }>): FileEdit {
-  const text = lastUserText(request);
-  const named = /(?:^|\s)((?:\.{0,2}\/)?[\w./-]*\w\.[A-Za-z0-9]{1,6})(?=[\s,.;:!?)]|$)/.exec(text.replace(/https?:\/\/\S+/g, ''))?.[1];
+  const text = asked(request);
+  // A word that looks like a file's path (a name with an extension), its sentence's punctuation dropped.
+  const named = text
+    .replace(/https?:\/\/\S+/g, '')
+    .split(/\s+/)
+    .map((w) => w.replace(/[,;:!?)'"`]+$|\.$/, '').replace(/^['"`(]+/, ''))
+    .find((w) => /^[\w./-]+$/.test(w) && /\w\.[A-Za-z0-9]{1,6}$/.test(w));
   const path = tool.root ? `${tool.root}${named ? `/${named.replace(/^.*\//, '')}` : ''}` : (named ?? 'README.md');
   // Two quoted texts ("replace 'a' with 'b'") are an edit; else the file is looked at first, where the tool can.
   const said = quoted(text);
@@ -252,7 +272,7 @@ function fileEdit(request: CanonicalRequest, tool: Extract<BuiltinTool, { kind: 
 }
 
 function computerAction(request: CanonicalRequest, tool: Extract<BuiltinTool, { kind: 'computer' }>): ComputerAction {
-  const text = lastUserText(request);
+  const text = asked(request);
   const typed = quoted(text)[0];
   if (typed && /\btype\b/i.test(text)) return { type: 'type', text: typed };
   if (/\bclick\b/i.test(text)) return { type: 'click', x: Math.floor(tool.width / 2), y: Math.floor(tool.height / 2), button: 'left' };
@@ -362,7 +382,7 @@ export function builtinUse(ctx: BuiltinContext, tool: ToolSpec, i: number, pin?:
       const p = pin as Pin<'image_generation'> | undefined;
       const prompt =
         p?.prompt ??
-        (lastUserText(request)
+        (asked(request)
           .replace(/^\s*(please\s+)?(draw|generate|create|make)\s+(me\s+)?(an?\s+)?(image|picture|illustration)\s+(of\s+)?/i, '')
           .trim() ||
           'a picture');
@@ -434,7 +454,7 @@ export function builtinUse(ctx: BuiltinContext, tool: ToolSpec, i: number, pin?:
     }
     case 'custom': {
       const p = pin as Pin<'custom'> | undefined;
-      const text = lastUserText(request);
+      const text = asked(request);
       const input =
         p?.input ?? (spec.grammar ? grammarText(spec.grammar, deriveKey(key, 'grammar'), ctx.budget) : (quoted(text)[0] ?? text.trim()));
       return [clientCall(ctx.key, i, tool, input)];
