@@ -31,6 +31,8 @@ export type {
   FixtureError,
   FixtureAnswer,
   FixtureToolCall,
+  FixtureBuiltinCall,
+  FixtureCitation,
   TextMatch,
   ToolCallMatch,
   FixtureEntry,

@@ -63,6 +63,8 @@ export type {
   FixtureError,
   FixtureAnswer,
   FixtureToolCall,
+  FixtureBuiltinCall,
+  FixtureCitation,
   TextMatch,
   ToolCallMatch,
 } from './types/fixtures.ts';

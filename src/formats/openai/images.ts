@@ -28,6 +28,7 @@ import { checkFields, invalid, invalidValue } from './validate.ts';
 import { type CheckedFields, type FieldRules, type JsonObject, optional } from '../fields.ts';
 import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import { yieldToLoop } from '../../core/slices.ts';
+import { gptImageTokens } from './image-tokens.ts';
 
 /** Model families: the dall-e models keep their legacy rules, every other image model follows the GPT image models'. */
 type Family = 'dall-e-2' | 'dall-e-3' | 'gpt-image';
@@ -207,15 +208,8 @@ export function resolveAsk(body: ImageBody, model: string, fallbackSize?: string
   };
 }
 
-/** Output image tokens per picture of the GPT image models, by quality and size (OpenAI's published table). */
-const OUTPUT_TOKENS: Record<string, Record<string, number>> = {
-  low: { '1024x1024': 272, '1024x1536': 408, '1536x1024': 400 },
-  medium: { '1024x1024': 1056, '1024x1536': 1584, '1536x1024': 1568 },
-  high: { '1024x1024': 4160, '1024x1536': 6240, '1536x1024': 6208 },
-};
-
 function imageOutputTokens(ask: ImageAsk): number {
-  return OUTPUT_TOKENS[ask.quality]?.[ask.size] ?? Math.ceil((ask.width * ask.height) / 250);
+  return gptImageTokens(ask.quality, ask.size, ask.width, ask.height);
 }
 
 interface ImageUsage {
