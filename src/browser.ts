@@ -20,6 +20,8 @@ export type {
   SpendTotals,
   TestCosts,
   GatewayTest,
+  HeldObject,
+  HeldStoreReport,
   Fixture,
   FixtureMatch,
   FixtureReply,

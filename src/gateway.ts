@@ -11,7 +11,9 @@ import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
-import { checkTestId, entryTestId, inView } from './scope.ts';
+import { checkTestId, entryTestId, inView, ownerTest } from './scope.ts';
+import { declaredStores } from './core/stores.ts';
+import type { HeldObject, HeldStoreReport } from './types/resources.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
 
@@ -44,6 +46,24 @@ function requestsOf(runtime: Runtime, filter: RequestFilter, limit: number | und
   return readable(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
 }
 
+/** Every store's objects (every kind declared, made or not), or with `test` that test's own. */
+function resourcesOf(runtime: Runtime, test?: string): HeldStoreReport[] {
+  const own = test === undefined ? undefined : (runtime.testScopes.peek(checkTestId(test, 'test'))?.ownerKey ?? null);
+  return declaredStores().map((kind) => {
+    const store = runtime.stores.of(kind);
+    const objects: HeldObject[] = [];
+    let bytes = 0;
+    for (const item of store.report()) {
+      if (own !== undefined && item.owner !== own) continue;
+      const by = ownerTest(item.owner);
+      objects.push({ id: item.id, ...(by !== undefined && { test: by }), bytes: item.bytes, facts: item.facts });
+      bytes += item.bytes;
+    }
+    const { name, title, maxCount, whenFull } = kind;
+    return { name, title, count: objects.length, bytes, maxCount, maxBytes: store.maxBytes, whenFull, objects };
+  });
+}
+
 /** One test's side of the gateway (see scope.ts): reading never makes a test's scope, changing it does. */
 function testView(runtime: Runtime, id: string, add: (source: string, fixtures: Fixture[], scope: FixtureScope) => string[]): GatewayTest {
   checkTestId(id, 'test');
@@ -62,6 +82,7 @@ function testView(runtime: Runtime, id: string, add: (source: string, fixtures: 
       if (scope) scope.view = {};
     },
     reset: () => void scopes.drop(id),
+    resources: () => resourcesOf(runtime, id),
     costs: () => ({ test: id, total: { ...(scopes.peek(id)?.costs ?? noSpend()) } }),
     fixtures: {
       list: () => runtime.fixtures.list(seen()),
@@ -171,11 +192,10 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.limiter.clear();
       runtime.spending.clear();
       runtime.clockOffset = 0;
-      runtime.stored.clear();
-      runtime.files.clear();
-      runtime.promptCache.clear();
-      runtime.batches.clear();
+      // Every store (stored responses, files, batches, image files, the prompt cache...): each registered itself.
+      runtime.stores.clear();
     },
+    resources: () => resourcesOf(runtime),
     fixtures: {
       list: () => [...testFixtures().flatMap((scope) => scope.entries), ...runtime.fixtures.list()],
       add: (...fixtures) => add('gateway.fixtures.add()', fixtures),

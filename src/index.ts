@@ -33,6 +33,8 @@ export type {
   SpendTotals,
   TestCosts,
   GatewayTest,
+  HeldObject,
+  HeldStoreReport,
 } from './api.ts';
 export type {
   Fixture,

@@ -41,10 +41,10 @@ export interface FormatEdge {
 export type Params = Record<string, string | readonly string[] | undefined>;
 
 /**
- * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit
- * and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ * The live state a handler reads: what the decisions read (the stores among it), prices, the body
+ * limit and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
  */
-type CallState = DecisionState & Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams'>;
+type CallState = DecisionState & Pick<Runtime, 'prices' | 'maxBodyBytes' | 'activeStreams'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):

@@ -13,6 +13,8 @@ import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidVa
 import { type CheckedFields, type FieldRules, fieldsOf, isOneOf, type JsonObject, optional } from '../fields.ts';
 import { automaticCache, functionParameters } from './parse.ts';
 import type { Call } from '../../pipeline/call.ts';
+import { heldFor } from '../../scope.ts';
+import { STORED } from './stored-chat.ts';
 
 const FIELDS = {
   model: { types: ['string'], required: true },
@@ -183,7 +185,7 @@ interface ResponsesCall {
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
 export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
-  const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
+  const found = heldFor(call, STORED).get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
   throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, {

@@ -25,7 +25,8 @@ import { embeddingEndpoints } from './embeddings.ts';
 import { compactEndpoints } from './compact.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
-import { cursorPage, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
+import { cursorPage, STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
+import { heldFor } from '../../scope.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { Message } from '../../core/request.ts';
 import { answer, isForward, type Answered, requireModel } from '../../pipeline/decide.ts';
@@ -170,7 +171,7 @@ export const openaiEndpoints: EndpointSpec[] = [
           inputItems: listedInputItems(parsed.items, reply),
           conversation: [...request.messages, said],
         };
-        call.runtime.stored.set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
+        heldFor(call, STORED).set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
       }
       return deliver(call, answered, request.stream, {
         json: () => renderResponse(reply, parsed),
@@ -193,7 +194,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     handle(call) {
       const id = String(call.params.id);
       storedResponse(call, id, true);
-      call.runtime.stored.delete(`response:${id}`);
+      heldFor(call, STORED).delete(`response:${id}`);
       return json({ id, object: 'response', deleted: true });
     },
   },

@@ -1,13 +1,14 @@
-// Stored chat completions: a completion created with `store: true` is kept in the runtime's bounded
-// store (the one stored responses use) and read back by id, listed with OpenAI's cursor pages,
+// Stored chat completions: a completion created with `store: true` is kept in the store of stored
+// objects (the one stored responses use) and read back by id, listed with OpenAI's cursor pages,
 // re-labelled by its metadata, deleted, and its request messages listed.
 import { GatewayError } from '../../core/errors.ts';
+import { defineStore } from '../../core/stores.ts';
 import { choiceText, type CanonicalReply } from '../../core/reply.ts';
 import type { Call, EndpointSpec, Handler } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
-import { entryTestId } from '../../scope.ts';
+import { heldFor } from '../../scope.ts';
 import { fieldsOf, isJsonObject, type JsonObject } from '../fields.ts';
 
 /** A stored completion as retrieve shows it: its metadata always an object (`{}` when none). */
@@ -15,21 +16,34 @@ type StoredCompletion = JsonObject & { metadata: JsonObject };
 
 /**
  * What the store keeps of a chat completion: the object as retrieve shows it, and the request's
- * messages. A class, so that what the runtime's store gives back narrows with instanceof: the store
- * is untyped, as runtime.ts may not name a format's types.
+ * messages. A class, so that what the store of stored objects gives back narrows with instanceof (it
+ * holds stored responses too).
  */
 class StoredChat {
   completion: StoredCompletion;
   readonly messages: readonly unknown[];
-  /** The test (`x-mock-test-id`) whose request stored it, if any: a test's list shows its own only. */
-  readonly test: string | undefined;
 
-  constructor(completion: StoredCompletion, messages: readonly unknown[], test: string | undefined) {
+  constructor(completion: StoredCompletion, messages: readonly unknown[]) {
     this.completion = completion;
     this.messages = messages;
-    this.test = test;
   }
 }
+
+/**
+ * Stored responses (`response:<id>`, responses.ts) and chat completions (`chat:<id>`), per test: 1000
+ * objects and `storeBytes` at most, the oldest dropped first.
+ */
+export const STORED = defineStore<object>({
+  name: 'openai.stored',
+  title: 'Stored responses and chat completions',
+  maxCount: 1000,
+  maxBytes: (settings) => settings.storeBytes,
+  whenFull: 'drop-oldest',
+  describe(stored) {
+    const shown = stored instanceof StoredChat ? stored.completion : (stored as { response?: JsonObject }).response;
+    return { object: String(shown?.object ?? ''), model: String(shown?.model ?? '') };
+  },
+});
 
 const KEY = 'chat:';
 
@@ -67,15 +81,14 @@ export function storeChat(call: Call<JsonObject>, reply: CanonicalReply, complet
       input_user: body.user ?? null,
     },
     Array.isArray(body.messages) ? body.messages : [],
-    entryTestId(call.entry),
   );
-  call.runtime.stored.set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
+  heldFor(call, STORED).set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
 }
 
 /** A stored completion, or OpenAI's 404 for an id it does not hold. */
 function found(call: Call): StoredChat {
   const id = String(call.params.id);
-  const stored = call.runtime.stored.get(KEY + id);
+  const stored = heldFor(call, STORED).get(KEY + id);
   if (!(stored instanceof StoredChat))
     throw new GatewayError(
       'not_found',
@@ -123,20 +136,14 @@ function list(call: Call) {
   const query = call.inbound.url.searchParams;
   const model = query.get('model');
   const filters = metadataFilters(query);
-  // A request with a test id lists that test's completions only (tests sharing a server never see each
-  // other's); one without lists every stored completion, as before.
-  const test = entryTestId(call.entry);
+  // A request with a test id lists that test's completions (and the shared ones): tests sharing a
+  // server never see each other's.
   const completions: JsonObject[] = [];
-  for (const [, stored] of call.runtime.stored.entries(KEY)) {
+  for (const [, stored] of heldFor(call, STORED).entries(KEY)) {
     if (!(stored instanceof StoredChat)) continue;
-    const { completion, test: owner } = stored;
+    const { completion } = stored;
     const metadata = completion.metadata;
-    if (
-      (test === undefined || owner === test) &&
-      (model === null || completion.model === model) &&
-      filters.every(([k, v]) => metadata[k] === v)
-    )
-      completions.push(completion);
+    if ((model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
   }
   return json(cursorPage(call, completions));
 }
@@ -184,7 +191,7 @@ export const storedChatEndpoints: EndpointSpec[] = [
   endpoint('DELETE', '/v1/chat/completions/:id', (call) => {
     found(call);
     const id = String(call.params.id);
-    call.runtime.stored.delete(KEY + id);
+    heldFor(call, STORED).delete(KEY + id);
     return json({ id, object: 'chat.completion.deleted', deleted: true });
   }),
   endpoint('GET', '/v1/chat/completions/:id/messages', (call) => {
