@@ -135,10 +135,14 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
           return preflight(request);
         }
         if (request.method === 'HEAD') return undefined;
-        const methods = [...new Set(specs.map((s) => s.method))];
         const inbound = inboundOf(request);
+        // Endpoints that do not take this client's requests are not there for it: with none left, the
+        // path is unknown to it (the last handler's 404), as the standalone server answers.
+        const present = specs.filter((s) => !s.accepts || s.accepts(inbound));
+        if (!present.length) return undefined;
+        const methods = [...new Set(present.map((s) => s.method))];
         return responseOf(
-          methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods),
+          methodNotAllowed(errorFormat(new Set(present.map((s) => s.format)), inbound, defaultFormat(present)), inbound, methods),
           request.signal,
         );
       }),

@@ -233,13 +233,15 @@ export class NodeRouter {
   private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
     const { method, url } = inbound;
     const path = tablePath(url.pathname);
+    // An endpoint that does not take this client's requests (another vendor's, on a shared path) is not
+    // there for it, whatever the method: with none left, the path is unknown to it (a 404, not a 405).
     const allowed: EndpointSpec[] = [];
-    for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
+    for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs.filter((spec) => takes(spec, inbound)));
     for (const route of this.patterned) {
       // With the host in front, as msw matches the whole URL (`//v1/models/x` parses as host `v1`).
       const params = matchPath(route.pattern, `/${url.host}${url.pathname}`);
-      if (!params) continue;
-      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params, allowed };
+      if (!params || !takes(route.spec, inbound)) continue;
+      if (route.spec.method === method) return { spec: route.spec, params, allowed };
       allowed.push(route.spec);
     }
     return { params: {}, allowed };

@@ -162,6 +162,20 @@ export class HeldStore<V> {
     return true;
   }
 
+  /**
+   * Counts the object `viewer` sees by `id` at `size` bytes now (it grew or shrank in place), keeping
+   * its owner. False, with nothing changed, when it is gone or a `refuse` store has no room for it.
+   */
+  resize(id: string, viewer: Owner, size: number): boolean {
+    const item = this.seen(id, viewer);
+    if (!item) return false;
+    if (size > this.maxBytes || (this.kind.whenFull === 'refuse' && this.held - item.size + size > this.maxBytes)) return false;
+    this.held += size - item.size;
+    item.size = size;
+    while (this.held > this.maxBytes) this.remove(this.items.keys().next().value as string);
+    return true;
+  }
+
   /** Deletes the object `viewer` sees by `id`; false when it sees none. */
   delete(id: string, viewer: Owner): boolean {
     const item = this.seen(id, viewer);
@@ -256,6 +270,11 @@ export class StoreView<V> {
   /** Deletes the object this owner sees by `id`; false when it sees none. */
   delete(id: string): boolean {
     return this.store.delete(id, this.owner);
+  }
+
+  /** Counts the object this owner sees by `id` at `size` bytes now, keeping its owner (see HeldStore.resize). */
+  resize(id: string, size: number): boolean {
+    return this.store.resize(id, this.owner, size);
   }
 
   /** The objects this owner sees, oldest first. */

@@ -4,10 +4,11 @@
 import { GatewayError } from '../../core/errors.ts';
 import { defineStore } from '../../core/stores.ts';
 import { choiceText, type CanonicalReply } from '../../core/reply.ts';
-import type { Call, EndpointSpec, Handler } from '../../pipeline/call.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
-import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
+import { checkFields, checkMetadata } from './validate.ts';
+import { cursorPage, readRoute } from './resource.ts';
 import { heldFor } from '../../scope.ts';
 import { fieldsOf, isJsonObject, type JsonObject } from '../fields.ts';
 
@@ -98,32 +99,6 @@ function found(call: Call): StoredChat {
   return stored;
 }
 
-/**
- * One page of `items` (oldest first) as OpenAI's cursor lists answer it, by the query's `order`
- * (default asc, desc for a response's input items), `limit` (1..100, default 20) and `after` (the last id of the previous page).
- */
-export function cursorPage(call: Call, items: readonly JsonObject[], defaultOrder: 'asc' | 'desc' = 'asc'): JsonObject {
-  const query = call.inbound.url.searchParams;
-  const order = query.get('order') ?? defaultOrder;
-  if (order !== 'asc' && order !== 'desc') throw invalidValue('order', order, ['asc', 'desc']);
-  const limitText = query.get('limit') ?? '20';
-  const limit = Number(limitText);
-  checkField('limit', /^-?\d+$/.test(limitText) ? limit : limitText, { types: ['integer'], min: 1, max: 100 });
-  const listed = order === 'asc' ? items : [...items].reverse();
-  const after = query.get('after');
-  let start = 0;
-  if (after !== null) {
-    start = listed.findIndex((item) => item.id === after) + 1;
-    if (!start)
-      throw invalid(
-        'after',
-        `Invalid 'after': no item with id '${after}' in this list. Pass the last id of the page before (its 'last_id').`,
-      );
-  }
-  const data = listed.slice(start, start + limit);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < listed.length };
-}
-
 /** The query's `metadata[key]=value` filters. */
 function metadataFilters(query: URLSearchParams): [string, string][] {
   return [...query].flatMap(([name, value]): [string, string][] => {
@@ -175,26 +150,17 @@ function update(call: Call<JsonObject>) {
   return json(stored.completion);
 }
 
-/** A GET or DELETE route of the store (the one POST, update, takes a body). */
-const endpoint = (method: 'GET' | 'DELETE', path: string, handle: Handler<JsonObject | undefined>): EndpointSpec => ({
-  method,
-  path,
-  format: openaiFormat,
-  auth: ['bearer'],
-  handle,
-});
-
 export const storedChatEndpoints: EndpointSpec[] = [
-  endpoint('GET', '/v1/chat/completions', list),
-  endpoint('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
+  readRoute('GET', '/v1/chat/completions', list),
+  readRoute('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
   { method: 'POST', path: '/v1/chat/completions/:id', format: openaiFormat, auth: ['bearer'], handle: update },
-  endpoint('DELETE', '/v1/chat/completions/:id', (call) => {
+  readRoute('DELETE', '/v1/chat/completions/:id', (call) => {
     found(call);
     const id = String(call.params.id);
     heldFor(call, STORED).delete(KEY + id);
     return json({ id, object: 'chat.completion.deleted', deleted: true });
   }),
-  endpoint('GET', '/v1/chat/completions/:id/messages', (call) => {
+  readRoute('GET', '/v1/chat/completions/:id/messages', (call) => {
     const { completion, messages } = found(call);
     return json(
       cursorPage(
