@@ -3,7 +3,7 @@
 // holds, resets, and finds each empty, with another test's objects and the shared ones left alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { declaredStores, defineStore, HeldStore, SHARED, StoreRegistry, type Owner } from '../src/core/stores.ts';
@@ -97,6 +97,8 @@ async function fillEveryStore(test?: string): Promise<void> {
   const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2', maxRetries: 0, defaultHeaders });
   const ask = [{ role: 'user' as const, content: 'Keep this.' }];
   await openai.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: ask });
+  await openai.files.create({ file: await toFile(Buffer.from('kept bytes'), 'kept.txt'), purpose: 'user_data' });
+  await openai.uploads.create({ filename: 'parts.txt', purpose: 'user_data', bytes: 10, mime_type: 'text/plain' });
   await openai.responses.create({ model: 'gpt-4o-mini', input: 'Keep this too.' });
   await openai.images.generate({ model: 'dall-e-2', prompt: 'a kept picture', response_format: 'url', size: '256x256' });
   await anthropic.messages.batches.create({
