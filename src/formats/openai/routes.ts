@@ -25,6 +25,7 @@ import { embeddingEndpoints } from './embeddings.ts';
 import { compactEndpoints } from './compact.ts';
 import { fileEndpoints } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
+import { moderationEndpoints } from './moderations.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
@@ -237,6 +238,7 @@ export const openaiEndpoints: EndpointSpec[] = [
   // Anthropic's Files API lives at /v1/files too: its clients get Anthropic's answer, not OpenAI's 401.
   ...fileEndpoints.map((e) => ({ ...e, accepts: fromOpenAIClient })),
   ...uploadEndpoints,
+  ...moderationEndpoints,
   ...compactEndpoints,
   ...imageVariationEndpoints,
   ...embeddingEndpoints,
