@@ -72,12 +72,12 @@ export interface ModerationInput {
   images: readonly string[];
 }
 
-const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Each category's triggers as one pattern, matched as whole words, in any case. */
 const PATTERNS = Object.fromEntries(
   MODERATION_CATEGORIES.map((c) => [
     c,
-    new RegExp(`(?<![\\p{L}\\p{N}])(?:${TRIGGER_WORDS[c].map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'iu'),
+    new RegExp(`(?<![\\p{L}\\p{N}])(?:${TRIGGER_WORDS[c].map(literal).join('|')})(?![\\p{L}\\p{N}])`, 'iu'),
   ]),
 ) as Record<ModerationCategory, RegExp>;
 
