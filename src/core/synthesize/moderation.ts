@@ -21,7 +21,7 @@ export const MODERATION_CATEGORIES = [
   'violence/graphic',
 ] as const;
 
-export type ModerationCategory = (typeof MODERATION_CATEGORIES)[number];
+type ModerationCategory = (typeof MODERATION_CATEGORIES)[number];
 
 /** The categories a picture can be judged in (omni models); the others are judged on text only. */
 export const IMAGE_CATEGORIES: readonly ModerationCategory[] = [
@@ -64,7 +64,7 @@ const PARENT: Partial<Record<ModerationCategory, ModerationCategory>> = {
 /** Scores at or above this are flagged. */
 export const FLAG_THRESHOLD = 0.5;
 
-export type ModerationScores = Record<ModerationCategory, number>;
+type ModerationScores = Record<ModerationCategory, number>;
 
 /** What one result is judged on: texts and pictures (by URL, a data URL included). */
 export interface ModerationInput {
