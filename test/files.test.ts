@@ -1,14 +1,14 @@
 // OpenAI Files and Uploads through the openai SDK, in-process and over a socket: a file uploaded, listed
 // (paged by the SDK's auto-pagination), read back byte for byte and deleted; an upload in parts; the
 // service's errors; expiry on the gateway's clock; the ceilings answered with OpenAI's error.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import OpenAI, { toFile } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { createHash } from 'node:crypto';
 import { runtimeOf } from '../src/gateway.ts';
 import { FILES } from '../src/formats/openai/files.ts';
 import { heldModes, withHeld, withoutNulls } from './helpers/gateways.ts';
-import { assertSchema } from './helpers/openapi.ts';
+import { assertSchema, compileSchemas } from './helpers/openapi.ts';
 
 /** Bytes no text decoding would keep: every byte value, twice. */
 const BINARY = Uint8Array.from({ length: 512 }, (_, i) => i % 256);
@@ -20,6 +20,8 @@ const failure = (promise: Promise<unknown>) =>
     },
     (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
   );
+
+beforeAll(() => compileSchemas('OpenAIFile', 'Upload', 'UploadPart'));
 
 describe.each(heldModes)('Files ($name)', (mode) => {
   const ctx = withHeld(mode);

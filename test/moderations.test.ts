@@ -1,10 +1,10 @@
 // Moderations through the openai SDK, in-process and over a socket: a text, texts, and a multimodal
 // input with an image; the documented words flag their categories, a fixture pins scores, the same
 // input scores the same twice; the service's errors.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { heldModes, withHeld } from './helpers/gateways.ts';
-import { assertSchema } from './helpers/openapi.ts';
+import { assertSchema, compileSchemas } from './helpers/openapi.ts';
 import { MODERATION_CATEGORIES, TRIGGER_WORDS } from '../src/core/synthesize/moderation.ts';
 import { encode as encodePng } from 'fast-png';
 
@@ -16,6 +16,8 @@ const failure = (promise: Promise<unknown>) =>
     },
     (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
   );
+
+beforeAll(() => compileSchemas('CreateModerationResponse'));
 
 describe.each(heldModes)('Moderations ($name)', (mode) => {
   const ctx = withHeld(mode, {

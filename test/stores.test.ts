@@ -99,6 +99,9 @@ async function fillEveryStore(test?: string): Promise<void> {
   await openai.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: ask });
   await openai.files.create({ file: await toFile(Buffer.from('kept bytes'), 'kept.txt'), purpose: 'user_data' });
   await openai.uploads.create({ filename: 'parts.txt', purpose: 'user_data', bytes: 10, mime_type: 'text/plain' });
+  const line = { custom_id: 'one', method: 'POST', url: '/v1/moderations', body: { input: 'Keep this batch.' } };
+  const input = await openai.files.create({ file: await toFile(Buffer.from(`${JSON.stringify(line)}\n`), 'in.jsonl'), purpose: 'batch' });
+  await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/moderations', completion_window: '24h' });
   await openai.responses.create({ model: 'gpt-4o-mini', input: 'Keep this too.' });
   await openai.images.generate({ model: 'dall-e-2', prompt: 'a kept picture', response_format: 'url', size: '256x256' });
   await anthropic.messages.batches.create({

@@ -66,6 +66,12 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
   /** The token the request presented. */
   token: string;
   format: FormatEdge;
+  /**
+   * Set when the request has no connection (a batch line, pipeline/offline.ts): delivery adds the time
+   * it would have waited to `delayMs` instead of waiting, and a connection fault is answered as broken
+   * for the caller to report (a batch reports the service's 500 for the line).
+   */
+  offline?: { delayMs: number };
 }
 
 /** A handler: the answer, or (record mode, no fixture matched) the request to forward upstream. */

@@ -35,7 +35,7 @@ async function recorderOf(runtime: Runtime): Promise<Recorder> {
  * The body as JSON: first checked against the ceilings on depth, keys and values (pieces.ts) in one
  * pass that builds nothing, then parsed, a piece at a time when it is big.
  */
-async function parseJson(text: string): Promise<JsonObject> {
+export async function parseJson(text: string): Promise<JsonObject> {
   let body: unknown;
   // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
   const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
@@ -146,12 +146,17 @@ function rateScope(runtime: Runtime, token: string, inbound: Inbound): string {
 }
 
 /** A request id in the format's style, stable for the same request. */
-function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body = ''): string {
+function requestIdFor(format: FormatEdge, inbound: Pick<Inbound, 'method' | 'url'>, seed: number, body = ''): string {
   return makeId(format.requestIdPrefix, 32, hashStrings([inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n', body], seed));
 }
 
 /** requestIdFor a request with a body: a long body is hashed in slices, with the event loop served between. */
-async function bodyRequestId(format: FormatEdge, inbound: Inbound, seed: number, body: string): Promise<string> {
+export async function bodyRequestId(
+  format: FormatEdge,
+  inbound: Pick<Inbound, 'method' | 'url'>,
+  seed: number,
+  body: string,
+): Promise<string> {
   if (body.length <= SLICE_CHARS) return requestIdFor(format, inbound, seed, body);
   const hasher = new StringHasher(seed);
   for (const part of [inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n']) hasher.update(part);
@@ -270,7 +275,7 @@ const hasBody = (call: Call): call is Call<JsonObject> => call.body !== undefine
  * The endpoint's handler run on a call. A POST that takes a body has one by now (readBody parsed a
  * JSON object or a form, or refused the request), as its handler's type says.
  */
-function handle(spec: EndpointSpec, call: Call): ReturnType<EndpointSpec['handle']> {
+export function handle(spec: EndpointSpec, call: Call): ReturnType<EndpointSpec['handle']> {
   if (!takesBody(spec)) return spec.handle(call);
   if (!hasBody(call)) throw notAnObject();
   return spec.handle(call);

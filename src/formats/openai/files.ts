@@ -106,34 +106,40 @@ export function expiryOf(now: number, purpose: string, expiresAfter: JsonObject 
   return now + expiresAfter.seconds;
 }
 
-const EXPIRES_AFTER_FIELDS = {
+export const EXPIRES_AFTER_FIELDS = {
   anchor: { types: ['string'], required: true, values: ['created_at'] },
   seconds: { types: ['integer'], required: true, min: 3600, max: 2_592_000 },
 } as const satisfies FieldRules;
 
 /**
- * Keeps a new file for the request's test (or shared), or throws the error the service gives: too
- * large (413), or the store full (400). Nothing is kept when it fails.
+ * Keeps a new file in `view` (the request's test's, or shared), or throws the error the service gives:
+ * too large (413), or the store full (400). Nothing is kept when it fails. Its id and time are drawn
+ * from the request unless given (a batch's output file has its batch's).
  */
-export function keepFile(call: Call, file: Omit<HeldFile, 'id' | 'createdAt'>): HeldFile {
+export function keepFile(
+  call: Call,
+  file: Omit<HeldFile, 'id' | 'createdAt'> & Partial<Pick<HeldFile, 'id' | 'createdAt'>>,
+  view = heldFor(call, FILES),
+): HeldFile {
   const size = file.bytes.byteLength;
   if (size > MAX_FILE_BYTES) throw fileTooLarge(size);
-  const view = heldFor(call, FILES);
   const held: HeldFile = {
-    id: freshId(
-      call,
-      (id) => view.get(id),
-      (key) => makeId('file-', 22, key),
-    ),
-    createdAt: call.runtime.now(),
     ...file,
+    id:
+      file.id ??
+      freshId(
+        call,
+        (id) => view.get(id),
+        (key) => makeId('file-', 22, key),
+      ),
+    createdAt: file.createdAt ?? call.runtime.now(),
   };
   if (!view.store.fits(size + FILE_OVERHEAD) || !view.set(held.id, held, size + FILE_OVERHEAD)) throw storageFull('this file', size);
   return held;
 }
 
 /** The file `id` as the request's test sees it, unless expired; else OpenAI's 404. */
-function foundFile(call: Call, id: string, param = 'file_id'): HeldFile {
+export function foundFile(call: Call, id: string, param = 'file_id'): HeldFile {
   const view = heldFor(call, FILES);
   const file = view.get(id);
   if (file && file.expiresAt !== undefined && file.expiresAt <= call.runtime.now()) view.delete(id);

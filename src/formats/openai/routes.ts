@@ -26,6 +26,7 @@ import { compactEndpoints } from './compact.ts';
 import { fileEndpoints } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
 import { moderationEndpoints } from './moderations.ts';
+import { batchEndpoints } from './batches.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
@@ -239,6 +240,8 @@ export const openaiEndpoints: EndpointSpec[] = [
   ...fileEndpoints.map((e) => ({ ...e, accepts: fromOpenAIClient })),
   ...uploadEndpoints,
   ...moderationEndpoints,
+  // A batch's lines are answered by the endpoints above and below (the table is complete when a batch runs).
+  ...batchEndpoints((path) => openaiEndpoints.find((e) => e.method === 'POST' && e.path === path)!),
   ...compactEndpoints,
   ...imageVariationEndpoints,
   ...embeddingEndpoints,
