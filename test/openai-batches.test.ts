@@ -9,8 +9,14 @@ import { heldModes, withHeld, withoutNulls, type Held } from './helpers/gateways
 import { assertSchema, compileSchemas } from './helpers/openapi.ts';
 import { BATCH_DISCOUNT } from '../src/core/prices.ts';
 import { seenMeanwhile } from './helpers/ordering.ts';
-import { socketSuites } from './helpers/modes.ts';
 import { startServer } from '../src/server.ts';
+import { createGateway } from '../src/index.ts';
+import { loadFixtureDir } from '../src/fixtures/load.ts';
+import { setupServer } from 'msw/node';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { socketSuites } from './helpers/modes.ts';
 
 type Line = { custom_id: string; method: 'POST'; url: string; body: Record<string, unknown> };
 interface OutputLine {
@@ -393,3 +399,60 @@ describe.runIf(socketSuites)('an OpenAI batch of 10000 lines over a socket', () 
 
 // The batch discount is the one Anthropic's batches use too.
 it('prices batch lines at the shared batch discount', () => expect(BATCH_DISCOUNT).toBe(0.5));
+
+describe('record and replay', () => {
+  it('records a moderation as one recording and replays it; answers files and batches itself, a batch line from what was recorded', async () => {
+    const upstream = await startServer({ port: 0, seed: 7 });
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-record-resources-'));
+    const recording = createGateway({ origin: 'https://gateway.test', record: { dir, upstreams: { default: upstream.url } } });
+    const server = setupServer(...recording.handlers);
+    // The upstream is on 127.0.0.1: requests to it pass msw by.
+    server.listen({ onUnhandledRequest: 'bypass', onUnhandledFrame: 'bypass' } as never);
+    try {
+      const openai = new OpenAI({ apiKey: 'sk-test', baseURL: 'https://gateway.test/v1', maxRetries: 0 });
+      const direct = new OpenAI({ apiKey: 'sk-test', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
+      const texts = ['first words to judge', 'second words to judge'];
+      const moderated = await openai.moderations.create({ input: texts });
+      expect(moderated).toEqual(await direct.moderations.create({ input: texts }));
+      const chat = await openai.chat.completions.create(
+        ask('Recorded once, then batched') as OpenAI.ChatCompletionCreateParamsNonStreaming,
+      );
+      expect(readdirSync(dir).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+
+      // Files and batches are the gateway's own, recording or not; a batch line is never forwarded.
+      const lines = [chatLine('recorded', ask('Recorded once, then batched')), chatLine('new', ask('Never recorded'))];
+      const runBatch = async (gateway: { advanceClock(s: number): number }) => {
+        const batch = await openai.batches.create({
+          input_file_id: (await upload(openai, lines)).id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        gateway.advanceClock(3);
+        const done = await openai.batches.retrieve(batch.id);
+        return [...(await linesOf(openai, done.output_file_id)), ...(await linesOf(openai, done.error_file_id))];
+      };
+      const recorded = await runBatch(recording);
+      expect(recorded.map((l) => [l.custom_id, l.response!.status_code])).toEqual([
+        ['recorded', 500],
+        ['new', 500],
+      ]);
+      expect(JSON.stringify(recorded[0].response!.body)).toContain('records single requests, not batch lines');
+      expect(upstream.gateway.requests().map((e) => e.path)).toEqual(['/v1/moderations', '/v1/moderations', '/v1/chat/completions']);
+
+      // Replayed, the recordings answer the batch's lines as they answer the requests one by one.
+      const replay = createGateway({ origin: 'https://gateway.test', fixtures: loadFixtureDir(dir), strict: true });
+      server.use(...replay.handlers);
+      expect(await openai.moderations.create({ input: texts })).toEqual(moderated);
+      expect((await failure(openai.moderations.create({ input: [texts[0]] }))).status).toBe(404);
+      const replayed = await runBatch(replay);
+      expect(replayed.map((l) => [l.custom_id, l.response!.status_code])).toEqual([
+        ['recorded', 200],
+        ['new', 404],
+      ]);
+      expect(replayed[0].response!.body).toEqual(chat);
+    } finally {
+      server.close();
+      await upstream.close();
+    }
+  });
+});

@@ -102,10 +102,13 @@ function moderate(call: Call<JsonObject>): Outbound | Forward | Promise<Outbound
     throw new GatewayError('invalid_request', `Model ${model} does not take image inputs: send images to omni-moderation-latest.`, {
       param: 'input',
     });
-  // Each input is its own request to the fixtures, matched on its text.
+  // Each input is its own request to the fixtures, matched on its text; each also names the whole
+  // list, which a recording of the list matches on (see matchKey), as embeddings' inputs do.
+  const texts = inputs.map((input) => input.texts.join('\n'));
+  const batch = texts.length > 1 ? texts : undefined;
   const decisions: Decision[] = [];
-  for (const input of inputs) {
-    const decision = decide(call, operationRequest('openai', 'moderation', model, input.texts.join('\n')));
+  for (const text of texts) {
+    const decision = decide(call, { ...operationRequest('openai', 'moderation', model, text), batch });
     if (isForward(decision)) return decision;
     decisions.push(decision);
   }
