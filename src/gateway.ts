@@ -116,12 +116,35 @@ function lastText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** A glimpse of what was asked: the last text of the messages, input, contents, prompt or query. */
+/** An uploaded file as the journal keeps it (its name, type and size: endpoint.ts's journalForm). */
+function journaledUpload(value: unknown): { filename: string; bytes: number } | undefined {
+  const one = Array.isArray(value) ? value[0] : value;
+  const u = one as { filename?: unknown; bytes?: unknown } | null;
+  return u && typeof u === 'object' && typeof u.filename === 'string' && typeof u.bytes === 'number'
+    ? { filename: u.filename, bytes: u.bytes }
+    : undefined;
+}
+
+/**
+ * A glimpse of what was asked: the last text of the messages, input, contents, prompt or query; an
+ * uploaded file's name and size; the file a batch reads.
+ */
 function previewOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
+  const upload = Object.values(b).map(journaledUpload).find(Boolean);
+  if (upload) return `${upload.filename} (${upload.bytes} bytes${typeof b.purpose === 'string' ? `, purpose ${b.purpose}` : ''})`;
+  if (typeof b.input_file_id === 'string') return `${typeof b.endpoint === 'string' ? `${b.endpoint} ` : ''}requests of ${b.input_file_id}`;
   const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
   return text && (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+}
+
+/** A batch's requests in a few words: how many, and how they went (of the ones its entry lists). */
+function batchPreview(batch: NonNullable<JournalEntry['batch']>): string {
+  const total = batch.requests.length + batch.more;
+  const ok = batch.requests.filter((r) => r.status === 'succeeded').length;
+  const outcome = `${ok} succeeded, ${batch.requests.length - ok} errored`;
+  return `batch of ${total} request${total === 1 ? '' : 's'}: ${batch.more ? `of the first ${batch.requests.length}, ${outcome}` : outcome}`;
 }
 
 // Each entry's preview, worked out once per body (a live view asks for every entry several times a second).
@@ -133,7 +156,9 @@ function summaryOf(entry: JournalEntry): RequestSummary {
   let known = previews.get(entry);
   if (!known || known.body !== body) previews.set(entry, (known = { body, preview: previewOf(body) }));
   const test = entryTestId({ headers });
-  return { ...summary, preview: known.preview, ...(test !== undefined && { test }) };
+  // A batch's lines are answered by the time its entry lists them: the preview says how they went.
+  const preview = entry.batch ? batchPreview(entry.batch) : known.preview;
+  return { ...summary, preview, ...(test !== undefined && { test }) };
 }
 
 // The live state behind each gateway, out of the published types: internal modules reach it with runtimeOf().
