@@ -17,6 +17,8 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { socketSuites } from './helpers/modes.ts';
+import { runtimeOf } from '../src/gateway.ts';
+import { declaredStores } from '../src/core/stores.ts';
 
 type Line = { custom_id: string; method: 'POST'; url: string; body: Record<string, unknown> };
 interface OutputLine {
@@ -369,6 +371,23 @@ describe.each(heldModes)('OpenAI batches ($name)', (mode) => {
       .resources()
       .find((s) => s.name === 'openai.files')!;
     expect(files.count).toBe(1);
+
+    // The batch store full (its bytes taken by one object counted at nearly the whole ceiling): the
+    // service's 400 at creation, nothing else lost, and room again once it is gone.
+    const stores = runtimeOf(ctx.gw.gateway).stores;
+    const store = stores.of(declaredStores().find((k) => k.name === 'openai.batches')!);
+    expect(store.set('batch_filler', {}, store.maxBytes - store.bytes - 100, stores.owner(''))).toBe(true);
+    const input = await upload(openai, CHAT.slice(0, 1));
+    const full = await failure(
+      openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    );
+    expect(full).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(full.message).toContain('Too many batches are held');
+    store.delete('batch_filler', stores.owner(''));
+    expect((await openai.batches.list()).data.map((b) => b.id)).toEqual([batch.id]);
+    expect(
+      (await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).status,
+    ).toBe('validating');
     ctx.gw.gateway.reset();
   });
 });

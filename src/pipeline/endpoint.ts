@@ -7,9 +7,9 @@ import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
-import { isJsonObject, isProxied, isUpload, type FormBody, type Inbound, type JsonObject, type Outbound, type Upload } from './exchange.ts';
+import { isProxied, isUpload, type FormBody, type Inbound, type JsonObject, type Outbound, type Upload } from './exchange.ts';
 import { captureResponse } from './capture.ts';
-import { decodeInSlices, MAX_DEPTH, notJson, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
+import { decodeInSlices, notAnObject, parseJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
 import { acceptUnknownParams, warningsFor } from './params.ts';
@@ -30,27 +30,6 @@ async function recorderOf(runtime: Runtime): Promise<Recorder> {
   }
   return recorder;
 }
-
-/**
- * The body as JSON: first checked against the ceilings on depth, keys and values (pieces.ts) in one
- * pass that builds nothing, then parsed, a piece at a time when it is big.
- */
-export async function parseJson(text: string): Promise<JsonObject> {
-  let body: unknown;
-  // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
-  const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
-  if (text.length <= PIECE_CHARS || !big) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw notJson();
-    }
-  } else body = await parseInPieces(text, big);
-  if (!isJsonObject(body)) throw notAnObject();
-  return body;
-}
-
-const notAnObject = () => new GatewayError('invalid_request', 'The request body must be a JSON object.');
 
 /** UTF-8 size of a string, without encoding it, a slice at a time with the event loop served between. */
 async function utf8Length(text: string): Promise<number> {

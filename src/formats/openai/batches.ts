@@ -14,7 +14,7 @@ import { hashStrings, makeHexId, makeId } from '../../core/seed.ts';
 import { runInSlices, SLICE_CHARS, yieldToLoop } from '../../core/slices.ts';
 import { defineStore, type Owner } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { parseJson } from '../../pipeline/endpoint.ts';
+import { parseJson } from '../../pipeline/pieces.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
 import { answerOffline } from '../../pipeline/offline.ts';
 import { heldFor } from '../../scope.ts';
