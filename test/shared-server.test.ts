@@ -38,6 +38,30 @@ describe.runIf(socketSuites)('one standalone server shared by two vitest workers
   }
 });
 
+describe.runIf(socketSuites)('one standalone server holding two vitest workers’ files and batches', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli();
+  });
+  afterAll(() => cli.stop());
+
+  it("keeps each worker's files and batches to itself while both are held, and drops each with its test", async () => {
+    const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url }, [
+      '--pool=forks',
+      '--maxWorkers=2',
+      'resources-',
+    ]);
+    for (const me of ['a', 'b']) {
+      const outcome = results[`worker ${me} sees only its own files and batches`];
+      expect(outcome?.failureMessages.join('\n')).toBe('');
+      expect(outcome?.status).toBe('passed');
+    }
+    // Each test's reset (the helper's, after it) dropped its objects from every store.
+    const { stores } = (await (await fetch(`${cli.url}/__admin/resources`)).json()) as { stores: { name: string; count: number }[] };
+    expect(stores.filter((s) => s.count > 0)).toEqual([]);
+  });
+});
+
 describe.runIf(socketSuites)('setupGateway({ url }) against a strict server', () => {
   let cli: Spawned;
   beforeAll(async () => {
