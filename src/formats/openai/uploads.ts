@@ -141,7 +141,7 @@ function create(call: Call<JsonObject>): Outbound {
   if (!view.set(upload.id, upload, UPLOAD_OVERHEAD))
     throw new GatewayError(
       'invalid_request',
-      'Too many Uploads are open: model-gateway-mock holds at most 1000 (every test together). Complete or cancel some, or reset.',
+      'Your upload storage is full: model-gateway-mock holds at most 1000 Uploads and 256 MiB of their parts (every test together). Complete or cancel some, or reset.',
     );
   return json(uploadObject(call, upload));
 }
