@@ -126,17 +126,18 @@ function journaledUpload(value: unknown): { filename: string; bytes: number } | 
 }
 
 /**
- * A glimpse of what was asked: the last text of the messages, input, contents, prompt or query; an
- * uploaded file's name and size; the file a batch reads.
+ * A glimpse of what was asked: the last text of the messages, input, contents, prompt or query; else
+ * an uploaded file's name and size (a file, an upload's part), or the file a batch reads.
  */
 function previewOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
+  const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
+  if (text) return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
   const upload = Object.values(b).map(journaledUpload).find(Boolean);
   if (upload) return `${upload.filename} (${upload.bytes} bytes${typeof b.purpose === 'string' ? `, purpose ${b.purpose}` : ''})`;
   if (typeof b.input_file_id === 'string') return `${typeof b.endpoint === 'string' ? `${b.endpoint} ` : ''}requests of ${b.input_file_id}`;
-  const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
-  return text && (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+  return undefined;
 }
 
 /** A batch's requests in a few words: how many, and how they went (of the ones its entry lists). */
