@@ -65,7 +65,7 @@ export async function handleUpgrade(
   });
   server.handleUpgrade(req, socket, head, (client) => {
     const sink: SocketSink = {
-      send: (text) => client.send(text),
+      send: (text, binary) => client.send(binary ? Buffer.from(text) : text),
       buffered: () => client.bufferedAmount,
       // Past the high-water mark the socket's own write said so: its 'drain' comes once it is empty.
       whenDrained: (resume) => (client.bufferedAmount < HIGH_WATER_BYTES ? queueMicrotask(resume) : void socket.once('drain', resume)),

@@ -9,13 +9,12 @@ import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { pcmFromBase64, SPEECH_SAMPLE_RATE, type SpeechWork } from '../../core/synthesize/audio.ts';
-import { yieldToLoop } from '../../core/slices.ts';
 import { transcribe } from '../../core/transcribe.ts';
-import { frameLength, loudness } from '../../core/voice.ts';
+import { TurnDetector } from '../../core/voice.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
-import { HIGH_WATER_BYTES, play } from '../../pipeline/playback.ts';
+import { SocketPump, type PumpLimit } from '../../pipeline/socket-pump.ts';
 import { openaiErrorBody } from './errors.ts';
 import { ConversationItems, type Item } from './realtime-items.ts';
 import {
@@ -99,9 +98,6 @@ const ROLE_CONTENT = {
   assistant: ['output_text', 'output_audio', 'text', 'audio'],
 };
 
-/** Samples in one frame of the voice activity detector (10 ms). */
-const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
-
 interface Active {
   plan: ResponsePlan;
   ctx: ResponseContext;
@@ -133,29 +129,17 @@ export class RealtimeSession implements SocketPeer {
   private buffer: Int16Array[] = [];
   private bufferBytes = 0;
   private active?: Active;
-  private events = 0;
-  private bytes = 0;
-  /** Bytes of server frames sent. */
-  private sent = 0;
-  private refusing = false;
-  /** Handling of client events waits for the reader to take what was sent (see pump). */
-  private awaitingReader = false;
+  /** The client's events in order, the limits, back-pressure and playback (socket-pump.ts). */
+  private readonly pump: SocketPump;
   private gone = false;
-  /** The response whose speech is being made (between response.create and its first event). */
+  /** The response whose speech is being made (between response.create and its first event); client events meanwhile are held. */
   private preparing?: ResponseContext;
-  /** Client events that arrived meanwhile, handled in order once its events are stamped. */
-  private waiting: string[] = [];
-  private waitingBytes = 0;
-  /** Client events received but not handled yet (a burst read at once), in order. */
-  private inbox: string[] = [];
-  /** Events this turn may still handle; the rest wait for the next turn. */
-  private turnBudget = REALTIME_LIMITS.eventsPerTurn;
-  private nextTurnBooked = false;
   private readonly timer: ReturnType<typeof setTimeout>;
   private responses = 0;
   private tokensUsed = 0;
-  // Voice activity: samples examined, whether speech is on, where it began, silence since.
-  private vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+  /** Server VAD, and the item id of the speech it heard start. */
+  private readonly vad = new TurnDetector(SPEECH_SAMPLE_RATE);
+  private vadItemId = '';
   /** A running hash of the buffered audio, the key of what the transcription rule hears in it. */
   private audioKey = 0;
 
@@ -164,6 +148,11 @@ export class RealtimeSession implements SocketPeer {
     this.sink = sink;
     this.beta = options.beta;
     const { runtime } = call;
+    this.pump = new SocketPump(sink, REALTIME_LIMITS, runtime.readerTimeoutMs, {
+      handle: (text) => this.handle(text),
+      overLimit: (limit) => this.overLimit(limit),
+      readerGone: () => this.dropReader(),
+    });
     this.key = hashString(`realtime ${options.model} ${options.beta} ${call.inbound.url.search}`, runtime.seed);
     this.items = new ConversationItems(runtime.realtimeItems);
     this.config = defaultConfig(options.model, options.beta);
@@ -215,15 +204,21 @@ export class RealtimeSession implements SocketPeer {
   /** One server frame on the wire, counted against the session's limit on server bytes. */
   private send(text: string): void {
     this.call.entry.eventsSent++;
-    this.sent += text.length;
-    this.sink.send(text);
-    if (this.sent > REALTIME_LIMITS.serverBytes && !this.refusing) {
-      this.refusing = true;
-      this.refuse(
-        'session_byte_limit',
-        `This session was sent more than ${REALTIME_LIMITS.serverBytes} bytes, the emulator's limit for one session; open a new one.`,
-      );
-    }
+    this.pump.send(text);
+  }
+
+  private overLimit(limit: PumpLimit): void {
+    const L = REALTIME_LIMITS;
+    if (limit === 'serverBytes')
+      return this.refuse('session_byte_limit', `This session was sent more than ${L.serverBytes} bytes, the emulator's limit for one session; open a new one.`);
+    if (limit === 'events')
+      return this.refuse('session_event_limit', `This session sent more than ${L.events} events, the emulator's limit for one session; open a new one.`);
+    if (limit === 'bytes')
+      return this.refuse('session_byte_limit', `This session sent more than ${L.bytes} bytes, the emulator's limit for one session; open a new one.`);
+    this.refuse(
+      'event_queue_full',
+      `This session sent more than ${L.waitingEvents} events (or ${L.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`,
+    );
   }
 
   /**
@@ -256,8 +251,7 @@ export class RealtimeSession implements SocketPeer {
     clearTimeout(this.timer);
     this.items.release();
     const { entry } = this.call;
-    this.waiting = [];
-    this.inbox = [];
+    this.pump.stop();
     if (this.active || this.preparing) {
       this.active?.stop();
       entry.outcome = 'aborted';
@@ -266,73 +260,13 @@ export class RealtimeSession implements SocketPeer {
 
   receive(text: string): void {
     if (this.gone) return;
-    this.events++;
-    this.bytes += text.length;
-    if (this.events > REALTIME_LIMITS.events)
-      return this.refuse(
-        'session_event_limit',
-        `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`,
-      );
-    if (this.bytes > REALTIME_LIMITS.bytes)
-      return this.refuse(
-        'session_byte_limit',
-        `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`,
-      );
-    this.inbox.push(text);
-    this.pump();
-  }
-
-  /**
-   * Handles the inbox in order, at most eventsPerTurn events a turn: thousands of events read at once
-   * are handled a counted slice at a time with the event loop served in between, so other clients'
-   * requests and sockets are answered meanwhile. A steady trickle is handled as it comes.
-   */
-  private pump(): void {
-    if (this.nextTurnBooked || this.awaitingReader) return;
-    while (this.inbox.length && this.turnBudget > 0 && !this.gone) {
-      // What the reader has not taken is over the high-water mark: no more client events are read or
-      // handled until it drains, so a client that sends and never reads holds its own frames, not ours.
-      if (this.sink.buffered() >= HIGH_WATER_BYTES) return this.awaitReader();
-      this.turnBudget--;
-      this.handle(this.inbox.shift()!);
-    }
-    if (!this.inbox.length || this.gone) return;
-    this.nextTurnBooked = true;
-    void yieldToLoop().then(() => {
-      this.nextTurnBooked = false;
-      this.turnBudget = REALTIME_LIMITS.eventsPerTurn;
-      this.pump();
-    });
-  }
-
-  private awaitReader(): void {
-    this.awaitingReader = true;
-    this.sink.pauseReading(true);
-    const limit = this.call.runtime.readerTimeoutMs;
-    const idle = limit > 0 ? setTimeout(() => this.dropReader(), limit) : undefined;
-    this.sink.whenDrained(() => {
-      clearTimeout(idle);
-      this.awaitingReader = false;
-      if (this.gone) return;
-      this.sink.pauseReading(false);
-      this.pump();
-    });
+    this.pump.receive(text);
   }
 
   /** One client event: parsed and dispatched, or held while a response is prepared (all but response.create, which is refused then). */
   private handle(text: string): void {
     if (this.gone) return;
-    if (this.preparing && !this.isCreate(text)) {
-      this.waiting.push(text);
-      this.waitingBytes += text.length;
-      if (this.waiting.length > REALTIME_LIMITS.waitingEvents || this.waitingBytes > REALTIME_LIMITS.waitingBytes) {
-        return this.refuse(
-          'event_queue_full',
-          `This session sent more than ${REALTIME_LIMITS.waitingEvents} events (or ${REALTIME_LIMITS.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`,
-        );
-      }
-      return;
-    }
+    if (this.preparing && !this.isCreate(text)) return void this.pump.hold(text);
     let event: JsonObject;
     try {
       event = JSON.parse(text);
@@ -547,7 +481,8 @@ export class RealtimeSession implements SocketPeer {
     this.buffer = [];
     this.bufferBytes = 0;
     this.audioKey = 0;
-    this.vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+    this.vad.reset();
+    this.vadItemId = '';
   }
 
   private append(audio: string): void {
@@ -565,37 +500,21 @@ export class RealtimeSession implements SocketPeer {
     if (this.config.turnDetection) this.detect(samples);
   }
 
-  /** Server VAD: speech where 10 ms frames are louder than the threshold; a turn ends after enough silence. */
+  /** Server VAD (core/voice.ts): speech started interrupts a response, speech stopped commits the turn. */
   private detect(chunk: Int16Array): void {
     const d = this.config.turnDetection!;
-    const floor = d.threshold * 0.05;
-    // Frames run across appends: what did not fill a frame waits for the next chunk.
-    const samples = new Int16Array(this.vad.tail.length + chunk.length);
-    samples.set(this.vad.tail);
-    samples.set(chunk, this.vad.tail.length);
-    const whole = samples.length - (samples.length % VAD_FRAME);
-    this.vad.tail = samples.slice(whole);
-    for (let start = 0; start < whole; start += VAD_FRAME) {
-      const loud = loudness(samples, start, start + VAD_FRAME) > floor;
-      const ms = (this.vad.at += VAD_FRAME) / (SPEECH_SAMPLE_RATE / 1000);
-      if (loud && !this.vad.speaking) {
-        this.vad.speaking = true;
-        this.vad.silentMs = 0;
-        this.vad.itemId = this.nextId('item_');
-        this.vad.startMs = Math.max(0, ms - 10 - d.prefixPaddingMs);
-        this.emit('input_audio_buffer.speech_started', { audio_start_ms: Math.round(this.vad.startMs), item_id: this.vad.itemId });
+    this.vad.feed(chunk, d, (edge) => {
+      if (edge.type === 'start') {
+        this.vadItemId = this.nextId('item_');
+        this.emit('input_audio_buffer.speech_started', { audio_start_ms: Math.round(edge.ms), item_id: this.vadItemId });
         if (this.active && d.interruptResponse) this.stop('cancelled', { type: 'cancelled', reason: 'turn_detected' });
-      } else if (this.vad.speaking) {
-        this.vad.silentMs = loud ? 0 : this.vad.silentMs + 10;
-        if (this.vad.silentMs >= d.silenceDurationMs) {
-          this.vad.speaking = false;
-          this.emit('input_audio_buffer.speech_stopped', { audio_end_ms: Math.round(ms), item_id: this.vad.itemId });
-          this.commit(this.vad.itemId);
-          if (d.createResponse && !this.active && !this.preparing) this.respond({});
-          if (this.gone) return;
-        }
+        return;
       }
-    }
+      this.emit('input_audio_buffer.speech_stopped', { audio_end_ms: Math.round(edge.ms), item_id: this.vadItemId });
+      this.commit(this.vadItemId);
+      if (d.createResponse && !this.active && !this.preparing) this.respond({});
+      return !this.gone;
+    });
   }
 
   private commit(itemId?: string): void {
@@ -767,10 +686,7 @@ export class RealtimeSession implements SocketPeer {
    * handled yet; one may start another response, which holds the rest again.
    */
   private resume(): void {
-    this.inbox.unshift(...this.waiting);
-    this.waiting = [];
-    this.waitingBytes = 0;
-    this.pump();
+    this.pump.resume();
   }
 
   private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
@@ -805,37 +721,25 @@ export class RealtimeSession implements SocketPeer {
     this.active = active;
     call.runtime.activeStreams++;
     const openedAt = events.map((e) => e.opened);
-    active.stop = play(
-      events,
-      {
-        // One WebSocket message per event; past the high-water mark the response waits for the reader.
-        write: (chunk) => {
-          for (const { data } of chunk) if (data && !this.gone) this.send(data);
-          return this.sink.buffered() < HIGH_WATER_BYTES;
-        },
-        whenDrained: (resume) => this.sink.whenDrained(resume),
-        end: () => {
-          if (active.cut) {
-            this.sink.terminate();
-            this.closed();
-          }
-        },
-        drop: () => this.dropReader(),
+    active.stop = this.pump.play(events, {
+      sent: () => call.entry.eventsSent++,
+      end: () => {
+        if (active.cut) {
+          this.sink.terminate();
+          this.closed();
+        }
       },
-      {
-        onProgress: (sent) => {
-          active.opened = openedAt[sent - 1] ?? active.opened;
-        },
-        onEnd: () => {
-          call.runtime.activeStreams--;
-          if (this.active === active) {
-            this.active = undefined;
-            this.remember(plan.items.length, plan);
-          }
-        },
+      onProgress: (sent) => {
+        active.opened = openedAt[sent - 1] ?? active.opened;
       },
-      call.runtime.readerTimeoutMs,
-    );
+      onEnd: () => {
+        call.runtime.activeStreams--;
+        if (this.active === active) {
+          this.active = undefined;
+          this.remember(plan.items.length, plan);
+        }
+      },
+    });
   }
 
   /** Stops the active response: the client cancelled, or a new turn interrupted it. */
