@@ -49,7 +49,7 @@ export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints
 }
 
 interface MswClient {
-  send(data: string | Uint8Array<ArrayBuffer>): void;
+  send(data: string | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
 }
 
@@ -66,7 +66,7 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending): void
     return;
   }
   const sink: SocketSink = {
-    send: (text, binary) => client.send(binary ? new TextEncoder().encode(text) : text),
+    send: (text, binary) => client.send(binary ? new TextEncoder().encode(text).buffer : text),
     // In-process every frame is handed to the client's WebSocket as an event at once: nothing is buffered.
     buffered: () => 0,
     whenDrained: (resume) => queueMicrotask(resume),

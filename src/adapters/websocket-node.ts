@@ -38,7 +38,8 @@ export async function handleUpgrade(
   let out: Outbound;
   let inbound: Inbound;
   try {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Clients that join a base URL ending in / to a path (@google/genai's Live) ask for //ws/…: one path, as servers read it.
+    const url = new URL((req.url ?? '/').replace(/^\/+/, '/'), 'http://localhost');
     const header = (name: string) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;

@@ -24,7 +24,7 @@ export interface TurnSettings {
 }
 
 /** What the detector heard in a chunk: speech began (at `ms`, padding included) or stopped (at `ms`). */
-export interface TurnEdge {
+interface TurnEdge {
   type: 'start' | 'stop';
   ms: number;
 }
@@ -59,7 +59,7 @@ export class TurnDetector {
   }
 
   /** Feeds a chunk; `edge` hears each start and stop in order and may return false to stop reading it. */
-  feed(chunk: Int16Array, settings: TurnSettings, edge: (e: TurnEdge) => boolean | void): void {
+  feed(chunk: Int16Array, settings: TurnSettings, edge: (e: TurnEdge) => boolean | undefined): void {
     const floor = settings.threshold * 0.05;
     const samples = new Int16Array(this.tail.length + chunk.length);
     samples.set(this.tail);

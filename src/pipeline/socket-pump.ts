@@ -9,7 +9,7 @@ import type { SocketSink } from './exchange.ts';
 import { HIGH_WATER_BYTES, play } from './playback.ts';
 
 /** Limits of one session; past one the session hears of it (`overLimit`) and ends itself. */
-export interface PumpLimits {
+interface PumpLimits {
   /** Client frames in one session. */
   events: number;
   /** Bytes of client frames in one session. */
@@ -26,12 +26,12 @@ export interface PumpLimits {
 export type PumpLimit = 'events' | 'bytes' | 'serverBytes' | 'waiting';
 
 /** The session the pump runs. */
-export interface PumpHost {
+interface PumpHost {
   /** One client frame, in order of arrival. */
   handle(text: string): void;
   /** `limit` was passed: the session refuses and closes. */
   overLimit(limit: PumpLimit): void;
-  /** The reader took nothing for the reader timeout while frames waited for it: drop the connection. */
+  /** The reader took nothing for the reader timeout while frames waited for it; the connection is dropped (a 1008 close frame behind what it has not taken). */
   readerGone(): void;
 }
 
@@ -147,7 +147,7 @@ export class SocketPump {
     this.awaitingReader = true;
     this.sink.pauseReading(true);
     const limit = this.readerTimeoutMs;
-    const idle = limit > 0 ? setTimeout(() => this.host.readerGone(), limit) : undefined;
+    const idle = limit > 0 ? setTimeout(() => this.dropReader(), limit) : undefined;
     this.sink.whenDrained(() => {
       clearTimeout(idle);
       this.awaitingReader = false;
@@ -155,6 +155,13 @@ export class SocketPump {
       this.sink.pauseReading(false);
       this.pump();
     });
+  }
+
+  private dropReader(): void {
+    if (this.stopped) return;
+    this.sink.close(1008, 'reader_timeout');
+    this.sink.terminate();
+    this.host.readerGone();
   }
 
   /**
@@ -179,7 +186,7 @@ export class SocketPump {
         },
         whenDrained: (resume) => this.sink.whenDrained(resume),
         end: () => hooks.end?.(),
-        drop: () => this.host.readerGone(),
+        drop: () => this.dropReader(),
       },
       { onProgress: hooks.onProgress, onEnd: hooks.onEnd },
       this.readerTimeoutMs,

@@ -210,25 +210,29 @@ export class RealtimeSession implements SocketPeer {
   private overLimit(limit: PumpLimit): void {
     const L = REALTIME_LIMITS;
     if (limit === 'serverBytes')
-      return this.refuse('session_byte_limit', `This session was sent more than ${L.serverBytes} bytes, the emulator's limit for one session; open a new one.`);
+      return this.refuse(
+        'session_byte_limit',
+        `This session was sent more than ${L.serverBytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
     if (limit === 'events')
-      return this.refuse('session_event_limit', `This session sent more than ${L.events} events, the emulator's limit for one session; open a new one.`);
+      return this.refuse(
+        'session_event_limit',
+        `This session sent more than ${L.events} events, the emulator's limit for one session; open a new one.`,
+      );
     if (limit === 'bytes')
-      return this.refuse('session_byte_limit', `This session sent more than ${L.bytes} bytes, the emulator's limit for one session; open a new one.`);
+      return this.refuse(
+        'session_byte_limit',
+        `This session sent more than ${L.bytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
     this.refuse(
       'event_queue_full',
       `This session sent more than ${L.waitingEvents} events (or ${L.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`,
     );
   }
 
-  /**
-   * Drops a session whose reader took nothing for the reader timeout while frames waited for it: a
-   * close frame (1008, reader_timeout) goes behind what it has not taken, and the connection is dropped.
-   */
+  /** The pump dropped a reader that took nothing for the reader timeout: the session ends, aborted. */
   private dropReader(): void {
     if (this.gone) return;
-    this.sink.close(1008, 'reader_timeout');
-    this.sink.terminate();
     this.closed();
     this.call.entry.outcome = 'aborted';
   }
