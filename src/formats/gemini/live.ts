@@ -89,6 +89,8 @@ export class LiveSession implements SocketPeer {
   private config?: LiveConfig;
   private setupRaw?: JsonObject;
   private history: JsonObject[] = [];
+  /** Each turn's bytes (its JSON), taken from the pool all live sessions share (Runtime.realtimeItems). */
+  private sizes: number[] = [];
   private historyBytes = 0;
   private gone = false;
   private counter = 0;
@@ -196,6 +198,10 @@ export class LiveSession implements SocketPeer {
     this.gone = true;
     for (const t of this.timers) clearTimeout(t);
     this.pump.stop();
+    this.call.runtime.realtimeItems.give(this.historyBytes);
+    this.history = [];
+    this.sizes = [];
+    this.historyBytes = 0;
     const { entry } = this.call;
     if (this.active && !this.active.done) {
       this.active.done = true;
@@ -277,12 +283,38 @@ export class LiveSession implements SocketPeer {
 
   // --- the conversation ---
 
-  /** A turn kept; past the limit the oldest turns go (a function call's turn with its response). */
+  /**
+   * A turn kept. Past the session's limit, or when the pool all live sessions share is full, the oldest
+   * turns go first; a turn that still cannot be kept closes the session (1008).
+   */
   private remember(turn: JsonObject): void {
+    const size = JSON.stringify(turn).length;
+    const pool = this.call.runtime.realtimeItems;
+    while (this.history.length && (this.historyBytes + size > LIVE_LIMITS.historyBytes || !pool.take(size))) this.forgetOldest();
+    if (!this.history.length && (size > LIVE_LIMITS.historyBytes || !pool.take(size)))
+      throw new GatewayError(
+        'invalid_request',
+        `Request contains an invalid argument: a turn of ${size} bytes is more than the emulator keeps of a conversation (${LIVE_LIMITS.historyBytes} bytes a session, and what other sessions leave).`,
+      );
     this.history.push(turn);
-    this.historyBytes += JSON.stringify(turn).length;
-    while (this.historyBytes > LIVE_LIMITS.historyBytes && this.history.length > 1)
-      this.historyBytes -= JSON.stringify(this.history.shift()).length;
+    this.sizes.push(size);
+    this.historyBytes += size;
+  }
+
+  /** The model's turn, sent already: past what the sessions may keep, it is not kept for later turns. */
+  private keepModelTurn(turn: JsonObject): void {
+    try {
+      this.remember(turn);
+    } catch {
+      // Not kept; the next turn is answered without it.
+    }
+  }
+
+  private forgetOldest(): void {
+    this.history.shift();
+    const size = this.sizes.shift() ?? 0;
+    this.historyBytes -= size;
+    this.call.runtime.realtimeItems.give(size);
   }
 
   private checkContents(contents: unknown[], at: string): void {
@@ -439,7 +471,7 @@ export class LiveSession implements SocketPeer {
     this.active = undefined;
     active.stop();
     this.call.runtime.activeStreams--;
-    if (active.text) this.remember({ role: 'model', parts: [{ text: active.text }] });
+    if (active.text) this.keepModelTurn({ role: 'model', parts: [{ text: active.text }] });
     return true;
   }
 
@@ -500,7 +532,7 @@ export class LiveSession implements SocketPeer {
         this.active = undefined;
         this.call.runtime.activeStreams--;
         const parts: JsonObject[] = [...(text ? [{ text }] : []), ...calls.map((c) => ({ functionCall: c }))];
-        if (parts.length) this.remember({ role: 'model', parts });
+        if (parts.length) this.keepModelTurn({ role: 'model', parts });
         this.pendingCalls = calls.map((c) => c.id);
         if (config.resumption && !calls.length) this.offerHandle();
       },

@@ -16,6 +16,7 @@ import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
 import { SocketPump, type PumpLimit } from '../../pipeline/socket-pump.ts';
 import { openaiErrorBody } from './errors.ts';
+import { transcriptionUsage } from './transcription-usage.ts';
 import { ConversationItems, type Item } from './realtime-items.ts';
 import {
   applyResponse,
@@ -77,6 +78,7 @@ const CLIENT_EVENTS = [
   'conversation.item.delete',
   'response.create',
   'response.cancel',
+  'transcription_session.update',
 ];
 
 /** The fields of the events that name an item, and of conversation.item.truncate. */
@@ -112,6 +114,8 @@ interface RealtimeOptions {
   beta: boolean;
   /** The configuration an ephemeral key was minted for, applied before session.created. */
   preset?: JsonObject;
+  /** A transcription session (`?intent=transcription`): input audio transcribed, no responses. */
+  transcription?: boolean;
 }
 
 export class RealtimeSession implements SocketPeer {
@@ -155,7 +159,7 @@ export class RealtimeSession implements SocketPeer {
     });
     this.key = hashString(`realtime ${options.model} ${options.beta} ${call.inbound.url.search}`, runtime.seed);
     this.items = new ConversationItems(runtime.realtimeItems);
-    this.config = defaultConfig(options.model, options.beta);
+    this.config = defaultConfig(options.model, options.beta, options.transcription ? 'transcription' : 'realtime');
     if (options.preset) this.config = applySession(this.config, options.preset, false);
     this.sessionId = makeId('sess_', 21, deriveKey(this.key, 'session'));
     this.conversationId = makeId('conv_', 21, deriveKey(this.key, 'conversation'));
@@ -169,8 +173,14 @@ export class RealtimeSession implements SocketPeer {
       REALTIME_LIMITS.durationMs,
     );
     this.timer.unref?.();
-    this.emit('session.created', { session: this.session() });
-    if (this.beta) this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
+    this.emit(this.sessionEvent('created'), { session: this.session() });
+    if (this.beta && this.config.type === 'realtime')
+      this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
+  }
+
+  /** session.created/updated; a beta transcription session's are transcription_session's. */
+  private sessionEvent(what: 'created' | 'updated'): string {
+    return this.beta && this.config.type === 'transcription' ? `transcription_session.${what}` : `session.${what}`;
   }
 
   private session(): JsonObject {
@@ -321,7 +331,21 @@ export class RealtimeSession implements SocketPeer {
           session: { types: ['object'], required: true },
         });
         this.config = applySession(this.config, event.session, this.beta);
-        return this.emit('session.updated', { session: this.session() });
+        return this.emit(this.sessionEvent('updated'), { session: this.session() });
+      case 'transcription_session.update':
+        if (!this.beta || this.config.type !== 'transcription')
+          throw invalid(
+            'type',
+            'transcription_session.update is for beta transcription sessions (?intent=transcription); use session.update.',
+            'invalid_value',
+          );
+        checkFields(event, {
+          type: { types: ['string'] },
+          event_id: { types: ['string'] },
+          session: { types: ['object'], required: true },
+        });
+        this.config = applySession(this.config, event.session, true);
+        return this.emit('transcription_session.updated', { session: this.session() });
       case 'input_audio_buffer.append':
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, audio: { types: ['string'], required: true } });
         return this.append(event.audio);
@@ -354,6 +378,12 @@ export class RealtimeSession implements SocketPeer {
       case 'conversation.item.truncate':
         return this.truncate(event);
       case 'response.create':
+        if (this.config.type === 'transcription')
+          throw invalid(
+            'type',
+            'Transcription sessions do not create responses: their audio is transcribed as it is committed.',
+            'invalid_value',
+          );
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, response: { types: ['object'] } });
         return this.respond(event.response ?? {});
       case 'response.cancel':
@@ -551,14 +581,15 @@ export class RealtimeSession implements SocketPeer {
     this.addItem(item);
     if (this.config.transcription) {
       audio.transcript = heard;
-      if (!this.beta)
+      if (!this.beta || this.config.type === 'transcription')
         this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
+      const { model, prompt } = this.config.transcription;
       this.emit('conversation.item.input_audio_transcription.completed', {
         item_id: id,
         content_index: 0,
         transcript: heard,
         logprobs: null,
-        usage: { type: 'duration', seconds: Math.ceil(ms / 1000) },
+        usage: transcriptionUsage(String(model), ms / 1000, typeof prompt === 'string' ? prompt : undefined, heard),
       });
     }
   }
