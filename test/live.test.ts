@@ -259,7 +259,21 @@ describe('Gemini Live over a socket', () => {
     live.session.close();
   });
 
+  it('closes a frame over the body limit with 1009, as the realtime socket does', async () => {
+    const small = await startServer({ port: 0, maxBodyBytes: 2048 });
+    const ws = new WebSocket(`${small.url.replace('http', 'ws')}${LIVE_PATH}?key=sk-test`);
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ setup: { model: `models/${MODEL}`, systemInstruction: { parts: [{ text: 'x'.repeat(4096) }] } } }));
+    const code = await new Promise<number>((r) => ws.once('close', (c) => r(c)));
+    await small.close();
+    expect(code).toBe(1009);
+  });
+
   it('journals the session', async () => {
+    const live = await connect(make(), { responseModalities: [Modality.TEXT] });
+    live.session.sendClientContent({ turns: 'Hi' });
+    await live.until(turnComplete);
+    live.session.close();
     const entries = server.gateway.requests({ path: LIVE_PATH });
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.some((e) => e.events?.some((ev) => ev.type === 'setup'))).toBe(true);

@@ -34,7 +34,7 @@ import { parseGenerateRequest } from './parse.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
 
 /** Limits of one Live session; past one the session is closed (1008, or 1009 for a frame). */
-export const LIVE_LIMITS = {
+const LIVE_LIMITS = {
   /** Client messages in one session. */
   events: 100_000,
   /** Bytes of client messages in one session. */
