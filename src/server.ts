@@ -12,7 +12,8 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
-import { healthAnswer, NodeRouter } from './adapters/node.ts';
+import { healthAnswer, NodeRouter, writeWhole, type NodeRequest, type NodeResponse } from './adapters/node.ts';
+import { ALPN_PROTOCOLS, serveHttp2 } from './adapters/http2.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
 import { FALLBACK_FORMAT } from './formats/all.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
@@ -59,15 +60,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/'];
+const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/', '/model/', '/anthropic/'];
 
 function isApi(url: string): boolean {
   return API_PREFIXES.some((p) => url.startsWith(p));
 }
 
-function preflight(req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers']));
-  res.end();
+function preflight(req: NodeRequest, res: NodeResponse): void {
+  writeWhole(res, 204, preflightHeaders(req.headers['access-control-request-headers']));
+}
+
+/** The pages and the control plane are express's, which speaks HTTP/1.1 only: an HTTP/2 client is told so. */
+function http1Only(req: NodeRequest, res: NodeResponse): void {
+  const body = `model-gateway-mock serves the pages and /__admin over HTTP/1.1 (except GET /__admin/health); ${req.method} ${req.url} came over HTTP/2.\n`;
+  writeWhole(res, 505, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) }, body);
 }
 
 /**
@@ -182,16 +188,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           .catch(() => {}),
     );
   };
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: NodeRequest, res: NodeResponse) => {
     inFlight++;
     res.once('close', settled);
     warmPages();
-    if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
+    if (!isApi(req.url ?? '/')) {
+      if (health(req, res)) return;
+      return 'stream' in req ? http1Only(req, res) : pages(req, res as ServerResponse);
+    }
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS_HEADERS);
   };
   const tls = options.tls === true ? await selfSigned(bindHost) : options.tls || undefined;
-  const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);
+  const server: Server = tls
+    ? (createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ALPN_PROTOCOLS }, listener) as unknown as Server)
+    : createServer(listener);
+  // HTTP/2 on the same port: prior knowledge in clear, ALPN h2 under TLS (adapters/http2.ts).
+  const http2 = serveHttp2(server, listener);
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {
@@ -223,6 +236,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         server.close(() => resolve());
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
+        http2.close();
         for (const socket of upgraded) socket.destroy();
         stopImageThreads();
       }),

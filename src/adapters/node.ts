@@ -1,19 +1,56 @@
-// Standalone transport: node:http straight into the endpoint pipeline. No express router and no
-// fetch Request/Response objects on this path: both cost more than the emulator's own work.
+// Standalone transport: node:http (and node:http2's compatibility API, see http2.ts) straight into the
+// endpoint pipeline. No express router and no fetch Request/Response objects on this path: both cost
+// more than the emulator's own work.
 // Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
 // both modes, without loading msw.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constants as h2, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
 import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
 import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
 import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
-import { playEvents, utf8 } from '../pipeline/sse.ts';
+import { httpChunk, playEvents } from '../pipeline/sse.ts';
 import { errorFormat, matchPath } from '../pipeline/paths.ts';
 import { createHash } from 'node:crypto';
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** A request as either protocol's server hands it over. */
+export type NodeRequest = IncomingMessage | Http2ServerRequest;
+/** A response as either protocol's server hands it over. */
+export type NodeResponse = ServerResponse | Http2ServerResponse;
+
+/**
+ * What this adapter uses of a response: node:http's ServerResponse and node:http2's compatibility
+ * response both have it (the latter's flushHeaders too, though its types leave it out).
+ */
+interface Reply {
+  writeHead(status: number, headers?: Record<string, string>): unknown;
+  write(chunk: string | Uint8Array, callback?: () => void): boolean;
+  end(chunk?: string | Uint8Array | (() => void)): unknown;
+  flushHeaders(): void;
+  destroy(): void;
+  once(event: 'close' | 'drain', listener: () => void): unknown;
+  off(event: 'close' | 'drain', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+}
+
+/** A whole answer at once, on either protocol (a body's content-length is the caller's to set). */
+export function writeWhole(res: NodeResponse, status: number, headers: Record<string, string>, body?: string): void {
+  (res as Reply).writeHead(status, headers);
+  (res as Reply).end(body);
+}
+
+/** An HTTP/2 exchange: its stream is what a fault breaks and a cut resets, never the connection other streams share. */
+const isHttp2 = (res: NodeResponse): res is Http2ServerResponse => 'stream' in res;
+
+/** Whether `res` can no longer be written (its client left, or it was broken). */
+const isGone = (res: NodeResponse): boolean => (isHttp2(res) ? res.stream.destroyed : res.destroyed);
+
+/** Resets an HTTP/2 exchange's stream (RST_STREAM, INTERNAL_ERROR): what a broken connection is to the client. */
+const resetStream = (res: Http2ServerResponse) => res.stream.close(h2.NGHTTP2_INTERNAL_ERROR);
+
+function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
@@ -48,12 +85,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 class NodeInbound implements Inbound {
   readonly method: string;
   readonly url: URL;
-  private readonly req: IncomingMessage;
+  private readonly req: NodeRequest;
   /** The abort signal is made only if the pipeline asks for it (streams and delays do). */
   private controller?: AbortController;
   private gone = false;
 
-  constructor(req: IncomingMessage, res: ServerResponse, url: URL) {
+  constructor(req: NodeRequest, res: NodeResponse, url: URL) {
     this.method = req.method ?? 'GET';
     this.url = url;
     this.req = req;
@@ -69,9 +106,14 @@ class NodeInbound implements Inbound {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
-  /** Node builds a fresh object per request; only set-cookie is ever an array, and clients don't send it. */
+  /**
+   * Node builds a fresh object per request; only set-cookie is ever an array, and clients don't send it.
+   * HTTP/2's pseudo-headers (`:path`, `:method`…) say nothing the request line does not: left out.
+   */
   headers(): Record<string, string> {
-    return this.req.headers as Record<string, string>;
+    const headers = this.req.headers as Record<string, string>;
+    if (!('stream' in this.req)) return headers;
+    return Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(':')));
   }
 
   async text(limit: number): Promise<string> {
@@ -92,8 +134,20 @@ class NodeInbound implements Inbound {
   }
 }
 
-/** Inflicts a connection fault on the socket itself, bypassing HTTP framing. */
-function breakConnection(res: ServerResponse, broken: BrokenConnection): void {
+/**
+ * A connection fault on an HTTP/2 stream: the stream is reset (RST_STREAM, INTERNAL_ERROR), after
+ * the headers and bytes the fault sends first; the connection's other streams go on.
+ */
+function breakStream(res: Http2ServerResponse, broken: BrokenConnection): void {
+  if (broken.type === 'CONNECTION_RESET_BY_PEER' || broken.type === 'EMPTY_RESPONSE') return resetStream(res);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const bytes = broken.type === 'MALFORMED_RESPONSE_CHUNK' ? 'zz\r\nnot a valid chunk' : (broken.bytes ?? new Uint8Array());
+  res.write(bytes, () => resetStream(res));
+}
+
+/** Inflicts a connection fault on the socket itself, bypassing HTTP framing (on HTTP/2, on the stream). */
+function breakConnection(res: NodeResponse, broken: BrokenConnection): void {
+  if (isHttp2(res)) return breakStream(res, broken);
   const socket = res.socket;
   if (!socket) return;
   switch (broken.type) {
@@ -113,7 +167,7 @@ function breakConnection(res: ServerResponse, broken: BrokenConnection): void {
 }
 
 /** Resolves once `res` can take more (or is gone). */
-function drained(res: ServerResponse): Promise<void> {
+function drained(res: Reply): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -129,11 +183,12 @@ function drained(res: ServerResponse): Promise<void> {
  * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
  * holds back the pieces not made yet, and a client that leaves stops them.
  */
-async function writePieces(res: ServerResponse, body: JsonPieces): Promise<void> {
+async function writePieces(node: NodeResponse, body: JsonPieces): Promise<void> {
+  const res = node as Reply;
   try {
     res.write(body.head);
     for await (const piece of body.rest) {
-      if (res.destroyed) return;
+      if (isGone(node)) return;
       if (!res.write(piece)) await drained(res);
     }
     res.end();
@@ -142,8 +197,9 @@ async function writePieces(res: ServerResponse, body: JsonPieces): Promise<void>
   }
 }
 
-function write(res: ServerResponse, out: Outbound, extra: Record<string, string>): void {
-  if (out.broken) return breakConnection(res, out.broken);
+function write(node: NodeResponse, out: Outbound, extra: Record<string, string>): void {
+  if (out.broken) return breakConnection(node, out.broken);
+  const res = node as Reply;
   const headers = { ...extra, ...out.headers };
   const body = out.body;
   if (isProxied(body)) {
@@ -165,21 +221,24 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
     // Headers go now; each event as it falls due; a client that leaves stops production.
     res.writeHead(out.status, headers);
     // Events due now go with the headers: corked, headers, those events (and the end, when that is
-    // all) leave in one write instead of three.
-    const socket = res.socket;
+    // all) leave in one write instead of three. (An HTTP/2 session batches its frames itself.)
+    const socket = isHttp2(node) ? undefined : node.socket;
     const now = body.events.length > 0 && body.events[0].due <= 0;
     if (now) socket?.cork();
     else res.flushHeaders();
-    // A cut stream: what was written arrives, then the socket closes without the final chunk.
-    const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
-    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks, utf8);
+    // A cut stream: what was written arrives, then the socket closes without the final chunk (HTTP/2: the stream is reset).
+    const cut = isHttp2(node) ? () => void node.write(new Uint8Array(), () => resetStream(node)) : () => void node.socket?.end();
+    const end = body.breakAtEnd ? cut : () => void res.end();
+    // A reader that falls behind holds back what is not written yet (playEvents waits for the drain).
+    const sink = { write: (chunk: Uint8Array) => res.write(chunk), end, drained: (resume: () => void) => void drained(res).then(resume) };
+    const stop = playEvents(body.events, sink, body.hooks, httpChunk);
     if (now) socket?.uncork();
     res.once('close', stop);
     return;
   }
   if (isPieces(body)) {
     res.writeHead(out.status, headers);
-    void writePieces(res, body);
+    void writePieces(node, body);
     return;
   }
   const data = body ?? '';
@@ -246,12 +305,15 @@ export class NodeRouter {
   }
 
   /** Answers one request; `extra` headers (CORS) go on every response. Never rejects. */
-  async handle(req: IncomingMessage, res: ServerResponse, extra: Record<string, string>): Promise<void> {
+  async handle(req: NodeRequest, res: NodeResponse, extra: Record<string, string>): Promise<void> {
     let out: Outbound;
     try {
       // The path is all that routes; the Host header is the client's to get wrong. The scheme is the
       // connection's, for URLs handed back (paths.ts's requestOrigin).
-      const url = new URL(req.url ?? '/', (req.socket as { encrypted?: boolean }).encrypted ? 'https://localhost' : 'http://localhost');
+      const encrypted = 'stream' in req ? req.stream.session?.encrypted : (req.socket as { encrypted?: boolean }).encrypted;
+      // HTTP/2 names the host :authority; requestOrigin and the journal read it as the Host header.
+      if ('stream' in req) req.headers.host ??= req.authority;
+      const url = new URL(req.url ?? '/', encrypted ? 'https://localhost' : 'http://localhost');
       const inbound = new NodeInbound(req, res, url);
       const exact = this.exactRoute(inbound);
       const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
@@ -268,7 +330,7 @@ export class NodeRouter {
     // Written at the end of this event-loop turn, so the responses to requests that arrived together
     // go out together: measured ~1.5x the throughput of writing each at once (bench/run.ts).
     setImmediate(() => {
-      if (res.destroyed) {
+      if (isGone(res)) {
         // The client left before anything was written: a stream that never started has still ended.
         if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
         else if (isProxied(out.body)) out.body.abort();
@@ -288,7 +350,7 @@ export class NodeRouter {
  * `GET /__admin/health`, answered without express so that a fresh server is healthy before express
  * has loaded: the same bytes and headers express sends (its weak ETag); conditional requests go to express.
  */
-export function healthAnswer(version: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function healthAnswer(version: string): (req: NodeRequest, res: NodeResponse) => boolean {
   const body = JSON.stringify({ status: 'healthy', version });
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
@@ -298,7 +360,7 @@ export function healthAnswer(version: string): (req: IncomingMessage, res: Serve
   return (req, res) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/__admin/health' || req.headers['if-none-match'] !== undefined)
       return false;
-    res.writeHead(200, headers).end(req.method === 'GET' ? body : undefined);
+    writeWhole(res, 200, headers, req.method === 'GET' ? body : undefined);
     return true;
   };
 }

@@ -10,6 +10,7 @@ import type { Runtime } from '../runtime.ts';
 import type { Inbound, JsonObject, Outbound } from './exchange.ts';
 import type { DecisionState, Forward } from './decide.ts';
 import type { FormatName } from '../formats/names.ts';
+import type { TimedEvent } from './sse.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
@@ -23,7 +24,12 @@ export interface FormatEdge {
   /** Whether its stream events carry an SSE `event:` name, the payload's `type` (a fixture's raw payloads are framed so). */
   namedEvents: boolean;
   /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
-  streamError(error: GatewayError, requestId: string): string;
+  streamError(error: GatewayError, requestId: string): TimedEvent['frame'];
+  /**
+   * How a fixture's raw stream payload goes out on this format's streams, named `event` where the
+   * format names its events; absent: as a server-sent event.
+   */
+  frameEvent?(data: string, event?: string): TimedEvent['frame'];
   /** The vendor's rate-limit headers for a window (on replies and on its 429); none for a vendor that sends none. */
   rateLimitHeaders(window: RateWindow): Record<string, string>;
   /**

@@ -69,17 +69,18 @@ function faultError(fault: FaultSpec): GatewayError {
 
 /** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events), or one array. */
 function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
+  const frame = call.format.frameEvent ?? sseFrame;
   // A recorded stream, `{ events: [{ event?, data }] }`: each event as it was received.
   const recorded = (raw as { events?: unknown } | null)?.events;
   if (!Array.isArray(raw) && Array.isArray(recorded)) {
-    return (recorded as { event?: string; data: string }[]).map((e) => ({ due: 0, frame: sseFrame(e.data, e.event) }));
+    return (recorded as { event?: string; data: string }[]).map((e) => ({ due: 0, frame: frame(e.data, e.event) }));
   }
   const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
   if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
   const named = call.format.namedEvents;
   return payloads.map((p, i) => ({
     due: 0,
-    frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined),
+    frame: frame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined),
   }));
 }
 
@@ -204,15 +205,16 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
  * only the first `after` (the carrier then breaks the connection), an error follows them with the
  * format's error frames, made by `errorFrames(error, after)`.
  */
-export function faultedEvents(
-  events: TimedEvent[],
+export function faultedEvents<F extends TimedEvent['frame']>(
+  events: { due: number; frame: F }[],
   fault: FaultSpec,
-  errorFrames: (error: GatewayError, after: number) => string | string[],
-): TimedEvent[] {
+  errorFrames: (error: GatewayError, after: number) => F | F[],
+): { due: number; frame: F }[] {
   const after = Math.min(fault.after ?? 1, events.length);
   const at = events[after - 1]?.due ?? 0;
   if (fault.type === 'STALL') return events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));
   if (fault.type === 'STREAM_CUT') return events.slice(0, after);
-  const frames = [errorFrames(faultError(fault), after)].flat();
+  const made = errorFrames(faultError(fault), after);
+  const frames: F[] = Array.isArray(made) ? made : [made];
   return [...events.slice(0, after), ...frames.map((frame) => ({ due: at, frame }))];
 }

@@ -1,10 +1,15 @@
-// Server-sent events: framing, and playback that writes each event when it is due.
+// Server-sent events: framing, and playback that writes each event when it is due, as fast as the
+// carrier takes it.
+import { concat } from '../core/audio/bytes.ts';
 
 export interface TimedEvent {
   /** Milliseconds after the response starts. */
   due: number;
-  /** One framed SSE message (see `sseFrame`). */
-  frame: string;
+  /**
+   * One framed message: text (an SSE message, see `sseFrame`) or bytes (a binary framing, such as
+   * AWS event-stream). A stream's frames are all text or all bytes.
+   */
+  frame: string | Uint8Array;
 }
 
 /** `event: <name>\ndata: <data>\n\n`, or just the data line when there is no name. */
@@ -21,25 +26,42 @@ export interface StreamHooks<C = Uint8Array> {
 }
 
 interface Sink<C> {
-  write(chunk: C): void;
+  /** Writes a chunk; `false` when the carrier holds enough: nothing more is written until `drained` calls back. */
+  write(chunk: C): unknown;
   end(): void;
+  /** Calls `resume` once the carrier takes more after a write said `false`; absent: it never pushes back. */
+  drained?(resume: () => void): void;
 }
 
 const encoder = new TextEncoder();
 
 /** A chunk of an HTTP stream as bytes: encoded once, for the carrier and the journal alike. */
-export const utf8 = (text: string): Uint8Array => encoder.encode(text);
+const utf8 = (text: string): Uint8Array => encoder.encode(text);
+
+/** Frames due together as one chunk of an HTTP stream: text frames UTF-8 encoded, binary frames joined. */
+export function httpChunk(frames: readonly TimedEvent['frame'][]): Uint8Array {
+  if (typeof frames[0] === 'string') return utf8(frames.length === 1 ? frames[0] : frames.join(''));
+  return concat(frames.map((f) => (typeof f === 'string' ? utf8(f) : f)));
+}
+
+/**
+ * Most of a stream's backlog one chunk holds (characters of text, or bytes): a reader that falls
+ * behind gets the overdue events a chunk at a time, each as the carrier takes it, so a slow reader
+ * never has more than this beyond the carrier's own buffer written for it.
+ */
+const CHUNK_SIZE = 64 * 1024;
 
 /**
  * Writes `events` (sorted by `due`) to `sink`, each when due; events due at the same moment go out
- * as one chunk, made by `encode` from their frames. Returns `stop`, which ends production at once
- * (the client went away).
+ * as one chunk (up to CHUNK_SIZE), made by `encode` from their frames. While the sink pushes back,
+ * nothing more is made: overdue events follow once it drains. Returns `stop`, which ends production
+ * at once (the client went away).
  */
 export function playEvents<C>(
   events: readonly TimedEvent[],
   sink: Sink<C>,
   hooks: StreamHooks<C>,
-  encode: (frames: string) => C,
+  encode: (frames: readonly TimedEvent['frame'][]) => C,
 ): () => void {
   const started = performance.now();
   let next = 0;
@@ -54,12 +76,18 @@ export function playEvents<C>(
   const pump = () => {
     if (ended) return;
     const now = performance.now() - started;
-    let frames = '';
-    while (next < events.length && events[next].due <= now) frames += events[next++].frame;
-    if (frames) {
+    while (next < events.length && events[next].due <= now) {
+      const frames: TimedEvent['frame'][] = [];
+      let size = 0;
+      do {
+        const frame = events[next++].frame;
+        frames.push(frame);
+        size += frame.length;
+      } while (next < events.length && events[next].due <= now && size < CHUNK_SIZE);
       const chunk = encode(frames);
-      sink.write(chunk);
+      const more = sink.write(chunk);
       hooks.onProgress?.(next, chunk);
+      if (more === false && sink.drained && next < events.length) return sink.drained(pump);
     }
     if (next >= events.length) {
       finish('completed');
@@ -108,7 +136,7 @@ export function playbackStream(
           }
         : close;
       // The reader owns what it is given (it may transfer it): the journal keeps its own bytes.
-      stop = playEvents(events, { write: (bytes) => controller.enqueue(bytes.slice()), end }, hooks, utf8);
+      stop = playEvents(events, { write: (bytes) => controller.enqueue(bytes.slice()), end }, hooks, httpChunk);
       signal.addEventListener(
         'abort',
         () => {

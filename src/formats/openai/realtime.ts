@@ -763,7 +763,7 @@ export class RealtimeSession implements SocketPeer {
         },
       },
       // Text frames on a WebSocket: the events stay strings (only HTTP carriers encode to bytes).
-      (frames) => frames,
+      (frames) => frames.join(''),
     );
   }
 
