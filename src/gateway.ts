@@ -8,6 +8,7 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { bedrockEndpoints } from './formats/bedrock/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -16,7 +17,7 @@ import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
 
 /** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
+export const endpoints: readonly EndpointSpec[] = [...bedrockEndpoints, ...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (

@@ -115,9 +115,17 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
   const byPath = new Map<string, EndpointSpec[]>();
   const formats = new Set(endpoints.map((e) => e.format));
   for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  // Every way the endpoints take a key on an HTTP request (a format's own readers included).
+  const keyWays = [...new Set(endpoints.flatMap((e) => e.auth))].filter((way) => way !== 'subprotocol');
+  const presented = (request: Request) => {
+    try {
+      return presentedKey(inboundOf(request), keyWays);
+    } catch {
+      return undefined; // a malformed credential presents no key
+    }
+  };
   // What the last handler takes (see there); HEAD is msw's business, as on the endpoints' paths.
-  const claims = (request: Request) =>
-    request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''));
+  const claims = (request: Request) => request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presented(request) ?? ''));
   return [
     ...endpoints.map((spec) =>
       verbs[spec.method](origin + spec.path, async ({ request, params }) => {
@@ -172,6 +180,3 @@ class ClaimingHandler extends HttpHandler {
     ) as ReturnType<HttpHandler['predicate']>;
   }
 }
-
-/** Every way a client may present a key on an HTTP request. */
-const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'] as const;

@@ -1,6 +1,6 @@
 // Server-sent events: framing, and playback that writes each event when it is due, as fast as the
 // carrier takes it.
-import { concat } from '../core/audio/bytes.ts';
+import { concat } from '../core/bytes.ts';
 
 export interface TimedEvent {
   /** Milliseconds after the response starts. */

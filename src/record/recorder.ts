@@ -1,7 +1,7 @@
 // Record mode: a request no fixture answers goes to the real service for its format, its answer
 // streams back to the client as it arrives, and, once complete, is written as an ordinary fixture.
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
-import { concat } from '../core/audio/bytes.ts';
+import { concat } from '../core/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
 import { historyOf } from '../fixtures/history.ts';
 import { lastUserText, type CanonicalRequest } from '../core/request.ts';

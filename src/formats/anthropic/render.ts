@@ -65,12 +65,25 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
   };
 }
 
+/** One event of the stream, unframed: its `type` names it. */
+interface MessageStreamEvent {
+  due: number;
+  payload: { type: string } & Record<string, unknown>;
+}
+
 /** The event stream: message_start, a ping, each block's start/deltas/stop, message_delta, message_stop. */
 export function messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): TimedEvent[] {
+  return messageStreamPayloads(reply, request, latency).map(({ due, payload }) => ({
+    due,
+    frame: sseFrame(JSON.stringify(payload), payload.type),
+  }));
+}
+
+/** The stream's events unframed, for a carrier that frames them its own way (Bedrock's event-stream `chunk`s). */
+export function messageStreamPayloads(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): MessageStreamEvent[] {
   const choice = reply.choices[0];
-  const events: TimedEvent[] = [];
-  const emit = (due: number, type: string, data: Record<string, unknown>) =>
-    events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
+  const events: MessageStreamEvent[] = [];
+  const emit = (due: number, type: string, data: Record<string, unknown>) => events.push({ due, payload: { type, ...data } });
   for (const step of planStream(reply, latency)) {
     if (step.first) {
       const start = {
