@@ -220,6 +220,80 @@ describe.each(modes)('Amazon Bedrock runtime ($name)', (mode) => {
     }
   });
 
+  it('takes images, documents, guard content and cache points; reports cache writes, then reads', async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const system = [
+      { text: `You are a careful assistant. ${'Keep every answer short and exact. '.repeat(300)}` },
+      { cachePoint: { type: 'default' as const } },
+    ];
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { text: 'Describe these.' },
+          { image: { format: 'png', source: { bytes: png } } },
+          { document: { format: 'txt', name: 'notes', source: { bytes: new TextEncoder().encode('Some notes.') } } },
+          { guardContent: { text: { text: 'Check this too.' } } },
+        ],
+      },
+    ];
+    const first = await client.send(
+      new ConverseCommand({ modelId: MODEL, system, messages, guardrailConfig: { guardrailIdentifier: 'gr-1', guardrailVersion: '1' } }),
+    );
+    expect(first.usage?.cacheWriteInputTokens).toBeGreaterThan(1000);
+    expect(first.usage?.cacheReadInputTokens).toBe(0);
+    const second = await client.send(new ConverseCommand({ modelId: MODEL, system, messages }));
+    expect(second.usage?.cacheReadInputTokens).toBe(first.usage?.cacheWriteInputTokens);
+    expect(second.usage?.totalTokens).toBe(
+      second.usage!.inputTokens! + second.usage!.outputTokens! + second.usage!.cacheReadInputTokens! + second.usage!.cacheWriteInputTokens!,
+    );
+  });
+
+  it("shows Claude's thinking as reasoningContent when asked, text then signature when streamed", async () => {
+    const ask = {
+      modelId: MODEL,
+      messages: [user('Think first')],
+      inferenceConfig: { maxTokens: 4096 },
+      additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 2048 } },
+    };
+    const plain = await client.send(new ConverseCommand(ask));
+    const reasoning = plain.output?.message?.content?.[0].reasoningContent?.reasoningText;
+    expect(reasoning?.text).toBeTruthy();
+    expect(reasoning?.signature).toBeTruthy();
+    const events = await eventsOf((await client.send(new ConverseStreamCommand(ask))).stream);
+    const deltas = events
+      .filter((e) => e.contentBlockDelta?.contentBlockIndex === 0)
+      .map((e) => e.contentBlockDelta!.delta!.reasoningContent!);
+    expect(
+      deltas
+        .slice(0, -1)
+        .map((d) => d.text)
+        .join(''),
+    ).toBe(reasoning?.text);
+    expect(deltas.at(-1)).toEqual({ signature: reasoning?.signature });
+  });
+
+  it('answers JSON that fits outputConfig.textFormat’s schema', async () => {
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, celsius: { type: 'integer' } },
+      required: ['city', 'celsius'],
+      additionalProperties: false,
+    };
+    const out = await client.send(
+      new ConverseCommand({
+        modelId: 'amazon.nova-pro-v1:0',
+        messages: [user('Weather as JSON')],
+        outputConfig: {
+          textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(schema), name: 'weather' } } },
+        },
+      }),
+    );
+    const value = JSON.parse(out.output!.message!.content![0].text!);
+    expect(Object.keys(value).sort()).toEqual(['celsius', 'city']);
+    expect(Number.isInteger(value.celsius)).toBe(true);
+  });
+
   it('counts tokens (CountTokens) for a Converse input and an InvokeModel body', async () => {
     const converse = await client.send(
       new CountTokensCommand({ modelId: MODEL, input: { converse: { messages: [user('Count these words please')] } } }),
