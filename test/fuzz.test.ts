@@ -13,6 +13,7 @@ import { socketSuites } from './helpers/modes.ts';
 import {
   adminRequests,
   anthropicRequests,
+  bedrockRequests,
   changesState,
   geminiRequests,
   openaiRequests,
@@ -27,6 +28,7 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
   ['Anthropic (messages, count_tokens, models)', anthropicRequests],
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
+  ['Amazon Bedrock (converse, converse-stream, invoke, invoke-with-response-stream, count-tokens, Mantle)', bedrockRequests],
 ];
 
 /** Checks one answer, naming the request in the failure. */
@@ -224,6 +226,25 @@ const found: [string, FuzzRequest, number][] = [
     { method: 'GET', path: '/v1/models/', headers: { authorization: 'Bearer sk-test' }, aim: 'models' },
     200,
   ],
+  ...(
+    [
+      ['a Bedrock tool whose inputSchema is a string schema, forced (was a 500)', { type: 'string' }, 400],
+      ['a Bedrock tool whose inputSchema is {}, forced: a call with no arguments (was a 500)', {}, 200],
+    ] as const
+  ).map(([name, json, status]): [string, FuzzRequest, number] => [
+    name,
+    {
+      method: 'POST',
+      path: '/model/gpt-4o/converse',
+      headers: { authorization: 'Bearer sk-test' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+        toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json } } }], toolChoice: { any: {} } },
+      }),
+      aim: 'converse',
+    },
+    status,
+  ]),
 ];
 
 /** x-mock-fault accepts `after=` with no number as after=0 (core/faults.ts: Number('') is 0), so this

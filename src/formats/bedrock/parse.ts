@@ -2,7 +2,7 @@
 // same body serves Converse, ConverseStream and CountTokens' `converse` input.
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, ToolChoice, ToolSpec } from '../../core/request.ts';
 import type { ModelInfo } from '../../core/models.ts';
-import { type FieldRules, fieldsOf, isJsonObject, type JsonObject } from '../fields.ts';
+import { type FieldRules, fieldsOf, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 import { checkField, checkFields, invalid, member } from './validate.ts';
 
 /** The fields of a Converse (or ConverseStream) body; the model comes in the path. */
@@ -270,7 +270,14 @@ function parseTools(config: JsonObject | undefined, cachePoints: number[]): { to
     checkField(`${at}.toolSpec.description`, value.description, { types: ['string'] });
     const schema = unionMember(`${at}.toolSpec.inputSchema`, value.inputSchema, ['json'] as const).value;
     checkField(`${at}.toolSpec.inputSchema.json`, schema, { types: ['object'], required: true });
-    tools.push({ name: value.name, description: value.description, parameters: schema });
+    const type = nonObjectSchema(schema);
+    if (type !== undefined)
+      throw invalid(
+        `${at}.toolSpec.inputSchema.json.type`,
+        `The value at toolConfig.tools.${i}.toolSpec.inputSchema.json.type must be one of the following: object (got ${type.slice(0, 40)}). A tool's input is an object: put the value in one of its properties.`,
+      );
+    // `{}` is a tool without parameters: its input is an empty object.
+    tools.push({ name: value.name, description: value.description, parameters: Object.keys(schema).length ? schema : { type: 'object', properties: {} } });
   });
   if (config.toolChoice === undefined) return { tools, choice: 'auto' };
   const { name, value } = unionMember('toolConfig.toolChoice', config.toolChoice, TOOL_CHOICE_MEMBERS);
