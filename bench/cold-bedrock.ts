@@ -3,7 +3,7 @@
 // request and a Converse request, then a ConverseStream twice; prints the medians of the first stream's
 // CPU and wall time, the second's wall time, and the heap the codec's modules keep, as one JSON line.
 // Usage: node --expose-gc bench/cold-bedrock.ts [--runs 5]
-import { spawn } from 'node:child_process';
+import { probeFresh } from './spawn.ts';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
@@ -52,14 +52,7 @@ interface Row {
   heapMiB: number;
 }
 
-function fresh(): Promise<Row> {
-  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--probe'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code ? reject(new Error(`probe exited ${code}`)) : resolve(JSON.parse(out)))),
-  );
-}
+const fresh = () => probeFresh<Row>(['--expose-gc', fileURLToPath(import.meta.url), '--probe']);
 
 if (values.probe) await probe();
 else {
