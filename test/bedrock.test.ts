@@ -28,8 +28,13 @@ import { ChatBedrockConverse } from '@langchain/aws';
 import { tool as langchainTool } from '@langchain/core/tools';
 import { HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { z } from 'zod';
-import { inProcess, modes, type Mode, type Running } from './helpers/modes.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inProcess, modes, socketSuites, type Mode, type Running } from './helpers/modes.ts';
 import type { Fixture } from '../src/index.ts';
+import { startServer } from '../src/server.ts';
+import { loadFixtureDir } from '../src/fixtures/load.ts';
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const DUMMY = { accessKeyId: 'sk-test', secretAccessKey: 'any-secret' };
@@ -574,5 +579,38 @@ describe.each(modes)('Amazon Bedrock runtime ($name)', (mode) => {
     let streamed = '';
     for await (const chunk of await model.stream([new HumanMessage('Hello')])) streamed += String(chunk.content);
     expect(streamed).toBeTruthy();
+  });
+});
+
+describe.runIf(socketSuites)('recordings made on the direct Anthropic path replay on InvokeModel (their endpoint left out)', () => {
+  it('answers InvokeModel and InvokeModelWithResponseStream from fixtures recorded by /v1/messages', async () => {
+    // The "real service" synthesizes with another seed than the replaying gateway: a replay is told apart.
+    const upstream = await startServer({ port: 0, seed: 7 });
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-bedrock-replay-'));
+    const recorder = await startServer({ port: 0, record: { dir, upstreams: { default: upstream.url } } });
+    const ask = { model: 'claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user' as const, content: 'Tell me about Lisbon' }] };
+    const direct = new Anthropic({ apiKey: 'sk-test', baseURL: recorder.url, maxRetries: 0 });
+    const recorded = await direct.messages.create(ask);
+    const recordedStream = await direct.messages.stream(ask).finalMessage();
+    await recorder.close();
+    await upstream.close();
+    // Record mode pins the path it recorded on (match.endpoint): without it, the canonical request decides.
+    const fixtures = loadFixtureDir(dir).map(({ match: { endpoint: _endpoint, ...match } = {}, ...fixture }) => ({ ...fixture, match }));
+    const replay = await startServer({ port: 0, fixtures, strict: true });
+    try {
+      const bedrock = new AnthropicBedrock({ baseURL: replay.url, awsRegion: 'us-east-1', apiKey: 'sk-test', maxRetries: 0 });
+      const { model: _model, ...body } = ask;
+      const replayed = await bedrock.messages.create({ ...body, model: MODEL });
+      expect(replayed.content).toEqual(recorded.content);
+      expect(replayed.usage.output_tokens).toBe(recorded.usage.output_tokens);
+      const streamed = await bedrock.messages.stream({ ...body, model: MODEL }).finalMessage();
+      expect(streamed.content).toEqual(recordedStream.content);
+      expect(replay.gateway.requests().map((e) => [e.path.split('/').pop(), e.status, e.fixture?.startsWith('recorded ')])).toEqual([
+        ['invoke', 200, true],
+        ['invoke-with-response-stream', 200, true],
+      ]);
+    } finally {
+      await replay.close();
+    }
   });
 });
