@@ -65,7 +65,14 @@ function unionMember<const M extends string>(param: string, value: unknown, memb
   if (set.length === 1) return { name: set[0], value: value[set[0]] };
   const found = set.length
     ? `found ${set.length}: ${set.join(', ')}`
-    : `found none${Object.keys(value).length ? ` (unknown: ${Object.keys(value).slice(0, 5).join(', ')})` : ''}`;
+    : `found none${
+        Object.keys(value).length
+          ? ` (unknown: ${Object.keys(value)
+              .slice(0, 5)
+              .map((k) => k.slice(0, 40))
+              .join(', ')})`
+          : ''
+      }`;
   throw invalid(
     param,
     `1 validation error detected: Value at '${param}' failed to satisfy constraint: Member must have exactly one of the following members set: ${members.join(', ')} (${found}). Put each piece of content in its own block.`,
@@ -155,13 +162,13 @@ function parseTurn(index: number, raw: unknown): Turn {
         parts.push({ type: 'text', text: value });
         break;
       case 'image':
-        checkField(at, value, { types: ['object'], required: true });
+        checkField(`${at}.image`, value, { types: ['object'], required: true });
         checkField(`${at}.image.format`, value.format, { types: ['string'], required: true, values: IMAGE_FORMATS });
         checkSource(`${at}.image`, value.source, ['bytes', 's3Location']);
         parts.push({ type: 'image' });
         break;
       case 'document':
-        checkField(at, value, { types: ['object'], required: true });
+        checkField(`${at}.document`, value, { types: ['object'], required: true });
         checkField(`${at}.document.name`, value.name, { types: ['string'], required: true });
         checkField(`${at}.document.format`, value.format, { types: ['string'], values: DOCUMENT_FORMATS });
         checkSource(`${at}.document`, value.source, ['bytes', 'text', 'content', 's3Location']);
@@ -277,7 +284,11 @@ function parseTools(config: JsonObject | undefined, cachePoints: number[]): { to
         `The value at toolConfig.tools.${i}.toolSpec.inputSchema.json.type must be one of the following: object (got ${type.slice(0, 40)}). A tool's input is an object: put the value in one of its properties.`,
       );
     // `{}` is a tool without parameters: its input is an empty object.
-    tools.push({ name: value.name, description: value.description, parameters: Object.keys(schema).length ? schema : { type: 'object', properties: {} } });
+    tools.push({
+      name: value.name,
+      description: value.description,
+      parameters: Object.keys(schema).length ? schema : { type: 'object', properties: {} },
+    });
   });
   if (config.toolChoice === undefined) return { tools, choice: 'auto' };
   const { name, value } = unionMember('toolConfig.toolChoice', config.toolChoice, TOOL_CHOICE_MEMBERS);
