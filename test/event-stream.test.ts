@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import type { Fixture } from '../src/index.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
-import { playEvents, type TimedEvent } from '../src/pipeline/sse.ts';
+import { eventStream, framingOf } from '../src/pipeline/framing.ts';
 import { socketSuites } from './helpers/modes.ts';
 
 const MODEL = encodeURIComponent('us.anthropic.claude-sonnet-4-5-20250929-v1:0');
@@ -115,28 +115,30 @@ describe.runIf(socketSuites)('every frame of a long stream, decoded by the AWS c
   });
 });
 
-describe('playback under back-pressure', () => {
-  it('writes nothing more while the carrier is full, then the backlog a chunk (at most 64 KiB) at a time', () => {
-    // 200 events of 1 KiB, all due at once: 200 KiB, more than three chunks.
-    const events: TimedEvent[] = Array.from({ length: 200 }, (_, i) => ({ due: 0, frame: new Uint8Array(1024).fill(i) }));
-    const chunks: Uint8Array[] = [];
-    let resume: (() => void) | undefined;
-    let ended = false;
-    const sink = {
-      write: (chunk: Uint8Array) => (chunks.push(chunk), false),
-      end: () => void (ended = true),
-      drained: (then: () => void) => void (resume = then),
-    };
-    playEvents(events, sink, {}, (frames) => new Uint8Array(frames.reduce((n, f) => n + f.length, 0)));
-    expect(chunks.map((c) => c.byteLength)).toEqual([64 * 1024]);
-    for (let i = 1; i < 4; i++) {
-      const next = resume!;
-      resume = undefined;
-      next();
-      expect(chunks.length).toBe(i + 1);
-    }
-    expect(chunks.reduce((n, c) => n + c.byteLength, 0)).toBe(200 * 1024);
-    expect(ended).toBe(true);
+describe('the event-stream framing (pipeline/framing.ts)', () => {
+  it('writes each event as one message the AWS codec reads back, an exception as an exception message, and decodes its own bytes', async () => {
+    await eventStream.ready();
+    const events = [
+      { due: 0, event: 'messageStart', data: '{"role":"assistant"}' },
+      { due: 0, event: 'throttlingException', data: '{"message":"slow down"}' },
+    ];
+    const bytes = eventStream.encode(events, 0);
+    expect(framesOf(bytes)).toEqual([
+      {
+        headers: { ':event-type': 'messageStart', ':content-type': 'application/json', ':message-type': 'event' },
+        body: '{"role":"assistant"}',
+      },
+      {
+        headers: { ':exception-type': 'throttlingException', ':content-type': 'application/json', ':message-type': 'exception' },
+        body: '{"message":"slow down"}',
+      },
+    ]);
+    expect(eventStream.decode!(bytes)).toEqual(events.map(({ event, data }) => ({ event, data })));
+    // The journal keeps text, not the binary frames.
+    expect(eventStream.journalText!(events, 0)).toBe(
+      'event: messageStart\ndata: {"role":"assistant"}\n\nevent: throttlingException\ndata: {"message":"slow down"}\n\n',
+    );
+    expect(framingOf('application/vnd.amazon.eventstream')).toBe(eventStream);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   anthropicRequests,
   bedrockRequests,
   changesState,
+  dialectRequests,
   geminiRequests,
   openaiRequests,
   type FuzzRequest,
@@ -28,6 +29,7 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
   ['Anthropic (messages, count_tokens, models)', anthropicRequests],
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
+  ['Dialects (Azure OpenAI deployments, v1, responses, models; OpenRouter chat, models)', dialectRequests],
   ['Amazon Bedrock (converse, converse-stream, invoke, invoke-with-response-stream, count-tokens, Mantle)', bedrockRequests],
 ];
 

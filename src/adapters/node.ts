@@ -1,19 +1,31 @@
 // Standalone transport: node:http (and node:http2's compatibility API, see http2.ts) straight into the
 // endpoint pipeline. No express router and no fetch Request/Response objects on this path: both cost
 // more than the emulator's own work.
-// Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
-// both modes, without loading msw.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Requests are routed by the one route table both transports use (pipeline/routes.ts), so a path means
+// the same thing in both modes, without loading msw.
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { constants as h2, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { Duplex } from 'node:stream';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
-import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
-import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import { runEndpoint } from '../pipeline/endpoint.ts';
+import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
+import {
+  abandon,
+  ClientGone,
+  isPieces,
+  isPlayback,
+  isProxied,
+  tooLarge,
+  type BrokenConnection,
+  type Inbound,
+  type Outbound,
+} from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
-import { httpChunk, playEvents } from '../pipeline/sse.ts';
-import { errorFormat, matchPath } from '../pipeline/paths.ts';
+import { HIGH_WATER_BYTES, playFramed, type ByteSink } from '../pipeline/playback.ts';
+import { RouteTable } from '../pipeline/routes.ts';
 import { createHash } from 'node:crypto';
+import { yieldToLoop } from '../core/slices.ts';
 
 /** A request as either protocol's server hands it over. */
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -33,6 +45,7 @@ interface Reply {
   once(event: 'close' | 'drain', listener: () => void): unknown;
   off(event: 'close' | 'drain', listener: () => void): unknown;
   readonly writableFinished: boolean;
+  readonly writableEnded: boolean;
 }
 
 /** A whole answer at once, on either protocol (a body's content-length is the caller's to set). */
@@ -50,13 +63,47 @@ const isGone = (res: NodeResponse): boolean => (isHttp2(res) ? res.stream.destro
 /** Resets an HTTP/2 exchange's stream (RST_STREAM, INTERNAL_ERROR): what a broken connection is to the client. */
 const resetStream = (res: Http2ServerResponse) => res.stream.close(h2.NGHTTP2_INTERNAL_ERROR);
 
-function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
+/** Bodies being read, by connection: what fails the read when Node's parser refuses what follows (see answerClientError). */
+const reading = new WeakMap<Duplex, (error: Error & { code?: string }) => void>();
+
+/** The parser's refusal of a body as the request's own error: the format's 400 (413 for oversized chunk extensions). */
+function malformed(error: Error & { code?: string }): GatewayError {
+  const why = error.message.replace(/^Parse Error:\s*/i, '');
+  if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW')
+    return new GatewayError('request_too_large', `The request body's chunk extensions are too large (${error.code}).`);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new GatewayError('invalid_request', 'The request body did not arrive in time (ERR_HTTP_REQUEST_TIMEOUT).', { status: 408 });
+  return new GatewayError(
+    'invalid_request',
+    `The request body could not be read as HTTP/1.1: ${why}${error.code ? ` (${error.code})` : ''}. Send it with a Content-Length it matches, or well-formed chunked encoding.`,
+  );
+}
+
+/**
+ * The body, refusing more than `limit` bytes. A client that closes its connection first fails it with
+ * ClientGone; one whose body Node's parser refuses, with that refusal as a 400, which the pipeline
+ * answers, after which the connection closes (`res`: the parser cannot read another request on it).
+ */
+function readBody(req: NodeRequest, res: NodeResponse, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
     return Promise.reject(tooLarge(limit));
   }
   return new Promise((resolve, reject) => {
+    // HTTP/2 has no parser refusals of this kind (a malformed frame ends the stream): only HTTP/1.1 listens.
+    const socket = isHttp2(res) ? undefined : req.socket;
+    if (socket && !isHttp2(res))
+      reading.set(socket, (error) => {
+        reading.delete(socket);
+        // The client ended its side before the body was in: it has left, as when its connection drops.
+        if (error.code === 'HPE_INVALID_EOF_STATE') {
+          socket.destroy();
+          return reject(new ClientGone());
+        }
+        res.shouldKeepAlive = false;
+        reject(malformed(error));
+      });
     const chunks: Buffer[] = [];
     let total = 0;
     const onData = (chunk: Buffer) => {
@@ -71,9 +118,35 @@ function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks, total)));
-    req.once('error', reject);
+    req.once('end', () => {
+      if (socket) reading.delete(socket);
+      resolve(Buffer.concat(chunks, total));
+    });
+    // A request stream errs only when its connection does: the client left before its body was in.
+    req.once('error', () => {
+      if (socket) reading.delete(socket);
+      reject(new ClientGone());
+    });
   });
+}
+
+/** What Node answers a request its parser refuses before a handler has it (its own 'clientError' default). */
+const BARE_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+
+/**
+ * node:http's 'clientError': its parser refused what a client sent. While that request's body is being
+ * read, the pipeline answers it (the format's 400 naming the problem, journaled as sent; it was
+ * journaled a 500 the client never saw, while Node sent a bare 400); otherwise as Node would, a bare
+ * status line, and the connection closes.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const fail = reading.get(socket);
+  if (fail) return fail(error);
+  if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+    const status = BARE_STATUS[error.code ?? ''] ?? 400;
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy(error);
 }
 
 /**
@@ -86,6 +159,7 @@ class NodeInbound implements Inbound {
   readonly method: string;
   readonly url: URL;
   private readonly req: NodeRequest;
+  private readonly res: NodeResponse;
   /** The abort signal is made only if the pipeline asks for it (streams and delays do). */
   private controller?: AbortController;
   private gone = false;
@@ -94,6 +168,7 @@ class NodeInbound implements Inbound {
     this.method = req.method ?? 'GET';
     this.url = url;
     this.req = req;
+    this.res = res;
     res.once('close', () => {
       if (res.writableFinished) return;
       this.gone = true;
@@ -118,11 +193,11 @@ class NodeInbound implements Inbound {
 
   async text(limit: number): Promise<string> {
     // As Buffer's toString('utf8') decodes (a BOM kept), in slices.
-    return decodeInSlices(await readBody(this.req, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
+    return decodeInSlices(await readBody(this.req, this.res, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
   }
 
   bytes(limit: number): Promise<Uint8Array> {
-    return readBody(this.req, limit);
+    return readBody(this.req, this.res, limit);
   }
 
   get signal(): AbortSignal {
@@ -166,55 +241,93 @@ function breakConnection(res: NodeResponse, broken: BrokenConnection): void {
   }
 }
 
-/** Resolves once `res` can take more (or is gone). */
-function drained(res: Reply): Promise<void> {
+/**
+ * Resolves true once `res` can take more, false if it is gone or its reader took nothing for
+ * `timeoutMs` (0: no limit); the caller then drops the connection.
+ */
+function drained(node: NodeResponse, timeoutMs: number): Promise<boolean> {
+  const res = node as Reply;
   return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    const done = (ok: boolean) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      clearTimeout(timer);
+      resolve(ok && !isGone(node));
     };
-    res.once('drain', done);
-    res.once('close', done);
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    const timer = timeoutMs > 0 ? setTimeout(() => done(false), timeoutMs) : undefined;
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
 }
 
 /**
- * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
- * holds back the pieces not made yet, and a client that leaves stops them.
+ * Writes `piece`, then waits while the reader's buffer is full; false when the connection is gone or
+ * was dropped. After a drain the event loop serves everyone else first: a socket that took the piece
+ * at once drains on the next tick, and going on from there would never let it.
  */
-async function writePieces(node: NodeResponse, body: JsonPieces): Promise<void> {
+async function written(node: NodeResponse, piece: string | Uint8Array, timeoutMs: number): Promise<boolean> {
+  if (isGone(node)) return false;
+  const res = node as Reply;
+  if (res.write(piece)) return true;
+  if (await drained(node, timeoutMs)) {
+    await yieldToLoop();
+    return true;
+  }
+  res.destroy();
+  return false;
+}
+
+/**
+ * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
+ * holds back the pieces not made yet, one that takes nothing for the reader timeout is dropped, and a
+ * client that leaves stops them.
+ */
+async function writePieces(node: NodeResponse, body: JsonPieces, timeoutMs: number): Promise<void> {
   const res = node as Reply;
   try {
-    res.write(body.head);
-    for await (const piece of body.rest) {
-      if (isGone(node)) return;
-      if (!res.write(piece)) await drained(res);
-    }
+    if (!(await written(node, body.head, timeoutMs))) return;
+    for await (const piece of body.rest) if (!(await written(node, piece, timeoutMs))) return;
     res.end();
   } catch {
     res.destroy();
   }
 }
 
-function write(node: NodeResponse, out: Outbound, extra: Record<string, string>): void {
+/** A body bigger than the high-water mark (audio, a long JSON reply), a high-water mark's worth at a time as the reader takes it. */
+async function writeInSlices(node: NodeResponse, data: Uint8Array, timeoutMs: number): Promise<void> {
+  for (let at = 0; at < data.byteLength; at += HIGH_WATER_BYTES)
+    if (!(await written(node, data.subarray(at, at + HIGH_WATER_BYTES), timeoutMs))) return;
+  (node as Reply).end();
+}
+
+/** An upstream's answer (record mode), read from the upstream only as fast as the client takes it. */
+async function writeProxied(node: NodeResponse, chunks: AsyncIterable<Uint8Array>, abort: () => void, timeoutMs: number): Promise<void> {
+  const res = node as Reply;
+  try {
+    for await (const chunk of chunks)
+      if (!(await written(node, chunk, timeoutMs))) {
+        abort();
+        return;
+      }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+function write(node: NodeResponse, out: Outbound, extra: Record<string, string>, readerTimeoutMs: number): void {
   if (out.broken) return breakConnection(node, out.broken);
   const res = node as Reply;
   const headers = { ...extra, ...out.headers };
   const body = out.body;
   if (isProxied(body)) {
-    // An upstream's answer (record mode): each chunk as it arrives; a client that leaves stops the fetch.
+    // A client that leaves stops the fetch.
     res.writeHead(out.status, headers);
     res.flushHeaders();
     res.once('close', () => body.abort());
-    void (async () => {
-      try {
-        for await (const chunk of body.chunks) res.write(chunk);
-        res.end();
-      } catch {
-        res.destroy();
-      }
-    })();
+    void writeProxied(node, body.chunks, body.abort, readerTimeoutMs);
     return;
   }
   if (isPlayback(body)) {
@@ -223,106 +336,81 @@ function write(node: NodeResponse, out: Outbound, extra: Record<string, string>)
     // Events due now go with the headers: corked, headers, those events (and the end, when that is
     // all) leave in one write instead of three. (An HTTP/2 session batches its frames itself.)
     const socket = isHttp2(node) ? undefined : node.socket;
-    const now = body.events.length > 0 && body.events[0].due <= 0;
-    if (now) socket?.cork();
-    else res.flushHeaders();
-    // A cut stream: what was written arrives, then the socket closes without the final chunk (HTTP/2: the stream is reset).
-    const cut = isHttp2(node) ? () => void node.write(new Uint8Array(), () => resetStream(node)) : () => void node.socket?.end();
-    const end = body.breakAtEnd ? cut : () => void res.end();
-    // A reader that falls behind holds back what is not written yet (playEvents waits for the drain).
-    const sink = { write: (chunk: Uint8Array) => res.write(chunk), end, drained: (resume: () => void) => void drained(res).then(resume) };
-    const stop = playEvents(body.events, sink, body.hooks, httpChunk);
-    if (now) socket?.uncork();
+    socket?.cork();
+    let wrote = false;
+    const sink: ByteSink = {
+      write(bytes) {
+        wrote = true;
+        return res.write(bytes);
+      },
+      whenDrained: (resume) => void res.once('drain', resume),
+      // A cut stream: the headers and what was written arrive, then the socket closes without the final
+      // chunk (HTTP/2: the stream is reset once they are out, the connection's other streams go on).
+      end: body.breakAtEnd
+        ? () => {
+            if (!wrote) res.flushHeaders();
+            if (isHttp2(node)) node.write(new Uint8Array(), () => resetStream(node));
+            else node.socket?.end();
+          }
+        : () => void res.end(),
+      drop: () => void res.destroy(),
+    };
+    const stop = playFramed(body, sink, readerTimeoutMs);
+    if (!wrote && !res.writableEnded) res.flushHeaders();
+    socket?.uncork();
     res.once('close', stop);
     return;
   }
   if (isPieces(body)) {
     res.writeHead(out.status, headers);
-    void writePieces(node, body);
+    void writePieces(node, body, readerTimeoutMs);
     return;
   }
   const data = body ?? '';
-  headers['content-length'] = String(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
+  const length = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+  headers['content-length'] = String(length);
   res.writeHead(out.status, headers);
-  res.end(data);
+  if (length <= HIGH_WATER_BYTES) return void res.end(data);
+  void writeInSlices(node, typeof data === 'string' ? Buffer.from(data) : data, readerTimeoutMs);
 }
 
-/** The path as the exact table keys it: msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`), and so does the table. */
-function tablePath(pathname: string): string {
-  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-}
-
-/** Whether `spec` takes this request (an endpoint sharing a path with others may look at more than the path). */
-function takes(spec: EndpointSpec, inbound: Inbound): boolean {
-  return !spec.accepts || spec.accepts(inbound);
-}
-
-interface Route {
-  spec: EndpointSpec;
-  /** Path pattern, msw syntax (`:param`), matched at the end of the path. */
-  pattern: string;
+/**
+ * The request target as a URL: a path from the root as sent (`//v1/models` stays a path, as fetch and
+ * msw see it, not a host), an absolute form as given. The scheme is the connection's.
+ */
+function requestUrl(req: NodeRequest): URL {
+  const encrypted = 'stream' in req ? req.stream.session?.encrypted : (req.socket as { encrypted?: boolean }).encrypted;
+  const base = encrypted ? 'https://localhost' : 'http://localhost';
+  const target = req.url ?? '/';
+  return target.startsWith('/') ? new URL(base + target) : new URL(target, base);
 }
 
 export class NodeRouter {
-  private readonly exact = new Map<string, EndpointSpec[]>();
-  private readonly patterned: Route[] = [];
   private readonly runtime: Runtime;
   private readonly fallback: FormatEdge;
-  private readonly formats: ReadonlySet<FormatEdge>;
+  readonly table: RouteTable;
 
   /** `fallback` renders 404s for paths no endpoint serves, unless another format recognizes the request. */
   constructor(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge) {
     this.runtime = runtime;
     this.fallback = fallback;
-    this.formats = new Set(endpoints.map((e) => e.format));
-    for (const spec of endpoints) {
-      if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: spec.path });
-      else {
-        const key = `${spec.method} ${spec.path}`;
-        this.exact.set(key, [...(this.exact.get(key) ?? []), spec]);
-      }
-    }
-  }
-
-  private exactRoute(inbound: Inbound): EndpointSpec | undefined {
-    return this.exact.get(`${inbound.method} ${tablePath(inbound.url.pathname)}`)?.find((spec) => takes(spec, inbound));
-  }
-
-  /** Routes a request no exact path takes: parameterized paths, else what its path allows. */
-  private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
-    const { method, url } = inbound;
-    const path = tablePath(url.pathname);
-    const allowed: EndpointSpec[] = [];
-    for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
-    for (const route of this.patterned) {
-      // With the host in front, as msw matches the whole URL (`//v1/models/x` parses as host `v1`).
-      const params = matchPath(route.pattern, `/${url.host}${url.pathname}`);
-      if (!params) continue;
-      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params, allowed };
-      allowed.push(route.spec);
-    }
-    return { params: {}, allowed };
+    this.table = new RouteTable(endpoints, fallback);
   }
 
   /** Answers one request; `extra` headers (CORS) go on every response. Never rejects. */
   async handle(req: NodeRequest, res: NodeResponse, extra: Record<string, string>): Promise<void> {
     let out: Outbound;
     try {
-      // The path is all that routes; the Host header is the client's to get wrong. The scheme is the
-      // connection's, for URLs handed back (paths.ts's requestOrigin).
-      const encrypted = 'stream' in req ? req.stream.session?.encrypted : (req.socket as { encrypted?: boolean }).encrypted;
       // HTTP/2 names the host :authority; requestOrigin and the journal read it as the Host header.
       if ('stream' in req) req.headers.host ??= req.authority;
-      const url = new URL(req.url ?? '/', encrypted ? 'https://localhost' : 'http://localhost');
-      const inbound = new NodeInbound(req, res, url);
-      const exact = this.exactRoute(inbound);
-      const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
-      if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-      else if (allowed.length)
-        out = methodNotAllowed(errorFormat(new Set(allowed.map((s) => s.format)), inbound, defaultFormat(allowed)), inbound, [
-          ...new Set(allowed.map((s) => s.method)),
-        ]);
-      else out = unknownRoute(errorFormat(this.formats, inbound, this.fallback), inbound);
+      // The path is all that routes; the Host header is the client's to get wrong. The scheme is the
+      // connection's, for URLs handed back (paths.ts's requestOrigin).
+      const inbound = new NodeInbound(req, res, requestUrl(req));
+      const routed = this.table.route(inbound);
+      out =
+        routed && 'spec' in routed
+          ? await runEndpoint(this.runtime, routed.spec, inbound, routed.params)
+          : this.table.refuse(inbound, routed);
     } catch (error) {
       // Only a malformed request line gets here (the pipeline answers every failure itself).
       out = this.fallback.errorResponse(new GatewayError('invalid_request', `Malformed request: ${(error as Error).message}`), '');
@@ -330,17 +418,14 @@ export class NodeRouter {
     // Written at the end of this event-loop turn, so the responses to requests that arrived together
     // go out together: measured ~1.5x the throughput of writing each at once (bench/run.ts).
     setImmediate(() => {
-      if (isGone(res)) {
-        // The client left before anything was written: a stream that never started has still ended.
-        if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
-        else if (isProxied(out.body)) out.body.abort();
-        return;
-      }
+      // The client left before anything was written: a stream that never started has still ended.
+      if (isGone(res)) return abandon(out);
       try {
-        write(res, out, extra);
+        write(res, out, extra, this.runtime.readerTimeoutMs);
       } catch {
-        // A header Node refuses to send (say, a fixture's): drop the connection rather than the server.
-        res.destroy();
+        // A header Node refuses to send: drop the connection rather than the server, and count the stream ended.
+        (res as Reply).destroy();
+        abandon(out);
       }
     });
   }

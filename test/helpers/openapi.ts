@@ -66,3 +66,22 @@ export function assertRealtimeEvents(events: readonly Record<string, unknown>[])
     assertSchema(name, e);
   }
 }
+
+let responseEventSchemas: Record<string, string> | undefined;
+
+/** Throws unless each Responses stream event has a schema in the spec (Response…Event, by its type) and validates against it. */
+export function assertResponseEvents(events: readonly { type: string }[]): void {
+  if (!responseEventSchemas) {
+    responseEventSchemas = {};
+    for (const [name, schema] of Object.entries(readSpec().components.schemas)) {
+      const type = schema?.properties?.type?.enum?.[0];
+      if (/^Response\w*(?:Streaming)?Event$/.test(name) && typeof type === 'string' && type.startsWith('response.'))
+        responseEventSchemas[type] = name;
+    }
+  }
+  for (const e of events) {
+    const name = responseEventSchemas[e.type];
+    if (!name) throw new Error(`no Responses stream event ${e.type} in the spec`);
+    assertSchema(name, e);
+  }
+}

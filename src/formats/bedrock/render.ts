@@ -1,13 +1,12 @@
-// Canonical reply → Bedrock's Converse JSON, and ConverseStream's events as event-stream frames:
+// Canonical reply → Bedrock's Converse JSON, and ConverseStream's events (framed by pipeline/framing.ts's eventStream):
 // messageStart, a block's contentBlockStart (tool uses only), its contentBlockDelta events (each with
 // exactly one member: text, toolUse.input or reasoningContent), contentBlockStop, messageStop, then
-// metadata with the usage and metrics. No wrapper object: the frame's `:event-type` names the event.
+// metadata with the usage and metrics. No wrapper object: the event's name (the frame's `:event-type`) says which.
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason, Usage } from '../../core/reply.ts';
 import { planStream, replyDelay } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import type { TimedEvent } from '../../pipeline/sse.ts';
-import { eventFrame, writeFrames } from './event-stream.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
 
 const STOP: Record<FinishReason, string> = {
   stop: 'end_turn',
@@ -81,29 +80,27 @@ export function renderConverse(reply: CanonicalReply, request: CanonicalRequest,
   };
 }
 
-/** ConverseStream's events, each an event-stream frame when due. Call after eventStreamReady(). */
-export function converseStreamEvents(
+/** ConverseStream's events, each made as it is pulled. */
+export function* converseStreamEvents(
   reply: CanonicalReply,
   request: CanonicalRequest,
   latency: LatencyProfile,
   guarded: boolean,
-): TimedEvent[] {
+): Generator<StreamEvent> {
   const choice = reply.choices[0];
   // Content indexes count only the blocks Converse carries.
   const indexes: number[] = [];
   let carried = 0;
   for (const block of choice.blocks) indexes.push(contentBlock(block) ? carried++ : -1);
-  const events: TimedEvent[] = [];
-  const emit = (due: number, type: string, payload: unknown) =>
-    events.push({ due, frame: writeFrames([eventFrame(type, JSON.stringify(payload))]) });
+  const event = (due: number, type: string, payload: unknown): StreamEvent => ({ due, event: type, data: JSON.stringify(payload) });
   const steps = planStream(reply, latency);
   for (const step of steps) {
-    if (step.first) emit(step.due, 'messageStart', { role: 'assistant' });
+    if (step.first) yield event(step.due, 'messageStart', { role: 'assistant' });
     const block = choice.blocks[step.block];
     const contentBlockIndex = indexes[step.block] ?? -1;
     if (block && contentBlockIndex >= 0) {
       if (step.blockStart && block.type === 'tool_call')
-        emit(step.due, 'contentBlockStart', {
+        yield event(step.due, 'contentBlockStart', {
           start: { toolUse: { toolUseId: toolUseId(block.id), name: block.name } },
           contentBlockIndex,
         });
@@ -111,18 +108,17 @@ export function converseStreamEvents(
       if (text) {
         const delta =
           block.type === 'tool_call' ? { toolUse: { input: text } } : block.type === 'thinking' ? { reasoningContent: { text } } : { text };
-        emit(step.due, 'contentBlockDelta', { delta, contentBlockIndex });
+        yield event(step.due, 'contentBlockDelta', { delta, contentBlockIndex });
       }
       if (step.blockEnd) {
         if (block.type === 'thinking')
-          emit(step.due, 'contentBlockDelta', { delta: { reasoningContent: { signature: block.signature } }, contentBlockIndex });
-        emit(step.due, 'contentBlockStop', { contentBlockIndex });
+          yield event(step.due, 'contentBlockDelta', { delta: { reasoningContent: { signature: block.signature } }, contentBlockIndex });
+        yield event(step.due, 'contentBlockStop', { contentBlockIndex });
       }
     }
     if (step.last) {
-      emit(step.due, 'messageStop', { stopReason: stopReason(choice, guarded) });
-      emit(step.due, 'metadata', { usage: converseUsage(reply.usage, request), metrics: { latencyMs: Math.round(step.due) } });
+      yield event(step.due, 'messageStop', { stopReason: stopReason(choice, guarded) });
+      yield event(step.due, 'metadata', { usage: converseUsage(reply.usage, request), metrics: { latencyMs: Math.round(step.due) } });
     }
   }
-  return events;
 }

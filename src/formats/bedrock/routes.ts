@@ -1,23 +1,27 @@
-// Amazon Bedrock's runtime paths: Converse and ConverseStream for every chat model, InvokeModel and
-// InvokeModelWithResponseStream for Claude (Anthropic's Messages body), CountTokens, and the Mantle
-// endpoint's Anthropic Messages API under /anthropic. The model is the path's (URL-encoded: ids,
-// inference profiles, ARNs); credentials are SigV4 (the access key id names the token) or a Bedrock
-// API key as a bearer token.
+// Amazon Bedrock's runtime paths, as a dialect of the route table: Converse and ConverseStream for
+// every chat model and CountTokens (Bedrock's own schema: endpoints of their own), InvokeModel and
+// InvokeModelWithResponseStream for Claude (Anthropic's /v1/messages mounted on /model/{modelId}/…,
+// its body touched on the way in and its stream wrapped in `chunk` events on the way out), and the
+// Mantle endpoint's Anthropic Messages API under /anthropic (mounted as it is). The model is the
+// path's (URL-encoded: ids, inference profiles, ARNs); credentials are SigV4 (the access key id names
+// the token) or a Bedrock API key as a bearer token. Streams are AWS event-stream (pipeline/framing.ts).
 import type { ModelInfo } from '../../core/models.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
+import { toBase64 } from '../../core/synthesize/audio.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { BodyEndpoint, Call, EndpointSpec } from '../../pipeline/call.ts';
 import { answer, isForward, type Forward } from '../../pipeline/decide.ts';
 import { deliver } from '../../pipeline/delivery.ts';
-import { json, type JsonObject, type Outbound } from '../../pipeline/exchange.ts';
+import { isPlayback, json, type JsonObject, type Outbound } from '../../pipeline/exchange.ts';
+import { eventStream, type StreamEvent } from '../../pipeline/framing.ts';
+import { dialectModel, mount, type Dialect } from '../../pipeline/mount.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
 import { fieldsOf, isJsonObject } from '../fields.ts';
 import { anthropicEndpoints } from '../anthropic/routes.ts';
-import { answerMessage } from '../anthropic/messages.ts';
+import { anthropicFormat } from '../anthropic/format.ts';
+import { KEY_OR_BEARER } from '../anthropic/messages.ts';
 import { parseMessagesRequest } from '../anthropic/parse.ts';
-import { messageStreamPayloads, renderMessage } from '../anthropic/render.ts';
-import { eventStreamReady } from './event-stream.ts';
-import { bedrockFormat, chunkFrame, invokeFormat } from './format.ts';
+import { bedrockFormat, invokeFormat } from './format.ts';
 import { bedrockModel } from './model-id.ts';
 import { parseConverse } from './parse.ts';
 import { converseStreamEvents, renderConverse } from './render.ts';
@@ -27,15 +31,17 @@ import { invalid } from './validate.ts';
 /** How Bedrock's runtime takes a token: signed (SigV4, service `bedrock`), or a Bedrock API key. */
 const SIGNED_OR_KEY = [sigV4('bedrock'), 'bearer'] as const;
 
-const EVENT_STREAM = 'application/vnd.amazon.eventstream';
-
 /** The Messages API version a Bedrock body is read as (its own `anthropic_version` is Bedrock's, `bedrock-2023-05-31`). */
 const MESSAGES_VERSION = '2023-06-01';
+
+/** The catalogue's name for a Bedrock model id, by the `deployments` option first (mount.ts's dialectModel). */
+const catalogueName = (call: Call, id: string) =>
+  dialectModel(call, { modelName: (name) => bedrockModel(call.runtime.catalogue, name) }, id);
 
 /** The chat model the path names, as the catalogue knows it; Bedrock's 400 for an id it does not. */
 function pathModel(call: Call): ModelInfo {
   const id = String(call.params.modelId);
-  const name = bedrockModel(call.runtime.catalogue, id);
+  const name = catalogueName(call, id);
   const model = name === undefined ? undefined : call.runtime.catalogue.get(name);
   if (!model)
     throw invalid(
@@ -54,73 +60,147 @@ async function converse(call: Call<JsonObject>, stream: boolean): Promise<Outbou
   await countPromptTokensInSlices(request.messages, request.tools);
   const answered = answer(call, request);
   if (isForward(answered)) return answered;
-  if (stream) await eventStreamReady();
+  if (stream) await eventStream.ready();
   const { reply, latency } = answered;
   const guarded = call.body.guardrailConfig !== undefined;
-  return deliver(call, answered, stream, {
+  const out = await deliver(call, answered, stream, {
     json: () => renderConverse(reply, request, latency, guarded),
     events: () => converseStreamEvents(reply, request, latency, guarded),
-    contentType: stream ? EVENT_STREAM : undefined,
+    framing: eventStream,
   });
+  return withEvents(out, namedConverseEvents);
+}
+
+/** `out` with its stream's events passed through `touch` as they are made (no stream: as it is). */
+function withEvents(out: Outbound, touch: (events: Iterable<StreamEvent>) => Generator<StreamEvent>): Outbound {
+  const body = out.body;
+  if (!isPlayback(body)) return out;
+  const events = body.events;
+  return { ...out, body: { ...body, events: { [Symbol.iterator]: () => touch(events) } } };
+}
+
+/**
+ * A fixture's raw ConverseStream events named as the frames name them: a recorded `{ event, data }`
+ * as it came, a payload written as the SDK shows events (one member naming the event,
+ * `{"messageStart": {"role": "assistant"}}`) as that member.
+ */
+function* namedConverseEvents(events: Iterable<StreamEvent>): Generator<StreamEvent> {
+  for (const e of events) {
+    if (e.event) {
+      yield e;
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(e.data);
+    } catch {
+      parsed = undefined;
+    }
+    const names = isJsonObject(parsed) ? Object.keys(parsed) : [];
+    // A bug in a fixture: the stream is cut here, as a failing upstream's would be.
+    if (names.length !== 1)
+      throw new Error(
+        `a raw ConverseStream event is one member naming the event, as {"messageStart": {"role": "assistant"}}; got ${e.data.slice(0, 80)}`,
+      );
+    yield { due: e.due, event: names[0], data: JSON.stringify((parsed as JsonObject)[names[0]]) };
+  }
 }
 
 /** Bedrock's complaint about a Messages body, in its JSON-schema words. */
 const malformed = (what: string) => invalid('body', `Malformed input request: #: ${what}, please reformat your input and try again.`);
 
 /**
- * InvokeModel's body for Claude: Anthropic's Messages request without `model` and `stream` (the path
- * and the operation say them) and with `anthropic_version`; read as the Messages API reads it.
+ * InvokeModel's body for Claude, as /v1/messages takes it: Anthropic's Messages request without
+ * `model` and `stream` (the path and the operation say them) and with `anthropic_version`, which
+ * stands in for the anthropic-version header the endpoint reads.
  */
-function messagesBody(call: Call<JsonObject>, model: ModelInfo, stream: boolean): { body: JsonObject; version: string } {
-  if (model.owned_by !== 'anthropic')
-    throw invalid(
-      'modelId',
-      `model-gateway-mock serves InvokeModel for Anthropic's Claude models (their Messages body); ${model.id} takes its own body there. Call it through Converse (/model/{modelId}/converse), which serves every chat model.`,
-    );
-  const { anthropic_version: version, anthropic_beta: beta, ...rest } = call.body;
-  if (version === undefined) throw malformed('required key [anthropic_version] not found');
-  if (typeof version !== 'string') throw malformed('#/anthropic_version: expected type: String');
-  if (beta !== undefined && !(Array.isArray(beta) && beta.every((b) => typeof b === 'string')))
-    throw malformed('#/anthropic_beta: expected type: JSONArray of strings');
-  for (const name of ['model', 'stream']) if (name in rest) throw malformed(`extraneous key [${name}] is not permitted`);
-  const body = { ...rest, model: model.id, ...(stream ? { stream: true } : {}) };
-  lenientAlike(call.body, body);
-  // Bedrock's own version (`bedrock-2023-05-31`) reads as the Messages API's first; a client sending an
-  // API version (AnthropicBedrock passes its anthropic-version header on) gets what that version allows.
-  return { body, version: /^\d{4}-\d{2}-\d{2}$/.test(version) ? version : MESSAGES_VERSION };
+function invokeBody(stream: boolean) {
+  return (call: Call): void => {
+    const model = pathModel(call);
+    if (model.owned_by !== 'anthropic')
+      throw invalid(
+        'modelId',
+        `model-gateway-mock serves InvokeModel for Anthropic's Claude models (their Messages body); ${model.id} takes its own body there. Call it through Converse (/model/{modelId}/converse), which serves every chat model.`,
+      );
+    const given = call.body ?? {};
+    const { anthropic_version: version, anthropic_beta: beta, ...rest } = given;
+    if (version === undefined) throw malformed('required key [anthropic_version] not found');
+    if (typeof version !== 'string') throw malformed('#/anthropic_version: expected type: String');
+    if (beta !== undefined && !(Array.isArray(beta) && beta.every((b) => typeof b === 'string')))
+      throw malformed('#/anthropic_beta: expected type: JSONArray of strings');
+    for (const name of ['model', 'stream']) if (name in rest) throw malformed(`extraneous key [${name}] is not permitted`);
+    const body = { ...rest, model: model.id, ...(stream ? { stream: true } : {}) };
+    lenientAlike(given, body);
+    call.body = body;
+    // Bedrock's own version (`bedrock-2023-05-31`) reads as the Messages API's first; a client sending an
+    // API version (AnthropicBedrock passes its anthropic-version header on) gets what that version allows.
+    const messagesVersion = /^\d{4}-\d{2}-\d{2}$/.test(version) ? version : MESSAGES_VERSION;
+    const inbound = call.inbound;
+    call.inbound = {
+      method: inbound.method,
+      url: inbound.url,
+      header: (name) => (name === 'anthropic-version' ? messagesVersion : inbound.header(name)),
+      headers: () => inbound.headers(),
+      text: (limit) => inbound.text(limit),
+      bytes: (limit) => inbound.bytes(limit),
+      get signal() {
+        return inbound.signal;
+      },
+    };
+  };
 }
 
-/** InvokeModel and InvokeModelWithResponseStream for Claude: Messages in, a Message out (or its events as `chunk` frames). */
-async function invoke(call: Call<JsonObject>, stream: boolean): Promise<Outbound | Forward> {
-  const { body, version } = messagesBody(call, pathModel(call), stream);
-  const { request, answered } = await answerMessage(call, body, version);
-  if (isForward(answered)) return answered;
-  if (stream) await eventStreamReady();
-  const { reply, latency } = answered;
-  const usage = reply.usage;
-  const events = () => {
-    const payloads = messageStreamPayloads(reply, request, latency);
-    const last = payloads.at(-1)!;
-    // Bedrock adds its invocation metrics to the last event.
-    last.payload['amazon-bedrock-invocationMetrics'] = {
-      inputTokenCount: usage.inputTokens,
-      outputTokenCount: usage.outputTokens,
-      invocationLatency: Math.round(last.due),
-      firstByteLatency: Math.round(payloads[0].due),
-    };
-    return payloads.map(({ due, payload }) => ({ due, frame: chunkFrame(JSON.stringify(payload)) }));
-  };
-  const out = await deliver(call, answered, stream, {
-    json: () => renderMessage(reply, request),
-    events,
-    contentType: stream ? EVENT_STREAM : undefined,
-  });
-  if (stream) out.headers['x-amzn-bedrock-content-type'] = 'application/json';
-  else if (out.status === 200) {
+/** InvokeModel's answer: the Message, with the token counts in Bedrock's headers. */
+function invokeReply(call: Call, out: Outbound): Outbound {
+  if (out.status === 200) {
     out.headers['x-amzn-bedrock-input-token-count'] = String(call.entry.usage?.inputTokens ?? 0);
     out.headers['x-amzn-bedrock-output-token-count'] = String(call.entry.usage?.outputTokens ?? 0);
   }
   return out;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * InvokeModelWithResponseStream's events: each Messages event a `chunk` whose `bytes` are its JSON
+ * (base64 in JSON), the last with Bedrock's invocation metrics; a stream exception (a fault's) and a
+ * recorded `chunk` pass as they are.
+ */
+function* chunkEvents(call: Call, events: Iterable<StreamEvent>): Generator<StreamEvent> {
+  let first: number | undefined;
+  for (const e of events) {
+    if (e.event === 'chunk' || e.event?.endsWith('Exception')) {
+      yield e;
+      continue;
+    }
+    first ??= e.due;
+    let data = e.data;
+    if (e.event === 'message_stop') {
+      const usage = call.entry.usage;
+      const payload = JSON.parse(data) as JsonObject;
+      payload['amazon-bedrock-invocationMetrics'] = {
+        inputTokenCount: usage?.inputTokens ?? 0,
+        outputTokenCount: usage?.outputTokens ?? 0,
+        invocationLatency: Math.round(e.due),
+        firstByteLatency: Math.round(first),
+      };
+      data = JSON.stringify(payload);
+    }
+    yield { due: e.due, event: 'chunk', data: JSON.stringify({ bytes: toBase64(encoder.encode(data)) }) };
+  }
+}
+
+/** InvokeModelWithResponseStream's answer: the Messages stream as `chunk` events in AWS event-stream. */
+async function invokeStream(call: Call, out: Outbound): Promise<Outbound> {
+  if (!isPlayback(out.body)) return out;
+  await eventStream.ready();
+  const touched = withEvents(out, (events) => chunkEvents(call, events));
+  const body = touched.body as typeof out.body;
+  return {
+    ...touched,
+    headers: { ...out.headers, 'content-type': eventStream.contentType, 'x-amzn-bedrock-content-type': 'application/json' },
+    body: { ...body, framing: eventStream },
+  };
 }
 
 /** CountTokens: the tokens of a Converse conversation or of an InvokeModel body (base64 JSON), as the model counts them. */
@@ -151,41 +231,52 @@ async function countTokens(call: Call<JsonObject>): Promise<Outbound> {
   return json({ inputTokens: await countPromptTokensInSlices(request.messages, request.tools) });
 }
 
-const post = (path: string, format: EndpointSpec['format'], handle: BodyEndpoint['handle']): BodyEndpoint => ({
+const post = (path: string, handle: BodyEndpoint['handle']): BodyEndpoint => ({
   method: 'POST',
   path: `/model/:modelId/${path}`,
-  format,
+  format: bedrockFormat,
+  dialect: 'bedrock',
   auth: SIGNED_OR_KEY,
   handle,
 });
 
+/** InvokeModel's dialect: Anthropic's endpoint in Bedrock's errors and credentials. */
+const invoke: Dialect = { name: 'bedrock', format: invokeFormat, auth: SIGNED_OR_KEY };
+
 /**
- * The Mantle endpoint (AnthropicBedrockMantle): Anthropic's Messages API under /anthropic, signed for
- * `bedrock-mantle` or with a Bedrock API key; a Bedrock model id in the body names its catalogue model.
+ * The Mantle endpoint (AnthropicBedrockMantle): Anthropic's Messages API under /anthropic, in its own
+ * errors, signed for `bedrock-mantle` or with a key; a Bedrock model id in the body names its catalogue model.
  */
-const mantleEndpoints: EndpointSpec[] = anthropicEndpoints
-  .filter((e): e is BodyEndpoint => e.method === 'POST' && (e.path === '/v1/messages' || e.path === '/v1/messages/count_tokens'))
-  .map(
-    (e): BodyEndpoint => ({
-      ...e,
-      path: `/anthropic${e.path}`,
-      auth: [sigV4('bedrock-mantle'), ...e.auth],
-      handle(call) {
-        const id = call.body.model;
-        const name = typeof id === 'string' ? bedrockModel(call.runtime.catalogue, id) : undefined;
-        if (name === undefined || name === id) return e.handle(call);
-        const body = { ...call.body, model: name };
-        lenientAlike(call.body, body);
-        return e.handle({ ...call, body });
-      },
-    }),
-  );
+const mantle: Dialect = {
+  name: 'bedrock',
+  format: anthropicFormat,
+  auth: [sigV4('bedrock-mantle'), ...KEY_OR_BEARER],
+  prefix: '/anthropic',
+  enter(call) {
+    const id = call.body?.model;
+    const name = typeof id === 'string' ? catalogueName(call, id) : undefined;
+    if (name === undefined || name === id) return;
+    const body = { ...call.body, model: name };
+    lenientAlike(call.body!, body);
+    call.body = body;
+  },
+};
 
 export const bedrockEndpoints: EndpointSpec[] = [
-  post('converse', bedrockFormat, (call) => converse(call, false)),
-  post('converse-stream', bedrockFormat, (call) => converse(call, true)),
-  post('invoke', invokeFormat, (call) => invoke(call, false)),
-  post('invoke-with-response-stream', invokeFormat, (call) => invoke(call, true)),
-  post('count-tokens', bedrockFormat, countTokens),
-  ...mantleEndpoints,
+  post('converse', (call) => converse(call, false)),
+  post('converse-stream', (call) => converse(call, true)),
+  post('count-tokens', countTokens),
+  ...mount(anthropicEndpoints, invoke, [
+    { endpoint: 'anthropic POST /v1/messages', path: '/model/:modelId/invoke', enter: invokeBody(false), leave: invokeReply },
+    {
+      endpoint: 'anthropic POST /v1/messages',
+      path: '/model/:modelId/invoke-with-response-stream',
+      enter: invokeBody(true),
+      leave: invokeStream,
+    },
+  ]),
+  ...mount(anthropicEndpoints, mantle, [
+    { endpoint: 'anthropic POST /v1/messages' },
+    { endpoint: 'anthropic POST /v1/messages/count_tokens' },
+  ]),
 ];

@@ -1,7 +1,7 @@
 // GatewayError → Google's status and `{error:{code, message, status, details?}}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
-import { sseFrame } from '../../pipeline/sse.ts';
+import type { RecordedEvent } from '../../pipeline/framing.ts';
 
 /** Google's canonical status names. */
 const STATUS: Record<ErrorKind, string> = {
@@ -54,4 +54,4 @@ export function geminiErrorResponse(error: GatewayError): Outbound {
 }
 
 // @google/genai throws for a chunk that is `{error:{code:4xx|5xx}}`.
-export const geminiStreamError = (error: GatewayError): string => sseFrame(JSON.stringify(geminiErrorBody(error).body));
+export const geminiStreamError = (error: GatewayError): RecordedEvent => ({ data: JSON.stringify(geminiErrorBody(error).body) });

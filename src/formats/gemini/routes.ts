@@ -5,6 +5,7 @@ import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
+import { jsonArray, sse } from '../../pipeline/framing.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
 import { geminiFormat } from './format.ts';
@@ -79,11 +80,13 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   if (isForward(answered)) return answered;
   const { reply, latency } = answered;
   if (request.output.type === 'image') options.files = await imageFiles(reply);
-  const sse = call.inbound.url.searchParams.get('alt') === 'sse';
+  const altSse = call.inbound.url.searchParams.get('alt') === 'sse';
   return deliver(call, answered, stream, {
     json: () => renderGenerate(reply, request, options),
-    events: () => generateStreamEvents(reply, request, options, latency, sse),
-    contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
+    events: () => generateStreamEvents(reply, request, options, latency),
+    // Without alt=sse the API streams one JSON array, an element at a time.
+    framing: altSse ? sse : jsonArray,
+    contentType: altSse ? 'text/event-stream' : undefined,
   });
 }
 

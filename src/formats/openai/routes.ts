@@ -20,6 +20,7 @@ import {
   type StoredResponse,
 } from './responses.ts';
 import { callId } from './chat.ts';
+import { callRef, imageFiles } from './tool-items.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
 import { compactEndpoints } from './compact.ts';
@@ -66,7 +67,8 @@ export const openaiEndpoints: EndpointSpec[] = [
         call.body.store === true && !answered.fault && answered.raw === undefined ? renderChat(reply, request, options) : undefined;
       if (kept) storeChat(call, reply, kept);
       return deliver(call, answered, request.stream, {
-        json: () => kept ?? renderChat(reply, request, options),
+        // Log probabilities made as the reply is written (a stored reply is kept whole).
+        json: () => kept ?? renderChat(reply, request, options, true),
         events: () => chatStreamEvents(reply, request, options, latency),
       });
     },
@@ -156,12 +158,13 @@ export const openaiEndpoints: EndpointSpec[] = [
       const answered = answer(call, request);
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
+      parsed.images = await imageFiles(reply, request);
       if (body.store !== false) {
         const said: Message = {
           role: 'assistant',
           parts: reply.choices[0].blocks.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : [])),
           toolCalls: reply.choices[0].blocks.flatMap((b) =>
-            b.type === 'tool_call' ? [{ id: callId(b.id), name: b.name, arguments: b.arguments }] : [],
+            b.type === 'tool_call' ? [{ id: b.builtin ? callRef(b) : callId(b.id), name: b.name, arguments: b.arguments }] : [],
           ),
         };
         const entry: StoredResponse = {
