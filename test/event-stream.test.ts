@@ -181,4 +181,44 @@ describe.runIf(socketSuites)('a slow reader of an event stream over HTTP/2', () 
     expect(bytes.byteLength).toBeGreaterThan(8 * 1024 * 1024);
     expect(held * perFrame).toBeLessThan(1024 * 1024);
   });
+
+  it('drops an HTTP/2 stream whose reader takes nothing for the reader timeout (the stream, not the session), journaled aborted', async () => {
+    const strict = await startServer({ port: 0, fixtures, readerTimeoutMs: 200 });
+    const session = http2Connect(strict.url);
+    try {
+      const request = (paused: boolean) => {
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': `/model/${MODEL}/converse-stream`,
+          authorization: 'Bearer sk-test',
+          'content-type': 'application/json',
+        });
+        stream.end(converse(paused ? 'a very long story' : 'Hello'));
+        return stream;
+      };
+      const stalled = request(true);
+      // A reset stream errs (NGHTTP2_INTERNAL_ERROR) and closes, even while paused.
+      let ended = false;
+      stalled.on('error', () => {});
+      stalled.on('end', () => void (ended = true));
+      const closed = new Promise<number>((resolve) => stalled.once('close', () => resolve(stalled.rstCode ?? 0)));
+      await new Promise((resolve) => stalled.once('data', resolve));
+      stalled.pause();
+      // The server's window stays full past the timeout: it resets the stream, with an error code and no clean end.
+      expect(await closed).not.toBe(0);
+      expect(ended).toBe(false);
+      const entry = strict.gateway.requests({ fixture: 'very long' }).at(-1)!;
+      expect(entry.outcome).toBe('aborted');
+      expect(entry.eventsSent).toBeLessThan(80_000);
+      // The session goes on: another stream on it is answered whole.
+      const next = request(false);
+      const chunks: Buffer[] = [];
+      next.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await new Promise((resolve) => next.on('end', resolve));
+      expect(framesOf(Buffer.concat(chunks)).at(-1)!.headers[':event-type']).toBe('metadata');
+    } finally {
+      session.close();
+      await strict.close();
+    }
+  });
 });

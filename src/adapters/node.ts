@@ -63,6 +63,11 @@ const isGone = (res: NodeResponse): boolean => (isHttp2(res) ? res.stream.destro
 /** Resets an HTTP/2 exchange's stream (RST_STREAM, INTERNAL_ERROR): what a broken connection is to the client. */
 const resetStream = (res: Http2ServerResponse) => res.stream.close(h2.NGHTTP2_INTERNAL_ERROR);
 
+type ParseError = Error & { code?: string };
+
+/** Drops a reader that took nothing for the reader timeout: its connection (HTTP/2: its stream, reset; the session goes on). */
+const drop = (res: NodeResponse) => (isHttp2(res) ? resetStream(res) : void res.destroy());
+
 /** Bodies being read, by connection: what fails the read when Node's parser refuses what follows (see answerClientError). */
 const reading = new WeakMap<Duplex, (error: Error & { code?: string }) => void>();
 
@@ -84,7 +89,7 @@ function malformed(error: Error & { code?: string }): GatewayError {
  * ClientGone; one whose body Node's parser refuses, with that refusal as a 400, which the pipeline
  * answers, after which the connection closes (`res`: the parser cannot read another request on it).
  */
-function readBody(req: NodeRequest, res: NodeResponse, limit: number): Promise<Buffer> {
+function readBody(req: NodeRequest, res: NodeResponse, limit: number, refused?: ParseError): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
@@ -93,17 +98,19 @@ function readBody(req: NodeRequest, res: NodeResponse, limit: number): Promise<B
   return new Promise((resolve, reject) => {
     // HTTP/2 has no parser refusals of this kind (a malformed frame ends the stream): only HTTP/1.1 listens.
     const socket = isHttp2(res) ? undefined : req.socket;
-    if (socket && !isHttp2(res))
-      reading.set(socket, (error) => {
-        reading.delete(socket);
-        // The client ended its side before the body was in: it has left, as when its connection drops.
-        if (error.code === 'HPE_INVALID_EOF_STATE') {
-          socket.destroy();
-          return reject(new ClientGone());
-        }
-        res.shouldKeepAlive = false;
-        reject(malformed(error));
-      });
+    const fail = (error: ParseError) => {
+      if (!socket || isHttp2(res)) return;
+      reading.delete(socket);
+      // The client ended its side before the body was in: it has left, as when its connection drops.
+      if (error.code === 'HPE_INVALID_EOF_STATE') {
+        socket.destroy();
+        return reject(new ClientGone());
+      }
+      res.shouldKeepAlive = false;
+      reject(malformed(error));
+    };
+    if (refused) return fail(refused);
+    if (socket) reading.set(socket, fail);
     const chunks: Buffer[] = [];
     let total = 0;
     const onData = (chunk: Buffer) => {
@@ -163,12 +170,15 @@ class NodeInbound implements Inbound {
   /** The abort signal is made only if the pipeline asks for it (streams and delays do). */
   private controller?: AbortController;
   private gone = false;
+  /** What the parser refused of the body before it was asked for (see holdRefusal). */
+  private refused?: ParseError;
 
   constructor(req: NodeRequest, res: NodeResponse, url: URL) {
     this.method = req.method ?? 'GET';
     this.url = url;
     this.req = req;
     this.res = res;
+    if (!isHttp2(res)) this.holdRefusal(req.socket, res);
     res.once('close', () => {
       if (res.writableFinished) return;
       this.gone = true;
@@ -191,13 +201,36 @@ class NodeInbound implements Inbound {
     return Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(':')));
   }
 
+  /**
+   * The parser may refuse the body before the handler asks for it (headers and body in one packet, read
+   * by the parser at once, as after HTTP/2's preface check): the refusal waits for readBody. An answer
+   * sent without reading the body closes a connection whose parser has failed.
+   */
+  private holdRefusal(socket: Duplex, res: ServerResponse): void {
+    const hold = (error: ParseError) => {
+      reading.delete(socket);
+      this.refused = error;
+    };
+    reading.set(socket, hold);
+    res.once('finish', () => {
+      if (reading.get(socket) === hold) reading.delete(socket);
+      if (this.refused) socket.destroy();
+    });
+  }
+
+  private take(limit: number): Promise<Buffer> {
+    const refused = this.refused;
+    this.refused = undefined;
+    return readBody(this.req, this.res, limit, refused);
+  }
+
   async text(limit: number): Promise<string> {
     // As Buffer's toString('utf8') decodes (a BOM kept), in slices.
-    return decodeInSlices(await readBody(this.req, this.res, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
+    return decodeInSlices(await this.take(limit), new TextDecoder('utf-8', { ignoreBOM: true }));
   }
 
   bytes(limit: number): Promise<Uint8Array> {
-    return readBody(this.req, this.res, limit);
+    return this.take(limit);
   }
 
   get signal(): AbortSignal {
@@ -275,7 +308,7 @@ async function written(node: NodeResponse, piece: string | Uint8Array, timeoutMs
     await yieldToLoop();
     return true;
   }
-  res.destroy();
+  drop(node);
   return false;
 }
 
@@ -353,7 +386,7 @@ function write(node: NodeResponse, out: Outbound, extra: Record<string, string>,
             else node.socket?.end();
           }
         : () => void res.end(),
-      drop: () => void res.destroy(),
+      drop: () => drop(node),
     };
     const stop = playFramed(body, sink, readerTimeoutMs);
     if (!wrote && !res.writableEnded) res.flushHeaders();
