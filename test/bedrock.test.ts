@@ -208,9 +208,35 @@ describe.each(modes)('Amazon Bedrock runtime ($name)', (mode) => {
       content: [{ type: 'text', text: 'Paris is the capital of France.' }],
     });
     expect(invoked.contentType).toBe('application/json');
-    const entries = await gw.requests();
-    expect(entries.filter((e) => e.fixture === 'paris').map((e) => e.model)).toEqual(Array(5).fill('claude-sonnet-4-5'));
+    const entries = (await gw.requests()).filter((e) => e.fixture === 'paris');
+    expect(entries.map((e) => e.model)).toEqual(Array(5).fill('claude-sonnet-4-5'));
+    // The journal names the way each came: direct, then Bedrock's paths (Converse's own, InvokeModel's mount).
+    expect(entries.map((e) => e.dialect)).toEqual([undefined, 'bedrock', 'bedrock', 'bedrock', 'bedrock']);
   });
+
+  // A second gateway: in-process, msw serves one at a time.
+  it.runIf(mode !== inProcess)(
+    'reads a model id the deployments option names (an application inference profile) on Converse and InvokeModel',
+    async () => {
+      const own = await mode.start({ fixtures, deployments: { 'my-claude-profile': 'claude-sonnet-4-5' } });
+      const profiled = runtimeClient(mode, own);
+      try {
+        const question = 'What is the capital of France?';
+        const out = await profiled.send(new ConverseCommand({ modelId: 'my-claude-profile', messages: [user(question)] }));
+        expect(out.output?.message?.content?.[0].text).toBe('Paris is the capital of France.');
+        const body = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, messages: [{ role: 'user', content: question }] };
+        const invoked = await profiled.send(new InvokeModelCommand({ modelId: 'my-claude-profile', body: JSON.stringify(body) }));
+        expect(JSON.parse(new TextDecoder().decode(invoked.body)).content[0].text).toBe('Paris is the capital of France.');
+        // Without the option the same id is Bedrock's 400.
+        await expect(client.send(new ConverseCommand({ modelId: 'my-claude-profile', messages: [user(question)] }))).rejects.toThrow(
+          /model identifier is invalid/,
+        );
+      } finally {
+        profiled.destroy();
+        await own.stop();
+      }
+    },
+  );
 
   it("answers any chat model of the catalogue on Converse, by its Bedrock id or the catalogue's name", async () => {
     for (const modelId of [
@@ -582,7 +608,7 @@ describe.each(modes)('Amazon Bedrock runtime ($name)', (mode) => {
   });
 });
 
-describe.runIf(socketSuites)('recordings made on the direct Anthropic path replay on InvokeModel (their endpoint left out)', () => {
+describe.runIf(socketSuites)('recordings made on the direct Anthropic path replay on InvokeModel as they are', () => {
   it('answers InvokeModel and InvokeModelWithResponseStream from fixtures recorded by /v1/messages', async () => {
     // The "real service" synthesizes with another seed than the replaying gateway: a replay is told apart.
     const upstream = await startServer({ port: 0, seed: 7 });
@@ -594,8 +620,10 @@ describe.runIf(socketSuites)('recordings made on the direct Anthropic path repla
     const recordedStream = await direct.messages.stream(ask).finalMessage();
     await recorder.close();
     await upstream.close();
-    // Record mode pins the path it recorded on (match.endpoint): without it, the canonical request decides.
-    const fixtures = loadFixtureDir(dir).map(({ match: { endpoint: _endpoint, ...match } = {}, ...fixture }) => ({ ...fixture, match }));
+    // Record mode pins the path it recorded on (match.endpoint, /v1/messages): InvokeModel is that
+    // endpoint mounted on Bedrock's paths, so the recordings answer it unchanged.
+    const fixtures = loadFixtureDir(dir);
+    expect(fixtures.map((f) => f.match?.endpoint)).toEqual(['/v1/messages', '/v1/messages']);
     const replay = await startServer({ port: 0, fixtures, strict: true });
     try {
       const bedrock = new AnthropicBedrock({ baseURL: replay.url, awsRegion: 'us-east-1', apiKey: 'sk-test', maxRetries: 0 });
