@@ -7,7 +7,7 @@ import type { LatencyProfile } from '../../core/timing.ts';
 import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
 import { IMAGE_TOKENS } from '../../core/respond.ts';
 import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import type { GeminiOptions } from './parse.ts';
+import type { GeminiOptions, GenerateResponse } from './parse.ts';
 
 const FINISH: Record<FinishReason, string> = {
   stop: 'STOP',
@@ -116,12 +116,14 @@ function promptBlocked(reply: CanonicalReply, request: CanonicalRequest) {
 }
 
 export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions) {
-  if (reply.promptBlocked) return promptBlocked(reply, request);
-  return {
-    candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options, signatureFor(c, b))).filter(Boolean), true)),
-    usageMetadata: usageMetadata(reply, request),
-    ...tail(reply, request),
-  };
+  const body = reply.promptBlocked
+    ? promptBlocked(reply, request)
+    : {
+        candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options, signatureFor(c, b))).filter(Boolean), true)),
+        usageMetadata: usageMetadata(reply, request),
+        ...tail(reply, request),
+      };
+  return options.decorate ? options.decorate(body) : body;
 }
 
 /** One response per piece (a whole function call or audio clip per chunk); the last carries the finish and usage. */
@@ -156,6 +158,8 @@ export function generateStreamEvents(
       },
     });
   }
+  const { decorate } = options;
+  if (decorate) for (const chunk of chunks) chunk.body = decorate(chunk.body as GenerateResponse);
   if (sse) return chunks.map(({ due, body }) => ({ due, frame: sseFrame(JSON.stringify(body)) }));
   // Without alt=sse the API streams one JSON array, an element at a time.
   return [

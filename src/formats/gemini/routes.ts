@@ -11,8 +11,8 @@ import { geminiFormat } from './format.ts';
 import { checkField } from './validate.ts';
 import { isJsonObject, type JsonObject } from '../fields.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
-import { parseGenerateRequest } from './parse.ts';
-import type { OutputFormat } from '../../core/request.ts';
+import { type GeminiOptions, type GenerateResponse, type GenerateRules, parseGenerateRequest } from './parse.ts';
+import type { CanonicalRequest, OutputFormat } from '../../core/request.ts';
 import type { Block, CanonicalReply } from '../../core/reply.ts';
 import { encodeImage, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
@@ -69,16 +69,25 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
   }
 }
 
-async function generate(call: Call<JsonObject>, model: string, action: string) {
+/** How a dialect of the Gemini API (Vertex AI's) differs in generateContent: the fields it takes, and what each reply adds. */
+export interface GenerateDialect {
+  rules: GenerateRules;
+  /** The dialect's own fields on a GenerateContentResponse (each chunk of a stream), for the request and reply it answers. */
+  decorate(body: GenerateResponse, request: CanonicalRequest, reply: CanonicalReply): Record<string, unknown>;
+}
+
+/** generateContent or streamGenerateContent of `model` (known to exist or not: requireModel answers both). */
+export async function generate(call: Call<JsonObject>, model: string, action: string, dialect?: GenerateDialect) {
   const stream = action === 'streamGenerateContent';
-  const { request, options } = parseGenerateRequest(call.body, model, stream);
+  const { request, options } = parseGenerateRequest(call.body, model, stream, dialect?.rules);
   requireModel(call, model, action, request.output.type);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
   if (isForward(answered)) return answered;
   const { reply, latency } = answered;
-  if (request.output.type === 'image') options.files = await imageFiles(reply);
+  if (dialect) options.decorate = (body) => dialect.decorate(body, request, reply);
+  if (request.output.type === 'image') options.files = await imageFiles(reply, options.imageFile);
   const sse = call.inbound.url.searchParams.get('alt') === 'sse';
   return deliver(call, answered, stream, {
     json: () => renderGenerate(reply, request, options),
@@ -87,19 +96,22 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   });
 }
 
-/** The PNG file of each synthesized picture; a fixture's pinned file as it is. */
-async function imageFiles(reply: CanonicalReply): Promise<Map<Block, { bytes: Uint8Array; mimeType: string }>> {
+/** The file of each synthesized picture (PNG unless `file` asks otherwise); a fixture's pinned file as it is. */
+async function imageFiles(
+  reply: CanonicalReply,
+  file: GeminiOptions['imageFile'] = { format: 'png' },
+): Promise<Map<Block, { bytes: Uint8Array; mimeType: string }>> {
   const files = new Map<Block, { bytes: Uint8Array; mimeType: string }>();
   for (const block of reply.choices.flatMap((c) => c.blocks)) {
     if (block.type !== 'image') continue;
-    const bytes = block.file ?? (await encodeImage(block.pixels!, 'png'));
+    const bytes = block.file ?? (await encodeImage(block.pixels!, file.format, file.quality));
     files.set(block, { bytes, mimeType: MIME_TYPES[sniffImage(bytes) ?? 'png'] });
   }
   return files;
 }
 
 /** One EmbedContentRequest's vector, in the same space the OpenAI format embeds in. */
-function embedOne(call: Call, model: string, body: JsonObject, at: string) {
+export function embedOne(call: Call, model: string, body: JsonObject, at: string) {
   const info = call.runtime.catalogue.get(model);
   if (!info?.capabilities.includes('embedding')) {
     throw new GatewayError(
@@ -121,6 +133,13 @@ function embedOne(call: Call, model: string, body: JsonObject, at: string) {
   return { embedding: { values }, decision, key: hashString(text, decision.seed), text };
 }
 
+/** The prompt tokens of a generateContent request's body (with a dialect's `rules`, its fields too), as countTokens counts them. */
+export async function promptTokens(call: Call, model: string, body: JsonObject, rules?: GenerateRules): Promise<number> {
+  const { request } = parseGenerateRequest(body, model, false, rules);
+  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
+  return countPromptTokensInSlices(request.messages, request.tools, request.framing);
+}
+
 async function countTokens(call: Call<JsonObject>, model: string) {
   const body = call.body;
   // countTokens takes the contents directly, or a whole generateContentRequest.
@@ -128,9 +147,7 @@ async function countTokens(call: Call<JsonObject>, model: string) {
   // characters are unknown names, a number or list has no contents); a type check of its own here
   // would change those replies.
   const inner = (body.generateContentRequest as JsonObject | undefined) ?? { contents: body.contents };
-  const { request } = parseGenerateRequest(inner, model, false);
-  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
-  const tokens = await countPromptTokensInSlices(request.messages, request.tools, request.framing);
+  const tokens = await promptTokens(call, model, inner);
   return json({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }
 
@@ -138,7 +155,7 @@ async function countTokens(call: Call<JsonObject>, model: string) {
  * What an embedding request is charged: its texts' tokens (Google bills embeddings by input tokens,
  * though the reply tells none), counted with the event loop served between slices.
  */
-async function inputTokens(texts: string[]): Promise<number> {
+export async function inputTokens(texts: string[]): Promise<number> {
   return (await countEachInSlices(texts)).reduce((a, b) => a + b, 0);
 }
 
