@@ -8,6 +8,7 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { vertexEndpoints } from './formats/vertex/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -15,8 +16,11 @@ import { checkTestId, entryTestId, inView } from './scope.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
 
-/** Every endpoint of every format; both transports serve exactly these. Where two share a path, the first that accepts a request serves it. */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...openaiEndpoints];
+/**
+ * Every endpoint of every format; both transports serve exactly these. Where two share a path, the first
+ * that accepts a request serves it. OpenAI's come last: the default format of an unknown path is theirs.
+ */
+export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...vertexEndpoints, ...openaiEndpoints];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
