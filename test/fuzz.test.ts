@@ -16,6 +16,7 @@ import {
   changesState,
   geminiRequests,
   openaiRequests,
+  vertexRequests,
   type FuzzRequest,
 } from './helpers/fuzz/requests.ts';
 import { checkAnswer, describe as describeRequest, type Answer } from './helpers/fuzz/verdict.ts';
@@ -27,6 +28,10 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
   ['Anthropic (messages, count_tokens, models)', anthropicRequests],
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
+  [
+    'Vertex AI (Gemini: generateContent, countTokens, computeTokens, embedContent, predict, models; Claude: rawPredict, count-tokens)',
+    vertexRequests,
+  ],
 ];
 
 /** Checks one answer, naming the request in the failure. */
