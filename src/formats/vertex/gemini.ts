@@ -34,15 +34,18 @@ const image = {
 } as const;
 const VERTEX_RULES: GenerateRules = { request, generation, image };
 
-/** Google's word for the quota a request's serviceTier draws on. */
-const TRAFFIC: Record<string, string> = { flex: 'ON_DEMAND_FLEX', priority: 'ON_DEMAND_PRIORITY' };
+/** Google's word for the quota a request's serviceTier draws on (ON_DEMAND for any other). */
+const TRAFFIC = new Map([
+  ['flex', 'ON_DEMAND_FLEX'],
+  ['priority', 'ON_DEMAND_PRIORITY'],
+]);
 
 /** A time as Vertex AI writes it, to the microsecond: `2026-01-01T00:00:00.000000Z`. */
 const createTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/Z$/, '000Z');
 
 /** Vertex AI's fields on each GenerateContentResponse: its createTime, the model as asked, the quota it drew on. */
 function vertexReply(asked: string, serviceTier: unknown): GenerateDialect {
-  const trafficType = (typeof serviceTier === 'string' && TRAFFIC[serviceTier]) || 'ON_DEMAND';
+  const trafficType = TRAFFIC.get(serviceTier as string) ?? 'ON_DEMAND';
   return {
     rules: VERTEX_RULES,
     decorate: (body: GenerateResponse, _request, reply: CanonicalReply) => ({
@@ -73,17 +76,19 @@ function targetOf(call: Call, publisher: string): Target {
 const METHODS = ['generateContent', 'streamGenerateContent', 'countTokens', 'computeTokens', 'embedContent', 'predict'];
 
 /** What to call instead of a method Vertex AI's Gemini models do not have. */
-const INSTEAD: Record<string, string> = {
-  rawPredict: 'rawPredict is how Claude models are called (publishers/anthropic); call Gemini models with generateContent.',
-  streamRawPredict:
+const INSTEAD = new Map([
+  ['rawPredict', 'rawPredict is how Claude models are called (publishers/anthropic); call Gemini models with generateContent.'],
+  [
+    'streamRawPredict',
     'streamRawPredict is how Claude models are called (publishers/anthropic); call Gemini models with streamGenerateContent.',
-  batchEmbedContents: "batchEmbedContents is the Gemini API's; on Vertex AI embed several texts with predict (instances[].content).",
-};
+  ],
+  ['batchEmbedContents', "batchEmbedContents is the Gemini API's; on Vertex AI embed several texts with predict (instances[].content)."],
+]);
 
 function unknownMethod({ resource, method }: Target): GatewayError {
   return new GatewayError(
     'not_found',
-    `${method ? `Method "${method}"` : 'No method'} on ${resource}. ${INSTEAD[method] ?? `Vertex AI's Gemini models take: ${METHODS.join(', ')} (as models/{model}:{method}).`}`,
+    `${method ? `Method "${method}"` : 'No method'} on ${resource}. ${INSTEAD.get(method) ?? `Vertex AI's Gemini models take: ${METHODS.join(', ')} (as models/{model}:{method}).`}`,
   );
 }
 
@@ -107,8 +112,8 @@ export async function geminiMethod(call: Call<JsonObject>) {
     );
   }
   if (!METHODS.includes(target.method)) throw unknownMethod(target);
+  // Another publisher's model, or one this gateway does not serve, is a 404 here.
   const model = vertexModel(call.runtime.catalogue, publisher, target.id, target.resource);
-  if (publisher !== 'google') throw unknownMethod(target);
   call.entry.model = model.id;
   switch (target.method) {
     case 'countTokens':
@@ -175,8 +180,6 @@ const COMPUTE_CHARS = 8 * EXACT_CHARS;
 async function computeTokens(call: Call<JsonObject>, model: VertexModel) {
   const body = call.body;
   checkFields(body, { contents: COUNT_FIELDS.contents, model: COUNT_FIELDS.model, instances: COUNT_FIELDS.instances });
-  // The contents are checked as generateContent checks them (and counted, as countTokens would).
-  await promptTokens(call, model.id, { contents: body.contents }, VERTEX_RULES);
   const texts = body.contents.map((c) => textsOf([c]).join(''));
   const chars = texts.reduce((n, t) => n + t.length, 0);
   if (chars > COMPUTE_CHARS) {
@@ -185,6 +188,8 @@ async function computeTokens(call: Call<JsonObject>, model: VertexModel) {
       `computeTokens lists the tokens of at most ${COMPUTE_CHARS} characters of text in one request here (this one has ${chars}); count a longer prompt with countTokens.`,
     );
   }
+  // The contents are checked as generateContent checks them.
+  await promptTokens(call, model.id, { contents: body.contents }, VERTEX_RULES);
   const tokensInfo = [];
   for (const [i, text] of texts.entries()) {
     const tokens = await tokensInSlices(text);
