@@ -10,8 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { cpuMs, rssMiB, start, type Running } from './spawn.ts';
+import { rssMiB, start } from './spawn.ts';
+import { chatBody as body, HEADERS, load as loadFor } from './load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,29 +31,7 @@ const INPROCESS = here('./inprocess.ts');
 const COLD = here('./cold.ts');
 const MANY_FILES = here('./many-files.ts');
 
-const body = (stream: boolean) =>
-  JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Benchmark me, please.' }], stream, max_tokens: 40 });
-const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
-
-/**
- * Requests per second and p99 under load, and the server's CPU time per request: on a shared machine
- * the rate swings with the neighbours' load, the CPU time per request much less.
- */
-async function load(server: Running, stream: boolean) {
-  const opts = {
-    url: `${server.url}/v1/chat/completions`,
-    method: 'POST' as const,
-    headers: HEADERS,
-    body: body(stream),
-    connections: CONNECTIONS,
-  };
-  await autocannon({ ...opts, duration: 2 }); // warm-up
-  const cpu0 = cpuMs(server.child.pid!);
-  const r = await autocannon({ ...opts, duration: SECONDS });
-  const cpuUs = ((cpuMs(server.child.pid!) - cpu0) * 1000) / r.requests.total;
-  if (r.non2xx || r.errors) throw new Error(`${server.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p99: r.latency.p99, cpuUs };
-}
+const load = (server: Parameters<typeof loadFor>[0], stream: boolean) => loadFor(server, stream, SECONDS, CONNECTIONS);
 
 interface Canned {
   headers: Record<string, string>;

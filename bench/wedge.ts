@@ -5,9 +5,15 @@
 // answer, and the emulator's peak RSS (VmHWM). Cases whose fix is not merged yet show big waits: the
 // script reports, it does not judge. Last, the costliest HTTP case is sent again and the emulator
 // stopped with SIGTERM once its body is on the wire: the time to exit.
+// Issue 37's slow readers follow: clients that never read (50 streams, 60 big JSON replies, 5
+// realtime sessions, a record-mode stream), each case's peak RSS beside the bound the docs state
+// (idle + connections × the high-water mark and a chunk + what one request holds); then 60 clients
+// that do read a 9 MB stream, and SIGTERM with 50 unread streams held.
 // Usage: npm run bench:wedge [-- --only pattern,32mib]   (names: the first word of each case, lower case)
-import { request as httpRequest, Agent } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { request as httpRequest, Agent, createServer, type IncomingMessage, type ClientRequest } from 'node:http';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDeflate, deflateSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
@@ -142,7 +148,13 @@ interface Case {
   /** Whether it is one HTTP request (the SIGTERM case picks among those). */
   http: boolean;
   /** Builds what the case sends, before anything is measured. */
-  prepare?(): void;
+  prepare?(): void | Promise<void>;
+  /** The emulator's flags for this case. */
+  args?: string[];
+  /** The peak RSS the docs promise for this case (MiB), from the emulator's RSS once warm. */
+  bound?(idleMiB: number): number;
+  /** Warms what the case uses beyond a chat request (its modules load), before the idle RSS is read. */
+  warm?(url: string): Promise<void>;
 }
 
 const chat = (metadata: string) => `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"metadata":${metadata}}`;
@@ -253,6 +265,235 @@ async function buildCases(): Promise<Case[]> {
           socket.once('error', (e) => finish(`error ${e.message}`));
         }),
     },
+    ...slowReaders(),
+  ];
+}
+
+// --- issue 37: readers that stop ---
+
+const MiB = 1024 * 1024;
+/** What a bound allows beyond the connections (MiB): V8's young generation (the CLI keeps it at 32 MiB) and one request's work at a time. */
+const WORK = 64;
+/**
+ * The bound the docs state (MiB): idle, twice what the connections hold (the CLI lets V8's old
+ * generation double over its live data before a full collection, so as much garbage may wait), and WORK.
+ */
+const bound = (idle: number, connections: number, each: number) => idle + (2 * connections * each) / MiB + WORK;
+/** The high-water mark of every carrier (src/pipeline/playback.ts): what one unread connection holds, and as much again being made. */
+const HIGH_WATER = 64 * 1024;
+/** The issue's streamed chat: a 243-byte request whose response_format asks for a 900,000-character string (36 MB of events). */
+const bigString = JSON.stringify({
+  model: 'gpt-4o',
+  stream: true,
+  messages: [{ role: 'user', content: 'hi' }],
+  response_format: {
+    type: 'json_schema',
+    json_schema: {
+      name: 'x',
+      schema: { type: 'object', properties: { s: { type: 'string', minLength: 900000 } }, required: ['s'], additionalProperties: false },
+    },
+  },
+});
+const logprobs = (stream: boolean) =>
+  JSON.stringify({ model: 'gpt-4o', stream, n: 128, logprobs: true, top_logprobs: 20, messages: [{ role: 'user', content: 'hi' }] });
+
+/** `count` POSTs whose answers are never read: resolves once each has its headers. */
+async function unread(
+  url: string,
+  path: string,
+  body: string,
+  count: number,
+): Promise<{ responses: IncomingMessage[]; requests: ClientRequest[] }> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+  const requests: ClientRequest[] = [];
+  const responses = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<IncomingMessage>((resolve, reject) => {
+          const req = httpRequest(
+            `${url}${path}`,
+            {
+              method: 'POST',
+              agent,
+              headers: { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+            },
+            (res) => {
+              res.pause();
+              resolve(res);
+            },
+          );
+          requests.push(req);
+          req.once('error', reject);
+          req.end(body);
+        }),
+    ),
+  );
+  return { responses, requests };
+}
+
+interface Summary {
+  path: string;
+  outcome: string;
+  eventsSent: number;
+}
+const summaries = async (url: string) =>
+  ((await (await fetch(`${url}/__admin/requests?limit=200`)).json()) as { requests: Summary[] }).requests;
+
+/** Reads the journal until the total of events sent stops moving for `still` reads (each a round trip: the emulator had that many turns to go on). */
+async function settled(url: string, path: string, still = 25): Promise<Summary[]> {
+  let last = -1;
+  for (let same = 0; ; ) {
+    const entries = (await summaries(url)).filter((e) => e.path === path);
+    const total = entries.reduce((n, e) => n + e.eventsSent, 0);
+    same = total === last ? same + 1 : 0;
+    last = total;
+    if (same >= still || entries.every((e) => e.outcome !== 'streaming')) return entries;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function slowReaders(): Case[] {
+  return [
+    {
+      name: '50 unread streams of a 900,000-character response_format string (36 MB of events each)',
+      http: false,
+      // Each: the high-water mark, a chunk made, and its reply (the 0.9 MB string, its JSON and its first 32 Ki characters' tokens); one being synthesized.
+      bound: (idle) => bound(idle, 50, 2 * HIGH_WATER + 2.5 * MiB),
+      run: async (url) => {
+        const { responses } = await unread(url, '/v1/chat/completions', bigString, 50);
+        const entries = await settled(url, '/v1/chat/completions');
+        for (const res of responses) res.destroy();
+        const streaming = entries.filter((e) => e.outcome === 'streaming');
+        return `${streaming.length} held part-way, ${Math.round(entries.reduce((n, e) => n + e.eventsSent, 0) / entries.length)} events made each of ~163,000`;
+      },
+    },
+    {
+      name: '60 unread n=128 top_logprobs 20 JSON replies (9 MB each)',
+      http: false,
+      // Each: its pieces' high-water mark and a piece, the head (1 MiB) and the reply it is made from.
+      bound: (idle) => bound(idle, 60, 2 * HIGH_WATER + 2 * MiB),
+      run: async (url) => {
+        const { responses } = await unread(url, '/v1/chat/completions', logprobs(false), 60);
+        // The emulator has had 25 round trips of nothing to do.
+        await settled(url, '/v1/chat/completions');
+        for (const res of responses) res.destroy();
+        return '60 held';
+      },
+    },
+    {
+      name: '5 unread realtime sessions sending response.create every 60 ms for 10 s',
+      http: false,
+      // Each: the high-water mark, a chunk, and one response: its events (2.3 MB of frames), their stamped frames again, its speech as PCM.
+      bound: (idle) => bound(idle, 5, 2 * HIGH_WATER + 6 * MiB),
+      // One session answered in full: the realtime handlers, ws and the speech synthesizer load.
+      warm: (url) =>
+        new Promise<void>((resolve) => {
+          const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: auth });
+          socket.once('open', () => socket.send(JSON.stringify({ type: 'response.create' })));
+          socket.on('message', (data) => {
+            if (String(data).includes('"response.done"')) socket.close();
+          });
+          socket.once('close', () => resolve());
+          socket.once('error', () => resolve());
+        }),
+      run: (url) =>
+        new Promise<string>((resolve) => {
+          const sockets = Array.from(
+            { length: 5 },
+            () => new WebSocket(`${url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: auth }),
+          );
+          let sent = 0;
+          for (const socket of sockets) {
+            socket.once('open', () => socket.pause());
+            socket.on('error', () => {});
+          }
+          const timer = setInterval(() => {
+            for (const socket of sockets)
+              if (socket.readyState === WebSocket.OPEN) {
+                socket.send(JSON.stringify({ type: 'response.create' }));
+                sent++;
+              }
+          }, 60);
+          setTimeout(async () => {
+            clearInterval(timer);
+            const entries = (await summaries(url)).filter((e) => e.path === '/v1/realtime');
+            for (const socket of sockets) socket.terminate();
+            resolve(
+              `${sent} response.create sent, ${entries.reduce((n, e) => n + e.eventsSent, 0)} server events made for readers that took none`,
+            );
+          }, 10_000);
+        }),
+    },
+    (() => {
+      let upstreamUrl = '';
+      const sent = { bytes: 0, waiting: false, finished: false };
+      const TOTAL = 400 * 1024 * 1024;
+      return {
+        name: 'an unread record-mode stream (the upstream sends 400 MB)',
+        http: false,
+        // The high-water marks of both sides, and what the recorder keeps (--record-max-bytes, 8 MiB).
+        bound: (idle: number) => bound(idle, 1, 4 * HIGH_WATER + 8 * MiB),
+        async prepare() {
+          if (upstreamUrl) return;
+          const line = Buffer.from(`data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(4000) } }] })}\n\n`);
+          const upstream = createServer(async (req, res) => {
+            let body = '';
+            for await (const chunk of req) body += chunk;
+            // The warm-up's chat is forwarded too: a small answer.
+            if (!body.includes('record me')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            const pump = () => {
+              while (sent.bytes < TOTAL) {
+                sent.bytes += line.byteLength;
+                if (!res.write(line)) {
+                  sent.waiting = true;
+                  return void res.once('drain', () => {
+                    sent.waiting = false;
+                    pump();
+                  });
+                }
+              }
+              res.end(() => (sent.finished = true));
+            };
+            res.once('close', () => (sent.waiting = false));
+            pump();
+          });
+          await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+          upstream.unref();
+          upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+          this.args = ['--record', mkdtempSync(join(tmpdir(), 'wedge-record-')), '--upstream', upstreamUrl];
+        },
+        async run(url: string) {
+          Object.assign(sent, { bytes: 0, waiting: false, finished: false });
+          const { responses } = await unread(
+            url,
+            '/v1/chat/completions',
+            JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'record me' }] }),
+            1,
+          );
+          let last = -1;
+          for (let same = 0; !sent.finished && same < 50; ) {
+            same = sent.waiting && sent.bytes === last ? same + 1 : 0;
+            last = sent.bytes;
+            await (await fetch(`${url}/__admin/health`)).text();
+          }
+          const how = sent.finished
+            ? `the upstream wrote all ${TOTAL / MiB} MB unread`
+            : `the upstream held at ${(sent.bytes / MiB).toFixed(1)} MB of ${TOTAL / MiB}`;
+          responses[0].destroy();
+          return how;
+        },
+      } as Case;
+    })(),
+    {
+      name: '60 clients reading an n=128 top_logprobs 20 stream (11 MB each)',
+      http: false,
+      run: async (url) => {
+        const results = await Promise.all(Array.from({ length: 60 }, () => post(`${url}/v1/chat/completions`, auth, logprobs(true)).done));
+        return `${results.filter((r) => r.startsWith('200')).length} of 60 read to the end`;
+      },
+    },
   ];
 }
 
@@ -311,6 +552,8 @@ interface Row {
   loopMax: number | undefined;
   total: number;
   rss: number;
+  /** The peak RSS the docs promise, if the case has one. */
+  bound?: number;
   http: boolean;
   run: Case['run'];
 }
@@ -320,11 +563,13 @@ const ms = (n: number | undefined) => (n === undefined ? '—' : n >= 10_000 ? `
 const rows: Row[] = [];
 const cases = (await buildCases()).filter((c) => !only || only.some((o) => c.name.toLowerCase().startsWith(o.toLowerCase())));
 for (const c of cases) {
-  c.prepare?.();
-  const emulator = await startEmulator();
+  await c.prepare?.();
+  const emulator = await startEmulator(c.args);
   let timedOut = false;
   try {
     await warm(emulator);
+    await c.warm?.(emulator.url);
+    const idle = emulator.rss();
     const started = performance.now();
     let rss = 0;
     const { result, worst } = await probed(emulator.url, () =>
@@ -352,12 +597,13 @@ for (const c of cases) {
       loopMax: stats?.max,
       total,
       rss,
+      bound: c.bound?.(idle),
       http: c.http,
       run: c.run,
     };
     rows.push(row);
     console.error(
-      `${c.name}: ${row.status}, worst wait ${ms(worst)}, loop max ${ms(stats?.max)}, total ${ms(total)}, peak RSS ${row.rss.toFixed(0)} MiB`,
+      `${c.name}: ${row.status}, worst wait ${ms(worst)}, loop max ${ms(stats?.max)}, total ${ms(total)}, peak RSS ${row.rss.toFixed(0)} MiB${row.bound ? ` (bound ${row.bound.toFixed(0)} MiB)` : ''}`,
     );
   } finally {
     // A killed emulator has exited already (stop() would wait for an exit that came and went).
@@ -385,11 +631,33 @@ if (costliest) {
   console.error(sigterm);
 }
 
+// SIGTERM with 50 unread streams held (issue 37: 2 GiB of unread events once took 2.28 s to stop).
+let heldSigterm: string | undefined;
+if (!only || only.some((o) => 'sigterm'.startsWith(o.toLowerCase()))) {
+  const emulator = await startEmulator();
+  await warm(emulator);
+  const { responses } = await unread(emulator.url, '/v1/chat/completions', bigString, 50);
+  await settled(emulator.url, '/v1/chat/completions');
+  const rss = emulator.rss();
+  const exited = new Promise<number>((resolve) => emulator.child.once('exit', () => resolve(performance.now())));
+  const signalled = performance.now();
+  emulator.child.kill('SIGTERM');
+  const exitAt = await within(exited, LIMIT_MS, 0, () => emulator.child.kill('SIGKILL'));
+  for (const res of responses) res.destroy();
+  heldSigterm = exitAt
+    ? `exited ${ms(exitAt - signalled)} after SIGTERM with 50 unread streams held (RSS ${rss.toFixed(0)} MiB then)`
+    : `still running ${LIMIT_MS / 1000} s after SIGTERM with 50 unread streams held (killed)`;
+  console.error(heldSigterm);
+}
+
 console.log(
   `\n${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}\n`,
 );
-console.log('| case | answer | worst health wait | event-loop max (in the emulator) | total | peak RSS |');
-console.log('| --- | --- | --- | --- | --- | --- |');
+console.log('| case | answer | worst health wait | event-loop max (in the emulator) | total | peak RSS | bound (docs) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows)
-  console.log(`| ${r.name} | ${r.status} | ${ms(r.worst)} | ${ms(r.loopMax)} | ${ms(r.total)} | ${r.rss.toFixed(0)} MiB |`);
+  console.log(
+    `| ${r.name} | ${r.status} | ${ms(r.worst)} | ${ms(r.loopMax)} | ${ms(r.total)} | ${r.rss.toFixed(0)} MiB | ${r.bound ? `${r.bound.toFixed(0)} MiB` : ''} |`,
+  );
 if (sigterm) console.log(`\nSIGTERM during the costliest request (${sigterm})`);
+if (heldSigterm) console.log(`\nSIGTERM ${heldSigterm}`);

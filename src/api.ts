@@ -26,6 +26,14 @@ export interface GatewayOptions {
   seed?: number;
   /** The issued tokens. Default: `['sk-test']`. */
   tokens?: string[];
+  /**
+   * Accept any non-empty key as if it were issued (unscoped, unlimited; the issued tokens keep their
+   * scopes): for code under test that reads a real key from the environment (`OPENAI_API_KEY`). Default
+   * false: a key the gateway did not issue gets the vendor's 401. The key is never sent anywhere either
+   * way, and the journal masks it.
+   * @example createGateway({ acceptAnyKey: true })
+   */
+  acceptAnyKey?: boolean;
   /** Fixtures in force from the start. */
   fixtures?: Fixture[];
   /** Global latency profile, as `ttft=250,tps=40,jitter=0.2` or an object. Default: instant. */
@@ -37,8 +45,21 @@ export interface GatewayOptions {
    * one (`{ id, base }` or `'name=base'`, base a model id or a family such as `claude-sonnet`).
    */
   models?: ModelEntry[];
+  /**
+   * Deployment names (Azure OpenAI's: a cloud account's own names for its models) mapped to models of
+   * the catalogue. A deployment named for a catalogue model (`gpt-4o-mini`) needs no entry; any other
+   * name is the cloud's own 404 (`DeploymentNotFound`) until mapped here.
+   * @example createGateway({ deployments: { 'prod-chat': 'gpt-4o-mini' } })
+   */
+  deployments?: Record<string, string>;
   /** Largest accepted request body in bytes. Default 32 MiB. */
   maxBodyBytes?: number;
+  /**
+   * How long a client may take nothing of an answer the gateway has bytes waiting for (a stream, a big
+   * body, a realtime socket) before it is dropped, in ms; 0 never drops one. Default 60000. Production
+   * pauses meanwhile: at most 64 KiB wait unread per connection.
+   */
+  readerTimeoutMs?: number;
   /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
   journalSize?: number;
   /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval, chat completions created with `store: true`). Default 64 MiB. */
@@ -74,6 +95,8 @@ export interface RequestFilter {
   path?: string;
   model?: string;
   format?: string;
+  /** The dialect a request came by (`azure`, `openrouter`); `''` for the vendors' own paths. */
+  dialect?: string;
   status?: number;
   fixture?: string;
   /** Only requests no fixture answered (true), or only those one did (false). */

@@ -8,8 +8,9 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { startServer } from './server.ts';
 import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
+import { LATEST_CLOCK_SECONDS } from './core/clock.ts';
 import { checkPrices } from './core/prices.ts';
-import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_READER_TIMEOUT_MS, deploymentsOf, shippedCatalogue } from './runtime.ts';
 import { stopOnSignal } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -28,12 +29,17 @@ Usage: model-gateway-mock [options]
   --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
   --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
+  --reader-timeout <ms>  drop a client that takes nothing of a waiting answer (a stream, a big body, a
+                      realtime socket) for this long; 0 never drops one (default ${DEFAULT_READER_TIMEOUT_MS})
   --tls               serve HTTPS and WSS (needed by the openai SDK's realtime client) with a
                       self-signed certificate generated at start; its path is printed
   --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
   --tls-key <file>    the PEM private key of --tls-cert
   --model <name=base> serve your own model name (a gateway alias or deployment) as a model id or a
                       family (e.g. my-gpt=gpt-4o, team-fast=claude-haiku); repeatable
+  --deployment <name=model>  answer a cloud's deployment name (Azure OpenAI's) as a model of the
+                      catalogue (e.g. prod-chat=gpt-4o-mini); a deployment named for a model needs
+                      none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
                       (by default they are accepted, journaled and named in x-mock-warning)
@@ -76,7 +82,9 @@ const OPTIONS = {
   latency: { type: 'string' },
   clock: { type: 'string' },
   'max-body': { type: 'string' },
+  'reader-timeout': { type: 'string' },
   model: { type: 'string', multiple: true },
+  deployment: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
   'strict-params': { type: 'boolean' },
   record: { type: 'string' },
@@ -197,6 +205,9 @@ function banner(
       ? `  rate limits: ${runtime.rateLimits.rpm} requests and ${runtime.rateLimits.tpm} tokens per ${runtime.rateLimits.windowSeconds} s per token (on the ${typeof runtime.clock === 'number' ? 'fixed' : runtime.clock} clock)\n`
       : '') +
     (on.prices ? `  prices: ${on.prices} over the shipped table\n` : '') +
+    (runtime.deployments.size
+      ? `  deployments: ${[...runtime.deployments].map(([name, model]) => `${name} → ${model}`).join(', ')}\n`
+      : '') +
     (on.tls ? `  TLS: on (https and wss, ${server.certPath ? 'a generated certificate' : 'your certificate'})\n` : '') +
     (server.certPath ? `  TLS certificate: ${server.certPath} (trust it, e.g. NODE_EXTRA_CA_CERTS=${server.certPath})\n` : '') +
     (server.adminToken ? `  admin token (needed for /__admin and the console from other machines): ${server.adminToken}\n` : '')
@@ -227,7 +238,7 @@ async function main(): Promise<void> {
   const clock =
     values.clock === undefined || values.clock === 'fixed' || values.clock === 'real'
       ? values.clock
-      : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
+      : integer('clock', values.clock, 0, LATEST_CLOCK_SECONDS, ' (Unix seconds, up to 9999-12-31T23:59:59Z), fixed or real');
   let fixtures;
   const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
   if (folder) fail(folder);
@@ -238,10 +249,25 @@ async function main(): Promise<void> {
     fail(`${source('fixtures')}: ${(error as Error).message}`);
   }
 
+  let catalogue;
   try {
-    shippedCatalogue(values.model);
+    catalogue = shippedCatalogue(values.model);
   } catch (error) {
     fail(`${source('model')}: ${(error as Error).message}`);
+  }
+
+  const deployments: Record<string, string> = {};
+  for (const text of values.deployment ?? []) {
+    const at = text.indexOf('=');
+    const name = text.slice(0, at).trim();
+    const model = text.slice(at + 1).trim();
+    if (at < 0 || !name || !model) fail(`${source('deployment')}: "${text}" is not name=model (e.g. prod-chat=gpt-4o-mini)`);
+    deployments[name] = model;
+  }
+  try {
+    deploymentsOf(deployments, catalogue);
+  } catch (error) {
+    fail(`${source('deployment')}: ${(error as Error).message}`);
   }
 
   let prices;
@@ -304,7 +330,9 @@ async function main(): Promise<void> {
     latency,
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
+    readerTimeoutMs: integer('reader-timeout', values['reader-timeout'], 0, 2 ** 31 - 1, ' (milliseconds; 0 never drops a reader)'),
     models: values.model,
+    deployments,
     strict: values.strict,
     strictParams: values['strict-params'],
     record,
@@ -316,6 +344,12 @@ async function main(): Promise<void> {
     ),
   );
 
+  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
+  // signal exits at once. Set before the banner: a client that reads it may signal at once (a signal
+  // before the handler killed the process outright, leaving a --tls certificate's folder behind).
+  const stop = stopOnSignal(() => server.close());
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
   process.stdout.write(
     banner(server, {
@@ -328,11 +362,6 @@ async function main(): Promise<void> {
       prices: values.prices,
     }),
   );
-  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
-  // signal exits at once.
-  const stop = stopOnSignal(() => server.close());
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 await main();

@@ -9,18 +9,28 @@ import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { vertexEndpoints } from './formats/vertex/routes.ts';
+import { azureEndpoints } from './formats/azure/routes.ts';
+import { openrouterEndpoints } from './formats/openrouter/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
 import { checkTestId, entryTestId, inView } from './scope.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
+import { clockProblem, LATEST_CLOCK_SECONDS } from './core/clock.ts';
 
 /**
- * Every endpoint of every format; both transports serve exactly these. Where two share a path, the first
- * that accepts a request serves it. OpenAI's come last: the default format of an unknown path is theirs.
+ * Every endpoint of every format, and the dialects' mounts of them (a cloud's or a router's paths);
+ * both transports serve exactly these, routed by pipeline/routes.ts (the order here decides nothing).
  */
-export const endpoints: readonly EndpointSpec[] = [...anthropicEndpoints, ...geminiEndpoints, ...vertexEndpoints, ...openaiEndpoints];
+export const endpoints: readonly EndpointSpec[] = [
+  ...anthropicEndpoints,
+  ...geminiEndpoints,
+  ...openaiEndpoints,
+  ...azureEndpoints,
+  ...openrouterEndpoints,
+  ...vertexEndpoints,
+];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
   return (
@@ -28,6 +38,7 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
     (f.path === undefined || entry.path === f.path) &&
     (f.model === undefined || entry.model === f.model) &&
     (f.format === undefined || entry.format === f.format) &&
+    (f.dialect === undefined || (entry.dialect ?? '') === f.dialect) &&
     (f.status === undefined || entry.status === f.status) &&
     (f.fixture === undefined || entry.fixture === f.fixture) &&
     (f.unmatched === undefined || (entry.fixture === undefined) === f.unmatched)
@@ -144,9 +155,10 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     fixtures: options.fixtures && validateFixtures(options.fixtures, 'createGateway({fixtures})'),
   });
   const origin = options.origin?.replace(/\/+$/, '') ?? '*';
-  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
-    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source)).map((e) => e.id);
   const testFixtures = () => runtime.testScopes.all().map((t) => t.fixtures);
+  // Every test's run-time fixtures count against the one bound with the shared ones (RUNTIME_FIXTURES).
+  const add = (source: string, fixtures: Fixture[], scope?: FixtureScope) =>
+    runtime.fixtures.useIn(scope, validateFixtures(fixtures, source), testFixtures()).map((e) => e.id);
   let handlers: (HttpHandler | WebSocketHandler)[] | undefined;
   const gateway: Gateway = {
     get handlers() {
@@ -199,6 +211,12 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     advanceClock(seconds) {
       if (!Number.isSafeInteger(seconds) || seconds < 0)
         throw new TypeError(`advanceClock: expected a whole number of seconds >= 0, got ${seconds}`);
+      const now = runtime.now();
+      const problem = clockProblem(now + seconds);
+      if (problem)
+        throw new RangeError(
+          `advanceClock: ${problem}; it is at ${now}, so it may advance at most ${Math.max(0, LATEST_CLOCK_SECONDS - now)} seconds`,
+        );
       runtime.clockOffset += seconds;
       return runtime.now();
     },

@@ -5,6 +5,9 @@ import type { Gateway, GatewayOptions } from './api.ts';
 import { mswHandlers } from './adapters/msw.ts';
 import { mswWebSocketHandlers } from './adapters/websocket-msw.ts';
 import { validateFixtures } from './fixture-check.ts';
+import { unhandledBlocked } from './unhandled.ts';
+import type { BlockUnhandledOptions, UnhandledOptions } from './types/unhandled.ts';
+import { FALLBACK_FORMAT } from './formats/all.ts';
 
 /**
  * The emulator in-process, as msw handlers plus its control plane.
@@ -17,10 +20,29 @@ import { validateFixtures } from './fixture-check.ts';
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   return buildGateway(options, {
-    handlers: (runtime, origin) => [...mswHandlers(runtime, origin, endpoints), ...mswWebSocketHandlers(runtime, origin, endpoints)],
+    handlers: (runtime, origin) => [
+      ...mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
+      ...mswWebSocketHandlers(runtime, origin, endpoints),
+    ],
     validate: validateFixtures,
   });
 }
+/**
+ * Options for msw's `server.listen()` (or `worker.start()`) under which a request no handler takes is
+ * refused in the process, never sent to the network with its credentials, under msw 3 and msw 2 alike:
+ * its caller gets a network error, and the request is printed (or handed to `onBlocked`).
+ * @example
+ * const server = setupServer(...createGateway().handlers);
+ * server.listen(blockUnhandled());
+ * await fetch('https://api.example.com/v2/chat', { headers: { authorization: `Bearer ${process.env.OPENAI_API_KEY}` } }); // TypeError: fetch failed, nothing sent
+ * @example
+ * // In a browser: the page's own server still answers its routes, its modules and its HMR socket (ws: on the same host).
+ * await setupWorker(...gateway.handlers).start(blockUnhandled({ allow: (url) => url.host === location.host }));
+ */
+export function blockUnhandled(options?: BlockUnhandledOptions): UnhandledOptions {
+  return unhandledBlocked(options);
+}
+export type { BlockUnhandledOptions, UnhandledOptions } from './types/unhandled.ts';
 export type {
   Gateway,
   GatewayOptions,

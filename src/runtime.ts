@@ -3,11 +3,11 @@
 import { Catalogue, type ModelEntry, type ModelFamily } from './core/models.ts';
 import type { Journal } from './core/journal.ts';
 import { ScopedJournal, TestScopes } from './scope.ts';
-import { clockSeconds, type ClockOption } from './core/clock.ts';
+import { clockProblem, clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
-import { BoundedStore } from './core/store.ts';
+import { BoundedStore, SharedBytes } from './core/store.ts';
 import { PromptCache } from './core/cache.ts';
 import type { RecordOptions } from './types/record.ts';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './core/ratelimit.ts';
@@ -18,6 +18,10 @@ import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** How long a reader may take nothing with bytes waiting for it, unless `readerTimeoutMs` says (pipeline/playback.ts). */
+export const DEFAULT_READER_TIMEOUT_MS = 60_000;
+/** The longest timer Node arms (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 
 export class Runtime {
@@ -25,6 +29,8 @@ export class Runtime {
   readonly clock: ClockOption;
   readonly latency: LatencyProfile;
   readonly maxBodyBytes: number;
+  /** How long a reader may take nothing of what waits for it before it is dropped (0: never). */
+  readonly readerTimeoutMs: number;
   readonly tokens: KeyStore;
   readonly fixtures: FixtureSet;
   readonly catalogue: Catalogue;
@@ -51,24 +57,41 @@ export class Runtime {
   readonly spending = new Spending();
   /** Message Batches (formats/anthropic/batches.ts) by id: at most 100 and 64 MiB of results, the oldest dropped first. */
   readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
+  /** Bytes of conversation items all realtime sessions keep together (formats/openai/realtime-items.ts: 64 MiB); given back as sessions close. */
+  readonly realtimeItems = new SharedBytes(64 * 1024 * 1024);
+  /** Deployment names (a cloud account's own names for models, such as Azure's) → catalogue models: the `deployments` option. */
+  readonly deployments: ReadonlyMap<string, string>;
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
 
   constructor(options: GatewayOptions = {}) {
     this.seed = options.seed ?? 0;
     this.clock = options.clock ?? 'fixed';
+    const problem = typeof this.clock === 'number' ? clockProblem(this.clock) : undefined;
+    if (problem) throw new Error(`model-gateway-mock options, clock: ${problem}, got ${this.clock}`);
     try {
       this.latency = options.latency === undefined ? INSTANT : toLatency(options.latency);
     } catch (error) {
       throw new Error(`model-gateway-mock options, latency: ${(error as Error).message}`);
     }
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY]);
+    const timeout = options.readerTimeoutMs ?? DEFAULT_READER_TIMEOUT_MS;
+    if (!Number.isInteger(timeout) || timeout < 0 || timeout > MAX_TIMER_MS)
+      throw new Error(
+        `model-gateway-mock options, readerTimeoutMs: expected whole milliseconds from 0 (never) to ${MAX_TIMER_MS}, got ${timeout}`,
+      );
+    this.readerTimeoutMs = timeout;
+    this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY], options.acceptAnyKey ?? false);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     try {
       this.catalogue = shippedCatalogue(options.models);
     } catch (error) {
       throw new Error(`model-gateway-mock options, models: ${(error as Error).message}`);
+    }
+    try {
+      this.deployments = deploymentsOf(options.deployments, this.catalogue);
+    } catch (error) {
+      throw new Error(`model-gateway-mock options, deployments: ${(error as Error).message}`);
     }
     this.journal = new ScopedJournal(options.journalSize ?? 1000, this.testScopes);
     this.strict = options.strict ?? false;
@@ -95,6 +118,19 @@ export class Runtime {
 /** The shipped catalogue and families, with `models` added. */
 export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
   return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
+}
+
+/** The `deployments` option checked: each name a string, each mapped to a model of the catalogue. */
+export function deploymentsOf(given: Record<string, string> | undefined, catalogue: Catalogue): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, model] of Object.entries(given ?? {})) {
+    if (typeof model !== 'string' || !catalogue.get(model))
+      throw new Error(
+        `"${name}" maps to ${JSON.stringify(model)}, which is no model of the catalogue (add it with the models option, or map the deployment to one that is)`,
+      );
+    out.set(name, model);
+  }
+  return out;
 }
 
 /** The rate limits of `given` over the defaults, each a positive whole number. */

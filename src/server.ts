@@ -3,19 +3,20 @@
 // when first needed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
-import { healthAnswer, NodeRouter } from './adapters/node.ts';
+import { answerClientError, healthAnswer, NodeRouter } from './adapters/node.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
 import { FALLBACK_FORMAT } from './formats/all.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
+import { failureOf } from './control/errors.ts';
 import { CORS_HEADERS, preflightHeaders } from './adapters/cors.ts';
 import { stopImageThreads } from './core/synthesize/image-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -59,12 +60,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const API_PREFIXES = ['/v1/', '/v1beta/', '/v2/'];
-
-function isApi(url: string): boolean {
-  return API_PREFIXES.some((p) => url.startsWith(p));
-}
-
 function preflight(req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers']));
   res.end();
@@ -82,7 +77,7 @@ function sibling<T>(path: string): T {
 // loads with the first fixture to check.
 const standaloneParts: GatewayParts = {
   handlers: (runtime, origin) => [
-    ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints),
+    ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
     ...sibling<typeof import('./adapters/websocket-msw.ts')>('./adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
   ],
   validate: validateFixtures,
@@ -122,11 +117,20 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
     if (given && adminToken) res.setHeader('set-cookie', `${ADMIN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`);
     next();
   });
-  app.use('/__admin', adminRouter(gateway, pkg.version));
+  app.use('/__admin', adminRouter(gateway, pkg.version, { readerTimeoutMs: runtimeOf(gateway).readerTimeoutMs }));
   app.use(consoleRouter(gateway, url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
     void router.handle(req, res, CORS_HEADERS);
+  });
+  // A failure on the way (a parameter that is no percent-encoding, a bug): JSON under /__admin, plain
+  // text on the pages, never express's HTML page with its stack and file paths.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { status, message } = failureOf(error);
+    if (status >= 500) console.error(`model-gateway-mock: ${req.method} ${req.originalUrl}:`, error);
+    if (res.headersSent) return void res.destroy();
+    if (req.path.startsWith('/__admin')) res.status(status).json({ error: message });
+    else res.status(status).type('text/plain').send(message);
   });
   return app;
 }
@@ -144,6 +148,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const gateway = buildGateway(options, standaloneParts);
   const runtime = runtimeOf(gateway);
   const router = new NodeRouter(runtime, endpoints, FALLBACK_FORMAT);
+  const apiPrefixes = router.table.prefixes;
   const bindHost = options.host ?? '127.0.0.1';
   const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
@@ -152,7 +157,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const pages = (req: IncomingMessage, res: ServerResponse) =>
     void loadPages().then(
       (handle) => handle(req, res),
-      (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`model-gateway-mock: ${error.message}`),
+      (error: Error) => {
+        console.error('model-gateway-mock: the pages could not load:', error);
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(failureOf(error).message);
+      },
     );
 
   const health = healthAnswer(pkg.version);
@@ -186,12 +194,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     inFlight++;
     res.once('close', settled);
     warmPages();
-    if (!isApi(req.url ?? '/')) return void (health(req, res) || pages(req, res));
+    const target = req.url ?? '/';
+    // The API's paths go straight to the router; the rest to the pages (which pass on what they do not serve).
+    if (!apiPrefixes.some((p) => target.startsWith(p))) return void (health(req, res) || pages(req, res));
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS_HEADERS);
   };
   const tls = options.tls === true ? await selfSigned(bindHost) : options.tls || undefined;
-  const server: Server = tls ? (createTlsServer({ cert: tls.cert, key: tls.key }, listener) as unknown as Server) : createServer(listener);
+  // Only a WebSocket handshake switches protocols: any other Upgrade offer (curl --http2's `Upgrade: h2c`)
+  // is answered as the HTTP/1.1 request it also is (Node 22.21 and 24.9 on; before, 'upgrade' takes every offer).
+  const http = { shouldUpgradeCallback: (req: IncomingMessage) => /\bwebsocket\b/i.test(req.headers.upgrade ?? '') };
+  const server: Server = tls
+    ? (createTlsServer({ cert: tls.cert, key: tls.key, ...http }, listener) as unknown as Server)
+    : createServer(http, listener);
+  // What the parser refuses in a body being read is answered by the pipeline, in the format's words.
+  server.on('clientError', answerClientError);
+  // A client that half-closes its side after the request (shutdown(SHUT_WR)) still reads the answer:
+  // node:http would otherwise end the socket at once, after a delayed stream's headers.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {
@@ -220,6 +240,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;
+        if (tls && 'folder' in tls) removeCertificate(tls.folder as string);
         server.close(() => resolve());
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
@@ -229,8 +250,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
-/** A self-signed certificate for local names, generated at start and written where a client can read it. */
-async function selfSigned(host: string): Promise<{ cert: string; key: string; path: string }> {
+/** Folders of generated certificates still on disk: each goes when its server closes, the rest when the process exits. */
+const certificateFolders = new Set<string>();
+let exitHooked = false;
+
+function removeCertificate(folder: string): void {
+  certificateFolders.delete(folder);
+  rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * A self-signed certificate for local names, generated at start and written where a client can read it,
+ * in a temporary folder removed when the server closes (or the process exits): each start left one behind.
+ */
+async function selfSigned(host: string): Promise<{ cert: string; key: string; path: string; folder: string }> {
   // Loaded only with --tls: certificate generation is the heaviest code the server has.
   const { generate } = await import('selfsigned');
   const names = [...new Set(['localhost', host])].filter((h) => !/^[\d.]+$|:/.test(h));
@@ -248,7 +281,11 @@ async function selfSigned(host: string): Promise<{ cert: string; key: string; pa
       },
     ],
   });
-  const path = join(mkdtempSync(join(tmpdir(), 'model-gateway-mock-')), 'cert.pem');
+  const folder = mkdtempSync(join(tmpdir(), 'model-gateway-mock-'));
+  if (!exitHooked) process.once('exit', () => certificateFolders.forEach(removeCertificate));
+  exitHooked = true;
+  certificateFolders.add(folder);
+  const path = join(folder, 'cert.pem');
   writeFileSync(path, pems.cert);
-  return { cert: pems.cert, key: pems.private, path };
+  return { cert: pems.cert, key: pems.private, path, folder };
 }

@@ -12,7 +12,7 @@ import type { RequestFilter } from './api.ts';
 import type { Fixture, NearMiss } from './types/fixtures.ts';
 import { nearMissReport } from './pipeline/decide.ts';
 import { MAX_TEST_ID_CHARS, TEST_ID_HEADER } from './scope.ts';
-import { failedRequests, listenFailing } from './vitest-unhandled.ts';
+import { closed, failedRequests, listenFailing } from './vitest-unhandled.ts';
 import type { RemoteGatewayOptions, RemoteGateway } from './types/vitest.ts';
 
 /** What vitest's context tells of a test: its name, its suites', its file's. */
@@ -137,7 +137,7 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
     const failed = failedRequests(failures);
     if (failed) throw failed;
   });
-  afterAll(() => server.close());
+  afterAll(() => closed(server));
 
   return {
     url: root,

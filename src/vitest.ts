@@ -1,6 +1,7 @@
 // model-gateway-mock/vitest: the in-process gateway wired into a vitest test file (Node, jsdom, happy-dom):
 // msw listens before all tests, per-test fixtures go in with use(), reset() after each, close after all.
-// A request nothing answers fails the test that made it, with msw's message or the near-miss report.
+// A request nothing answers is refused in the process (never sent on, credentials and all) and fails the
+// test that made it; in strict mode a request no fixture matched fails it with the near-miss report.
 // With `url`, the gateway is a standalone server shared by many test files: each test gets its own
 // test id, sent on its requests to that server, and its own fixtures and journal there (remote.ts).
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -10,7 +11,7 @@ import { createGateway } from './index.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
 import { nearMissReport } from './pipeline/decide.ts';
 import type { Fixture, NearMiss } from './types/fixtures.ts';
-import { failedRequests, listenFailing } from './vitest-unhandled.ts';
+import { closed, failedRequests, listenFailing } from './vitest-unhandled.ts';
 import { setupRemoteGateway } from './vitest-remote.ts';
 import type { RemoteGateway, RemoteGatewayOptions, UnhandledMode } from './types/vitest.ts';
 
@@ -78,6 +79,6 @@ export function setupGateway(options: VitestGatewayOptions | RemoteGatewayOption
     const failed = failedRequests(failures);
     if (failed) throw failed;
   });
-  afterAll(() => server.close());
+  afterAll(() => closed(server));
   return Object.defineProperty(gateway, 'server', { value: server, enumerable: true }) as VitestGateway;
 }

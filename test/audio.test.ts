@@ -9,7 +9,7 @@ import { OggOpusDecoder } from 'ogg-opus-decoder';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { modes, withGateway } from './helpers/modes.ts';
 import { assertSchema } from './helpers/openapi.ts';
-import { parseSse } from '../src/record/recorder.ts';
+import { parseSse } from '../src/pipeline/framing.ts';
 
 const SAY = 'The quick brown fox jumps over the lazy dog. Then it naps in the sun!';
 

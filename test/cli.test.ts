@@ -19,7 +19,7 @@ describe('model-gateway-mock CLI', () => {
   it('prints help listing every flag', async () => {
     const { code, output } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--token', '--fixtures', '--latency', '--clock', '--max-body'])
+    for (const flag of ['--port', '--host', '--seed', '--token', '--fixtures', '--latency', '--clock', '--max-body', '--reader-timeout'])
       expect(output).toContain(flag);
   });
 
@@ -28,15 +28,25 @@ describe('model-gateway-mock CLI', () => {
     [['--port', 'abc'], /--port must be an integer/],
     [['--latency', 'ttft=fast'], /--latency: invalid latency "ttft=fast"/],
     // Each message names the flag, the value and what is accepted.
-    [['--clock', 'tomorrow'], /--clock must be an integer >= 0 \(Unix seconds\), fixed or real, got "tomorrow"/],
+    [
+      ['--clock', 'tomorrow'],
+      /--clock must be an integer from 0 to 253402300799 \(Unix seconds, up to 9999-12-31T23:59:59Z\), fixed or real, got "tomorrow"/,
+    ],
+    [['--clock', '253402300800'], /--clock must be an integer from 0 to 253402300799 .* got "253402300800"/],
     [['--port', '99999'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "99999"/],
     [['--port=-1'], /--port must be an integer from 0 to 65535 \(0 picks a free port\), got "-1"/],
+    [
+      ['--reader-timeout', '2147483648'],
+      /--reader-timeout must be an integer from 0 to 2147483647 \(milliseconds; 0 never drops a reader\), got "2147483648"/,
+    ],
     [
       ['--fixtures', '/no/such/folder'],
       /--fixtures: no folder "\/no\/such\/folder" \(it takes a folder of \*\.json, \*\.yaml and \*\.yml fixture files\)/,
     ],
     [['--fixtures', fileURLToPath(import.meta.url)], /--fixtures: ".*cli\.test\.ts" is a file; it takes a folder/],
     [['--tls-cert', 'cert.pem'], /--tls-cert needs --tls-key too/],
+    [['--deployment', 'prod-chat'], /--deployment: "prod-chat" is not name=model \(e\.g\. prod-chat=gpt-4o-mini\)/],
+    [['--deployment', 'prod-chat=gpt-nope-9000'], /--deployment: "prod-chat" maps to "gpt-nope-9000", which is no model of the catalogue/],
     [
       ['--tls-cert', NOT_PEM, '--tls-key', NOT_PEM],
       new RegExp(`--tls-cert: "${NOT_PEM}" is not a PEM certificate \\(a file starting with "-----BEGIN CERTIFICATE-----"\\)`),

@@ -5,7 +5,9 @@ import { generateMersenne53Randomizer } from '@faker-js/faker';
 import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateTokens } from '../src/core/tokens.ts';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
-import { parseLatency, pieceTimes, toLatency } from '../src/core/timing.ts';
+import { ConversationItems, ITEM_LIMITS, type Item } from '../src/formats/openai/realtime-items.ts';
+import { SharedBytes } from '../src/core/store.ts';
+import { MAX_WAIT_MS, parseLatency, pieceTimes, toLatency, type LatencyProfile } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
@@ -147,7 +149,7 @@ describe('latency', () => {
     expect(parseLatency('ttft=100ms')).toEqual({ ttftMs: 100, tokensPerSecond: 0, jitter: 0 });
     expect(() => parseLatency('ttft=-1')).toThrow(/invalid latency/);
     expect(() => parseLatency('speed=9')).toThrow(/invalid latency/);
-    expect(() => parseLatency('jitter=2')).toThrow(/between 0 and 1/);
+    expect(() => parseLatency('jitter=2')).toThrow(/jitter is from 0 to 1/);
     expect(parseLatency('realistic')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0.25 });
     expect(parseLatency('realistic,jitter=0')).toEqual({ ttftMs: 450, tokensPerSecond: 60, jitter: 0 });
     expect(parseLatency('instant')).toEqual({ ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
@@ -155,14 +157,34 @@ describe('latency', () => {
 
   it('checks a profile given as an object as it checks a spec', () => {
     expect(toLatency({ ttftMs: 5, jitter: undefined })).toEqual({ ttftMs: 5, tokensPerSecond: 0, jitter: 0 });
-    expect(() => toLatency({ jitter: 2 })).toThrow('invalid latency: jitter 2: jitter is between 0 and 1');
-    expect(() => toLatency({ ttftMs: -1 })).toThrow('invalid latency: ttftMs -1: expected a number from 0 to 2147483647');
-    expect(() => toLatency({ tokensPerSecond: Number.NaN })).toThrow('invalid latency: tokensPerSecond NaN');
+    expect(() => toLatency({ jitter: 2 })).toThrow('invalid latency: jitter 2: jitter is from 0 to 1 (a share of each gap)');
+    expect(() => toLatency({ ttftMs: -1 })).toThrow('invalid latency: ttftMs -1: ttftMs is from 0 to 86400000 (ms)');
+    expect(() => toLatency({ tokensPerSecond: Number.NaN })).toThrow('invalid latency: tokensPerSecond NaN: expected a number');
     expect(() => toLatency({ ttftMs: '5' } as never)).toThrow('invalid latency: ttftMs "5"');
     expect(() => toLatency({ ttftMs: [5] } as never)).toThrow('invalid latency: ttftMs [5]');
     expect(() => toLatency({ ttftMs: 5n } as never)).toThrow('invalid latency: ttftMs 5n');
     expect(() => toLatency({ ttft: 5 } as never)).toThrow(/unknown field "ttft"; expected .*ttftMs: 250/);
     expect(() => toLatency(5 as never)).toThrow(/invalid latency 5: expected a spec/);
+  });
+
+  it('bounds every field in one range table, the same for a spec and an object: no wait past a day, no timer past its range', () => {
+    const cases: [string, Partial<LatencyProfile>, string][] = [
+      ['tps=0.0000001', { tokensPerSecond: 0.0000001 }, 'is 0 (every token at once) or from 0.001 to 1000000 (tokens per second)'],
+      ['tps=2000000', { tokensPerSecond: 2_000_000 }, 'is 0 (every token at once) or from 0.001 to 1000000 (tokens per second)'],
+      ['ttft=86400001', { ttftMs: 86_400_001 }, 'is from 0 to 86400000 (ms)'],
+      ['jitter=1.5', { jitter: 1.5 }, 'is from 0 to 1 (a share of each gap)'],
+    ];
+    for (const [spec, object, range] of cases) {
+      const [name] = spec.split('=');
+      expect(() => parseLatency(spec)).toThrow(`invalid latency "${spec}": ${name} ${range}`);
+      const [field, value] = Object.entries(object)[0];
+      expect(() => toLatency(object)).toThrow(`invalid latency: ${field} ${value}: ${field} ${range}`);
+    }
+    expect(parseLatency('ttft=86400000,tps=0.001,jitter=1')).toEqual({ ttftMs: MAX_WAIT_MS, tokensPerSecond: 0.001, jitter: 1 });
+    expect(parseLatency('tps=0')).toEqual({ ttftMs: 0, tokensPerSecond: 0, jitter: 0 });
+    // The longest gap a profile allows, doubled by jitter, is far inside what a timer waits.
+    const [first, second] = pieceTimes({ ttftMs: MAX_WAIT_MS, tokensPerSecond: 0.001, jitter: 1 }, 2, 3);
+    expect(Math.max(first, second - first)).toBeLessThan(2 ** 31 - 1);
   });
 
   it('schedules the first piece at ttft and the rest at the token rate, with replayable jitter', () => {
@@ -220,5 +242,70 @@ describe('speech', () => {
     expect(view.getUint16(34, true)).toBe(16);
     expect(view.getUint32(40, true)).toBe(samples.length * 2);
     expect(Math.abs(view.getInt16(44 + 2 * 5000, true) - samples[5000])).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('realtime conversation items across sessions (one byte pool)', () => {
+  const item = (id: string, chars: number): Item => ({
+    raw: {
+      id,
+      object: 'realtime.item',
+      status: 'completed',
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'w'.repeat(chars) }],
+    },
+  });
+  const size = (i: Item) => JSON.stringify(i.raw).length;
+
+  it('lets sessions fill the pool, a full one drop its own oldest first, and refuses what nothing can make room for', () => {
+    const pool = new SharedBytes(10_000);
+    const a = new ConversationItems(pool);
+    const b = new ConversationItems(pool);
+    const one = size(item('a0', 3000));
+    a.insert(item('a0', 3000), 0);
+    a.insert(item('a1', 3000), 1);
+    b.insert(item('b0', 3000), 0);
+    expect(pool.held).toBe(3 * one);
+    // b needs room: the pool gives none, so b drops its own oldest (a's stay).
+    b.insert(item('b1', 3000), 1);
+    expect(b.all.map((i) => i.raw.id)).toEqual(['b1']);
+    expect(a.all.map((i) => i.raw.id)).toEqual(['a0', 'a1']);
+    expect(pool.held).toBe(3 * one);
+    // A new session holds nothing it could drop.
+    const c = new ConversationItems(pool);
+    expect(() => c.insert(item('c0', 3000), 0)).toThrow(/at most 0\.0095\d* MiB of conversation items across all realtime sessions/);
+    expect(pool.held).toBe(3 * one);
+    // Deleting and closing give the bytes back.
+    a.remove(a.all[0]);
+    expect(pool.held).toBe(2 * one);
+    a.release();
+    b.release();
+    expect(pool.held).toBe(0);
+    expect(c.insert(item('c0', 3000), 0)).toBe(0);
+  });
+
+  it(`drops a session's oldest past ${ITEM_LIMITS.count} items or ${ITEM_LIMITS.sessionBytes} bytes, and refuses one item over the bytes`, () => {
+    const pool = new SharedBytes(1024 * 1024 * 1024);
+    const items = new ConversationItems(pool);
+    for (let i = 0; i <= ITEM_LIMITS.count; i++) items.insert(item(`i${i}`, 1), i);
+    expect(items.all).toHaveLength(ITEM_LIMITS.count);
+    expect(items.all[0].raw.id).toBe('i1');
+    items.release();
+    for (let i = 0; i < 5; i++) items.insert(item(`m${i}`, 2_000_000), i);
+    expect(items.all.map((i) => i.raw.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
+    expect(pool.held).toBeLessThanOrEqual(ITEM_LIMITS.sessionBytes);
+    expect(() => items.insert(item('huge', ITEM_LIMITS.sessionBytes), 0)).toThrow(/keeps at most 8 MiB of conversation items per session/);
+  });
+});
+
+describe('the clock', () => {
+  it('may not be set past 9999-12-31T23:59:59Z', async () => {
+    const { createGateway } = await import('../src/index.ts');
+    expect(() => createGateway({ clock: 253_402_300_800 })).toThrow(
+      'model-gateway-mock options, clock: the clock may not pass 9999-12-31T23:59:59Z (253402300799 Unix seconds), got 253402300800',
+    );
+    expect(createGateway({ clock: 253_402_300_799 }).advanceClock(0)).toBe(253_402_300_799);
+    expect(() => createGateway({ clock: 253_402_300_799 }).advanceClock(1)).toThrow(/may advance at most 0 seconds/);
   });
 });

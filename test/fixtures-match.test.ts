@@ -1,12 +1,14 @@
 // Fixture matching on its own (src/fixtures/match.ts): each condition, priority, sequences, `once`,
 // scenarios, and the near-miss report; test/fixtures.test.ts proves the same through the SDKs.
 import { describe, expect, it } from 'vitest';
-import { FixtureSet, matchKey, STARTED, type MatchContext } from '../src/fixtures/match.ts';
+import { FixtureScope, FixtureSet, matchKey, RUNTIME_FIXTURES, STARTED, type MatchContext } from '../src/fixtures/match.ts';
+import { FixtureLimitError } from '../src/fixtures/error.ts';
 import type { Fixture } from '../src/types/fixtures.ts';
 import type { CanonicalRequest, Message } from '../src/core/request.ts';
 import { conversationOf, MAX_SEQUENCE_CONVERSATIONS } from '../src/fixtures/sequences.ts';
 import { historyOf } from '../src/fixtures/history.ts';
 import { validateFixtures } from '../src/fixtures/validate.ts';
+import { MAX_MATCHED_CHARS, MAX_PATTERN_CHARS } from '../src/fixtures/regex.ts';
 import { TestScopes } from '../src/scope.ts';
 import { requestKey } from '../src/core/respond.ts';
 import { hashString } from '../src/core/seed.ts';
@@ -393,8 +395,120 @@ describe('the schema of the agent conditions', () => {
       /fixture 0 \("typo"\), at \/match\/toolCalls\/0: must NOT have additional properties \(args\)/,
     );
     expect(() => validateFixtures([{ name: 'bad', match: { toolResult: { regex: '(' } } }], 'test')).toThrow(
-      /at \/match\/toolResult\/regex: not a valid regular expression/,
+      /at \/match\/toolResult\/regex: not a valid RE2 regular expression/,
     );
     expect(() => validateFixtures([{ name: 'empty', match: { toolCalls: [''] } }], 'test')).toThrow(/at \/match\/toolCalls\/0/);
+  });
+});
+
+describe('fixture patterns (RE2: linear in the text, whatever the pattern)', () => {
+  it('match as before: anywhere in the text, anchors, classes, alternation, inline flags', () => {
+    const set = new FixtureSet([
+      { name: 'nested', match: { userMessage: { regex: '^(\\w+\\s?)*$' } } },
+      { name: 'case', match: { userMessage: { regex: '(?i)^ORDER #\\d+' } } },
+    ]);
+    expect(answered(set, ctx(request([user('just some words')])))).toBe('nested');
+    expect(answered(set, ctx(request([user('order #42, please')])))).toBe('case');
+    expect(answered(set, ctx(request([user('no match here!')])))).toBeUndefined();
+  });
+
+  it("answers the issue's nested quantifier on 45 letters and a `!` (V8's backtracking never returned)", () => {
+    const set = new FixtureSet([{ name: 'nested', match: { userMessage: { regex: '^(\\w+\\s?)*$' } } }]);
+    expect(answered(set, ctx(request([user(`${'a'.repeat(45)}!`)])))).toBeUndefined();
+    // A megabyte of it: the pattern sees the first 64 Ki characters, cut there.
+    expect(answered(set, ctx(request([user(`${'word '.repeat(200_000)}!`)])))).toBe('nested');
+  });
+
+  it('run on the first MAX_MATCHED_CHARS characters of a text', () => {
+    const set = new FixtureSet([{ name: 'tail', match: { userMessage: { regex: 'needle' } } }]);
+    expect(answered(set, ctx(request([user(`${'x'.repeat(MAX_MATCHED_CHARS - 6)}needle`)])))).toBe('tail');
+    expect(answered(set, ctx(request([user(`${'x'.repeat(MAX_MATCHED_CHARS)}needle`)])))).toBeUndefined();
+  });
+
+  it('are refused when loaded in a dialect RE2 lacks, or longer than MAX_PATTERN_CHARS, naming the place and the dialect', () => {
+    for (const regex of ['(a)\\1', '(?=a)b', '(?<!a)b', '(']) {
+      expect(() => validateFixtures([{ name: 'js', match: { userMessage: { regex } } }], 'test')).toThrow(
+        /fixture 0 \("js"\), at \/match\/userMessage\/regex: not a valid RE2 regular expression \(.+\); fixture patterns are RE2: no backreferences or lookaround/,
+      );
+    }
+    expect(() => validateFixtures([{ match: { headers: { 'x-a': { regex: 'a'.repeat(MAX_PATTERN_CHARS + 1) } } } }], 'test')).toThrow(
+      `at /match/headers/x-a/regex: a pattern is at most ${MAX_PATTERN_CHARS} characters, this one ${MAX_PATTERN_CHARS + 1}`,
+    );
+    expect(validateFixtures([{ match: { model: { regex: 'a'.repeat(MAX_PATTERN_CHARS) } } }], 'test')).toHaveLength(1);
+  });
+});
+
+describe("run-time fixtures, bounded in count and bytes, the shared ones and every test's together", () => {
+  it(`refuses the fixture past ${RUNTIME_FIXTURES.count}, counting each test's, and takes more once some are removed`, () => {
+    const set = new FixtureSet([{ name: 'configured' }]);
+    const test = new FixtureScope('t1', 1);
+    const shared = set.useIn(
+      undefined,
+      Array.from({ length: RUNTIME_FIXTURES.count - 10 }, () => ({ reply: { text: 'x' } })),
+      [test],
+    );
+    set.useIn(
+      test,
+      Array.from({ length: 10 }, () => ({ reply: { text: 'y' } })),
+      [test],
+    );
+    expect(() => set.useIn(undefined, [{ reply: { text: 'one more' } }], [test])).toThrow(FixtureLimitError);
+    expect(() => set.useIn(test, [{ reply: { text: 'one more' } }], [test])).toThrow(
+      new RegExp(`at most ${RUNTIME_FIXTURES.count} fixtures added at run time .* it holds ${RUNTIME_FIXTURES.count} \\(`),
+    );
+    // Nothing of a refused batch is added; a removed fixture makes room; the configured one never counted.
+    expect(set.list()).toHaveLength(RUNTIME_FIXTURES.count - 10 + 1);
+    expect(set.remove(shared[0].id)).toBe(true);
+    expect(set.useIn(undefined, [{ reply: { text: 'room again' } }], [test])).toHaveLength(1);
+    set.reset();
+    expect(
+      set.useIn(
+        undefined,
+        Array.from({ length: 100 }, () => ({})),
+        [test],
+      ),
+    ).toHaveLength(100);
+  });
+
+  it(`refuses fixtures past ${RUNTIME_FIXTURES.bytes / 1024 / 1024} MiB (as JSON), and a reset frees their room`, () => {
+    const set = new FixtureSet([]);
+    const big = (mib: number) => ({ reply: { text: 'z'.repeat(mib * 1024 * 1024) } });
+    set.useIn(undefined, [big(40)]);
+    expect(() => set.useIn(undefined, [big(30)])).toThrow(
+      /and 64\.0 MiB of them \(as JSON\).* it holds 1 \(40\.0 MiB\), and these 1 weigh 30\.0 MiB/,
+    );
+    set.useIn(undefined, [big(20)]);
+    set.reset();
+    expect(set.useIn(undefined, [big(30)])).toHaveLength(1);
+  });
+});
+
+describe("an error fixture's headers", () => {
+  const withHeaders = (headers: Record<string, string>, inSequence = false) => {
+    const error = { status: 429, headers };
+    return [inSequence ? { name: 'h', sequence: [{ reply: { text: 'ok' } }, { error }] } : { name: 'h', error }];
+  };
+
+  it('are refused when loaded with a line break or control character in a value, naming the header', () => {
+    for (const value of ['1\r\nset-cookie: stolen=1', 'a\nb', 'nul\u0000', 'bell\u0007']) {
+      expect(() => validateFixtures(withHeaders({ 'retry-after': value }), 'test')).toThrow(
+        /fixture 0 \("h"\), at \/error\/headers\/retry-after: the value holds a line break or another control character/,
+      );
+    }
+    expect(() => validateFixtures(withHeaders({ 'retry-after': 'x\r\ny' }, true), 'test')).toThrow(
+      /at \/sequence\/1\/error\/headers\/retry-after:/,
+    );
+    expect(() => validateFixtures(withHeaders({ 'bad name': '1' }), 'test')).toThrow(/"bad name" is not a header name/);
+  });
+
+  it('may not set the headers that frame the message or the connection', () => {
+    for (const name of ['Transfer-Encoding', 'content-length', 'Connection', 'keep-alive', 'upgrade']) {
+      expect(() => validateFixtures(withHeaders({ [name]: '1' }), 'test'), name).toThrow(
+        new RegExp(`at /error/headers/${name}: ${name} frames the message or the connection`),
+      );
+    }
+    expect(
+      validateFixtures(withHeaders({ 'retry-after-ms': '150', 'x-should-retry': 'true', 'x-note': 'tab\there é' }), 'test'),
+    ).toHaveLength(1);
   });
 });

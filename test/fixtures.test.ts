@@ -8,11 +8,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, ApiError } from '@google/genai';
 import { createGateway, type Fixture } from '../src/index.ts';
 import { runtimeOf } from '../src/gateway.ts';
-import { modes, retriesWork, socketSuites, type Running } from './helpers/modes.ts';
+import { modes, retriesWork, socketSuites, strictListen, type Running } from './helpers/modes.ts';
+import { setupServer } from 'msw/node';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { answer } from '../src/pipeline/decide.ts';
 import { advance, heldWhileAnother, inVirtualTime, watch } from './helpers/virtual-time.ts';
 import { canonicalRequest, userMessage } from './helpers/canonical.ts';
+import { HANG_MS } from './helpers/ordering.ts';
 
 const pinned: Fixture[] = [
   {
@@ -281,6 +283,30 @@ describe.each(modes)('fixtures ($name)', (mode) => {
       });
     });
 
+    it('a latency number past its range is the 400 naming the field and its range, in each vendor body (no timer armed)', async () => {
+      const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: gw.root, maxRetries: 0 });
+      for (const [latency, said] of [
+        ['tps=0.0000001', 'tps is 0 (every token at once) or from 0.001 to 1000000 (tokens per second)'],
+        ['ttft=99999999999', 'ttft is from 0 to 86400000 (ms)'],
+        ['realistic,jitter=7', 'jitter is from 0 to 1'],
+      ]) {
+        const headers = { 'x-mock-latency': latency };
+        const refused = await openai.chat.completions.create({ ...body, stream: true }, { headers }).catch((e) => e);
+        expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(refused.param).toBe('x-mock-latency');
+        expect(refused.message).toContain(`Invalid x-mock-latency header: invalid latency "${latency.split(',').at(-1)}": ${said}`);
+        const claude = await anthropic.messages
+          .create({ model: 'claude-sonnet-5-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }, { headers })
+          .catch((e) => e);
+        expect(claude).toBeInstanceOf(Anthropic.BadRequestError);
+        expect(claude.message).toContain(said);
+      }
+      // A stall's time is a wait too: the same ceiling.
+      const stalled = await openai.chat.completions.create(body, withFault('STALL,ms=86400001')).catch((e) => e);
+      expect(stalled).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(stalled.message).toContain('ms=<0..86400000>');
+    });
+
     it.runIf(mode.name === 'socket')('x-mock-latency holds the reply while another request is answered (socket)', async () => {
       // Once the gateway has it, another request goes in and out while the first one is still unanswered.
       const { entry, answered } = await heldWhileAnother(
@@ -345,6 +371,17 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     cli = await spawnCli(['--strict']);
   });
   afterAll(() => cli.stop());
+
+  it('refuses an error fixture whose header holds a line break, or sets a framing header, with a 400 naming it', async () => {
+    for (const headers of [{ 'retry-after': '1\r\nx-injected: 1' }, { 'transfer-encoding': 'chunked' }, { 'content-length': '5' }]) {
+      const refused = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ name: 'hdr', error: { status: 429, headers } }) });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toContain(`at /error/headers/${Object.keys(headers)[0]}:`);
+    }
+    expect((await (await admin('/fixtures')).json()).fixtures.some((f: { fixture: { name?: string } }) => f.fixture.name === 'hdr')).toBe(
+      false,
+    );
+  });
 
   it('adds, lists and removes fixtures at run time, and reports near misses in strict mode', async () => {
     const added = await admin('/fixtures', {
@@ -452,7 +489,7 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(last.bodyBytes).toBeGreaterThan(2_200_000);
     expect(last.body.model).toBe('gpt-4o');
     expect(last.body.messages[0].content).toMatch(/^é{2048}… \[1097952 more characters\]$/);
-    expect(last.headers.authorization).toBe('Bearer sk-***');
+    expect(last.headers.authorization).toMatch(/^Bearer \*\*\*-7chars-[0-9a-f]{4}$/);
     expect(JSON.stringify(last)).not.toContain('sk-test');
   });
 
@@ -500,5 +537,92 @@ describe.runIf(socketSuites)('fixture files', () => {
     expect(code).toBe(2);
     expect(output).toContain('b.yml: invalid fixture');
     expect(output).toContain('fixture 0 ("bad"), at /error/status: must be >= 400');
+  });
+});
+
+describe.runIf(socketSuites)('fixture patterns cannot wedge the server', () => {
+  it("answers the issue's `^(\\w+\\s?)*$` on 45 letters and a `!` while another client is served, and refuses a backreference at POST", async () => {
+    const cli = await spawnCli();
+    const admin = (body: unknown) =>
+      fetch(`${cli.url}/__admin/fixtures`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    try {
+      const words = { name: 'words', match: { userMessage: { regex: '^(\\w+\\s?)*$' } }, reply: { text: 'only words' } };
+      expect((await admin(words)).status).toBe(201);
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0, timeout: HANG_MS });
+      const ask = (content: string) =>
+        client.chat.completions
+          .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+          .then((r) => r.choices[0].message.content);
+      // V8's backtracking engine never returned from the first (SIGKILL needed); both are answered.
+      const [wedge, other] = await Promise.all([ask(`${'a'.repeat(45)}!`), ask('plain words here')]);
+      expect(other).toBe('only words');
+      expect(wedge).not.toBe('only words');
+      const refused = await admin({ name: 'js', match: { userMessage: { regex: '(\\w+)\\s\\1' } } });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toMatch(
+        /at \/match\/userMessage\/regex: not a valid RE2 regular expression .*no backreferences or lookaround/,
+      );
+    } finally {
+      await cli.stop();
+    }
+  });
+});
+
+describe('a plain reply delayed past what one timer can wait', () => {
+  it('waits for its time in steps (Node fired a timer past 2^31 - 1 ms at once, with a warning)', async () => {
+    // 3000 tokens at 0.001 per second: the last token is due after ~3e9 ms, past a timer's range.
+    const gateway = createGateway({
+      fixtures: [{ match: { userMessage: 'slow' }, reply: { text: 'tick '.repeat(3000).trim() }, latency: { tokensPerSecond: 0.001 } }],
+    });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    // fetch, not an SDK: a client's own timeout cannot wait that long either.
+    const ask = (content: string) =>
+      fetch('http://127.0.0.1:2/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] }),
+      }).then((r) => r.json());
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      await ask('warm up');
+      await inVirtualTime(async () => {
+        const reply = watch(ask('slow'));
+        await advance(2 ** 31);
+        expect(reply.settled).toBe(false);
+        await advance(3000 * 1_000_000);
+        expect((await reply.promise).choices[0].message.content).toMatch(/^tick tick/);
+      });
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+      server.close();
+    }
+  });
+});
+
+describe.runIf(socketSuites)('run-time fixtures over the control plane', () => {
+  it('answer 409 past the bound, naming it and what is held, shared and a test together; a test reset frees its part', async () => {
+    const cli = await spawnCli();
+    const post = (query: string, body: unknown) =>
+      fetch(`${cli.url}/__admin/fixtures${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, reply: { text: 'x' } }));
+    try {
+      expect((await post('', many(6000))).status).toBe(201);
+      expect((await post('?test=t1', many(4000))).status).toBe(201);
+      const refused = await post('?test=t2', many(1));
+      expect(refused.status).toBe(409);
+      expect((await refused.json()).error).toMatch(/^The gateway holds at most 10000 fixtures added at run time .* it holds 10000 \(/);
+      await fetch(`${cli.url}/__admin/reset?test=t1`, { method: 'POST' });
+      expect((await post('?test=t2', many(1))).status).toBe(201);
+    } finally {
+      await cli.stop();
+    }
   });
 });

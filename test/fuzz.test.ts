@@ -14,6 +14,7 @@ import {
   adminRequests,
   anthropicRequests,
   changesState,
+  dialectRequests,
   geminiRequests,
   openaiRequests,
   vertexRequests,
@@ -28,6 +29,7 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['OpenAI (chat, completions, embeddings, responses, rerank v1/v2, models)', openaiRequests],
   ['Anthropic (messages, count_tokens, models)', anthropicRequests],
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
+  ['Dialects (Azure OpenAI deployments, v1, responses, models; OpenRouter chat, models)', dialectRequests],
   [
     'Vertex AI (Gemini: generateContent, countTokens, computeTokens, embedContent, predict, models; Claude: rawPredict, count-tokens)',
     vertexRequests,

@@ -5,8 +5,10 @@ import OpenAI from 'openai';
 import { createGateway } from '../src/index.ts';
 import { CAPTURE_LIMIT, captureBytes, Journal, readable, type JournalEntry } from '../src/core/journal.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
-import { parseSse } from '../src/record/recorder.ts';
+import { parseSse } from '../src/pipeline/framing.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 describe('the journal keeps what was answered (in-process)', () => {
   const gateway = createGateway();
@@ -136,6 +138,78 @@ describe('the journal keeps what was answered (in-process)', () => {
     const [entry] = gateway.requests();
     expect(entry.status).toBe(401);
     expect(JSON.parse(entry.response!.body!).error.code).toBe('invalid_api_key');
+  });
+});
+
+describe('the journal bounded in bytes, every field', () => {
+  const MIB8 = 8 * 1024 * 1024;
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`https://api.openai.com${path}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', ...headers },
+      body,
+    }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  /** An entry as the control plane would send it: every field, as JSON. */
+  const size = (entry: JournalEntry) => JSON.stringify(entry).length;
+  /** Generously above what one entry may hold: its body's 64 KiB, its answer's 64 KiB, 16 KiB of headers, the rest small. */
+  const ENTRY_BOUND = 150 * 1024;
+
+  it('keeps an 8 MiB unknown key, an 8 MiB model id, a huge header and path cut, each entry within its bound', async () => {
+    const gateway = createGateway();
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      const key = 'k'.repeat(MIB8);
+      const unknownKey = await post(
+        '/v1/chat/completions',
+        `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"${key}":1}`,
+      );
+      expect(unknownKey.status).toBe(200);
+      // Recorded before it is known: the 404 still leaves only a cut of it.
+      const model = await post('/v1/embeddings', JSON.stringify({ model: `m${'m'.repeat(MIB8)}`, input: 'x' }));
+      expect(model.status).toBe(404);
+      const header = await post('/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'x' }), {
+        'x-client-note': 'h'.repeat(1024 * 1024),
+        ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-extra-${i}`, 'e'.repeat(1000)])),
+      });
+      expect(header.status).toBe(200);
+      // msw takes URLs of at most 8 KiB; the standalone server's headers, the path among them, at most 16 KiB.
+      const path = await fetch(`https://api.openai.com/v1/models/${'p'.repeat(4000)}?q=${'q'.repeat(4000)}`, {
+        headers: { authorization: 'Bearer sk-test' },
+      });
+      expect(path.status).toBe(404);
+      const entries = gateway.requests();
+      expect(entries).toHaveLength(4);
+      for (const entry of entries) expect(size(entry), entry.path.slice(0, 30)).toBeLessThan(ENTRY_BOUND);
+      const [chat, embedding, headed, listed] = entries;
+      expect(Object.keys(chat.body as object).find((k) => k.startsWith('kkk'))).toMatch(/^k{2048}… \[8386560 more characters\]$/);
+      expect(embedding.model).toMatch(/^m{1024}… \[8387585 more characters\]$/);
+      expect(headed.headers['…']).toMatch(/^\d+ more headers$/);
+      expect(listed.path).toMatch(/^\/v1\/models\/p+… \[\d+ more characters\]$/);
+      expect(listed.query.length).toBeLessThan(1100);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('frees what reset drops: no entry outlives it', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const gateway = createGateway();
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      for (let i = 0; i < 3; i++) await post('/v1/embeddings', JSON.stringify({ model: `${'m'.repeat(1024 * 1024)}${i}`, input: 'x' }));
+      const refs = gateway.requests().map((entry) => new WeakRef(entry));
+      expect(refs).toHaveLength(3);
+      gateway.reset();
+      // A WeakRef holds its target until the job that made it ends.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+      expect(refs.map((ref) => ref.deref())).toEqual([undefined, undefined, undefined]);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -189,6 +189,31 @@ describe.runIf(socketSuites)('the control plane refuses limits it cannot apply',
     expect(await post('/clock', { advance: 30 })).toEqual({ status: 200, error: undefined });
     expect(await (await fetch(`${gw.root}/__admin/clock`)).json()).toEqual({ now: 1767225600 + 30 });
   });
+
+  it('refuses an advance past 9999-12-31T23:59:59Z, which every format must still write as a date', async () => {
+    const post = (advance: number) =>
+      fetch(`${gw.root}/__admin/clock`, { method: 'POST', body: JSON.stringify({ advance }) }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { now?: number; error?: string },
+      }));
+    const now = ((await (await fetch(`${gw.root}/__admin/clock`)).json()) as { now: number }).now;
+    // 2^53 - 1 seconds passed the old check; the clock then read past JavaScript's dates.
+    const refused = await post(Number.MAX_SAFE_INTEGER);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe(
+      `advanceClock: the clock may not pass 9999-12-31T23:59:59Z (253402300799 Unix seconds); it is at ${now}, so it may advance at most ${253402300799 - now} seconds`,
+    );
+    expect((await post(253402300799 - now)).body.now).toBe(253402300799);
+    // At the last second the clock may show, an Anthropic reply still has its dates.
+    const message = await fetch(`${gw.root}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(message.status).toBe(200);
+    expect((await post(1)).status).toBe(400);
+    await fetch(`${gw.root}/__admin/reset`, { method: 'POST' });
+  });
 });
 
 describe.each(MODES)("the SDKs' retry loops (%s)", (mode) => {

@@ -36,7 +36,7 @@ const adapters: Adapter[] = [
   {
     name: 'in-process',
     async start(runtime) {
-      const server = setupServer(...mswHandlers(runtime, '*', [echo]));
+      const server = setupServer(...mswHandlers(runtime, '*', [echo], openaiFormat));
       strictListen(server);
       return { root: 'http://127.0.0.1:2', stop: async () => server.close() };
     },

@@ -2,35 +2,30 @@
 // dependencies, openai, msw and vitest (linked from ours: no network, no dev tools); every entry point imported, type-checked by tsc and run; `npx model-gateway-mock`
 // answering the openai SDK; the vitest helper running under the user's vitest; the browser entry bundling clean.
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleForBrowser } from './helpers/browser-bundle.ts';
+import { packedProject, projectEnv } from './helpers/packed-project.ts';
 import { socketSuites } from './helpers/modes.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
-// npm and npx run on this Node (24), whatever `node` the machine has first on its PATH.
 // Offline: a test reaches nothing but 127.0.0.1, so npm and npx must find everything on disk.
-const env = {
-  ...process.env,
-  PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-  npm_config_update_notifier: 'false',
-  npm_config_offline: 'true',
-};
+const env = projectEnv;
 const TSC = join(root, 'node_modules/typescript/bin/tsc');
 
 /** Every entry point, with types used the way a user would; `@ts-expect-error` lines prove the types are not `any`. */
 const CHECK_TS = `
-import { createGateway, FIXED_EPOCH_SECONDS, type Fixture, type Gateway, type JournalEntry } from 'model-gateway-mock';
+import { blockUnhandled, createGateway, FIXED_EPOCH_SECONDS, type Fixture, type Gateway, type JournalEntry } from 'model-gateway-mock';
 import { createGateway as createBrowserGateway } from 'model-gateway-mock/browser';
 import { startServer, type RunningServer } from 'model-gateway-mock/server';
 import type { VitestGatewayOptions } from 'model-gateway-mock/vitest';
+import { ignoreHappyDomCancel } from 'model-gateway-mock/vitest-config';
 import schema from 'model-gateway-mock/fixture.schema.json' with { type: 'json' };
 import catalogue from 'model-gateway-mock/models.json' with { type: 'json' };
 import OpenAI from 'openai';
@@ -45,7 +40,7 @@ const helperOptions: VitestGatewayOptions = { use: [fixture], onUnhandledRequest
 
 const gateway: Gateway = createGateway({ fixtures: [fixture] });
 const msw = setupServer(...gateway.handlers);
-msw.listen();
+msw.listen(blockUnhandled());
 const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:2/v1', maxRetries: 0 });
 const inProcess = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 const journal: JournalEntry[] = gateway.requests();
@@ -65,6 +60,7 @@ console.log(JSON.stringify({
   epoch: FIXED_EPOCH_SECONDS,
   helper: helperOptions.use!.length,
   bad: typeof bad,
+  dom: ignoreHappyDomCancel({ message: 'another error' }),
 }));
 `;
 
@@ -100,37 +96,16 @@ const TSCONFIG = {
 };
 
 describe.runIf(socketSuites)('the npm package', () => {
-  let scratch: string;
   let tarball: string;
   let installed: string;
+  let remove: (() => void) | undefined;
   beforeAll(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'mgm-package-'));
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: root, env });
-    tarball = join(scratch, (JSON.parse(stdout) as { filename: string }[])[0].filename);
-    const project = join(scratch, 'project');
-    mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-    // The tarball's own files, and only its declared dependencies beside it (vitest too, to run the vitest
-    // entry as its users do): an import of anything undeclared fails here as it would for a user.
-    const modules = join(project, 'node_modules');
-    mkdirSync(join(modules, '.bin'), { recursive: true });
-    await run('tar', ['xzf', tarball, '-C', scratch]);
-    renameSync(join(scratch, 'package'), join(modules, 'model-gateway-mock'));
-    const declared = Object.keys(
-      (JSON.parse(readFileSync(join(modules, 'model-gateway-mock/package.json'), 'utf8')) as { dependencies: Record<string, string> })
-        .dependencies,
-    );
-    for (const name of [...declared, 'openai', 'msw', 'vitest']) {
-      mkdirSync(dirname(join(modules, name)), { recursive: true });
-      symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
-    }
-    symlinkSync('../model-gateway-mock/bin/model-gateway-mock.js', join(modules, '.bin/model-gateway-mock'));
-    symlinkSync('../vitest/vitest.mjs', join(modules, '.bin/vitest'));
-    installed = project;
+    const project = await packedProject(['openai', 'msw', 'vitest']);
+    tarball = project.tarball;
+    installed = project.dir;
+    remove = project.remove;
   }, 60_000);
-  afterAll(() => {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(() => remove?.());
 
   it('holds built code, types, the tokenizer table, the catalogue and price table, the schemas, README, the docs, LICENSE and CHANGELOG, and nothing else', async () => {
     const { stdout } = await run('tar', ['tzf', tarball]);
@@ -153,6 +128,7 @@ describe.runIf(socketSuites)('the npm package', () => {
       'dist/src/index.d.ts',
       'dist/src/browser.d.ts',
       'dist/src/vitest.d.ts',
+      'dist/src/vitest-config.d.ts',
       'dist/src/server.d.ts',
       'dist/src/core/o200k_base.bin',
       'dist/src/core/o200k_base.packed.js',
@@ -180,6 +156,7 @@ describe.runIf(socketSuites)('the npm package', () => {
       epoch: expect.any(Number),
       helper: 1,
       bad: 'object',
+      dom: true,
     });
   });
 

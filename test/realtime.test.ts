@@ -17,6 +17,7 @@ import { createGateway } from '../src/index.ts';
 import { runtimeOf } from '../src/gateway.ts';
 import { assertRealtimeEvents, assertSchema } from './helpers/openapi.ts';
 import { socketSuites } from './helpers/modes.ts';
+import { ITEM_LIMITS } from '../src/formats/openai/realtime-items.ts';
 
 type Ev = Record<string, any>;
 
@@ -673,6 +674,40 @@ describe.runIf(socketSuites)('realtime with raw WebSocket clients', () => {
     expect(events.filter((e) => e.type === 'response.done').at(-1)!.response.status).toBe('failed');
     c.socket.close();
     live.server.gateway.reset();
+  });
+});
+
+describe.runIf(socketSuites)('realtime conversation items, bounded per session and across sessions', () => {
+  const live = realtimeServer();
+  const held = () => runtimeOf(live.server.gateway).realtimeItems.held;
+  const item = (id: string, chars: number) => ({
+    type: 'conversation.item.create',
+    item: { id, type: 'message', role: 'user', content: [{ type: 'input_text', text: 'w'.repeat(chars) }] },
+  });
+  /** A session that has added `count` items of `chars` characters, each acknowledged. */
+  async function filled(count: number, chars: number, prefix: string) {
+    const c = rawClient(live.wsUrl, { headers: { Authorization: 'Bearer sk-test' } });
+    await c.opened;
+    for (let i = 0; i < count; i++) c.send(item(`${prefix}_${i}`, chars));
+    await c.until('conversation.item.done', count);
+    return c;
+  }
+
+  it(`keeps at most ${ITEM_LIMITS.sessionBytes / 1024 / 1024} MiB per session (oldest dropped), refuses an item over it, and gives it all back on close`, async () => {
+    const MB2 = 2_000_000;
+    const one = await filled(5, MB2, 'a');
+    one.send({ type: 'conversation.item.retrieve', item_id: 'a_0', event_id: 'evt_first' });
+    one.send({ type: 'conversation.item.retrieve', item_id: 'a_4', event_id: 'evt_last' });
+    one.send(item('too_big', ITEM_LIMITS.sessionBytes + 1));
+    await one.until('error', 2);
+    const errors = one.events.filter((e) => e.type === 'error').map((e) => e.error);
+    expect(errors[0]).toMatchObject({ code: 'item_not_found', event_id: 'evt_first' });
+    expect(errors[1]).toMatchObject({ code: 'item_too_large', param: 'item' });
+    expect(one.events.find((e) => e.type === 'conversation.item.retrieved')!.item.id).toBe('a_4');
+    expect(held()).toBeGreaterThan(4 * MB2);
+    expect(held()).toBeLessThanOrEqual(ITEM_LIMITS.sessionBytes);
+    one.socket.close();
+    await vi.waitFor(() => expect(held()).toBe(0), { timeout: 60_000, interval: 20 });
   });
 });
 

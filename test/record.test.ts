@@ -14,7 +14,8 @@ import { operationRequest } from '../src/core/request.ts';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../src/index.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
+import { startServer } from '../src/server.ts';
 import type { AddressInfo } from 'node:net';
 
 const TOKEN = 'sk-record-secret-4242';
@@ -450,5 +451,88 @@ describe('recording names', () => {
     // No words to show (another script, punctuation, a path): the name still holds, and never a slash.
     expect(recordingName(chat('你好'), '/v1/embeddings', 'k')).toBe('openai-embeddings-gpt-4o-mini-k.json');
     expect(recordingName(chat('../../etc/passwd', '../x'), '/v1/embeddings', 'k')).toBe('openai-embeddings-x-etc-passwd-k.json');
+  });
+});
+
+describe('the record proxy forwards only to its upstream', () => {
+  /** A stand-in server on its own port that counts the requests it gets and answers a Gemini reply. */
+  async function counting() {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ candidates: [], usageMetadata: {} }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { paths, port: (server.address() as AddressInfo).port, close: () => new Promise((r) => server.close(r)) };
+  }
+
+  /** A request with its path sent exactly as written (fetch and URL would normalise it first). */
+  function rawPost(port: number, path: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'x-goog-api-key': TOKEN } },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ contents: [{ parts: [{ text: 'Where do I go?' }] }] }));
+    });
+  }
+
+  it('refuses a path that would name another host (dot segments, //, encodings) before any request is made', async () => {
+    const upstream = await counting();
+    const foreign = await counting();
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-record-proxy-'));
+    const server = await startServer({
+      port: 0,
+      tokens: [TOKEN],
+      record: { dir, upstreams: { default: `http://127.0.0.1:${upstream.port}` } },
+    });
+    const away = `127.0.0.1:${foreign.port}`;
+    const call = 'v1beta/models/gemini-2.5-flash:generateContent';
+    try {
+      for (const path of [
+        `/.//${away}/${call}`,
+        `/x/..//${away}/${call}`,
+        `/%2e//${away}/${call}`,
+        `/%2E%2E//${away}/${call}`,
+        `/%2f%2f${away}/${call}`,
+        `/%5c${away}/${call}`,
+        `/v1beta/.%2e/.%2e//${away}/${call}`,
+      ]) {
+        const { status, body } = await rawPost(server.port, path);
+        // The route table matches paths from the root, so most of these name no endpoint (Gemini's 404);
+        // one that does is refused by record mode, saying what to send instead. Neither is forwarded.
+        const error = JSON.parse(body).error;
+        if (status === 404) expect({ path, error }).toMatchObject({ path, error: { code: 404, status: 'NOT_FOUND' } });
+        else {
+          expect({ path, status }).toEqual({ path, status: 400 });
+          expect(error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+          expect(error.message).toContain('Record mode forwards only plain paths');
+        }
+      }
+      // A path the table routes, with a traversal hidden in its model parameter: refused (an unknown model), not forwarded.
+      expect((await rawPost(server.port, `/v1beta/models/..%2f..%2f${away}%2fx:generateContent`)).status).toBe(404);
+      expect(foreign.paths).toEqual([]);
+      expect(upstream.paths).toEqual([]);
+      // A request target that starts with `//` is a path from the root (as fetch and msw read it), which no endpoint serves.
+      expect((await rawPost(server.port, `//${away}/${call}`)).status).toBe(404);
+      expect(upstream.paths).toEqual([]);
+      // A plain path still goes to the upstream, and its recording names no other host.
+      expect((await rawPost(server.port, `/${call}`)).status).toBe(200);
+      expect(upstream.paths).toEqual([`/${call}`]);
+      await new Promise((r) => setTimeout(r, 50));
+      const names = readdirSync(dir).filter((f) => f.endsWith('.json'));
+      expect(names).toEqual([expect.stringMatching(/^gemini-generate-content-gemini-2\.5-flash-where-do-i-go-[0-9a-f]+\.json$/)]);
+      expect(foreign.paths).toEqual([]);
+    } finally {
+      await server.close();
+      await upstream.close();
+      await foreign.close();
+    }
   });
 });

@@ -15,6 +15,7 @@ import { startServer } from '../src/server.ts';
 import { setupServer } from 'msw/node';
 import { createGateway, type JournalEntry } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
+import WebSocket from 'ws';
 
 // Every name a credential travels under (the one list in src/auth/keys.ts), in odd cases too.
 const CREDENTIAL_QUERY = (secret: string) =>
@@ -32,14 +33,56 @@ const CREDENTIAL_HEADERS = (secret: string): Record<string, string> => ({
 function expectMasked(journal: string, entry: JournalEntry, secret: string): void {
   expect(journal).not.toContain(secret);
   expect(journal).not.toContain(secret.slice(-10));
-  const masked = `${secret.slice(0, 5)}***${secret.slice(-4)}`;
+  // A fixed 3-character prefix, the length and a short hash: the same for the same secret, wherever it went.
+  const masked = entry.headers['x-goog-api-key'];
+  expect(masked).toMatch(new RegExp(`^${secret.slice(0, 3)}\\*\\*\\*-${secret.length}chars-[0-9a-f]{4}$`));
   expect([...new URLSearchParams(entry.query)]).toEqual([
     ...['key', 'api_key', 'KEY', 'access_token', 'Api-Key', 'admin_token'].map((name) => [name, masked]),
     ['alt', 'json'],
   ]);
+  expect(entry.query).toContain(`key=${masked}&`);
   for (const name of ['x-goog-api-key', 'x-api-key', 'api-key', 'x-admin-token']) expect(entry.headers[name], name).toBe(masked);
-  expect(entry.headers['proxy-authorization']).toBe(`Basic ${masked}`);
+  // Basic credentials open with the user name: none of it shows.
+  expect(entry.headers['proxy-authorization']).toBe(`Basic ${masked.slice(3)}`);
 }
+
+describe('masks that reveal nothing useful', () => {
+  it('show at most a fixed 3-character prefix of a long key, then its length and a short hash; a short secret not a character of it', async () => {
+    const secrets = ['s3cr3t-9c', 'ten-x0!q9z', 'twelve-q7k2Z', 'sk-Zq8Xw3Vn7Lk2Jh5Gf9Dd4Ss1Aa6Pp0Oo'];
+    const gateway = createGateway({ tokens: secrets });
+    const server = setupServer(...gateway.handlers);
+    strictListen(server);
+    try {
+      for (const secret of secrets) {
+        const res = await fetch('https://api.openai.com/v1/models', {
+          headers: { authorization: `Bearer ${secret}`, 'proxy-authorization': `Basic ${btoa(`alice:${secret}`)}` },
+        });
+        expect(res.status).toBe(200);
+      }
+      // A refused key in the 401 message, masked the same way.
+      const refused = await fetch('https://api.openai.com/v1/models', { headers: { authorization: 'Bearer wrong-key9' } });
+      expect((await refused.json()).error.message).toMatch(/^Incorrect API key provided: \*\*\*-10chars-[0-9a-f]{4}\. /);
+      const entries = gateway.requests().slice(0, secrets.length);
+      const journal = JSON.stringify(gateway.requests());
+      entries.forEach((entry, i) => {
+        const secret = secrets[i];
+        const masked = entry.headers.authorization.slice('Bearer '.length);
+        // The shortest secrets (9 to 12 characters) show nothing; a long one its kind only.
+        expect(masked).toMatch(new RegExp(`^${secret.length >= 20 ? 'sk-' : ''}\\*\\*\\*-${secret.length}chars-[0-9a-f]{4}$`));
+        for (let at = 0; at + 4 <= secret.length; at++)
+          if (at > 0 || secret.length < 20) expect(journal).not.toContain(secret.slice(at, at + 4));
+        // Basic auth: neither the user name nor its base64 shows.
+        expect(entry.headers['proxy-authorization']).toMatch(/^Basic \*\*\*-\d+chars-[0-9a-f]{4}$/);
+      });
+      expect(journal).not.toContain('alice');
+      expect(journal).not.toContain(btoa('alice').slice(0, 4));
+      // Two keys are told apart by their hashes.
+      expect(new Set(entries.map((e) => e.headers.authorization)).size).toBe(secrets.length);
+    } finally {
+      server.close();
+    }
+  });
+});
 
 describe('the journal masks every credential name (in-process)', () => {
   it('in gateway.requests(), headers and query alike', async () => {
@@ -88,6 +131,62 @@ function raw(
 
 const fakeRequest = (remoteAddress: string, headers: Record<string, string> = {}, method = 'GET') =>
   ({ method, headers: { host: '127.0.0.1:4010', ...headers }, socket: { remoteAddress } }) as unknown as IncomingMessage;
+
+describe.runIf(socketSuites)('scopes that hold on every route: ephemeral keys', () => {
+  /** The HTTP answer to a WebSocket handshake, or 101 once it opens (then closed at once). */
+  const handshake = (url: string, protocols: string[]) =>
+    new Promise<{ status: number; body: string }>((resolve) => {
+      const socket = new WebSocket(url, protocols);
+      socket.on('open', () => {
+        socket.close();
+        resolve({ status: 101, body: '' });
+      });
+      socket.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      socket.on('error', () => {});
+    });
+
+  it("mints a key only for the minting token's models, with the same 403 as using them, and the key inherits that token's scope and quota", async () => {
+    const server = await startServer({ port: 0 });
+    const ws = (model: string) => `${server.url.replace('http', 'ws')}/v1/realtime?model=${model}`;
+    try {
+      const scoped = server.gateway.tokens.issue({ models: ['gpt-4o-mini', 'gpt-realtime-mini'], quota: 5 });
+      const mint = (model: string) =>
+        fetch(`${server.url}/v1/realtime/client_secrets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${scoped.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ session: { type: 'realtime', model } }),
+        });
+      // Minting for a model outside the scope is the 403 that using it directly is.
+      const refused = await mint('gpt-realtime');
+      const direct = await handshake(ws('gpt-realtime'), ['realtime', `openai-insecure-api-key.${scoped.token}`]);
+      expect(refused.status).toBe(403);
+      expect(direct.status).toBe(403);
+      expect((await refused.json()).error).toEqual(JSON.parse(direct.body).error);
+      // A key minted within the scope keeps to it: another model in the URL is refused.
+      const minted = await mint('gpt-realtime-mini');
+      expect(minted.status).toBe(200);
+      const key = (await minted.json()).value as string;
+      expect(key).toMatch(/^ek_/);
+      const other = await handshake(ws('gpt-realtime'), ['realtime', `openai-insecure-api-key.${key}`]);
+      expect(other.status).toBe(403);
+      expect(JSON.parse(other.body).error.message).toContain('may not use model `gpt-realtime`');
+      // The minting token's quota counts every request (refused ones too): this session is the fifth, the next one past it.
+      expect((await handshake(ws('gpt-realtime-mini'), ['realtime', `openai-insecure-api-key.${key}`])).status).toBe(101);
+      const spent = await handshake(ws('gpt-realtime-mini'), ['realtime', `openai-insecure-api-key.${key}`]);
+      expect(spent.status).toBe(429);
+      expect(JSON.parse(spent.body).error.code).toBe('insufficient_quota');
+      // Revoking the minting token ends its keys.
+      server.gateway.tokens.revoke(scoped.token);
+      expect((await handshake(ws('gpt-realtime-mini'), ['realtime', `openai-insecure-api-key.${key}`])).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 describe('control-plane guard', () => {
   const url = new URL('http://127.0.0.1:4010/__admin/requests');
@@ -174,6 +273,27 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
 
   const journalLength = async () =>
     ((await (await fetch(`${cli.url}/__admin/requests`)).json()) as { requests: unknown[] }).requests.length;
+
+  it('answers every failure of the control plane and the pages in JSON or plain text, with no stack or file path', async () => {
+    const port = new URL(cli.url).port;
+    const cases: [string, string, Record<string, string>, number][] = [
+      // A cookie that is no percent-encoding was a 500 HTML page with the stack.
+      ['GET', '/__admin/requests', { cookie: 'mgm_admin=%' }, 200],
+      ['GET', '/console/playground', { cookie: 'mgm_admin=%25%' }, 200],
+      ['GET', '/__admin/requests', { cookie: 'mgm_admin=%', host: `rebind.evil.example:${port}` }, 403],
+      ['GET', '/console/assets/%E0%A4%A', {}, 400],
+      ['DELETE', '/__admin/fixtures/%E0%A4%A', {}, 400],
+      ['POST', '/__admin/fixtures', { 'content-type': 'application/json' }, 400],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const answer = await raw(cli.url, path, headers, method, method === 'POST' ? '{"not json' : undefined);
+      expect({ path, status: answer.status }).toEqual({ path, status });
+      if (status === 200) continue;
+      expect(answer.body).not.toMatch(/<html|<pre|\bat \S+ \(|node_modules|\/src\/|\.ts:\d/i);
+      if (path.startsWith('/__admin')) expect(JSON.parse(answer.body).error).toBeTypeOf('string');
+      else expect(answer.body).toMatch(/^Failed to decode param/);
+    }
+  });
 
   it('refuses state changes a browser marks as cross-origin, whatever the body type, and keeps its state', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${cli.url}/v1`, maxRetries: 0 });
@@ -329,8 +449,10 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const { requests } = JSON.parse(journal) as {
       requests: { headers: Record<string, string>; query: string; status: number; path: string }[];
     };
+    const masked = requests[0].headers.authorization.slice('Bearer '.length);
+    expect(masked).toMatch(/^sk-\*\*\*-28chars-[0-9a-f]{4}$/);
     expect(requests.find((r) => r.path === '/v1/realtime')!.headers['sec-websocket-protocol']).toBe(
-      'realtime, openai-insecure-api-key.sk-jo***6789',
+      `realtime, openai-insecure-api-key.${masked}`,
     );
     requests.splice(
       requests.findIndex((r) => r.path === '/v1/realtime'),
@@ -340,9 +462,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect(requests.every((r) => r.status === 200)).toBe(true);
     expect(journal).not.toContain(secret);
     expect(journal).not.toContain('0123456789');
-    expect(requests.some((r) => r.headers.authorization === 'Bearer sk-jo***6789')).toBe(true);
-    expect(requests.some((r) => r.headers['x-goog-api-key'] === 'sk-jo***6789')).toBe(true);
-    expect(requests.at(-1)!.query).toBe('?key=sk-jo***6789');
+    expect(requests.some((r) => r.headers.authorization === `Bearer ${masked}`)).toBe(true);
+    expect(requests.some((r) => r.headers['x-goog-api-key'] === masked)).toBe(true);
+    expect(requests.at(-1)!.query).toBe(`?key=${masked}`);
   });
 
   it('masks every credential name, in any case, in headers and in the query', async () => {

@@ -10,7 +10,7 @@ import { createGateway } from '../src/index.ts';
 import { runtimeOf } from '../src/gateway.ts';
 
 const DIST = fileURLToPath(new URL('../dist/src/', import.meta.url));
-const ENTRY_POINTS = ['index', 'browser', 'server', 'vitest'];
+const ENTRY_POINTS = ['index', 'browser', 'server', 'vitest', 'vitest-config'];
 
 /** Every .d.ts reachable from the entry points through relative imports and `import()` types. */
 function publishedDeclarations(): Map<string, string> {
@@ -40,7 +40,7 @@ const INTERNAL_NAMES =
 // What a published .d.ts may be: an entry point, api.d.ts, a public type module (src/types/: types and
 // constants, no code), or formats/names.d.ts, the one public leaf elsewhere (a fixture's `match.format`
 // is a FormatName). A module that implements something declares its internals next to its types.
-const PUBLIC_MODULES = /^(index|browser|server|vitest|api)\.d\.ts$|^types\/[\w-]+\.d\.ts$|^formats\/names\.d\.ts$/;
+const PUBLIC_MODULES = /^(index|browser|server|vitest|vitest-config|api)\.d\.ts$|^types\/[\w-]+\.d\.ts$|^formats\/names\.d\.ts$/;
 // Classes the published types may declare: public error classes a caller catches, once one is exported.
 const PUBLIC_CLASSES: string[] = [];
 

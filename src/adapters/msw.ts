@@ -1,11 +1,12 @@
 // In-process transport: endpoints as msw handlers (works with msw 2.x and 3.x).
-import { bypass, http, HttpHandler } from 'msw';
+import { bypass, HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
-import { errorFormat } from '../pipeline/paths.ts';
+import { runEndpoint } from '../pipeline/endpoint.ts';
+import { RouteTable } from '../pipeline/routes.ts';
 import { presentedKey } from '../auth/keys.ts';
-import type { EndpointSpec } from '../pipeline/call.ts';
+import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
 import {
+  abandon,
   collect,
   isPieces,
   isPlayback,
@@ -15,7 +16,7 @@ import {
   type Inbound,
   type Outbound,
 } from '../pipeline/exchange.ts';
-import { playbackStream } from '../pipeline/sse.ts';
+import { playbackStream } from '../pipeline/playback.ts';
 import { decodeInSlices } from '../pipeline/pieces.ts';
 import { CORS_HEADERS, preflightHeaders } from './cors.ts';
 
@@ -77,7 +78,7 @@ function pulled(chunks: AsyncIterable<Uint8Array>, cancel: () => void): Readable
 
 const encoder = new TextEncoder();
 
-function responseOf(out: Outbound, signal: AbortSignal): Response {
+function responseOf(out: Outbound, signal: AbortSignal, readerTimeoutMs: number): Response {
   if (out.broken) return brokenResponse(out.broken);
   const headers = { ...CORS_HEADERS, ...out.headers };
   if (isProxied(out.body)) {
@@ -99,7 +100,7 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
       { status: out.status, headers },
     );
   }
-  const body = isPlayback(out.body) ? playbackStream(out.body.events, out.body.hooks, signal, out.body.breakAtEnd) : out.body;
+  const body = isPlayback(out.body) ? playbackStream(out.body, signal, readerTimeoutMs) : out.body;
   return new Response(body as BodyInit | null, { status: out.status, headers });
 }
 
@@ -107,50 +108,61 @@ function responseOf(out: Outbound, signal: AbortSignal): Response {
 const preflight = (request: Request) =>
   new Response(null, { status: 204, headers: preflightHeaders(request.headers.get('access-control-request-headers') ?? undefined) });
 
-/** The msw handlers for `endpoints` on `origin` ('*' for any), plus 405 answers on their paths. */
-export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): HttpHandler[] {
-  const verbs = { GET: http.get, POST: http.post, DELETE: http.delete };
+/** The path under `origin` ('*' for any): the request's own path, or undefined when it is another origin's. */
+function pathUnder(origin: string, url: URL): string | undefined {
+  if (origin === '*') return url.pathname;
+  const base = new URL(origin);
+  if (url.origin !== base.origin) return undefined;
+  // An origin given with a path (`https://proxy.test/llm`) serves the API under it.
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (!prefix) return url.pathname;
+  return url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : undefined;
+}
+
+/**
+ * The msw handler of `endpoints` on `origin` ('*' for any; `fallback` renders what no format
+ * recognizes): one handler routing by the same table as
+ * the standalone server (pipeline/routes.ts), so a path means the same thing in both modes. It takes
+ * every request the table routes (an endpoint's, or a 405 for another method on its path) and, for a
+ * path no endpoint serves, the 404 the standalone server gives, in the caller's format; on any origin
+ * (the default) that 404 only for requests meant for the gateway, which present a key it issued: msw
+ * counts a request a handler takes as handled, and the rest must stay unhandled (other hosts, reported
+ * by onUnhandledRequest) or go on to the user's handlers. HEAD is msw's business.
+ */
+export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[], fallback: FormatEdge): HttpHandler[] {
   // Record mode in-process: the upstream call must get past msw (ours and the test's handlers).
   if (runtime.record) runtime.record.fetch ??= (url, init) => fetch(bypass(url as URL, init));
-  const byPath = new Map<string, EndpointSpec[]>();
-  const formats = new Set(endpoints.map((e) => e.format));
-  for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
-  // What the last handler takes (see there); HEAD is msw's business, as on the endpoints' paths.
-  const claims = (request: Request) =>
-    request.method !== 'HEAD' && (origin !== '*' || runtime.tokens.has(presentedKey(inboundOf(request), ALL_KEY_WAYS) ?? ''));
+  const table = new RouteTable(endpoints, fallback);
+  /** The request as the table sees it: its path under the origin (undefined when not ours to look at). */
+  const inboundUnder = (request: Request): Inbound | undefined => {
+    if (request.method === 'HEAD') return undefined;
+    const inbound = inboundOf(request);
+    const path = pathUnder(origin, inbound.url);
+    if (path === undefined) return undefined;
+    if (path !== inbound.url.pathname) inbound.url = new URL(path + inbound.url.search, inbound.url.origin);
+    return inbound;
+  };
+  const claims = (request: Request) => {
+    const inbound = inboundUnder(request);
+    if (!inbound) return false;
+    return table.route(inbound) !== undefined || origin !== '*' || runtime.tokens.has(presentedKey(inbound, ALL_KEY_WAYS) ?? '');
+  };
   return [
-    ...endpoints.map((spec) =>
-      verbs[spec.method](origin + spec.path, async ({ request, params }) => {
-        const inbound = inboundOf(request);
-        // Not ours: msw moves on to the next handler on the same path.
-        if (spec.accepts && !spec.accepts(inbound)) return undefined;
-        return responseOf(await runEndpoint(runtime, spec, inbound, params), request.signal);
-      }),
-    ),
-    ...[...byPath].map(([path, specs]) =>
-      http.all(origin + path, ({ request }) => {
-        // OPTIONS gets the standalone server's preflight answer: a service worker never sees a preflight, but
-        // happy-dom sends them through Node's http (without Access-Control-Request-Method). HEAD is msw's business.
-        if (request.method === 'OPTIONS') {
-          return preflight(request);
-        }
-        if (request.method === 'HEAD') return undefined;
-        const methods = [...new Set(specs.map((s) => s.method))];
-        const inbound = inboundOf(request);
-        return responseOf(
-          methodNotAllowed(errorFormat(new Set(specs.map((s) => s.format)), inbound, defaultFormat(specs)), inbound, methods),
-          request.signal,
-        );
-      }),
-    ),
-    // Last: a path no endpoint serves gets the 404 the standalone server gives, in the caller's format.
-    // On any origin (the default) it takes only requests meant for the gateway, which present a key it
-    // issued: msw counts a request a handler takes as handled, and the rest must stay unhandled (other
-    // hosts, reported by onUnhandledRequest) or go on to the user's handlers.
-    new ClaimingHandler(`${origin}/*`, claims, ({ request }) => {
+    new ClaimingHandler(`${origin === '*' ? '*' : new URL(origin).origin}/*`, claims, async ({ request }) => {
+      // OPTIONS gets the standalone server's preflight answer: a service worker never sees a preflight, but
+      // happy-dom sends them through Node's http (without Access-Control-Request-Method).
       if (request.method === 'OPTIONS') return preflight(request);
-      const inbound = inboundOf(request);
-      return responseOf(unknownRoute(errorFormat(formats, inbound, defaultFormat(endpoints)), inbound), request.signal);
+      const inbound = inboundUnder(request)!;
+      const routed = table.route(inbound);
+      const out =
+        routed && 'spec' in routed ? await runEndpoint(runtime, routed.spec, inbound, routed.params) : table.refuse(inbound, routed);
+      try {
+        return responseOf(out, request.signal, runtime.readerTimeoutMs);
+      } catch (error) {
+        // A header fetch refuses: the stream it would have carried has ended before it began.
+        abandon(out);
+        throw error;
+      }
     }),
   ];
 }
@@ -174,4 +186,4 @@ class ClaimingHandler extends HttpHandler {
 }
 
 /** Every way a client may present a key on an HTTP request. */
-const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'] as const;
+const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'api-key', 'query-key'] as const;

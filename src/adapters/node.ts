@@ -1,25 +1,69 @@
 // Standalone transport: node:http straight into the endpoint pipeline. No express router and no
 // fetch Request/Response objects on this path: both cost more than the emulator's own work.
-// Routing matches paths as msw's own URL matcher does (pipeline/paths.ts), so a path means the same thing in
-// both modes, without loading msw.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Requests are routed by the one route table both transports use (pipeline/routes.ts), so a path means
+// the same thing in both modes, without loading msw.
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Runtime } from '../runtime.ts';
 import { GatewayError } from '../core/errors.ts';
-import { defaultFormat, methodNotAllowed, runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
-import type { EndpointSpec, FormatEdge, Params } from '../pipeline/call.ts';
-import { isPieces, isPlayback, isProxied, tooLarge, type BrokenConnection, type Inbound, type Outbound } from '../pipeline/exchange.ts';
+import { runEndpoint } from '../pipeline/endpoint.ts';
+import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
+import {
+  abandon,
+  ClientGone,
+  isPieces,
+  isPlayback,
+  isProxied,
+  tooLarge,
+  type BrokenConnection,
+  type Inbound,
+  type Outbound,
+} from '../pipeline/exchange.ts';
 import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
-import { playEvents, utf8 } from '../pipeline/sse.ts';
-import { errorFormat, matchPath } from '../pipeline/paths.ts';
+import { HIGH_WATER_BYTES, playFramed, type ByteSink } from '../pipeline/playback.ts';
+import { RouteTable } from '../pipeline/routes.ts';
 import { createHash } from 'node:crypto';
+import { yieldToLoop } from '../core/slices.ts';
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Bodies being read, by connection: what fails the read when Node's parser refuses what follows (see answerClientError). */
+const reading = new WeakMap<Duplex, (error: Error & { code?: string }) => void>();
+
+/** The parser's refusal of a body as the request's own error: the format's 400 (413 for oversized chunk extensions). */
+function malformed(error: Error & { code?: string }): GatewayError {
+  const why = error.message.replace(/^Parse Error:\s*/i, '');
+  if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW')
+    return new GatewayError('request_too_large', `The request body's chunk extensions are too large (${error.code}).`);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new GatewayError('invalid_request', 'The request body did not arrive in time (ERR_HTTP_REQUEST_TIMEOUT).', { status: 408 });
+  return new GatewayError(
+    'invalid_request',
+    `The request body could not be read as HTTP/1.1: ${why}${error.code ? ` (${error.code})` : ''}. Send it with a Content-Length it matches, or well-formed chunked encoding.`,
+  );
+}
+
+/**
+ * The body, refusing more than `limit` bytes. A client that closes its connection first fails it with
+ * ClientGone; one whose body Node's parser refuses, with that refusal as a 400, which the pipeline
+ * answers, after which the connection closes (`res`: the parser cannot read another request on it).
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) {
     req.resume();
     return Promise.reject(tooLarge(limit));
   }
   return new Promise((resolve, reject) => {
+    const socket = req.socket;
+    reading.set(socket, (error) => {
+      reading.delete(socket);
+      // The client ended its side before the body was in: it has left, as when its connection drops.
+      if (error.code === 'HPE_INVALID_EOF_STATE') {
+        socket.destroy();
+        return reject(new ClientGone());
+      }
+      res.shouldKeepAlive = false;
+      reject(malformed(error));
+    });
     const chunks: Buffer[] = [];
     let total = 0;
     const onData = (chunk: Buffer) => {
@@ -34,9 +78,35 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks, total)));
-    req.once('error', reject);
+    req.once('end', () => {
+      reading.delete(socket);
+      resolve(Buffer.concat(chunks, total));
+    });
+    // A request stream errs only when its connection does: the client left before its body was in.
+    req.once('error', () => {
+      reading.delete(socket);
+      reject(new ClientGone());
+    });
   });
+}
+
+/** What Node answers a request its parser refuses before a handler has it (its own 'clientError' default). */
+const BARE_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+
+/**
+ * node:http's 'clientError': its parser refused what a client sent. While that request's body is being
+ * read, the pipeline answers it (the format's 400 naming the problem, journaled as sent; it was
+ * journaled a 500 the client never saw, while Node sent a bare 400); otherwise as Node would, a bare
+ * status line, and the connection closes.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const fail = reading.get(socket);
+  if (fail) return fail(error);
+  if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+    const status = BARE_STATUS[error.code ?? ''] ?? 400;
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy(error);
 }
 
 /**
@@ -49,6 +119,7 @@ class NodeInbound implements Inbound {
   readonly method: string;
   readonly url: URL;
   private readonly req: IncomingMessage;
+  private readonly res: ServerResponse;
   /** The abort signal is made only if the pipeline asks for it (streams and delays do). */
   private controller?: AbortController;
   private gone = false;
@@ -57,6 +128,7 @@ class NodeInbound implements Inbound {
     this.method = req.method ?? 'GET';
     this.url = url;
     this.req = req;
+    this.res = res;
     res.once('close', () => {
       if (res.writableFinished) return;
       this.gone = true;
@@ -76,11 +148,11 @@ class NodeInbound implements Inbound {
 
   async text(limit: number): Promise<string> {
     // As Buffer's toString('utf8') decodes (a BOM kept), in slices.
-    return decodeInSlices(await readBody(this.req, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
+    return decodeInSlices(await readBody(this.req, this.res, limit), new TextDecoder('utf-8', { ignoreBOM: true }));
   }
 
   bytes(limit: number): Promise<Uint8Array> {
-    return readBody(this.req, limit);
+    return readBody(this.req, this.res, limit);
   }
 
   get signal(): AbortSignal {
@@ -112,53 +184,88 @@ function breakConnection(res: ServerResponse, broken: BrokenConnection): void {
   }
 }
 
-/** Resolves once `res` can take more (or is gone). */
-function drained(res: ServerResponse): Promise<void> {
+/**
+ * Resolves true once `res` can take more, false if it is gone or its reader took nothing for
+ * `timeoutMs` (0: no limit); the caller then drops the connection.
+ */
+function drained(res: ServerResponse, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    const done = (ok: boolean) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      clearTimeout(timer);
+      resolve(ok && !res.destroyed);
     };
-    res.once('drain', done);
-    res.once('close', done);
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    const timer = timeoutMs > 0 ? setTimeout(() => done(false), timeoutMs) : undefined;
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
 }
 
 /**
- * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
- * holds back the pieces not made yet, and a client that leaves stops them.
+ * Writes `piece`, then waits while the reader's buffer is full; false when the connection is gone or
+ * was dropped. After a drain the event loop serves everyone else first: a socket that took the piece
+ * at once drains on the next tick, and going on from there would never let it.
  */
-async function writePieces(res: ServerResponse, body: JsonPieces): Promise<void> {
+async function written(res: ServerResponse, piece: string | Uint8Array, timeoutMs: number): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (res.write(piece)) return true;
+  if (await drained(res, timeoutMs)) {
+    await yieldToLoop();
+    return true;
+  }
+  res.destroy();
+  return false;
+}
+
+/**
+ * A big JSON reply, a piece at a time (chunked: its length is known only at the end); a slow reader
+ * holds back the pieces not made yet, one that takes nothing for the reader timeout is dropped, and a
+ * client that leaves stops them.
+ */
+async function writePieces(res: ServerResponse, body: JsonPieces, timeoutMs: number): Promise<void> {
   try {
-    res.write(body.head);
-    for await (const piece of body.rest) {
-      if (res.destroyed) return;
-      if (!res.write(piece)) await drained(res);
-    }
+    if (!(await written(res, body.head, timeoutMs))) return;
+    for await (const piece of body.rest) if (!(await written(res, piece, timeoutMs))) return;
     res.end();
   } catch {
     res.destroy();
   }
 }
 
-function write(res: ServerResponse, out: Outbound, extra: Record<string, string>): void {
+/** A body bigger than the high-water mark (audio, a long JSON reply), a high-water mark's worth at a time as the reader takes it. */
+async function writeInSlices(res: ServerResponse, data: Uint8Array, timeoutMs: number): Promise<void> {
+  for (let at = 0; at < data.byteLength; at += HIGH_WATER_BYTES)
+    if (!(await written(res, data.subarray(at, at + HIGH_WATER_BYTES), timeoutMs))) return;
+  res.end();
+}
+
+/** An upstream's answer (record mode), read from the upstream only as fast as the client takes it. */
+async function writeProxied(res: ServerResponse, chunks: AsyncIterable<Uint8Array>, abort: () => void, timeoutMs: number): Promise<void> {
+  try {
+    for await (const chunk of chunks)
+      if (!(await written(res, chunk, timeoutMs))) {
+        abort();
+        return;
+      }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+function write(res: ServerResponse, out: Outbound, extra: Record<string, string>, readerTimeoutMs: number): void {
   if (out.broken) return breakConnection(res, out.broken);
   const headers = { ...extra, ...out.headers };
   const body = out.body;
   if (isProxied(body)) {
-    // An upstream's answer (record mode): each chunk as it arrives; a client that leaves stops the fetch.
+    // A client that leaves stops the fetch.
     res.writeHead(out.status, headers);
     res.flushHeaders();
     res.once('close', () => body.abort());
-    void (async () => {
-      try {
-        for await (const chunk of body.chunks) res.write(chunk);
-        res.end();
-      } catch {
-        res.destroy();
-      }
-    })();
+    void writeProxied(res, body.chunks, body.abort, readerTimeoutMs);
     return;
   }
   if (isPlayback(body)) {
@@ -167,82 +274,62 @@ function write(res: ServerResponse, out: Outbound, extra: Record<string, string>
     // Events due now go with the headers: corked, headers, those events (and the end, when that is
     // all) leave in one write instead of three.
     const socket = res.socket;
-    const now = body.events.length > 0 && body.events[0].due <= 0;
-    if (now) socket?.cork();
-    else res.flushHeaders();
-    // A cut stream: what was written arrives, then the socket closes without the final chunk.
-    const end = body.breakAtEnd ? () => void res.socket?.end() : () => void res.end();
-    const stop = playEvents(body.events, { write: (chunk) => void res.write(chunk), end }, body.hooks, utf8);
-    if (now) socket?.uncork();
+    socket?.cork();
+    let wrote = false;
+    const sink: ByteSink = {
+      write(bytes) {
+        wrote = true;
+        return res.write(bytes);
+      },
+      whenDrained: (resume) => void res.once('drain', resume),
+      // A cut stream: the headers and what was written arrive, then the socket closes without the final chunk.
+      end: body.breakAtEnd
+        ? () => {
+            if (!wrote) res.flushHeaders();
+            res.socket?.end();
+          }
+        : () => void res.end(),
+      drop: () => void res.destroy(),
+    };
+    const stop = playFramed(body, sink, readerTimeoutMs);
+    if (!wrote && !res.writableEnded) res.flushHeaders();
+    socket?.uncork();
     res.once('close', stop);
     return;
   }
   if (isPieces(body)) {
     res.writeHead(out.status, headers);
-    void writePieces(res, body);
+    void writePieces(res, body, readerTimeoutMs);
     return;
   }
   const data = body ?? '';
-  headers['content-length'] = String(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
+  const length = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+  headers['content-length'] = String(length);
   res.writeHead(out.status, headers);
-  res.end(data);
+  if (length <= HIGH_WATER_BYTES) return void res.end(data);
+  void writeInSlices(res, typeof data === 'string' ? Buffer.from(data) : data, readerTimeoutMs);
 }
 
-/** The path as the exact table keys it: msw's matcher takes one trailing slash (`/v1/models/` is `/v1/models`), and so does the table. */
-function tablePath(pathname: string): string {
-  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-}
-
-/** Whether `spec` takes this request (an endpoint sharing a path with others may look at more than the path). */
-function takes(spec: EndpointSpec, inbound: Inbound): boolean {
-  return !spec.accepts || spec.accepts(inbound);
-}
-
-interface Route {
-  spec: EndpointSpec;
-  /** Path pattern, msw syntax (`:param`), matched at the end of the path. */
-  pattern: string;
+/**
+ * The request target as a URL: a path from the root as sent (`//v1/models` stays a path, as fetch and
+ * msw see it, not a host), an absolute form as given. The scheme is the connection's.
+ */
+function requestUrl(req: IncomingMessage): URL {
+  const base = (req.socket as { encrypted?: boolean }).encrypted ? 'https://localhost' : 'http://localhost';
+  const target = req.url ?? '/';
+  return target.startsWith('/') ? new URL(base + target) : new URL(target, base);
 }
 
 export class NodeRouter {
-  private readonly exact = new Map<string, EndpointSpec[]>();
-  private readonly patterned: Route[] = [];
   private readonly runtime: Runtime;
   private readonly fallback: FormatEdge;
-  private readonly formats: ReadonlySet<FormatEdge>;
+  readonly table: RouteTable;
 
   /** `fallback` renders 404s for paths no endpoint serves, unless another format recognizes the request. */
   constructor(runtime: Runtime, endpoints: readonly EndpointSpec[], fallback: FormatEdge) {
     this.runtime = runtime;
     this.fallback = fallback;
-    this.formats = new Set(endpoints.map((e) => e.format));
-    for (const spec of endpoints) {
-      if (spec.path.includes(':') || spec.path.includes('*')) this.patterned.push({ spec, pattern: spec.path });
-      else {
-        const key = `${spec.method} ${spec.path}`;
-        this.exact.set(key, [...(this.exact.get(key) ?? []), spec]);
-      }
-    }
-  }
-
-  private exactRoute(inbound: Inbound): EndpointSpec | undefined {
-    return this.exact.get(`${inbound.method} ${tablePath(inbound.url.pathname)}`)?.find((spec) => takes(spec, inbound));
-  }
-
-  /** Routes a request no exact path takes: parameterized paths, else what its path allows. */
-  private route(inbound: Inbound): { spec?: EndpointSpec; params: Params; allowed: EndpointSpec[] } {
-    const { method, url } = inbound;
-    const path = tablePath(url.pathname);
-    const allowed: EndpointSpec[] = [];
-    for (const [key, specs] of this.exact) if (key.endsWith(` ${path}`)) allowed.push(...specs);
-    for (const route of this.patterned) {
-      // With the host in front, as msw matches the whole URL (`//v1/models/x` parses as host `v1`).
-      const params = matchPath(route.pattern, `/${url.host}${url.pathname}`);
-      if (!params) continue;
-      if (route.spec.method === method && takes(route.spec, inbound)) return { spec: route.spec, params, allowed };
-      allowed.push(route.spec);
-    }
-    return { params: {}, allowed };
+    this.table = new RouteTable(endpoints, fallback);
   }
 
   /** Answers one request; `extra` headers (CORS) go on every response. Never rejects. */
@@ -251,16 +338,12 @@ export class NodeRouter {
     try {
       // The path is all that routes; the Host header is the client's to get wrong. The scheme is the
       // connection's, for URLs handed back (paths.ts's requestOrigin).
-      const url = new URL(req.url ?? '/', (req.socket as { encrypted?: boolean }).encrypted ? 'https://localhost' : 'http://localhost');
-      const inbound = new NodeInbound(req, res, url);
-      const exact = this.exactRoute(inbound);
-      const { spec, params, allowed } = exact ? { spec: exact, params: {}, allowed: [] } : this.route(inbound);
-      if (spec) out = await runEndpoint(this.runtime, spec, inbound, params);
-      else if (allowed.length)
-        out = methodNotAllowed(errorFormat(new Set(allowed.map((s) => s.format)), inbound, defaultFormat(allowed)), inbound, [
-          ...new Set(allowed.map((s) => s.method)),
-        ]);
-      else out = unknownRoute(errorFormat(this.formats, inbound, this.fallback), inbound);
+      const inbound = new NodeInbound(req, res, requestUrl(req));
+      const routed = this.table.route(inbound);
+      out =
+        routed && 'spec' in routed
+          ? await runEndpoint(this.runtime, routed.spec, inbound, routed.params)
+          : this.table.refuse(inbound, routed);
     } catch (error) {
       // Only a malformed request line gets here (the pipeline answers every failure itself).
       out = this.fallback.errorResponse(new GatewayError('invalid_request', `Malformed request: ${(error as Error).message}`), '');
@@ -268,17 +351,14 @@ export class NodeRouter {
     // Written at the end of this event-loop turn, so the responses to requests that arrived together
     // go out together: measured ~1.5x the throughput of writing each at once (bench/run.ts).
     setImmediate(() => {
-      if (res.destroyed) {
-        // The client left before anything was written: a stream that never started has still ended.
-        if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
-        else if (isProxied(out.body)) out.body.abort();
-        return;
-      }
+      // The client left before anything was written: a stream that never started has still ended.
+      if (res.destroyed) return abandon(out);
       try {
-        write(res, out, extra);
+        write(res, out, extra, this.runtime.readerTimeoutMs);
       } catch {
-        // A header Node refuses to send (say, a fixture's): drop the connection rather than the server.
+        // A header Node refuses to send: drop the connection rather than the server, and count the stream ended.
         res.destroy();
+        abandon(out);
       }
     });
   }

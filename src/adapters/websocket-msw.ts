@@ -67,6 +67,10 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending): void
   }
   const sink: SocketSink = {
     send: (text) => client.send(text),
+    // In-process every frame is handed to the client's WebSocket as an event at once: nothing is buffered.
+    buffered: () => 0,
+    whenDrained: (resume) => queueMicrotask(resume),
+    pauseReading: () => {},
     close: (code, reason) => client.close(code, reason),
     // A dropped connection, as the browser reports one.
     terminate: () => client.close(1006, 'connection dropped'),

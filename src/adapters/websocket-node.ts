@@ -8,6 +8,7 @@ import { runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
 import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
 import type { Inbound, Outbound, SocketSink } from '../pipeline/exchange.ts';
 import { inboundOf } from './upgrade.ts';
+import { HIGH_WATER_BYTES } from '../pipeline/playback.ts';
 
 type WsModule = typeof import('ws');
 let wsModule: Promise<WsModule> | undefined;
@@ -65,6 +66,10 @@ export async function handleUpgrade(
   server.handleUpgrade(req, socket, head, (client) => {
     const sink: SocketSink = {
       send: (text) => client.send(text),
+      buffered: () => client.bufferedAmount,
+      // Past the high-water mark the socket's own write said so: its 'drain' comes once it is empty.
+      whenDrained: (resume) => (client.bufferedAmount < HIGH_WATER_BYTES ? queueMicrotask(resume) : void socket.once('drain', resume)),
+      pauseReading: (paused) => (paused ? client.pause() : client.resume()),
       close: (code, reason) => client.close(code, reason),
       terminate: () => client.terminate(),
     };

@@ -6,10 +6,11 @@ import type { TokenScope, IssuedToken } from '../types/keys.ts';
 export type { IssuedToken } from '../types/keys.ts';
 
 /**
- * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `?key=`, or (for
- * browsers, which cannot set headers on a WebSocket) the subprotocol `openai-insecure-api-key.<token>`.
+ * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `api-key` (Azure
+ * OpenAI's header), `?key=`, or (for browsers, which cannot set headers on a WebSocket) the subprotocol
+ * `openai-insecure-api-key.<token>`.
  */
-export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key' | 'subprotocol';
+export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'query-key' | 'subprotocol';
 
 /** The subprotocol prefix a browser's realtime client carries its key in. */
 const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
@@ -38,9 +39,20 @@ export function presentedKey(source: KeySource, ways: readonly KeyWay[]): string
   return undefined;
 }
 
-/** A token shown in messages without giving it away: `sk-ab***wxyz`. */
-export function maskKey(token: string): string {
-  return token.length <= 8 ? `${token.slice(0, 3)}***` : `${token.slice(0, 5)}***${token.slice(-4)}`;
+/** Keys this long or longer show their first MASK_PREFIX characters (a vendor's kind: `sk-`, `ek_`, `AIz`); shorter ones none. */
+const MASK_PREFIX_FROM = 20;
+const MASK_PREFIX = 3;
+
+/**
+ * A credential shown without giving any of it away: at most a fixed 3-character prefix (of a key of 20
+ * characters or more), then its length and a 16-bit hash that tells two keys apart: `sk-***-51chars-3f9a`,
+ * `***-9chars-0c1e`. The one mask of the 401 message, the journal, the pages and recordings.
+ */
+export function maskKey(token: string, withPrefix = true): string {
+  const prefix = withPrefix && token.length >= MASK_PREFIX_FROM ? token.slice(0, MASK_PREFIX) : '';
+  const hash = (hashString(`mask ${token}`) & 0xffff).toString(16).padStart(4, '0');
+  // Only characters a query string keeps as they are: the journal's query shows it unescaped.
+  return `${prefix}***-${token.length}chars-${hash}`;
 }
 
 /**
@@ -67,10 +79,14 @@ const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
 /** Whether a header or query parameter called `name` (any case) carries a credential. */
 const isCredentialName = (name: string): boolean => CREDENTIAL_NAMES.has(name.toLowerCase());
 
-/** A credential value masked like the 401 message masks a token, its scheme kept (`Bearer sk-te***oken`). */
+/**
+ * A credential value masked like the 401 message masks a token, its scheme kept
+ * (`Bearer sk-***-51chars-3f9a`). Basic credentials show no prefix at all: theirs is the user name, base64-encoded.
+ */
 function maskCredential(value: string): string {
   const scheme = /^(Bearer|Basic)\s+/i.exec(value)?.[0] ?? '';
-  return scheme + maskKey(value.slice(scheme.length));
+  const secret = value.slice(scheme.length);
+  return scheme + maskKey(secret, !/^basic/i.test(scheme));
 }
 
 /** A copy of `headers`, in the same key order, with every credential masked (the realtime key subprotocol too). */
@@ -152,12 +168,16 @@ export class KeyStore {
     return key && now < key.expiresAt && this.tokens.has(key.parent) ? key : undefined;
   }
 
-  constructor(tokens: readonly string[]) {
+  /** Every non-empty key passes as if issued (unscoped, unlimited); the issued ones keep their scopes. */
+  private readonly anyKey: boolean;
+
+  constructor(tokens: readonly string[], anyKey = false) {
     for (const token of tokens) this.tokens.set(token, { token, used: 0 });
+    this.anyKey = anyKey;
   }
 
   has(token: string): boolean {
-    return this.tokens.has(token);
+    return this.tokens.has(token) || (this.anyKey && token.length > 0);
   }
 
   get(token: string): IssuedToken | undefined {

@@ -2,7 +2,8 @@
 // operation of the Gateway object, so in-process tests and standalone clients can do the same things.
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
-import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import { FixtureLimitError, FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import { failureOf } from './errors.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -11,6 +12,7 @@ function filterOf(req: Request): RequestFilter {
     path: q.path,
     model: q.model,
     format: q.format,
+    dialect: q.dialect,
     status: q.status === undefined ? undefined : Number(q.status),
     fixture: q.fixture,
     unmatched: q.unmatched === undefined ? undefined : q.unmatched !== 'false',
@@ -38,55 +40,145 @@ const finished = (e: RequestSummary) => e.durationMs !== undefined;
 
 /** How often the live feed looks at the journal: nothing is added to the API path to notify it. */
 const FEED_TICK_MS = 250;
+/** Followers of one gateway's live feed at once; past it a new one gets a 503 (a console tab is one). */
+export const MAX_FEED_FOLLOWERS = 64;
+/** Bytes a follower may leave unread before the feed skips it (what changed meanwhile goes once it reads). */
+const FEED_HIGH_WATER_BYTES = 64 * 1024;
+
+/** One follower of the live feed: where it is in the journal, and its response. */
+interface Follower {
+  res: Response;
+  /** With ?test=<id>, the entries sent with that test id only. */
+  test?: string;
+  generation: number;
+  /** The newest entry looked at (sent, or not its test's). */
+  lastSeq: number;
+  /** Entries sent while in flight, by seq: the state they were sent in. */
+  open: Map<number, string>;
+  quiet: number;
+  /** Armed while its reader takes nothing: it drops the follower at the reader timeout. */
+  idle?: ReturnType<typeof setTimeout>;
+}
+
+/** The journal as one tick sees it: each summary once, for every follower. */
+interface Snapshot {
+  summaries: RequestSummary[];
+  states: string[];
+  at: Map<number, number>;
+}
 
 /**
- * `GET /__admin/requests/stream`: server-sent events. `entries` carries summaries of new entries and
- * of entries whose state moved (status, stream progress, outcome); `reset` says the journal was cleared.
- * `?test=<id>` follows one test's requests.
+ * `GET /__admin/requests/stream` for every follower of one gateway: one timer, and each tick the
+ * journal's summaries made once, from which each follower is sent what changed since it last read
+ * (new entries, entries whose state moved). A follower whose reader takes nothing is skipped until it
+ * drains (what changed meanwhile then goes in one event), and dropped at the reader timeout.
  */
-function requestFeed(gateway: Gateway, req: Request, res: Response): void {
-  // With ?test=<id>, the entries sent with that test id only.
-  const test = testOf(req);
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  res.flushHeaders();
-  let generation = gateway.journalGeneration;
-  let lastSeq = 0;
-  const open = new Map<number, string>();
-  let quiet = 0;
-  const tick = () => {
-    if (gateway.journalGeneration !== generation) {
-      generation = gateway.journalGeneration;
-      lastSeq = 0;
-      open.clear();
-      res.write('event: reset\ndata: {}\n\n');
-    }
-    const changed: RequestSummary[] = [];
+class LiveFeed {
+  private readonly followers = new Set<Follower>();
+  private timer?: ReturnType<typeof setInterval>;
+  private readonly gateway: Gateway;
+  private readonly readerTimeoutMs: number;
+
+  constructor(gateway: Gateway, readerTimeoutMs: number) {
+    this.gateway = gateway;
+    this.readerTimeoutMs = readerTimeoutMs;
+  }
+
+  /** `entries` carries summaries of new entries and of entries whose state moved; `reset` says the journal was cleared. */
+  follow(req: Request, res: Response): void {
+    const test = testOf(req);
+    if (this.followers.size >= MAX_FEED_FOLLOWERS)
+      return fail(
+        res,
+        503,
+        `The live feed has ${MAX_FEED_FOLLOWERS} followers, its limit: close one (a console tab) or read GET /__admin/requests instead.`,
+      );
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    const follower: Follower = { res, test, generation: this.gateway.journalGeneration, lastSeq: 0, open: new Map(), quiet: 0 };
+    this.followers.add(follower);
+    // Its response closes when the follower leaves or is dropped.
+    res.once('close', () => {
+      clearTimeout(follower.idle);
+      this.followers.delete(follower);
+      if (!this.followers.size) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    });
+    this.update(follower, this.snapshot());
+    this.timer ??= setInterval(() => this.tick(), FEED_TICK_MS);
+  }
+
+  private snapshot(): Snapshot {
     // Summaries only: the captured answers are left undecoded.
-    for (const entry of gateway.requestSummaries()) {
-      if (test !== undefined && entry.test !== test) continue;
-      const state = stateOf(entry);
-      if (entry.seq > lastSeq || (open.has(entry.seq) && open.get(entry.seq) !== state)) changed.push(entry);
-      if (finished(entry)) open.delete(entry.seq);
-      else open.set(entry.seq, state);
-      lastSeq = Math.max(lastSeq, entry.seq);
+    const summaries = this.gateway.requestSummaries();
+    return { summaries, states: summaries.map(stateOf), at: new Map(summaries.map((s, i) => [s.seq, i])) };
+  }
+
+  private tick(): void {
+    const snapshot = this.snapshot();
+    for (const follower of this.followers) this.update(follower, snapshot);
+  }
+
+  private update(f: Follower, { summaries, states, at }: Snapshot): void {
+    const { res } = f;
+    if (res.writableLength > FEED_HIGH_WATER_BYTES) {
+      // Its reader has not taken what was sent: nothing more until it does, and not at all past the timeout.
+      if (!f.idle && this.readerTimeoutMs > 0) {
+        f.idle = setTimeout(() => res.destroy(), this.readerTimeoutMs);
+        res.once('drain', () => {
+          clearTimeout(f.idle);
+          f.idle = undefined;
+        });
+      }
+      return;
+    }
+    let out = '';
+    if (this.gateway.journalGeneration !== f.generation) {
+      f.generation = this.gateway.journalGeneration;
+      f.lastSeq = 0;
+      f.open.clear();
+      out += 'event: reset\ndata: {}\n\n';
+    }
+    const changed: number[] = [];
+    // Entries sent in flight whose state moved (or that the ring dropped).
+    for (const [seq, state] of f.open) {
+      const i = at.get(seq);
+      if (i === undefined) f.open.delete(seq);
+      else if (states[i] !== state) changed.push(i);
+    }
+    // New entries, newest last.
+    let first = summaries.length;
+    while (first > 0 && summaries[first - 1].seq > f.lastSeq) first--;
+    for (let i = first; i < summaries.length; i++) if (f.test === undefined || summaries[i].test === f.test) changed.push(i);
+    if (summaries.length) f.lastSeq = Math.max(f.lastSeq, summaries[summaries.length - 1].seq);
+    for (const i of changed) {
+      if (finished(summaries[i])) f.open.delete(summaries[i].seq);
+      else f.open.set(summaries[i].seq, states[i]);
     }
     if (changed.length) {
-      quiet = 0;
-      res.write(`event: entries\ndata: ${JSON.stringify(changed)}\n\n`);
-    } else if (++quiet * FEED_TICK_MS >= 15_000) {
-      quiet = 0;
-      res.write(': keep-alive\n\n');
+      changed.sort((a, b) => a - b);
+      f.quiet = 0;
+      out += `event: entries\ndata: ${JSON.stringify(changed.map((i) => summaries[i]))}\n\n`;
+    } else if (++f.quiet * FEED_TICK_MS >= 15_000) {
+      f.quiet = 0;
+      out += ': keep-alive\n\n';
     }
-  };
-  tick();
-  const timer = setInterval(tick, FEED_TICK_MS);
-  req.once('close', () => clearInterval(timer));
+    if (out) res.write(out);
+  }
 }
 
 const fail = (res: Response, status: number, message: string) => void res.status(status).json({ error: message });
 
-export function adminRouter(gateway: Gateway, version: string): Router {
+/** The control plane's settings from the server: how long a live-feed follower may read nothing. */
+interface AdminOptions {
+  readerTimeoutMs: number;
+}
+
+export function adminRouter(gateway: Gateway, version: string, { readerTimeoutMs }: AdminOptions): Router {
   const router = express.Router({ caseSensitive: true });
+  const feed = new LiveFeed(gateway, readerTimeoutMs);
   // Every body is read as JSON, whatever type it declares: `curl -d '{…}'` labels it a form. (The
   // guard, not the body type, keeps web pages out.)
   router.use(express.json({ limit: '10mb', type: () => true }));
@@ -104,7 +196,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   });
   router.get('/requests/count', (req, res) => void res.json({ count: gateway.countRequests(filterOf(req)) }));
   router.get('/requests/unmatched', (req, res) => void res.json({ requests: gateway.requests({ unmatched: true, test: testOf(req) }) }));
-  router.get('/requests/stream', (req, res) => requestFeed(gateway, req, res));
+  router.get('/requests/stream', (req, res) => feed.follow(req, res));
   router.get('/requests/:seq', (req, res, next) => {
     const seq = Number(req.params.seq);
     if (!Number.isInteger(seq)) return next();
@@ -124,6 +216,7 @@ export function adminRouter(gateway: Gateway, version: string): Router {
       res.status(201).json({ ids });
     } catch (error) {
       if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
+      if (error instanceof FixtureLimitError) return fail(res, 409, error.message);
       throw error;
     }
   });
@@ -189,7 +282,12 @@ export function adminRouter(gateway: Gateway, version: string): Router {
     const advance = (req.body as { advance?: unknown } | undefined)?.advance;
     if (!Number.isSafeInteger(advance) || (advance as number) < 0)
       return fail(res, 400, 'Send {"advance": <whole seconds >= 0>}: how far to move the clock on.');
-    res.json({ now: gateway.advanceClock(advance as number) });
+    try {
+      res.json({ now: gateway.advanceClock(advance as number) });
+    } catch (error) {
+      // Past the last date every format can write.
+      fail(res, 400, (error as Error).message);
+    }
   });
 
   router.post('/reset', (req, res) => {
@@ -198,14 +296,10 @@ export function adminRouter(gateway: Gateway, version: string): Router {
   });
 
   // Malformed JSON and the like: the control plane answers in its own JSON, never with an HTML page.
-  router.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: () => void) =>
-    fail(
-      res,
-      error.status ?? 500,
-      error.type === 'entity.parse.failed'
-        ? `The body is not JSON (the control plane reads every body as JSON, whatever its Content-Type): ${error.message}`
-        : error.message,
-    ),
-  );
+  router.use((error: unknown, req: Request, res: Response, _next: () => void) => {
+    const { status, message } = failureOf(error);
+    if (status >= 500) console.error(`model-gateway-mock: ${req.method} ${req.originalUrl}:`, error);
+    fail(res, status, message);
+  });
   return router;
 }

@@ -44,7 +44,13 @@ function sameSecret(a: string, b: string): boolean {
 function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
+    if (k !== name) continue;
+    // A value that is no percent-encoding (`mgm_admin=%`) is taken as written: it is then no token.
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return v.join('=');
+    }
   }
   return undefined;
 }

@@ -7,3 +7,15 @@ export function clockSeconds(clock: ClockOption): number {
   if (typeof clock === 'number') return Math.floor(clock);
   return FIXED_EPOCH_SECONDS;
 }
+
+/**
+ * The latest time the clock may show, 9999-12-31T23:59:59Z: every format writes dates with four-digit
+ * years, and past JavaScript's date range every Anthropic request failed ("Invalid time value").
+ */
+export const LATEST_CLOCK_SECONDS = 253_402_300_799;
+
+/** Why the clock may not stand at `seconds` (Unix), or undefined when it may. */
+export function clockProblem(seconds: number): string | undefined {
+  if (seconds <= LATEST_CLOCK_SECONDS) return undefined;
+  return `the clock may not pass 9999-12-31T23:59:59Z (${LATEST_CLOCK_SECONDS} Unix seconds)`;
+}

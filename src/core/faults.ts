@@ -5,6 +5,7 @@
 import { GatewayError } from './errors.ts';
 import type { PinnedReply } from './respond.ts';
 import { Rng } from './seed.ts';
+import { MAX_WAIT_MS } from './timing.ts';
 import type { ConnectionFault, ErrorFault, FaultSpec, ReplyFault, StreamFault } from '../types/faults.ts';
 export type { ConnectionFault, FaultSpec } from '../types/faults.ts';
 
@@ -23,9 +24,6 @@ const ALL_FAULTS: readonly string[] = [...CONNECTION_FAULTS, ...STREAM_FAULTS, .
 // the types lack, and this a name the lists lack.
 type Listed = (typeof CONNECTION_FAULTS | typeof STREAM_FAULTS | typeof REPLY_FAULTS | typeof ERROR_FAULTS)[number];
 const _unlisted: Record<Exclude<FaultSpec['type'], Listed>, never> = {};
-
-/** The longest delay a timer can wait (2^31 - 1 ms); longer ones fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export function isConnectionFault(fault: FaultSpec): fault is FaultSpec & { type: ConnectionFault } {
   return (CONNECTION_FAULTS as readonly string[]).includes(fault.type);
@@ -71,11 +69,11 @@ export function parseFault(text: string): FaultSpec {
     const n = Number(v);
     const ok =
       (k === 'after' && whole) ||
-      (k === 'ms' && whole && n <= MAX_TIMER_MS) ||
+      (k === 'ms' && whole && n <= MAX_WAIT_MS) ||
       (k === 'status' && whole && n >= 400 && n <= 599) ||
       (k === 'probability' && /^(\d+\.?\d*|\.\d+)$/.test(v) && n <= 1);
     if (!ok) {
-      throw new Error(`bad fault setting "${pair}": use after=<events>, ms=<0..${MAX_TIMER_MS}>, status=<400..599> or probability=<0..1>`);
+      throw new Error(`bad fault setting "${pair}": use after=<events>, ms=<0..${MAX_WAIT_MS}>, status=<400..599> or probability=<0..1>`);
     }
     (fault as unknown as Record<string, number>)[k] = n;
   }

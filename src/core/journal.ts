@@ -99,8 +99,13 @@ export function readable(entries: JournalEntry[]): JournalEntry[] {
 /** Bodies up to this many characters are journaled whole; bigger ones as a shortened copy of about this size. */
 export const JOURNAL_BODY_CHARS = 64 * 1024;
 
-/** Longest string kept whole in a shortened body. */
+/** Longest string (or object key) kept whole in a shortened body. */
 const STRING_CAP = 2048;
+
+/** `text` cut to `max` characters and marked, as a copy (a cut of a long string may keep the whole string alive). */
+function cut(text: string, max: number): string {
+  return text.length > max ? detached(`${text.slice(0, max)}… [${text.length - max} more characters]`) : text;
+}
 
 /**
  * A copy of a parsed JSON body in about `budget` characters: long strings cut, the rest of an array or
@@ -111,7 +116,7 @@ export function shortenedBody(value: unknown, budget = JOURNAL_BODY_CHARS): unkn
   let left = budget;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      const kept = v.length > STRING_CAP ? detached(`${v.slice(0, STRING_CAP)}… [${v.length - STRING_CAP} more characters]`) : v;
+      const kept = cut(v, STRING_CAP);
       left -= kept.length + 2;
       return kept;
     }
@@ -138,13 +143,60 @@ export function shortenedBody(value: unknown, budget = JOURNAL_BODY_CHARS): unkn
         out['…'] = `${entries.length - kept} more fields`;
         break;
       }
-      left -= k.length + 4;
-      out[k] = walk(item);
+      // Keys are the client's too: an unknown top-level key of 8 MiB was kept whole.
+      const key = cut(k, STRING_CAP);
+      left -= key.length + 4;
+      out[key] = walk(item);
       kept++;
     }
     return out;
   };
   return walk(value);
+}
+
+/** Characters kept of each field of an entry a client writes (path, query, model, a header's name or value…). */
+const JOURNAL_FIELD_CHARS = 1024;
+
+/** Request headers an entry keeps: at most this many characters of them in all (Node's own default limit on a request's headers is 16 KiB). */
+const HEADER_CHARS = 16 * 1024;
+
+/** `headers` within HEADER_CHARS: as they are when they fit, else each name and value cut at JOURNAL_FIELD_CHARS and those past the bound left out, counted. */
+export function boundedHeaders(headers: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(headers);
+  let size = 0;
+  for (const [name, value] of entries) size += name.length + String(value).length;
+  if (size <= HEADER_CHARS) return headers;
+  let left = HEADER_CHARS;
+  const out: Record<string, string> = {};
+  let kept = 0;
+  for (const [name, value] of entries) {
+    const n = cut(name, JOURNAL_FIELD_CHARS);
+    const v = cut(String(value), JOURNAL_FIELD_CHARS);
+    if ((left -= n.length + v.length) < 0) {
+      out['…'] = `${entries.length - kept} more headers`;
+      break;
+    }
+    out[n] = v;
+    kept++;
+  }
+  return out;
+}
+
+/**
+ * Bounds the fields of `entry` a client's request wrote (an 8 MiB model id on /v1/embeddings was
+ * recorded before it was known, and kept): each string at JOURNAL_FIELD_CHARS, copied. Bodies are
+ * bounded where they are read (shortenedBody), captured answers where they are written (captureBytes).
+ */
+export function boundEntry(entry: JournalEntry): void {
+  entry.method = cut(entry.method, JOURNAL_FIELD_CHARS);
+  entry.path = cut(entry.path, JOURNAL_FIELD_CHARS);
+  entry.query = cut(entry.query, JOURNAL_FIELD_CHARS);
+  entry.headers = boundedHeaders(entry.headers);
+  if (entry.model !== undefined) entry.model = cut(entry.model, JOURNAL_FIELD_CHARS);
+  if (entry.fixture !== undefined) entry.fixture = cut(entry.fixture, JOURNAL_FIELD_CHARS);
+  for (const record of entry.batch?.requests ?? []) {
+    if (record.model !== undefined) record.model = cut(record.model, JOURNAL_FIELD_CHARS);
+  }
 }
 
 export class Journal {

@@ -1,9 +1,9 @@
 // The stream plan: a reply cut into token-sized pieces, each with the time it is due.
 // Formats render each step as their own events; none of them decides chunking or timing.
-import type { Block, CanonicalReply } from './reply.ts';
+import type { Block, CanonicalReply, Choice } from './reply.ts';
 import { deriveKey } from './seed.ts';
-import { pieceTimes, type LatencyProfile } from './timing.ts';
-import { splitTokens } from './tokens.ts';
+import { dueTimes, type LatencyProfile } from './timing.ts';
+import { tokenPieces } from './tokens.ts';
 
 export interface StreamStep {
   choice: number;
@@ -25,46 +25,99 @@ export interface StreamStep {
   blockEnd: boolean;
 }
 
-function blockPieces(block: Block): readonly string[] {
+function blockPieces(block: Block): Iterable<string> {
   // Audio and pictures go out whole, as one piece.
   if (block.type === 'audio' || block.type === 'image') return [''];
   const text = block.type === 'tool_call' ? block.arguments : block.text;
-  return text ? splitTokens(text) : [''];
+  return text ? tokenPieces(text) : [''];
 }
 
-export function planStream(reply: CanonicalReply, profile: LatencyProfile): StreamStep[] {
-  const steps: StreamStep[] = [];
-  for (const choice of reply.choices) {
-    const blocks: readonly Block[] = choice.blocks.length ? choice.blocks : [{ type: 'text', text: '' }];
-    const pieces = blocks.map(blockPieces);
-    const count = pieces.reduce((n, p) => n + p.length, 0);
-    const times = pieceTimes(profile, count, deriveKey(reply.key, `timing:${choice.index}`));
-    let i = 0;
-    for (let b = 0; b < blocks.length; b++) {
-      const texts = pieces[b];
-      for (let j = 0; j < texts.length; j++, i++) {
-        steps.push({
-          choice: choice.index,
-          position: i,
-          block: b,
-          text: texts[j],
-          due: times[i],
-          first: i === 0,
-          last: i === count - 1,
-          blockStart: j === 0,
-          blockEnd: j === texts.length - 1,
-        });
-      }
+/** One choice's steps, in order, made as they are taken. */
+function* choiceSteps(reply: CanonicalReply, choice: Choice, profile: LatencyProfile): Generator<StreamStep> {
+  const blocks: readonly Block[] = choice.blocks.length ? choice.blocks : [{ type: 'text', text: '' }];
+  // No delay at all: every piece is due at once, with no draws (the commonest case, kept cheap).
+  const instant = profile.ttftMs === 0 && profile.tokensPerSecond === 0;
+  const times = instant ? undefined : dueTimes(profile, deriveKey(reply.key, `timing:${choice.index}`));
+  let i = 0;
+  for (let b = 0; b < blocks.length; b++) {
+    const pieces = blockPieces(blocks[b])[Symbol.iterator]();
+    let piece = pieces.next();
+    for (let j = 0; !piece.done; j++, i++) {
+      // One piece ahead: whether this one ends its block.
+      const following = pieces.next();
+      yield {
+        choice: choice.index,
+        position: i,
+        block: b,
+        text: piece.value,
+        due: times ? times.next().value : 0,
+        first: i === 0,
+        last: following.done === true && b === blocks.length - 1,
+        blockStart: j === 0,
+        blockEnd: following.done === true,
+      };
+      piece = following;
     }
   }
-  // Choices interleave by time, and piece by piece when times tie, as the real services do. One
-  // choice's steps are in order already (times never decrease).
-  return reply.choices.length > 1 ? steps.sort((a, b) => a.due - b.due || a.position - b.position || a.choice - b.choice) : steps;
+}
+
+const before = (a: StreamStep, b: StreamStep) => a.due - b.due || a.position - b.position || a.choice - b.choice;
+
+/**
+ * The stream plan, a step at a time as it is taken: a stream holds one step per choice, never the
+ * plan. Choices interleave by time, and piece by piece when times tie, as the real services do (a
+ * merge of the choices' steps, each choice's already in order: times never decrease).
+ */
+export function planSteps(reply: CanonicalReply, profile: LatencyProfile): Iterable<StreamStep> {
+  return reply.choices.length === 1 ? choiceSteps(reply, reply.choices[0], profile) : mergedSteps(reply, profile);
+}
+
+function* mergedSteps(reply: CanonicalReply, profile: LatencyProfile): Generator<StreamStep> {
+  // A binary heap of each choice's next step, earliest first.
+  const heap: { step: StreamStep; rest: Generator<StreamStep> }[] = [];
+  const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j], heap[i]]);
+  const down = (at: number) => {
+    for (;;) {
+      const l = 2 * at + 1;
+      const r = l + 1;
+      let least = at;
+      if (l < heap.length && before(heap[l].step, heap[least].step) < 0) least = l;
+      if (r < heap.length && before(heap[r].step, heap[least].step) < 0) least = r;
+      if (least === at) return;
+      swap(at, least);
+      at = least;
+    }
+  };
+  for (const choice of reply.choices) {
+    const rest = choiceSteps(reply, choice, profile);
+    const first = rest.next();
+    if (first.done) continue;
+    heap.push({ step: first.value, rest });
+    for (let at = heap.length - 1; at > 0 && before(heap[at].step, heap[(at - 1) >> 1].step) < 0; at = (at - 1) >> 1)
+      swap(at, (at - 1) >> 1);
+  }
+  while (heap.length) {
+    const top = heap[0];
+    yield top.step;
+    const next = top.rest.next();
+    if (next.done) {
+      const last = heap.pop()!;
+      if (!heap.length) return;
+      heap[0] = last;
+    } else top.step = next.value;
+    down(0);
+  }
+}
+
+/** The whole stream plan (see planSteps). */
+export function planStream(reply: CanonicalReply, profile: LatencyProfile): StreamStep[] {
+  return [...planSteps(reply, profile)];
 }
 
 /** How long a non-streamed reply takes: until its last piece would have been generated. */
 export function replyDelay(reply: CanonicalReply, profile: LatencyProfile): number {
   if (profile.ttftMs === 0 && profile.tokensPerSecond === 0) return 0;
-  const steps = planStream(reply, profile);
-  return steps.length ? steps[steps.length - 1].due : 0;
+  let last = 0;
+  for (const choice of reply.choices) for (const step of choiceSteps(reply, choice, profile)) last = Math.max(last, step.due);
+  return last;
 }

@@ -58,3 +58,29 @@ export class BoundedStore<V> {
     return this.held;
   }
 }
+
+/** A byte ceiling several holders draw from (realtime conversations across a gateway's sessions). */
+export class SharedBytes {
+  private used = 0;
+  readonly max: number;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** Takes `bytes` if they fit under the ceiling, else takes nothing and says so. */
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.max) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  /** Bytes taken and not given back. */
+  get held(): number {
+    return this.used;
+  }
+}

@@ -43,25 +43,40 @@ function pairsOf(spec: string): Partial<LatencyProfile> {
     .filter(Boolean)) {
     const [name, raw] = pair.split('=').map((s) => s.trim());
     const key = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
-    const value = Number(raw?.replace(/ms$/, ''));
-    const problem = key && raw !== undefined ? valueProblem(key, value) : 'unknown';
-    if (problem === 'unknown') {
+    const value = raw === undefined || raw === '' ? Number.NaN : Number(raw.replace(/ms$/, ''));
+    if (!key || !Number.isFinite(value)) {
       throw new Error(
         `invalid latency "${pair}": expected a profile (${Object.keys(PROFILES).join(', ')}) or ttft=<ms>, tps=<tokens per second>, jitter=<0..1>, e.g. "ttft=250,tps=40,jitter=0.2"`,
       );
     }
+    const problem = outOfRange(key, value, name);
     if (problem) throw new Error(`invalid latency "${pair}": ${problem}`);
-    profile[key!] = value;
+    profile[key] = value;
   }
   return profile;
 }
 
-/** What is wrong with `value` for `key`, if anything ('unknown': not a usable number at all). */
-function valueProblem(key: keyof LatencyProfile, value: unknown): string | undefined {
-  // Timers cannot wait longer than 2^31 - 1 ms.
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2_147_483_647) return 'unknown';
-  if (key === 'jitter' && value > 1) return 'jitter is between 0 and 1';
-  return undefined;
+/** The longest wait any latency field (or a stall) may ask for: one day, far inside a timer's 2^31 - 1 ms. */
+export const MAX_WAIT_MS = 86_400_000;
+
+/**
+ * Each field's range, one check for every way a profile is given (the CLI, the options, fixtures,
+ * `x-mock-latency`): every wait it makes (a first token, the gap between two, doubled by jitter) stays
+ * a day or two, where a timer past 2^31 - 1 ms fires at once and warns (tps=0.0000001 re-armed ~900
+ * times a second).
+ */
+const RANGES: Record<keyof LatencyProfile, { min: number; max: number; zero?: string; unit: string }> = {
+  ttftMs: { min: 0, max: MAX_WAIT_MS, unit: 'ms' },
+  // 0 sends every token at once; otherwise at most 1000 s between two.
+  tokensPerSecond: { min: 0.001, max: 1_000_000, zero: 'every token at once', unit: 'tokens per second' },
+  jitter: { min: 0, max: 1, unit: 'a share of each gap' },
+};
+
+/** What is wrong with `value` for `key` (called `name` where it was given), if anything. */
+function outOfRange(key: keyof LatencyProfile, value: number, name: string): string | undefined {
+  const { min, max, zero, unit } = RANGES[key];
+  if ((zero !== undefined && value === 0) || (value >= min && value <= max)) return undefined;
+  return `${name} is ${zero === undefined ? '' : `0 (${zero}) or `}from ${min} to ${max} (${unit})`;
 }
 
 /** A value as the user would recognize it in an error (numbers and strings as written, the rest as JSON, cut short). */
@@ -86,12 +101,9 @@ export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfi
   for (const [name, raw] of Object.entries(value)) {
     if (raw === undefined) continue;
     if (!fields.includes(name)) throw new Error(`invalid latency: unknown field "${name}"; expected ${shape}`);
-    const problem = valueProblem(name as keyof LatencyProfile, raw);
-    if (problem) {
-      throw new Error(
-        `invalid latency: ${name} ${shown(raw)}: ${problem === 'unknown' ? 'expected a number from 0 to 2147483647' : problem}`,
-      );
-    }
+    if (typeof raw !== 'number' || !Number.isFinite(raw)) throw new Error(`invalid latency: ${name} ${shown(raw)}: expected a number`);
+    const problem = outOfRange(name as keyof LatencyProfile, raw, name);
+    if (problem) throw new Error(`invalid latency: ${name} ${shown(raw)}: ${problem}`);
     profile[name as keyof LatencyProfile] = raw;
   }
   return profile;
@@ -101,14 +113,22 @@ export function toLatency(value: string | Partial<LatencyProfile>): LatencyProfi
 export function pieceTimes(profile: LatencyProfile, count: number, key: number): number[] {
   // No delay at all: every piece is due at once (what the draws below would give, without them).
   if (profile.ttftMs === 0 && profile.tokensPerSecond === 0) return new Array<number>(count).fill(0);
+  const times: number[] = [];
+  const each = dueTimes(profile, key);
+  for (let i = 0; i < count; i++) times.push(each.next().value);
+  return times;
+}
+
+/** pieceTimes' times one at a time, as many as are taken: the same draws, none made ahead. */
+export function* dueTimes(profile: LatencyProfile, key: number): Generator<number, never> {
+  if (profile.ttftMs === 0 && profile.tokensPerSecond === 0) for (;;) yield 0;
   const rng = new Rng(key);
   const spread = (ms: number) => ms * (1 + profile.jitter * (rng.next() * 2 - 1));
   const gap = profile.tokensPerSecond > 0 ? 1000 / profile.tokensPerSecond : 0;
-  const times: number[] = [];
   let t = spread(profile.ttftMs);
-  for (let i = 0; i < count; i++) {
-    if (i > 0) t += spread(gap);
-    times.push(Math.round(t));
+  yield Math.round(t);
+  for (;;) {
+    t += spread(gap);
+    yield Math.round(t);
   }
-  return times;
 }

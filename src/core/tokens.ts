@@ -261,18 +261,26 @@ const memoPieces = memoize(exactPieces, {
  * average token length seen so far, so a huge text streams in linear time. Shared: do not modify.
  */
 export function splitTokens(text: string): readonly string[] {
-  if (text.length <= MEMO_TEXT_CHARS) return memoPieces(text);
+  return text.length <= MEMO_TEXT_CHARS ? memoPieces(text) : [...longPieces(text)];
+}
+
+/** splitTokens' pieces, a long text's made as they are taken (a stream holds no array of them). */
+export function tokenPieces(text: string): Iterable<string> {
+  return text.length <= MEMO_TEXT_CHARS ? memoPieces(text) : longPieces(text);
+}
+
+function* longPieces(text: string): Generator<string> {
   const head = text.slice(0, safeCut(text, EXACT_CHARS));
   const pieces = exactPieces(head);
+  yield* pieces;
   const width = Math.max(1, Math.round(head.length / Math.max(1, pieces.length)));
   for (let at = head.length; at < text.length; ) {
     let next = Math.min(text.length, at + width);
     if (next < text.length) next = safeCut(text, next);
     if (next <= at) next = at + 2; // a one-character width landed inside a surrogate pair
-    pieces.push(text.slice(at, next));
+    yield text.slice(at, next);
     at = next;
   }
-  return pieces;
 }
 
 /** Text of token ids (for prompts sent as token arrays); false unless every id is in the vocabulary. */

@@ -10,6 +10,7 @@ import type { Runtime } from '../runtime.ts';
 import type { Inbound, JsonObject, Outbound } from './exchange.ts';
 import type { DecisionState, Forward } from './decide.ts';
 import type { FormatName } from '../formats/names.ts';
+import type { RecordedEvent } from './framing.ts';
 
 /** What a wire format tells the pipeline about itself. */
 export interface FormatEdge {
@@ -22,8 +23,8 @@ export interface FormatEdge {
   errorResponse(error: GatewayError, requestId: string): Outbound;
   /** Whether its stream events carry an SSE `event:` name, the payload's `type` (a fixture's raw payloads are framed so). */
   namedEvents: boolean;
-  /** Renders a failure part-way through a stream as the vendor's in-stream error event (framed). */
-  streamError(error: GatewayError, requestId: string): string;
+  /** Renders a failure part-way through a stream as the vendor's in-stream error event (the stream's framing frames it). */
+  streamError(error: GatewayError, requestId: string): RecordedEvent;
   /** The vendor's rate-limit headers for a window (on replies and on its 429); none for a vendor that sends none. */
   rateLimitHeaders(window: RateWindow): Record<string, string>;
   /**
@@ -33,7 +34,7 @@ export interface FormatEdge {
   usageOf(raw: unknown): Usage | undefined;
   /**
    * Whether a request no endpoint takes (unknown path, wrong method) came from this vendor's clients
-   * (their headers, their path prefixes): its error is then rendered in this format (paths.ts's errorFormat).
+   * (their headers, their path prefixes): its error is then rendered in this format (routes.ts).
    */
   recognizes?(request: Pick<Inbound, 'url' | 'header'>): boolean;
 }
@@ -41,10 +42,14 @@ export interface FormatEdge {
 export type Params = Record<string, string | readonly string[] | undefined>;
 
 /**
- * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit
- * and the live-stream count. The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit,
+ * the reader timeout, the live-stream count and the deployments (a cloud account's names for models). The journal, the rate windows and spending are the pipeline's (endpoint.ts).
  */
-type CallState = DecisionState & Pick<Runtime, 'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams'>;
+type CallState = DecisionState &
+  Pick<
+    Runtime,
+    'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments'
+  >;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
@@ -63,9 +68,16 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
   runtime: CallState;
   /** This request's journal entry: handlers fill in model, fixture and stream progress. */
   entry: JournalEntry;
-  /** The token the request presented. */
+  /** The issued token the request acts for: the one it presented, or the one that minted its client secret. */
   token: string;
+  /** The client secret (`ek_…`) the request presented instead of a token, on the routes that take one. */
+  clientSecret?: string;
   format: FormatEdge;
+  /**
+   * For an endpoint mounted on a dialect's path (mount.ts): the endpoint's own path with this request's
+   * parameters (`/v1/chat/completions`), which fixtures' `endpoint` also matches and recordings keep.
+   */
+  canonicalPath?: string;
 }
 
 /** A handler: the answer, or (record mode, no fixture matched) the request to forward upstream. */
@@ -74,12 +86,20 @@ export type Handler<Body extends JsonObject | undefined> = (call: Call<Body>) =>
 interface Route {
   /** Path from the host root, msw syntax (`/v1/models/:model`). */
   path: string;
+  /**
+   * Its stable id (mount() names endpoints by it): by default its format, method and path
+   * (`openai POST /v1/chat/completions`; mount.ts's endpointId).
+   */
+  id?: string;
+  /** The dialect it belongs to (`azure`), when it is another vendor's endpoint mounted on a cloud's paths (mount.ts); the journal names it. */
+  dialect?: string;
   format: FormatEdge;
   /** How the token may be presented on this route; none means the route is public (image file URLs). */
   auth: readonly KeyWay[];
   /**
-   * For paths two formats share (`GET /v1/models`): whether this format takes the request.
-   * The first endpoint in the list that accepts it serves it.
+   * For paths two formats share (`GET /v1/models`): whether this format takes the request. Those
+   * with `accepts` are asked first; the one endpoint of a method and path without it takes the rest
+   * (routes.ts refuses two).
    */
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */

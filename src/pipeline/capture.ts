@@ -2,6 +2,7 @@
 // events as they go out), cut at CAPTURE_LIMIT so the journal stays bounded in bytes.
 import { CAPTURE_LIMIT, captureBytes, compactCapture, newCapture, type JournalEntry } from '../core/journal.ts';
 import { isPieces, isPlayback, type Outbound } from './exchange.ts';
+import { maskedHeaders } from '../auth/keys.ts';
 
 const encoder = new TextEncoder();
 
@@ -12,7 +13,8 @@ const encoder = new TextEncoder();
 export function captureResponse(entry: JournalEntry, out: Outbound, started: number): void {
   const done = () => void (entry.durationMs = Math.round(performance.now() - started));
   if (out.broken) return done();
-  const captured = newCapture(entry, { ...out.headers });
+  // Masked like the request's: a recorded upstream's answer may set a cookie.
+  const captured = newCapture(entry, maskedHeaders(out.headers));
   // A big JSON reply written in pieces is kept as its first piece: the cut comes long before its end.
   const body = isPieces(out.body) ? out.body.head : out.body;
   if (!isPlayback(body)) {

@@ -27,6 +27,8 @@ export interface DecisionContext {
   readonly inbound: Pick<Inbound, 'url' | 'header'>;
   readonly entry: JournalEntry;
   readonly token: string;
+  /** The endpoint's own path, when it was reached by a dialect's (Call's canonicalPath). */
+  readonly canonicalPath?: string;
 }
 
 /** What fixtures and overrides decide for one request (the fault not yet drawn against its probability). */
@@ -104,7 +106,7 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   entry.model = request.model;
   entry.stream = request.stream;
   runtime.tokens.allow(ctx.token, request.model);
-  const match = { request, path: inbound.url.pathname, header: (name: string) => inbound.header(name) };
+  const match = { request, path: inbound.url.pathname, canonicalPath: ctx.canonicalPath, header: (name: string) => inbound.header(name) };
   // A test's requests (x-mock-test-id) see its own fixtures, counters and scenario states first (scope.ts).
   const testId = requestTestId(match.header);
   const scope = testId === undefined ? undefined : runtime.testScopes.get(testId).fixtures;

@@ -5,17 +5,32 @@ import { faultStrikes, garbage, isConnectionFault, isReplyFault, overloaded, typ
 import { replyDelay } from '../core/plan.ts';
 import { deriveKey } from '../core/seed.ts';
 import type { Answered, Decision } from './decide.ts';
-import { sseFrame, type TimedEvent } from './sse.ts';
+import { sse, type Framing, type RecordedEvent, type StreamEvent } from './framing.ts';
 import type { Call } from './call.ts';
 import { json, type Outbound } from './exchange.ts';
 
-/** Waits `ms`, or less if the client leaves; the signal is asked for only when there is a wait (making one costs). */
+/** The longest a timer waits at once: past 2^31 - 1 ms Node fires it at once, with a warning. */
+const TIMER_STEP_MS = 2 ** 31 - 1;
+
+/**
+ * Waits `ms`, or less if the client leaves; the signal is asked for only when there is a wait (making
+ * one costs). A plain reply's delay is when its last token would be made (thousands of tokens at
+ * tps=0.001 pass a timer's range), so a longer wait is taken in steps a timer can make.
+ */
 function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   const signal = inbound.signal;
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
+    let left = ms;
+    let timer: ReturnType<typeof setTimeout>;
+    const wait = () => {
+      if (left <= 0) return resolve();
+      const step = Math.min(left, TIMER_STEP_MS);
+      left -= step;
+      timer = setTimeout(wait, step);
+    };
+    wait();
     signal.addEventListener(
       'abort',
       () => {
@@ -27,28 +42,37 @@ function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
   });
 }
 
-/** A streamed reply writing `events` when due (SSE unless told otherwise); progress and outcome go to the journal. */
+/**
+ * A streamed reply writing `events` when due, made as they are written, in `framing` (SSE unless told
+ * otherwise); progress and outcome go to the journal.
+ */
 function eventStreamReply(
   call: Call,
-  events: readonly TimedEvent[],
-  contentType = 'text/event-stream; charset=utf-8',
+  events: Iterable<StreamEvent>,
+  framing: Framing = sse,
+  contentType = framing.contentType,
   breakAtEnd = false,
 ): Outbound {
   const { entry, runtime } = call;
   entry.stream = true;
   entry.outcome = 'streaming';
   runtime.activeStreams++;
+  // Once: an adapter that fails to write it and playback that stops may both report its end.
+  let ended = false;
   return {
     status: 200,
     headers: { 'content-type': contentType, 'cache-control': 'no-cache' },
     body: {
       events,
+      framing,
       breakAtEnd,
       hooks: {
         onProgress: (sent) => {
           entry.eventsSent = sent;
         },
         onEnd: (outcome) => {
+          if (ended) return;
+          ended = true;
           entry.outcome = outcome;
           runtime.activeStreams--;
         },
@@ -67,26 +91,28 @@ function faultError(fault: FaultSpec): GatewayError {
   return new GatewayError(kindForStatus(status), fault.message ?? `Error ${status} injected part-way through the stream.`, { status });
 }
 
-/** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events), or one array. */
-function rawEvents(call: Call, raw: unknown, array: boolean): TimedEvent[] {
+/** A fixture's verbatim stream: each payload one event (named by its `type` where the format names events). */
+function rawEvents(call: Call, raw: unknown): StreamEvent[] {
   // A recorded stream, `{ events: [{ event?, data }] }`: each event as it was received.
   const recorded = (raw as { events?: unknown } | null)?.events;
   if (!Array.isArray(raw) && Array.isArray(recorded)) {
-    return (recorded as { event?: string; data: string }[]).map((e) => ({ due: 0, frame: sseFrame(e.data, e.event) }));
+    return (recorded as RecordedEvent[]).map((e) => ({ due: 0, data: e.data, event: e.event }));
   }
-  const payloads = (Array.isArray(raw) ? raw : [raw]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p)));
-  if (array) return [{ due: 0, frame: `[${payloads.join(',\r\n')}]` }];
   const named = call.format.namedEvents;
-  return payloads.map((p, i) => ({
+  return (Array.isArray(raw) ? raw : [raw]).map((p) => ({
     due: 0,
-    frame: sseFrame(p, named ? ((Array.isArray(raw) ? raw[i] : raw) as { type?: string })?.type : undefined),
+    data: typeof p === 'string' ? p : JSON.stringify(p),
+    event: named ? (p as { type?: string } | null)?.type : undefined,
   }));
 }
 
-/** How a format renders an answer: whole, or as timed events. */
+/** How a format renders an answer: whole, or as timed events (made as they are written) in a framing. */
 interface Rendering {
   json(): unknown;
-  events(): TimedEvent[];
+  events(): Iterable<StreamEvent>;
+  /** The stream's framing: SSE unless told. */
+  framing?: Framing;
+  /** The stream's content type, when not the framing's own. */
   contentType?: string;
 }
 
@@ -157,7 +183,7 @@ export function decidedOutbound(call: Call, decision: Decision, key: number, mak
  * A stream of `events` under its decision (speech, transcripts, image files): a fixture's raw payloads
  * replace them; a connection fault breaks it, a stream fault cuts, stalls or fails it part-way.
  */
-export function decidedStream(call: Call, decision: Decision, key: number, events: () => TimedEvent[]): Outbound {
+export function decidedStream(call: Call, decision: Decision, key: number, events: () => Iterable<StreamEvent>): Outbound {
   const struck = decision.fault && faultStrikes(decision.fault, key) ? decision.fault : undefined;
   if (struck?.type === 'OVERLOADED') {
     call.entry.fault = struck.type;
@@ -165,19 +191,15 @@ export function decidedStream(call: Call, decision: Decision, key: number, event
   }
   const fault = struck && !isReplyFault(struck) ? struck : undefined;
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, key);
-  const rendered = decision.raw === undefined ? events() : rawEvents(call, decision.raw, false);
-  return eventStreamReply(call, formatFaultedEvents(call, rendered, fault, false), undefined, fault?.type === 'STREAM_CUT');
+  const rendered = decision.raw === undefined ? events() : rawEvents(call, decision.raw);
+  return eventStreamReply(call, formatFaultedEvents(call, rendered, fault), sse, undefined, fault?.type === 'STREAM_CUT');
 }
 
-/** `events` with a stream fault applied, the error in the format's own in-stream frame (or array element). */
-function formatFaultedEvents(call: Call, events: TimedEvent[], fault: FaultSpec | undefined, array: boolean): TimedEvent[] {
+/** `events` with a stream fault applied, the error as the format's own in-stream event. */
+function formatFaultedEvents(call: Call, events: Iterable<StreamEvent>, fault: FaultSpec | undefined): Iterable<StreamEvent> {
   if (!fault) return events;
   call.entry.fault = fault.type; // the stream is answered 200: without this the journal shows no fault
-  return faultedEvents(events, fault, (error, after) =>
-    array
-      ? `${after ? ',\r\n' : '['}${String(call.format.errorResponse(error, call.requestId).body)}]`
-      : call.format.streamError(error, call.requestId),
-  );
+  return faultedEvents(events, fault, (error) => [call.format.streamError(error, call.requestId)]);
 }
 
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
@@ -188,31 +210,35 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   call.entry.usage = answered.raw === undefined ? reply.usage : call.format.usageOf(answered.raw);
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
-  // A stream that is one JSON array (Gemini without alt=sse) frames its elements itself.
-  const array = render.contentType?.startsWith('application/json') ?? false;
-  const events = formatFaultedEvents(
-    call,
-    answered.raw === undefined ? render.events() : rawEvents(call, answered.raw, array),
-    fault,
-    array,
-  );
-  return eventStreamReply(call, events, render.contentType, fault?.type === 'STREAM_CUT');
+  const events = formatFaultedEvents(call, answered.raw === undefined ? render.events() : rawEvents(call, answered.raw), fault);
+  return eventStreamReply(call, events, render.framing, render.contentType, fault?.type === 'STREAM_CUT');
 }
 
 /**
- * Timed events with a stream fault inflicted: a stall shifts the events after `after`, a cut keeps
- * only the first `after` (the carrier then breaks the connection), an error follows them with the
- * format's error frames, made by `errorFrames(error, after)`.
+ * Timed events with a stream fault inflicted, as they are pulled: a stall shifts the events after
+ * `after`, a cut keeps only the first `after` (the carrier then breaks the connection), an error
+ * follows them with the format's error events, made by `errorEvents(error, after)` (`after` is how
+ * many went before: fewer when the stream is shorter).
  */
-export function faultedEvents(
-  events: TimedEvent[],
+export function* faultedEvents<E extends StreamEvent>(
+  events: Iterable<E>,
   fault: FaultSpec,
-  errorFrames: (error: GatewayError, after: number) => string | string[],
-): TimedEvent[] {
-  const after = Math.min(fault.after ?? 1, events.length);
-  const at = events[after - 1]?.due ?? 0;
-  if (fault.type === 'STALL') return events.map((e, i) => (i < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) }));
-  if (fault.type === 'STREAM_CUT') return events.slice(0, after);
-  const frames = [errorFrames(faultError(fault), after)].flat();
-  return [...events.slice(0, after), ...frames.map((frame) => ({ due: at, frame }))];
+  errorEvents: (error: GatewayError, after: number) => RecordedEvent[],
+): Generator<E | StreamEvent> {
+  const after = fault.after ?? 1;
+  if (fault.type === 'STALL') {
+    let i = 0;
+    for (const e of events) yield i++ < after ? e : { ...e, due: e.due + (fault.ms ?? 10_000) };
+    return;
+  }
+  let sent = 0;
+  let at = 0;
+  if (after > 0)
+    for (const e of events) {
+      yield e;
+      at = e.due;
+      if (++sent >= after) break;
+    }
+  if (fault.type === 'STREAM_CUT') return;
+  for (const e of errorEvents(faultError(fault), sent)) yield { due: at, data: e.data, event: e.event };
 }

@@ -1,13 +1,24 @@
 // One API endpoint and the pipeline every format's endpoints run, whatever the transport:
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { asGatewayError, GatewayError } from '../core/errors.ts';
-import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
+import { boundEntry, boundedHeaders, JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
-import { isJsonObject, isProxied, isUpload, type FormBody, type Inbound, type JsonObject, type Outbound, type Upload } from './exchange.ts';
+import {
+  abandon,
+  ClientGone,
+  isJsonObject,
+  isProxied,
+  isUpload,
+  type FormBody,
+  type Inbound,
+  type JsonObject,
+  type Outbound,
+  type Upload,
+} from './exchange.ts';
 import { captureResponse } from './capture.ts';
 import { decodeInSlices, MAX_DEPTH, notJson, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
@@ -112,32 +123,39 @@ function journalForm(body: FormBody): JsonObject {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
 }
 
-/** Who sent a request: its token, and the rate window it counts in ('' on a route without rate limits). */
+/**
+ * Who sent a request: the issued token it acts for, the rate window it counts in ('' on a route without
+ * rate limits), and the client secret it presented instead of a token, if any.
+ */
 interface Caller {
   token: string;
   scope: string;
+  clientSecret?: string;
 }
 
-/** The presented token, once it is known to be issued and within its quota (and, for a `limited` route, its rate limits). */
+/**
+ * The presented token, once it is known to be issued and within its quota (and, for a `limited` route,
+ * its rate limits). A client secret (`ek_…`, on the routes that take one) acts for the token that minted
+ * it: that token's scope, quota and limits apply, as if it had been presented.
+ */
 function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): Caller {
-  const token = presentedKey(inbound, ways);
-  if (!token) {
+  const presented = presentedKey(inbound, ways);
+  if (!presented) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
-  const clientSecret = ephemeral && runtime.tokens.ephemeralKey(token, runtime.now()) !== undefined;
-  if (!clientSecret && !runtime.tokens.has(token)) {
-    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(token)}. ${HOW_KEYS_ARE_SET}`, {
+  const minted = ephemeral ? runtime.tokens.ephemeralKey(presented, runtime.now()) : undefined;
+  const token = minted?.parent ?? presented;
+  if (!runtime.tokens.has(token)) {
+    throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(presented)}. ${HOW_KEYS_ARE_SET}`, {
       code: 'invalid_api_key',
     });
   }
   // One scope for admission and charge: the reply's tokens go to the window that counted its request.
   const scope = limited ? rateScope(runtime, token, inbound) : '';
-  // A client secret is neither admitted nor spent: its issuing request was.
-  if (clientSecret) return { token, scope };
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
   if (limited) admitRequest(runtime, token, scope);
   runtime.tokens.spend(token);
-  return { token, scope };
+  return minted ? { token, scope, clientSecret: presented } : { token, scope };
 }
 
 /** Rate windows are the token's, and each test's own when the request carries a test id. */
@@ -302,7 +320,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     path: inbound.url.pathname,
     query: maskedSearch(inbound.url),
     // Never a credential in clear: the journal is shown in pages and over the control plane.
-    headers: maskedHeaders(inbound.headers()),
+    headers: boundedHeaders(maskedHeaders(inbound.headers())),
     format: spec.format.name,
     status: 0,
     stream: false,
@@ -310,9 +328,12 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     eventsSent: 0,
     startedAt: Date.now(),
   });
+  if (spec.dialect) entry.dialect = spec.dialect;
   let out: Outbound;
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
+  // The answer under way: a stream it started is ended if what follows fails (activeStreams stayed counted).
+  let underway: Outbound | undefined;
   try {
     if (unloaded) throw unloaded;
     // One sequence for every request: the body (if any) is in and measured, then the token, then the parse.
@@ -321,23 +342,34 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     // A route with no ways to present a token is public (generated image files).
     // POSTs count against the token's rate limits (model listings and file downloads do not).
     const limited = spec.method === 'POST';
-    const { token, scope } = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
+    const { token, scope, clientSecret } = spec.auth.length
+      ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited)
+      : publicCaller;
     const body = lenientBody(await read.parse(), runtime, entry);
-    const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
+    const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, clientSecret, format: spec.format };
     const handled = await handle(spec, call);
+    if (!isForward(handled)) underway = handled;
     // Unknown parameters the handler went on without (see params.ts).
     if (entry.warnings && !isForward(handled)) handled.headers['x-mock-warning'] = entry.warnings.join(', ');
     if (isForward(handled)) {
       // Record mode, and no fixture answers: the upstream's answer, passed through and recorded.
       out = await (await recorderOf(runtime)).forward(call, handled, received);
       trackProxied(runtime, entry, out);
+      underway = out;
     } else out = handled;
     if (limited && token && out.status < 400 && !isForward(handled))
       Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, scope)));
   } catch (error) {
+    if (underway) abandon(underway);
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
-    out = spec.format.errorResponse(asGatewayError(error), entry.requestId);
-    if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
+    if (error instanceof ClientGone) {
+      // Nothing is answered to a client that left while sending its body: journaled as such, not as a 500 it never saw.
+      out = { status: 0, headers: {}, body: null };
+      entry.outcome = 'aborted';
+    } else {
+      out = spec.format.errorResponse(asGatewayError(error), entry.requestId);
+      if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
+    }
   }
   out.headers[spec.format.requestIdHeader] = entry.requestId;
   // Header values must be Latin-1: a fixture named in another script is sent percent-encoded.
@@ -346,15 +378,9 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   entry.status = out.status;
   if (out.broken) entry.fault = out.broken.type;
   captureResponse(entry, out, started);
+  // What the client wrote into the entry (a model id, a path), bounded now that the request is decided.
+  boundEntry(entry);
   return out;
-}
-
-/**
- * The format a path answers in by default: its last endpoint that takes every request (no `accepts`).
- * The endpoint list ends with the OpenAI format, the gateway's catch-all.
- */
-export function defaultFormat(specs: readonly EndpointSpec[]): FormatEdge {
-  return (specs.findLast((s) => !s.accepts) ?? specs[0]).format;
 }
 
 /** The answer for a known path asked with a method it does not serve. */

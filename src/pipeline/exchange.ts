@@ -1,7 +1,7 @@
 // The transport-neutral shape of one HTTP exchange. The endpoint pipeline reads an Inbound and
 // produces an Outbound; the msw adapter (in-process) and the node:http adapter (standalone) convert.
 import { GatewayError } from '../core/errors.ts';
-import type { TimedEvent, StreamHooks } from './sse.ts';
+import type { EventPlayback } from './playback.ts';
 import type { ConnectionFault } from '../core/faults.ts';
 import { stringifyInPieces, type JsonPieces } from './pieces.ts';
 
@@ -18,14 +18,6 @@ export interface Inbound {
   bytes(limit: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
-}
-
-/** Events written when due; the adapter supplies the sink, the hooks come from the endpoint. */
-interface EventPlayback {
-  events: readonly TimedEvent[];
-  hooks: StreamHooks;
-  /** Break the connection after the last event instead of ending cleanly (a cut stream). */
-  breakAtEnd?: boolean;
 }
 
 /** A broken connection instead of a response; `bytes` are written first where the fault sends any. */
@@ -47,6 +39,12 @@ export interface Outbound {
 /** What the adapter gives a WebSocket session to talk through. */
 export interface SocketSink {
   send(text: string): void;
+  /** Bytes sent that the reader has not taken yet (0 where the carrier buffers nothing: in-process). */
+  buffered(): number;
+  /** Calls `resume` once the reader has taken what was buffered. */
+  whenDrained(resume: () => void): void;
+  /** Stops (true) or restarts reading the client's frames: a session whose reader takes nothing reads nothing more. */
+  pauseReading(paused: boolean): void;
   /** Closes cleanly with a close frame. */
   close(code: number, reason: string): void;
   /** Drops the connection with no close frame (a connection fault). */
@@ -82,6 +80,24 @@ export function isProxied(body: Outbound['body']): body is ProxiedBody {
 
 export function isPlayback(body: Outbound['body']): body is EventPlayback {
   return body !== null && typeof body === 'object' && 'events' in body;
+}
+
+/**
+ * Ends an answer that will never be written (its client left first, or writing it failed): a stream's
+ * playback reports itself aborted, so the journal and `activeStreams` count it ended, and an upstream's
+ * fetch stops.
+ */
+export function abandon(out: Outbound): void {
+  if (isPlayback(out.body)) out.body.hooks.onEnd?.('aborted');
+  else if (isProxied(out.body)) out.body.abort();
+}
+
+/** The client closed its connection before its request's body was in: no one is left to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client closed the connection before its request body was in');
+    this.name = 'ClientGone';
+  }
 }
 
 /** A big JSON body, written in pieces (see pieces.ts). */

@@ -1,27 +1,33 @@
-// Path patterns (`/v1/models/:model`) matched as msw's own matcher matches `*${pattern}`, without
-// loading msw: the standalone server keeps msw off its module graph (test/layering.test.ts checks it,
-// and compares this matcher with msw's on the same paths).
-import type { FormatEdge, Params } from './call.ts';
-import type { Inbound } from './exchange.ts';
+// Path patterns (`/v1/models/:model`, msw's syntax) matched from the host root, as msw matches a
+// pattern under a fixed origin (`https://host/v1/models/:model`), without loading msw: the
+// standalone server keeps msw off its module graph (test/layering.test.ts checks it, and compares this
+// matcher with msw's on the same paths). routes.ts routes both transports with it.
+import type { Params } from './call.ts';
+
+/** The path as the table keys it: one trailing slash tolerated (`/v1/models/` is `/v1/models`), as msw's matcher does. */
+export function tablePath(pathname: string): string {
+  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+}
 
 /**
- * The pattern's parameters when `pathname` ends with it (any prefix, as msw's leading `*`; one
- * trailing slash tolerated), else undefined. A parameter takes one non-empty segment, percent-decoded
- * (left as sent when that fails).
+ * The pattern's parameters when `pathname` is the pattern, whole (one trailing slash tolerated), else
+ * undefined. A parameter takes one non-empty segment, percent-decoded (left as sent when that fails);
+ * a literal segment matches as sent or percent-decoded.
  */
 export function matchPath(pattern: string, pathname: string): Params | undefined {
-  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-  const want = pattern.split('/');
-  const got = path.split('/');
-  const offset = got.length - want.length;
-  if (offset < 0) return undefined;
+  return matchSegments(pattern.split('/'), tablePath(pathname).split('/'));
+}
+
+/** matchPath on a pattern and a path already split at their slashes (the route table splits each once). */
+export function matchSegments(want: readonly string[], got: readonly string[]): Params | undefined {
+  if (got.length !== want.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 1; i < want.length; i++) {
-    const segment = got[offset + i];
+    const segment = got[i];
     if (want[i].startsWith(':')) {
       if (!segment) return undefined;
       params[want[i].slice(1)] = decode(segment);
-    } else if (segment !== want[i]) return undefined;
+    } else if (segment !== want[i] && (!segment.includes('%') || decode(segment) !== want[i])) return undefined;
   }
   return params;
 }
@@ -45,13 +51,4 @@ export function requestOrigin(inbound: { url: URL; header(name: string): string 
   const host = inbound.header('host');
   if (host && /^(?:[\w.-]+|\[[\da-f:.]+\])(?::\d{1,5})?$/i.test(host)) return `${inbound.url.protocol}//${host}`;
   return inbound.url.origin;
-}
-
-/**
- * The format a request no endpoint takes is answered in (a 404 for an unknown path, a 405 for a wrong
- * method): the first of `formats` that recognizes it as its vendor's client's, else `fallback`.
- */
-export function errorFormat(formats: Iterable<FormatEdge>, request: Pick<Inbound, 'url' | 'header'>, fallback: FormatEdge): FormatEdge {
-  for (const format of formats) if (format.recognizes?.(request)) return format;
-  return fallback;
 }

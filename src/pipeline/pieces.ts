@@ -243,16 +243,42 @@ const LEAF_ENTRIES = 1024;
 const isPlain = (v: object) => Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null;
 const nested = (v: unknown) => v !== null && typeof v === 'object';
 
-/** `holder[key]` as JSON.stringify sees it (after toJSON). */
+/**
+ * An array whose elements are made as a writer reaches them: JSON.stringify makes them all (toJSON),
+ * a reply written in pieces (stringifyInPieces) one at a time, so a big reply's parts (each choice's
+ * log probabilities) are never all built at once. `items` is called afresh for each walk.
+ */
+export class LazyArray<T> {
+  readonly items: () => Iterable<T>;
+  constructor(items: () => Iterable<T>) {
+    this.items = items;
+  }
+  toJSON(): T[] {
+    return [...this.items()];
+  }
+}
+
+/** `holder[key]` as JSON.stringify sees it (after toJSON; a LazyArray is walked by fragments). */
 function jsonValue(holder: Record<string, unknown> | unknown[], key: string | number): unknown {
   const v = (holder as Record<string, unknown>)[key];
-  return nested(v) && typeof (v as { toJSON?: unknown }).toJSON === 'function'
+  return nested(v) && !(v instanceof LazyArray) && typeof (v as { toJSON?: unknown }).toJSON === 'function'
     ? (v as { toJSON(k: string): unknown }).toJSON(String(key))
     : v;
 }
 
 /** The text of JSON.stringify(value) as fragments, none bigger than one leaf container's or string's JSON. */
 function* fragments(value: unknown): Generator<string> {
+  if (value instanceof LazyArray) {
+    // Element by element, each one JSON.stringify as the whole array's would write it.
+    let first = true;
+    for (const item of value.items()) {
+      const text = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : JSON.stringify(item);
+      yield `${first ? '[' : ','}${text}`;
+      first = false;
+    }
+    yield first ? '[]' : ']';
+    return;
+  }
   if (!nested(value) || !isPlain(value as object)) {
     yield JSON.stringify(value) ?? 'null';
     return;

@@ -8,10 +8,12 @@ import { lastUserText, type CanonicalRequest } from '../core/request.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import type { Call } from '../pipeline/call.ts';
 import type { Outbound } from '../pipeline/exchange.ts';
+import { framingOf } from '../pipeline/framing.ts';
 import type { Fixture } from '../types/fixtures.ts';
 import type { RecordOptions } from '../types/record.ts';
 import type { Forward } from '../pipeline/decide.ts';
 import type { FormatName } from '../formats/names.ts';
+import { GatewayError } from '../core/errors.ts';
 
 // Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
@@ -32,28 +34,6 @@ function redactPaths(body: unknown, paths: readonly string[]): unknown {
     }
   }
   return copy;
-}
-
-/** One server-sent event as recorded: its name (if any) and data. */
-export interface RecordedEvent {
-  event?: string;
-  data: string;
-}
-
-/** The events of an SSE body; data lines of one event are joined by newlines. */
-export function parseSse(text: string): RecordedEvent[] {
-  const out: RecordedEvent[] = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    if (!block.trim()) continue;
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    out.push(event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') });
-  }
-  return out;
 }
 
 /**
@@ -122,6 +102,34 @@ export function recordingName(request: CanonicalRequest, path: string, key: stri
   return `${[request.format, slug(endpoint), slug(request.model), slug(lastUserText(request)), key].filter(Boolean).join('-')}.json`;
 }
 
+/**
+ * What a forwarded path may not hold: an empty segment (`//host` would name another host to a URL
+ * parser), a dot segment, a backslash, or any of them percent-encoded (`%2e`, `%2f`, `%5c`), which a
+ * server on the way may decode. No API path of the vendors needs one.
+ */
+const UNSAFE_PATH = /\/\/|\/\.{1,2}(?:\/|$)|\\|%2e|%2f|%5c/i;
+
+/**
+ * The upstream URL a request goes to: the upstream's origin, the request's path and query. Refused
+ * (the format's 400, before any request is made) when the path is not a plain one that stays there.
+ */
+export function upstreamUrl(base: string, url: URL): URL {
+  const origin = new URL(base).origin;
+  const path = url.pathname;
+  if (!path.startsWith('/') || UNSAFE_PATH.test(path)) {
+    throw new GatewayError(
+      'invalid_request',
+      `Record mode forwards only plain paths to its upstream: ${JSON.stringify(path.slice(0, 200))} holds an empty or dot segment, a backslash or an encoded one. Send the path as the API documents it (e.g. /v1/chat/completions).`,
+    );
+  }
+  const target = new URL(origin);
+  target.pathname = path;
+  target.search = url.search;
+  // The path setter cannot change the host; checked all the same, as the one promise this makes.
+  if (target.origin !== origin) throw new GatewayError('invalid_request', 'Record mode forwards only to its upstream.');
+  return target;
+}
+
 type Fs = typeof import('node:fs');
 // Node's fs, loaded by a specifier bundlers leave alone: recording writes files, so it needs Node.
 let fs: Promise<Fs> | undefined;
@@ -158,8 +166,8 @@ export class Recorder {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(inbound.headers())) if (!DROPPED_REQUEST.has(name)) headers[name] = value;
     headers['accept-encoding'] = 'identity';
+    const url = upstreamUrl(base, inbound.url);
     const controller = new AbortController();
-    const url = new URL(inbound.url.pathname + inbound.url.search, base.endsWith('/') ? base : `${base}/`);
     const doFetch = this.options.fetch ?? fetch;
     const response = await doFetch(url, {
       method: inbound.method,
@@ -210,10 +218,12 @@ export class Recorder {
       );
     }
     const key = matchKey(request);
-    const file = recordingName(request, call.inbound.url.pathname, key);
+    // A dialect's request is recorded under the endpoint it reached, so it replays on the direct path too.
+    const endpoint = call.canonicalPath ?? call.inbound.url.pathname;
+    const file = recordingName(request, endpoint, key);
     const fixture: Fixture = {
       name: `recorded ${file.slice(0, -'.json'.length)}`,
-      match: { format: request.format, endpoint: call.inbound.url.pathname, model: request.model, requestKey: key },
+      match: { format: request.format, endpoint, model: request.model, requestKey: key },
       recorded: {
         method: call.inbound.method,
         path: call.inbound.url.pathname,
@@ -227,6 +237,8 @@ export class Recorder {
       },
     };
     const type = headers['content-type'] ?? '';
+    // A stream in a framing record mode reads back (SSE; event-stream's binary frames too, once framed): its events.
+    const framing = framingOf(type);
     const text = new TextDecoder().decode(body);
     if (status >= 400) {
       let message: string | undefined;
@@ -246,8 +258,8 @@ export class Recorder {
         ...(code === undefined ? {} : { code }),
         ...(Object.keys(kept).length ? { headers: kept } : {}),
       };
-    } else if (type.includes('text/event-stream')) {
-      fixture.raw = { [request.format]: { events: parseSse(text) } };
+    } else if (framing?.decode) {
+      fixture.raw = { [request.format]: { events: framing.decode(body) } };
     } else if (type.includes('json')) {
       try {
         fixture.raw = { [request.format]: JSON.parse(text) };

@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util';
 import { loadFixtureDir } from '../fixtures/load.ts';
 import type { Fixture } from '../types/fixtures.ts';
-import { parseSse, type RecordedEvent } from './recorder.ts';
+import { parseSse, type RecordedEvent } from '../pipeline/framing.ts';
+import { upstreamUrl } from './recorder.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
 import { FALLBACK_FORMAT, FORMATS } from '../formats/all.ts';
 import { fixtureFolderProblem } from '../cli/checks.ts';
@@ -71,7 +72,8 @@ export async function verifyFixture(fixture: Fixture, upstream: string, key: str
     | undefined;
   const format = fixture.match?.format ?? FALLBACK_FORMAT.name;
   if (!rec?.path) return [];
-  const url = new URL(rec.path, upstream.endsWith('/') ? upstream : `${upstream}/`);
+  // Checked as record mode checks a path: a hand-edited `//host/…` never leaves the upstream.
+  const url = upstreamUrl(upstream, new URL(`http://recorded${rec.path.startsWith('/') ? '' : '/'}${rec.path}`));
   // A recorded credential parameter (redacted, or in clear in a hand-written file) is never sent on:
   // the key goes in the format's header.
   if (rec.query) url.search = rewrittenSearch(new URL(`http://q/?${rec.query}`), () => undefined);

@@ -21,6 +21,8 @@ export interface JournalEntry {
   truncated?: boolean;
   /** The wire format of the endpoint that took the request. */
   format?: FormatName;
+  /** The dialect it came by, when not the vendor's own paths: `azure`, `openrouter` (a cloud's or a router's door to the same endpoint). */
+  dialect?: string;
   model?: string;
   /** Name (or id) of the fixture that answered, if any. */
   fixture?: string;

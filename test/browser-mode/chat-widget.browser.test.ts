@@ -21,6 +21,15 @@ it('streams the fixture reply into the page', async () => {
   expect(gateway.requests().map((r) => [r.path, r.fixture, r.stream])).toEqual([['/v1/chat/completions', 'hello', true]]);
 });
 
+it('matches fixture patterns with RE2 in the browser too: the nested quantifier that wedged V8 answers at once', async () => {
+  gateway.use({ name: 'words', match: { userMessage: { regex: '^(\\w+\\s?)*$' } }, reply: { text: 'Only words.' } });
+  const root = document.body.appendChild(document.createElement('div'));
+  mountChat(root, { baseURL, apiKey: 'sk-frontend' });
+  expect(await send(root, 'plain words here')).toBe('Only words.');
+  expect(await send(root, `${'a'.repeat(45)}!`)).not.toBe('Only words.');
+  expect(() => gateway.use({ match: { userMessage: { regex: '(a)\\1' } } })).toThrow(/not a valid RE2 regular expression/);
+});
+
 it('shows the SDK error for a wrong key', async () => {
   const root = document.body.appendChild(document.createElement('div'));
   mountChat(root, { baseURL, apiKey: 'sk-wrong' });

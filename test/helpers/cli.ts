@@ -1,5 +1,6 @@
 // Spawns the built CLI (what `npx model-gateway-mock` runs) on a dynamic port of 127.0.0.1.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/model-gateway-mock.js', import.meta.url));
@@ -15,8 +16,17 @@ export interface Spawned {
 const envOf = (env: Record<string, string | undefined> = {}) =>
   Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
 
-export function spawnCli(args: string[] = [], env?: Record<string, string | undefined>): Promise<Spawned> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: envOf(env) });
+/** `where`: another copy of the CLI (an installed package's bin) and the folder it runs in. */
+export function spawnCli(
+  args: string[] = [],
+  env?: Record<string, string | undefined>,
+  where: { bin?: string; cwd?: string } = {},
+): Promise<Spawned> {
+  const child = spawn(process.execPath, [where.bin ?? BIN, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: envOf(env),
+    cwd: where.cwd,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -51,5 +61,16 @@ export function runCli(args: string[], env?: Record<string, string | undefined>)
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+/** A port on 127.0.0.1 that was free a moment ago, for a process that must be told its port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
   });
 }

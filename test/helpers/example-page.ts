@@ -21,27 +21,35 @@ export interface ExamplePage {
   close(): Promise<void>;
 }
 
-/** Bundles `<dir>/src/main.ts` for the browser (the package name resolves to this repository's sources). */
-async function bundle(dir: string): Promise<string> {
+/**
+ * Bundles `<dir>/src/main.ts` for the browser: the package name resolves to this repository's sources, or,
+ * with `project`, everything resolves from that project's node_modules as a user's bundler would.
+ */
+async function bundle(dir: string, project?: string): Promise<string> {
   const result = await build({
-    absWorkingDir: root,
+    absWorkingDir: project ?? root,
     entryPoints: [join(dir, 'src/main.ts')],
     bundle: true,
     platform: 'browser',
     format: 'esm',
     write: false,
     logLevel: 'silent',
-    alias: { 'model-gateway-mock': join(root, 'src') },
+    alias: project ? {} : ({ 'model-gateway-mock': join(root, 'src') } as Record<string, string>),
   });
   return result.outputFiles[0].text;
 }
 
-export async function openExample(dir: string): Promise<ExamplePage> {
+/**
+ * Opens `<dir>/index.html` with its bundle as /main.js. msw's worker script is this repository's copy, or,
+ * with `project`, whatever that project's `public/` folder holds (where `npx msw init public` puts it).
+ */
+export async function openExample(dir: string, project?: string): Promise<ExamplePage> {
   const files: Record<string, [string, string]> = {
     '/': ['text/html', readFileSync(join(dir, 'index.html'), 'utf8')],
-    '/main.js': ['text/javascript', await bundle(dir)],
-    '/mockServiceWorker.js': ['text/javascript', readFileSync(join(root, 'node_modules/msw/lib/mockServiceWorker.js'), 'utf8')],
+    '/main.js': ['text/javascript', await bundle(dir, project)],
   };
+  const worker = project ? join(project, 'public/mockServiceWorker.js') : join(root, 'node_modules/msw/lib/mockServiceWorker.js');
+  if (existsSync(worker)) files['/mockServiceWorker.js'] = ['text/javascript', readFileSync(worker, 'utf8')];
   const leaked: string[] = [];
   const server: Server = createServer((req, res) => {
     const file = files[req.url ?? ''];

@@ -26,6 +26,8 @@ export interface StartOptions {
   latency?: string;
   /** Fixtures in force from the start (JSON-able: the socket mode writes them to a --fixtures dir). */
   fixtures?: Fixture[];
+  /** Deployment names → models (the socket mode passes each as --deployment name=model). */
+  deployments?: Record<string, string>;
 }
 
 export interface Mode {
@@ -55,6 +57,7 @@ export const socket: Mode = {
     if (options.seed !== undefined) args.push('--seed', String(options.seed));
     for (const t of options.tokens ?? []) args.push('--token', t);
     if (options.latency) args.push('--latency', options.latency);
+    for (const [name, model] of Object.entries(options.deployments ?? {})) args.push('--deployment', `${name}=${model}`);
     if (options.fixtures) {
       const dir = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
       writeFileSync(join(dir, 'fixtures.json'), JSON.stringify(options.fixtures));

@@ -74,13 +74,23 @@ export interface Meanwhile {
   statuses: number[];
 }
 
-interface Entry {
+/** The big request's journal entry as the other client reads it. */
+export interface Entry {
   seq: number;
   path: string;
   headers: Record<string, string>;
   status: number;
   bodyBytes?: number;
+  outcome: string;
+  eventsSent: number;
 }
+
+/**
+ * Whether an entry shows its request being worked on: by default its body is in and its reply is
+ * not; a stream's producer may say it is part-way made (answered, streaming, some events out).
+ */
+export type InProgress = (entry: Entry) => boolean;
+const bodyInReplyNot: InProgress = (entry) => entry.bodyBytes !== undefined && entry.status === 0;
 
 const getJson = async <T>(url: string, agent: Agent): Promise<T> => {
   const answer = await new Promise<Answer>((resolve, reject) => {
@@ -101,6 +111,7 @@ export async function servedMeanwhile(
   path: string,
   headers: Record<string, string>,
   body: string | Buffer,
+  inProgress: InProgress = bodyInReplyNot,
 ): Promise<Meanwhile> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
@@ -128,7 +139,7 @@ export async function servedMeanwhile(
           await getJson<{ requests: Entry[] }>(`${url}/__admin/requests?limit=${out.statuses.length + 3}`, readAgent)
         ).requests.find((e) => e.seq > last.seq && e.path === path.split('?')[0] && e.headers['content-length'] === length);
         out.reads++;
-        if (entry && entry.bodyBytes !== undefined && entry.status === 0) out.witnessed++;
+        if (entry && inProgress(entry)) out.witnessed++;
       }
     })().finally(() => readAgent.destroy());
     let after = 0;
@@ -157,9 +168,10 @@ export async function seenMeanwhile(
   headers: Record<string, string>,
   body: string | Buffer,
   attempts = 3,
+  inProgress?: InProgress,
 ): Promise<Meanwhile> {
-  let result = await servedMeanwhile(url, path, headers, body);
+  let result = await servedMeanwhile(url, path, headers, body, inProgress);
   for (let i = 1; i < attempts && result.witnessed === 0 && !(result.big instanceof Error); i++)
-    result = await servedMeanwhile(url, path, headers, body);
+    result = await servedMeanwhile(url, path, headers, body, inProgress);
   return result;
 }

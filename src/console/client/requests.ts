@@ -9,6 +9,8 @@ interface Summary {
   method: string;
   path: string;
   format?: string;
+  /** The dialect it came by (a cloud's or a router's paths), if not the vendor's own. */
+  dialect?: string;
   model?: string;
   fixture?: string;
   nearMiss?: { id: string; name?: string; conditions: { field: string; expected: string; actual: string; ok: boolean }[] };
@@ -100,7 +102,11 @@ function row(e: Summary): HTMLTableRowElement {
       'td',
       {},
       el('span', { class: 'mono' }, `${e.method} ${e.path}`),
-      el('div', { class: 'muted' }, [e.format, e.model, e.test && `test: ${e.test}`].filter(Boolean).join(' · ')),
+      el(
+        'div',
+        { class: 'muted' },
+        [e.dialect ? `${e.format} via ${e.dialect}` : e.format, e.model, e.test && `test: ${e.test}`].filter(Boolean).join(' · '),
+      ),
       e.preview && el('div', { class: 'preview' }, e.preview),
       fixture && el('div', { class: 'show-narrow muted' }, `fixture: ${fixture}`),
     ),
@@ -155,6 +161,7 @@ async function open(seq: number): Promise<void> {
     ...kv([
       ['Request id', e.requestId],
       ['Format', e.format],
+      ['Dialect', e.dialect],
       ['Model', e.model],
       ['Status', pending(e) ? 'pending' : String(e.status)],
       ['Fixture', e.fixture],

@@ -1,7 +1,7 @@
 // Per-token log probabilities for a generated text: the chosen token is always the likeliest.
 import { GatewayError } from '../errors.ts';
 import { Rng } from '../seed.ts';
-import { splitTokens } from '../tokens.ts';
+import { tokenPieces } from '../tokens.ts';
 
 export interface TokenLogprob {
   token: string;
@@ -49,17 +49,33 @@ export class LogprobCount {
   entries = 0;
 }
 
+/**
+ * Counts the entries `text`'s log probabilities will take (each token 1 + `top`) before any is made,
+ * refusing a reply whose choices together pass MAX_LOGPROB_ENTRIES: a stream that makes them later,
+ * as it writes them, fails before its first byte, not part-way.
+ */
+export function chargeLogprobs(text: string, top: number, count: LogprobCount): void {
+  let tokens = 0;
+  for (const _ of tokenPieces(text)) tokens++;
+  count.entries += tokens * (1 + top);
+  if (count.entries > MAX_LOGPROB_ENTRIES) {
+    throw new GatewayError(
+      'invalid_request',
+      `model-gateway-mock stopped computing log probabilities after ${MAX_LOGPROB_ENTRIES} entries (tokens × (1 + top alternatives), over all choices); ask for fewer top alternatives, fewer choices or fewer tokens (max_tokens).`,
+    );
+  }
+}
+
 /** One entry per token of `text`, with `top` alternatives each (the chosen token among them, first). */
 export function synthesizeLogprobs(text: string, top: number, key: number, count = new LogprobCount()): TokenLogprob[] {
+  chargeLogprobs(text, top, count);
+  return [...logprobSteps(text, top, key)];
+}
+
+/** synthesizeLogprobs' entries one at a time, as they are taken (charge them first: chargeLogprobs). */
+export function* logprobSteps(text: string, top: number, key: number): Generator<TokenLogprob> {
   const rng = new Rng(key);
-  return splitTokens(text).map((token) => {
-    count.entries += 1 + top;
-    if (count.entries > MAX_LOGPROB_ENTRIES) {
-      throw new GatewayError(
-        'invalid_request',
-        `model-gateway-mock stopped computing log probabilities after ${MAX_LOGPROB_ENTRIES} entries (tokens × (1 + top alternatives), over all choices); ask for fewer top alternatives, fewer choices or fewer tokens (max_tokens).`,
-      );
-    }
+  for (const token of tokenPieces(text)) {
     const logprob = round(-rng.next() * 0.5);
     const alternatives = [{ token, logprob }];
     let floor = logprob;
@@ -69,6 +85,6 @@ export function synthesizeLogprobs(text: string, top: number, key: number, count
       floor = round(floor - 0.5 - rng.next() * 3);
       alternatives.push({ token: alt, logprob: floor });
     }
-    return { token, logprob, alternatives: alternatives.slice(0, top) };
-  });
+    yield { token, logprob, alternatives: alternatives.slice(0, top) };
+  }
 }

@@ -1,7 +1,7 @@
 // GatewayError → Anthropic's status, headers and `{type:"error", error:{type, message}, request_id}` body.
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
-import { sseFrame } from '../../pipeline/sse.ts';
+import type { RecordedEvent } from '../../pipeline/framing.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -39,5 +39,7 @@ export function anthropicErrorResponse(error: GatewayError, requestId: string): 
   return json(anthropicErrorBody(error, requestId), error.status, headers);
 }
 
-export const anthropicStreamError = (error: GatewayError, requestId: string): string =>
-  sseFrame(JSON.stringify(anthropicErrorBody(error, requestId)), 'error');
+export const anthropicStreamError = (error: GatewayError, requestId: string): RecordedEvent => ({
+  event: 'error',
+  data: JSON.stringify(anthropicErrorBody(error, requestId)),
+});

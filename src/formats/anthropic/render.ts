@@ -2,9 +2,9 @@
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Block, CanonicalReply, FinishReason, Usage } from '../../core/reply.ts';
 import { makeId } from '../../core/seed.ts';
-import { planStream } from '../../core/plan.ts';
+import { planSteps } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
 
 const STOP: Record<FinishReason, string> = {
   stop: 'end_turn',
@@ -65,13 +65,13 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
   };
 }
 
-/** The event stream: message_start, a ping, each block's start/deltas/stop, message_delta, message_stop. */
-export function messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): TimedEvent[] {
+/** The event stream: message_start, a ping, each block's start/deltas/stop, message_delta, message_stop; made as it is written. */
+export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): Generator<StreamEvent> {
   const choice = reply.choices[0];
-  const events: TimedEvent[] = [];
+  const events: StreamEvent[] = [];
   const emit = (due: number, type: string, data: Record<string, unknown>) =>
-    events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data }), type) });
-  for (const step of planStream(reply, latency)) {
+    events.push({ due, data: JSON.stringify({ type, ...data }), event: type });
+  for (const step of planSteps(reply, latency)) {
     if (step.first) {
       const start = {
         ...messageHead(reply, request),
@@ -117,6 +117,7 @@ export function messageStreamEvents(reply: CanonicalReply, request: CanonicalReq
       });
       emit(step.due, 'message_stop', {});
     }
+    for (let i = 0; i < events.length; i++) yield events[i];
+    events.length = 0;
   }
-  return events;
 }

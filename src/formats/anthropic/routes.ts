@@ -2,8 +2,8 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
-import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import type { Inbound, JsonObject } from '../../pipeline/exchange.ts';
+import type { EndpointSpec } from '../../pipeline/call.ts';
+import type { Inbound } from '../../pipeline/exchange.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { deliver } from '../../pipeline/delivery.ts';
 import { isForward } from '../../pipeline/decide.ts';
@@ -23,24 +23,6 @@ function modelObject(m: ModelInfo) {
   };
 }
 
-/** A messages body answered (`version` is its anthropic-version): the Message, or its event stream. */
-export async function createMessage(call: Call, body: JsonObject, version: string) {
-  const { request, answered } = await answerMessage(call, body, version);
-  if (isForward(answered)) return answered;
-  const { reply, latency } = answered;
-  return deliver(call, answered, request.stream, {
-    json: () => renderMessage(reply, request),
-    events: () => messageStreamEvents(reply, request, latency),
-  });
-}
-
-/** A count_tokens body answered: its prompt's tokens. */
-export async function countMessageTokens(call: Call, body: JsonObject, version: string) {
-  const request = parseMessagesRequest(body, version, true);
-  requireChatModel(call.runtime.catalogue, request.model);
-  return json({ input_tokens: await countPromptTokensInSlices(request.messages, request.tools) });
-}
-
 /** Anthropic clients (SDKs, the AI SDK) always send anthropic-version; OpenAI clients never do. */
 const fromAnthropicClient = (inbound: Inbound) => inbound.header('anthropic-version') !== undefined;
 
@@ -50,14 +32,26 @@ export const anthropicEndpoints: EndpointSpec[] = [
     path: '/v1/messages',
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
-    handle: (call) => createMessage(call, call.body, anthropicVersion(call)),
+    async handle(call) {
+      const { request, answered } = await answerMessage(call, call.body, anthropicVersion(call));
+      if (isForward(answered)) return answered;
+      const { reply, latency } = answered;
+      return deliver(call, answered, request.stream, {
+        json: () => renderMessage(reply, request),
+        events: () => messageStreamEvents(reply, request, latency),
+      });
+    },
   },
   {
     method: 'POST',
     path: '/v1/messages/count_tokens',
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
-    handle: (call) => countMessageTokens(call, call.body, anthropicVersion(call)),
+    async handle(call) {
+      const request = parseMessagesRequest(call.body, anthropicVersion(call), true);
+      requireChatModel(call.runtime.catalogue, request.model);
+      return json({ input_tokens: await countPromptTokensInSlices(request.messages, request.tools) });
+    },
   },
   {
     method: 'GET',

@@ -1,7 +1,6 @@
 // Gemini generateContent request → canonical request, refusing what the API refuses.
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, ReasoningEffort, TokenFraming } from '../../core/request.ts';
 import type { Block } from '../../core/reply.ts';
-import type { ImageFormat } from '../../core/synthesize/image.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
@@ -300,43 +299,23 @@ export const ASPECT_RATIOS: Record<string, [number, number]> = {
   '21:9': [1536, 672],
 };
 
-const IMAGE_FIELDS = {
-  aspectRatio: { types: ['string'], values: Object.keys(ASPECT_RATIOS) },
-  imageSize: { types: ['string'], values: ['1K'] },
-} as const satisfies FieldRules;
-
-const IMAGE_MIME_TYPES: Record<string, ImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' };
-
-/** imageConfig.imageOutputOptions (a Vertex AI field: only its rules let it through): the file format asked for, if any. */
-function imageFileOf(config: JsonObject = {}): GeminiOptions['imageFile'] {
-  const options = config.imageOutputOptions;
-  if (options === undefined) return undefined;
-  const at = 'generationConfig.imageConfig.imageOutputOptions';
-  checkField(at, options, { types: ['object'] });
+function imageSize(config: JsonObject = {}): { width: number; height: number } {
   checkFields(
-    options,
-    {
-      mimeType: { types: ['string'], values: Object.keys(IMAGE_MIME_TYPES) },
-      compressionQuality: { types: ['integer'], min: 0, max: 100 },
-    },
-    `${at}.`,
+    config,
+    { aspectRatio: { types: ['string'], values: Object.keys(ASPECT_RATIOS) }, imageSize: { types: ['string'], values: ['1K'] } },
+    'generationConfig.imageConfig.',
   );
-  return { format: IMAGE_MIME_TYPES[options.mimeType ?? 'image/png'], quality: options.compressionQuality };
-}
-
-function imageSize(config: JsonObject = {}, rules: GenerateRules): { width: number; height: number } {
-  checkFields(config, rules.image, 'generationConfig.imageConfig.');
   const [width, height] = ASPECT_RATIOS[config.aspectRatio ?? '1:1'];
   return { width, height };
 }
 
-function parseOutput(config: CheckedFields<typeof GENERATION_FIELDS>, rules: GenerateRules): OutputFormat {
+function parseOutput(config: CheckedFields<typeof GENERATION_FIELDS>): OutputFormat {
   const modalities: unknown[] = config.responseModalities ?? ['TEXT'];
   modalities.forEach((m, i) =>
     checkField(`generationConfig.responseModalities[${i}]`, m, { types: ['string'], values: ['TEXT', 'IMAGE', 'AUDIO'] }),
   );
   if (modalities.includes('AUDIO')) return parseSpeech(config.speechConfig);
-  if (modalities.includes('IMAGE')) return { type: 'image', ...imageSize(config.imageConfig, rules), text: modalities.includes('TEXT') };
+  if (modalities.includes('IMAGE')) return { type: 'image', ...imageSize(config.imageConfig), text: modalities.includes('TEXT') };
   if (config.responseMimeType !== 'application/json') return { type: 'text' };
   const schema =
     config.responseJsonSchema ??
@@ -380,41 +359,21 @@ function parseThinking(config: JsonObject, show: boolean): CanonicalRequest['rea
   return Object.keys(out).length ? out : undefined;
 }
 
-/** A GenerateContentResponse as rendered (render.ts), before a dialect's decoration. */
-export type GenerateResponse = Record<string, unknown> & { usageMetadata: Record<string, unknown> };
-
 export interface GeminiOptions {
   /** Show thought parts (thinkingConfig.includeThoughts). */
   includeThoughts: boolean;
-  /** A dialect's own fields on each GenerateContentResponse (Vertex AI's createTime, trafficType…). */
-  decorate?: (body: GenerateResponse) => Record<string, unknown>;
-  /** The file format pictures are sent in (Vertex AI's imageOutputOptions): PNG unless asked. */
-  imageFile?: { format: ImageFormat; quality?: number };
   /** The encoded file of each image block, made before rendering (encoding is asynchronous). */
   files?: Map<Block, { bytes: Uint8Array; mimeType: string }>;
 }
-
-/**
- * The fields a generateContent body may carry: the request's, generationConfig's and imageConfig's. A
- * dialect that takes more (Vertex AI) passes these with its own added.
- */
-export interface GenerateRules {
-  request: typeof REQUEST_FIELDS;
-  generation: typeof GENERATION_FIELDS;
-  image: typeof IMAGE_FIELDS;
-}
-
-export const GEMINI_RULES: GenerateRules = { request: REQUEST_FIELDS, generation: GENERATION_FIELDS, image: IMAGE_FIELDS };
 
 export function parseGenerateRequest(
   body: JsonObject,
   model: string,
   stream: boolean,
-  rules: GenerateRules = GEMINI_RULES,
 ): { request: CanonicalRequest; options: GeminiOptions } {
-  checkFields(body, rules.request);
+  checkFields(body, REQUEST_FIELDS);
   const config: JsonObject = body.generationConfig ?? {};
-  checkFields(config, rules.generation, 'generationConfig.');
+  checkFields(config, GENERATION_FIELDS, 'generationConfig.');
   const stop = (config.stopSequences ?? []).map((s, i) => {
     checkField(`generationConfig.stopSequences[${i}]`, s, { types: ['string'], required: true });
     return s;
@@ -441,7 +400,6 @@ export function parseGenerateRequest(
   const includeThoughts = thinking.includeThoughts === true;
   const reasoning = parseThinking(thinking, includeThoughts);
   const maxTokens = config.maxOutputTokens;
-  const output = parseOutput(config, rules);
   return {
     request: {
       format: 'gemini',
@@ -456,11 +414,11 @@ export function parseGenerateRequest(
       tools,
       toolChoice: parseToolConfig(body.toolConfig, tools),
       parallelToolCalls: true,
-      output,
+      output: parseOutput(config),
       ...(reasoning ? { reasoning } : {}),
       cache: IMPLICIT_CACHE,
       framing: GEMINI_FRAMING,
     },
-    options: { includeThoughts, ...(output.type === 'image' && { imageFile: imageFileOf(config.imageConfig) }) },
+    options: { includeThoughts },
   };
 }

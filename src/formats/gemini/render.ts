@@ -2,12 +2,12 @@
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason } from '../../core/reply.ts';
 import { makeId } from '../../core/seed.ts';
-import { planStream } from '../../core/plan.ts';
+import { planSteps } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
 import { IMAGE_TOKENS } from '../../core/respond.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
-import type { GeminiOptions, GenerateResponse } from './parse.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
+import type { GeminiOptions } from './parse.ts';
 
 const FINISH: Record<FinishReason, string> = {
   stop: 'STOP',
@@ -116,54 +116,48 @@ function promptBlocked(reply: CanonicalReply, request: CanonicalRequest) {
 }
 
 export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions) {
-  const body = reply.promptBlocked
-    ? promptBlocked(reply, request)
-    : {
-        candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options, signatureFor(c, b))).filter(Boolean), true)),
-        usageMetadata: usageMetadata(reply, request),
-        ...tail(reply, request),
-      };
-  return options.decorate ? options.decorate(body) : body;
+  if (reply.promptBlocked) return promptBlocked(reply, request);
+  return {
+    candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options, signatureFor(c, b))).filter(Boolean), true)),
+    usageMetadata: usageMetadata(reply, request),
+    ...tail(reply, request),
+  };
 }
 
-/** One response per piece (a whole function call or audio clip per chunk); the last carries the finish and usage. */
-export function generateStreamEvents(
+/**
+ * One response per piece (a whole function call or audio clip per chunk); the last carries the finish
+ * and usage. Made as it is written; SSE frames them with alt=sse, else one JSON array does.
+ */
+export function* generateStreamEvents(
   reply: CanonicalReply,
   request: CanonicalRequest,
   options: GeminiOptions,
   latency: LatencyProfile,
-  sse: boolean,
-): TimedEvent[] {
-  const chunks: { due: number; body: unknown }[] = [];
-  const steps = planStream(reply, latency);
+): Generator<StreamEvent> {
+  const steps = planSteps(reply, latency)[Symbol.iterator]();
   // A blocked prompt is one chunk, when the first would have been.
-  if (reply.promptBlocked) steps.splice(1);
+  if (reply.promptBlocked) {
+    const first = steps.next();
+    if (!first.done) yield { due: first.value.due, data: JSON.stringify(promptBlocked(reply, request)) };
+    return;
+  }
   const prompt = { promptTokenCount: reply.usage.inputTokens, totalTokenCount: reply.usage.inputTokens };
-  for (const [i, step] of steps.entries()) {
+  for (let next = steps.next(); !next.done; ) {
+    const step = next.value;
+    // One step ahead: whether this one is the stream's last.
+    next = steps.next();
     const choice = reply.choices[step.choice];
     const block = choice.blocks[step.block];
     let parts: unknown[] = [];
     if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image')
       parts = step.blockEnd ? [part(block, options, signatureFor(choice, block))] : [];
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
-    const last = i === steps.length - 1;
-    if (reply.promptBlocked) chunks.push({ due: step.due, body: promptBlocked(reply, request) });
-    if (reply.promptBlocked || (!parts.length && !step.last)) continue;
-    chunks.push({
-      due: step.due,
-      body: {
-        candidates: [candidate(choice, parts, step.last)],
-        usageMetadata: last ? usageMetadata(reply, request) : prompt,
-        ...tail(reply, request),
-      },
-    });
+    if (!parts.length && !step.last) continue;
+    const body = {
+      candidates: [candidate(choice, parts, step.last)],
+      usageMetadata: next.done ? usageMetadata(reply, request) : prompt,
+      ...tail(reply, request),
+    };
+    yield { due: step.due, data: JSON.stringify(body) };
   }
-  const { decorate } = options;
-  if (decorate) for (const chunk of chunks) chunk.body = decorate(chunk.body as GenerateResponse);
-  if (sse) return chunks.map(({ due, body }) => ({ due, frame: sseFrame(JSON.stringify(body)) }));
-  // Without alt=sse the API streams one JSON array, an element at a time.
-  return [
-    ...chunks.map(({ due, body }, i) => ({ due, frame: `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(body)}` })),
-    { due: chunks.at(-1)?.due ?? 0, frame: chunks.length ? ']' : '[]' },
-  ];
 }

@@ -5,16 +5,17 @@ import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
+import { jsonArray, sse } from '../../pipeline/framing.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
 import { geminiFormat } from './format.ts';
 import { checkField } from './validate.ts';
 import { isJsonObject, type JsonObject } from '../fields.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
-import { type GeminiOptions, type GenerateResponse, type GenerateRules, parseGenerateRequest } from './parse.ts';
-import type { CanonicalRequest, OutputFormat } from '../../core/request.ts';
+import { parseGenerateRequest } from './parse.ts';
+import type { OutputFormat } from '../../core/request.ts';
 import type { Block, CanonicalReply } from '../../core/reply.ts';
-import { encodeImage, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
+import { encodeImage, type ImageFormat, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
 import { answer, isForward, decide, type Forward } from '../../pipeline/decide.ts';
 
@@ -69,37 +70,36 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
   }
 }
 
-/** How a dialect of the Gemini API (Vertex AI's) differs in generateContent: the fields it takes, and what each reply adds. */
-export interface GenerateDialect {
-  rules: GenerateRules;
-  /** The dialect's own fields on a GenerateContentResponse (each chunk of a stream), for the request and reply it answers. */
-  decorate(body: GenerateResponse, request: CanonicalRequest, reply: CanonicalReply): Record<string, unknown>;
-}
-
-/** generateContent or streamGenerateContent of `model` (known to exist or not: requireModel answers both). */
-export async function generate(call: Call<JsonObject>, model: string, action: string, dialect?: GenerateDialect) {
+async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
-  const { request, options } = parseGenerateRequest(call.body, model, stream, dialect?.rules);
+  const { request, options } = parseGenerateRequest(call.body, model, stream);
   requireModel(call, model, action, request.output.type);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
   if (isForward(answered)) return answered;
   const { reply, latency } = answered;
-  if (dialect) options.decorate = (body) => dialect.decorate(body, request, reply);
-  if (request.output.type === 'image') options.files = await imageFiles(reply, options.imageFile);
-  const sse = call.inbound.url.searchParams.get('alt') === 'sse';
+  if (request.output.type === 'image') options.files = await imageFiles(reply, pictureFiles.get(call));
+  const altSse = call.inbound.url.searchParams.get('alt') === 'sse';
   return deliver(call, answered, stream, {
     json: () => renderGenerate(reply, request, options),
-    events: () => generateStreamEvents(reply, request, options, latency, sse),
-    contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
+    events: () => generateStreamEvents(reply, request, options, latency),
+    // Without alt=sse the API streams one JSON array, an element at a time.
+    framing: altSse ? sse : jsonArray,
+    contentType: altSse ? 'text/event-stream' : undefined,
   });
 }
 
-/** The file of each synthesized picture (PNG unless `file` asks otherwise); a fixture's pinned file as it is. */
+/**
+ * The file format a dialect asks a request's pictures in (Vertex AI's imageOutputOptions; the Gemini
+ * API has no such field): PNG when it asks none.
+ */
+export const pictureFiles = new WeakMap<Call, { format: ImageFormat; quality?: number }>();
+
+/** The file of each synthesized picture (PNG unless `file` says otherwise); a fixture's pinned file as it is. */
 async function imageFiles(
   reply: CanonicalReply,
-  file: GeminiOptions['imageFile'] = { format: 'png' },
+  file: { format: ImageFormat; quality?: number } = { format: 'png' },
 ): Promise<Map<Block, { bytes: Uint8Array; mimeType: string }>> {
   const files = new Map<Block, { bytes: Uint8Array; mimeType: string }>();
   for (const block of reply.choices.flatMap((c) => c.blocks)) {
@@ -133,13 +133,6 @@ export function embedOne(call: Call, model: string, body: JsonObject, at: string
   return { embedding: { values }, decision, key: hashString(text, decision.seed), text };
 }
 
-/** The prompt tokens of a generateContent request's body (with a dialect's `rules`, its fields too), as countTokens counts them. */
-export async function promptTokens(call: Call, model: string, body: JsonObject, rules?: GenerateRules): Promise<number> {
-  const { request } = parseGenerateRequest(body, model, false, rules);
-  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
-  return countPromptTokensInSlices(request.messages, request.tools, request.framing);
-}
-
 async function countTokens(call: Call<JsonObject>, model: string) {
   const body = call.body;
   // countTokens takes the contents directly, or a whole generateContentRequest.
@@ -147,7 +140,9 @@ async function countTokens(call: Call<JsonObject>, model: string) {
   // characters are unknown names, a number or list has no contents); a type check of its own here
   // would change those replies.
   const inner = (body.generateContentRequest as JsonObject | undefined) ?? { contents: body.contents };
-  const tokens = await promptTokens(call, model, inner);
+  const { request } = parseGenerateRequest(inner, model, false);
+  if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
+  const tokens = await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   return json({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }
 

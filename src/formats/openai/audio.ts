@@ -22,7 +22,7 @@ import { probeAudio, UnknownAudio } from '../../core/audio/decode.ts';
 import type { Call, Handler } from '../../pipeline/call.ts';
 import { isUpload, json, type Upload } from '../../pipeline/exchange.ts';
 import { decidedOutbound, decidedStream } from '../../pipeline/delivery.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField } from './validate.ts';
 import { type FieldRules, isOneOf, refuseUnrecognized, type JsonObject } from '../fields.ts';
 import { decide, isForward, requireModel } from '../../pipeline/decide.ts';
@@ -115,16 +115,16 @@ async function speech(call: Call<JsonObject>) {
   const CHUNK = 12_000;
   const pieces = Math.max(1, Math.ceil(bytes.length / CHUNK));
   const times = pieceTimes(decision.latency, pieces + 1, key);
-  const events: TimedEvent[] = [];
-  for (let i = 0; i < pieces; i++) {
-    events.push({
-      due: times[i],
-      frame: sseFrame(JSON.stringify({ type: 'speech.audio.delta', audio: toBase64(bytes.subarray(i * CHUNK, (i + 1) * CHUNK)) })),
-    });
-  }
   const usage = { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
-  events.push({ due: times[pieces], frame: sseFrame(JSON.stringify({ type: 'speech.audio.done', usage })) });
-  return decidedStream(call, decision, key, () => events);
+  // Each delta's base64 made as it is written.
+  function* events(): Generator<StreamEvent> {
+    for (let i = 0; i < pieces; i++) {
+      const audio = toBase64(bytes.subarray(i * CHUNK, (i + 1) * CHUNK));
+      yield { due: times[i], data: JSON.stringify({ type: 'speech.audio.delta', audio }) };
+    }
+    yield { due: times[pieces], data: JSON.stringify({ type: 'speech.audio.done', usage }) };
+  }
+  return decidedStream(call, decision, key, events);
 }
 
 // ---- transcription and translation ----
@@ -361,15 +361,15 @@ async function transcribe(call: Call<JsonObject>, translate: boolean) {
     const pieces = splitTokens(text);
     const times = pieceTimes(decision.latency, pieces.length + 1, key);
     const probs = ask.logprobs ? logprobs() : undefined;
-    const events: TimedEvent[] = pieces.map((delta, i) => ({
-      due: times[i],
-      frame: sseFrame(JSON.stringify({ type: 'transcript.text.delta', delta, ...(probs ? { logprobs: [probs[i]] } : {}) })),
-    }));
-    events.push({
-      due: times[pieces.length],
-      frame: sseFrame(JSON.stringify({ type: 'transcript.text.done', text, ...(probs ? { logprobs: probs } : {}), usage: tokenUsage })),
-    });
-    return decidedStream(call, decision, key, () => events);
+    function* events(): Generator<StreamEvent> {
+      for (const [i, delta] of pieces.entries())
+        yield { due: times[i], data: JSON.stringify({ type: 'transcript.text.delta', delta, ...(probs ? { logprobs: [probs[i]] } : {}) }) };
+      yield {
+        due: times[pieces.length],
+        data: JSON.stringify({ type: 'transcript.text.done', text, ...(probs ? { logprobs: probs } : {}), usage: tokenUsage }),
+      };
+    }
+    return decidedStream(call, decision, key, events);
   }
   const plain = (body: string) => ({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
   return decidedOutbound(call, decision, key, () => {

@@ -4,10 +4,12 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import { choiceText, type Block, type CanonicalReply, type Choice, type Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { memoize } from '../../core/memo.ts';
-import { planStream, type StreamStep } from '../../core/plan.ts';
+import { planSteps, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { LogprobCount, synthesizeLogprobs, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import { chargeLogprobs, LogprobCount, logprobSteps, type TokenLogprob } from '../../core/synthesize/logprobs.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
+import { LazyArray } from '../../pipeline/pieces.ts';
+import { mayBeBig } from '../../pipeline/exchange.ts';
 import type { ChatOptions } from './parse.ts';
 
 /** OpenAI's finish reasons for the canonical ones. */
@@ -75,19 +77,33 @@ export function usageBody(usage: Usage) {
 /** A stable `fp_…` per model, as OpenAI reports the backend configuration. */
 export const systemFingerprint = memoize((model: string) => `fp_${hashString(model).toString(16).padStart(14, '0').slice(-10)}`, 200);
 
-function logprobEntries(entries: TokenLogprob[]) {
-  const bytes = (s: string) => [...new TextEncoder().encode(s)];
-  return entries.map((e) => ({
+const encoder = new TextEncoder();
+/** A token's UTF-8 bytes as the API lists them; the same few tokens come back in every entry's alternatives. */
+const tokenBytes = memoize((token: string) => [...encoder.encode(token)], {
+  entries: 4096,
+  sizeOf: (token) => 64 + token.length * 34,
+});
+
+/** One `logprobs.content` entry as the API writes it. */
+function logprobEntry(e: TokenLogprob) {
+  return {
     token: e.token,
     logprob: e.logprob,
-    bytes: bytes(e.token),
-    top_logprobs: e.alternatives.map((a) => ({ token: a.token, logprob: a.logprob, bytes: bytes(a.token) })),
-  }));
+    bytes: tokenBytes(e.token),
+    top_logprobs: e.alternatives.map((a) => ({ token: a.token, logprob: a.logprob, bytes: tokenBytes(a.token) })),
+  };
 }
 
-function choiceLogprobs(reply: CanonicalReply, choice: Choice, options: ChatOptions, count: LogprobCount): TokenLogprob[] | undefined {
-  if (options.topLogprobs === undefined) return undefined;
-  return synthesizeLogprobs(choiceText(choice), options.topLogprobs, deriveKey(reply.key, `logprobs:${choice.index}`), count);
+/**
+ * Each choice's log probabilities, made as they are taken (undefined without `logprobs`): every
+ * choice's entries are counted first (the request's 400 past the limit comes before any is made).
+ */
+function choiceLogprobs(reply: CanonicalReply, options: ChatOptions): ((choice: Choice) => Generator<TokenLogprob>) | undefined {
+  const top = options.topLogprobs;
+  if (top === undefined) return undefined;
+  const count = new LogprobCount();
+  for (const choice of reply.choices) chargeLogprobs(choiceText(choice), top, count);
+  return (choice) => logprobSteps(choiceText(choice), top, deriveKey(reply.key, `logprobs:${choice.index}`));
 }
 
 function header(reply: CanonicalReply, request: CanonicalRequest) {
@@ -100,17 +116,22 @@ function header(reply: CanonicalReply, request: CanonicalRequest) {
   };
 }
 
-export function renderChat(reply: CanonicalReply, request: CanonicalRequest, options: ChatOptions) {
+/**
+ * The chat completion. With `lazy`, log probabilities are made as the reply is written (a LazyArray
+ * each, the reply marked mayBeBig): `n` = 128 at top_logprobs 20 is 9 MB, made a piece at a time.
+ */
+export function renderChat(reply: CanonicalReply, request: CanonicalRequest, options: ChatOptions, lazy = false) {
   refuseBlockedPrompt(reply);
   const { id, created, model, service_tier, system_fingerprint } = header(reply, request);
-  const count = new LogprobCount();
-  return {
+  const entriesOf = choiceLogprobs(reply, options);
+  const body = {
     id,
     object: 'chat.completion',
     created,
     model,
     choices: reply.choices.map((choice) => {
-      const logprobs = choiceLogprobs(reply, choice, options, count);
+      const steps = entriesOf && (() => entriesOf(choice));
+      const content = steps && (lazy ? new LazyArray(() => mapped(steps(), logprobEntry)) : [...mapped(steps(), logprobEntry)]);
       const calls = toolCallsOf(choice);
       const hasText = choice.blocks.some((b) => b.type === 'text');
       const message: Record<string, unknown> = {
@@ -126,7 +147,7 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
       return {
         index: choice.index,
         message,
-        logprobs: logprobs ? { content: logprobEntries(logprobs), refusal: null } : null,
+        logprobs: content ? { content, refusal: null } : null,
         finish_reason: finishReason(choice, options),
       };
     }),
@@ -134,16 +155,34 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
     service_tier,
     system_fingerprint,
   };
+  return lazy && entriesOf ? mayBeBig(body) : body;
 }
 
-/** The whole chunk stream, each event with its due time. */
+function* mapped<T, R>(items: Iterable<T>, fn: (item: T) => R): Generator<R> {
+  for (const item of items) yield fn(item);
+}
+
+/**
+ * The chunk stream, each event with its due time, made as it is written: a refused prompt and too
+ * many log probabilities are refused here, before the stream starts.
+ */
 export function chatStreamEvents(
   reply: CanonicalReply,
   request: CanonicalRequest,
   options: ChatOptions,
   latency: LatencyProfile,
-): TimedEvent[] {
+): Iterable<StreamEvent> {
   refuseBlockedPrompt(reply);
+  return chatEvents(reply, request, options, latency, choiceLogprobs(reply, options));
+}
+
+function* chatEvents(
+  reply: CanonicalReply,
+  request: CanonicalRequest,
+  options: ChatOptions,
+  latency: LatencyProfile,
+  entriesOf: ((choice: Choice) => Generator<TokenLogprob>) | undefined,
+): Generator<StreamEvent> {
   const { id, created, model, service_tier, system_fingerprint } = header(reply, request);
   const base = { id, object: 'chat.completion.chunk', created, model, service_tier, system_fingerprint };
   // Every chunk is `{...base, choices, ...usage}`: the JSON around `choices` is the same in each, so it
@@ -151,64 +190,57 @@ export function chatStreamEvents(
   // `usage: null` until the last one carries the figures.
   const head = `${JSON.stringify(base).slice(0, -1)},"choices":`;
   const tail = options.includeUsage ? ',"usage":null}' : '}';
-  const count = new LogprobCount();
-  const logprobs = reply.choices.map((c) => choiceLogprobs(reply, c, options, count));
-  const textPieces = reply.choices.map(() => 0);
-  const events: TimedEvent[] = [];
-  const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null) =>
-    events.push({
-      due: step.due,
-      frame: sseFrame(head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail),
-    });
-  for (const step of planStream(reply, latency)) {
+  // Each choice's log probabilities, made a token at a time as its text pieces go out.
+  const logprobs = reply.choices.map((c) => entriesOf?.(c));
+  // The last step's time: usage and [DONE] go with it.
+  let end = 0;
+  const delta = (step: StreamStep, d: Record<string, unknown>, finish: string | null = null, logprob: unknown = null): StreamEvent => ({
+    due: step.due,
+    data: head + JSON.stringify([{ index: step.choice, delta: d, logprobs: logprob, finish_reason: finish }]) + tail,
+  });
+  for (const step of planSteps(reply, latency)) {
+    end = step.due;
     const choice = reply.choices[step.choice];
     const lp = logprobs[step.choice];
     const block = choice.blocks[step.block];
     if (step.first) {
       const content = block?.type === 'tool_call' || block?.type === 'refusal' ? null : '';
-      delta(
+      yield delta(
         step,
         { role: 'assistant', content, refusal: block?.type === 'refusal' ? '' : null },
         null,
         lp ? { content: [], refusal: null } : null,
       );
     }
-    if (block?.type === 'refusal' && step.text) delta(step, { refusal: step.text });
+    if (block?.type === 'refusal' && step.text) yield delta(step, { refusal: step.text });
     if (block?.type === 'tool_call') {
       const call = toolCallsOf(choice).indexOf(block);
       if (options.legacyFunctions) {
-        if (step.blockStart) delta(step, { function_call: { name: block.name, arguments: '' } });
-        delta(step, { function_call: { arguments: step.text } });
+        if (step.blockStart) yield delta(step, { function_call: { name: block.name, arguments: '' } });
+        yield delta(step, { function_call: { arguments: step.text } });
       } else {
         // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
         if (step.blockStart)
-          delta(step, {
+          yield delta(step, {
             tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }],
           });
-        delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
+        yield delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
       }
     } else if (block?.type === 'text' && step.text) {
-      // Logprobs follow the text's own pieces (reasoning and tool calls have none here).
-      const at = textPieces[step.choice]++;
-      if (lp) delta(step, { content: step.text }, null, { content: logprobEntries(lp.slice(at, at + 1)), refusal: null });
+      // Logprobs follow the text's own pieces (reasoning and tool calls have none here): the next entry each.
+      if (lp) {
+        const entry = lp.next();
+        yield delta(step, { content: step.text }, null, { content: entry.done ? [] : [logprobEntry(entry.value)], refusal: null });
+      }
       // The commonest chunk by far, written as the JSON stringify would write it.
       else
-        events.push({
+        yield {
           due: step.due,
-          frame: sseFrame(
-            `${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`,
-          ),
-        });
+          data: `${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`,
+        };
     }
-    if (step.last) delta(step, {}, finishReason(choice, options));
+    if (step.last) yield delta(step, {}, finishReason(choice, options));
   }
-  const end = events.length ? events[events.length - 1].due : 0;
-  if (options.includeUsage) {
-    events.push({
-      due: end,
-      frame: sseFrame(JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) })),
-    });
-  }
-  events.push({ due: end, frame: sseFrame('[DONE]') });
-  return events;
+  if (options.includeUsage) yield { due: end, data: JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) }) };
+  yield { due: end, data: '[DONE]' };
 }

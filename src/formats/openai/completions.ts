@@ -4,10 +4,10 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import { choiceText, type CanonicalReply, type Choice } from '../../core/reply.ts';
 import { deriveKey, makeId } from '../../core/seed.ts';
 import { countTokens } from '../../core/tokens.ts';
-import { planStream } from '../../core/plan.ts';
+import { planSteps } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { LogprobCount, synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import { chargeLogprobs, LogprobCount, logprobSteps, synthesizeLogprobs } from '../../core/synthesize/logprobs.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
 import { FINISH, refuseBlockedPrompt, systemFingerprint, usageBody } from './chat.ts';
 import { parseStop } from './parse.ts';
 import { checkFields, invalid, invalidType } from './validate.ts';
@@ -192,30 +192,59 @@ export function renderCompletion(reply: CanonicalReply, call: CompletionCall, mo
   };
 }
 
-export function completionStreamEvents(reply: CanonicalReply, call: CompletionCall, model: string, latency: LatencyProfile): TimedEvent[] {
+/** A choice's legacy log probabilities a token at a time, by position (positions only grow): what legacyLogprobs lists at each. */
+function legacyCursor(reply: CanonicalReply, choice: Choice, top: number) {
+  const entries = logprobSteps(choiceText(choice), Math.max(top, 1), deriveKey(reply.key, `logprobs:${choice.index}`));
+  let position = -1;
+  let offset = 0;
+  let entry: ReturnType<typeof entries.next> | undefined;
+  return (at: number) => {
+    while (position < at) {
+      if (entry && !entry.done) offset += entry.value.token.length;
+      entry = entries.next();
+      position++;
+    }
+    if (!entry || entry.done) return { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+    const e = entry.value;
+    return {
+      tokens: [e.token],
+      token_logprobs: [e.logprob],
+      top_logprobs: [Object.fromEntries(e.alternatives.slice(0, top).map((a) => [a.token, a.logprob]))],
+      text_offset: [offset],
+    };
+  };
+}
+
+/** The chunk stream, made as it is written (a refused prompt and too many log probabilities are refused first). */
+export function completionStreamEvents(
+  reply: CanonicalReply,
+  call: CompletionCall,
+  model: string,
+  latency: LatencyProfile,
+): Iterable<StreamEvent> {
   refuseBlockedPrompt(reply);
+  const top = call.logprobs;
+  if (top !== undefined) {
+    const count = new LogprobCount();
+    for (const c of reply.choices) chargeLogprobs(choiceText(c), Math.max(top, 1), count);
+  }
+  return completionEvents(reply, call, model, latency);
+}
+
+function* completionEvents(reply: CanonicalReply, call: CompletionCall, model: string, latency: LatencyProfile): Generator<StreamEvent> {
   const base = head(reply, model);
-  const count = new LogprobCount();
-  const lps = reply.choices.map((c) => (call.logprobs === undefined ? undefined : legacyLogprobs(reply, c, call.logprobs, count)));
-  const events: TimedEvent[] = [];
-  const chunk = (due: number, choice: unknown) => events.push({ due, frame: sseFrame(JSON.stringify({ ...base, choices: [choice] })) });
-  for (const step of planStream(reply, latency)) {
+  const top = call.logprobs;
+  const lps = reply.choices.map((c) => (top === undefined ? undefined : legacyCursor(reply, c, top)));
+  const chunk = (due: number, choice: unknown): StreamEvent => ({ due, data: JSON.stringify({ ...base, choices: [choice] }) });
+  let end = 0;
+  for (const step of planSteps(reply, latency)) {
     const choice = reply.choices[step.choice];
     const lp = lps[step.choice];
-    if (step.text) {
-      const logprobs = lp && {
-        tokens: lp.tokens.slice(step.position, step.position + 1),
-        token_logprobs: lp.token_logprobs.slice(step.position, step.position + 1),
-        top_logprobs: lp.top_logprobs.slice(step.position, step.position + 1),
-        text_offset: lp.text_offset.slice(step.position, step.position + 1),
-      };
-      chunk(step.due, { text: step.text, index: choice.index, logprobs: logprobs ?? null, finish_reason: null });
-    }
-    if (step.last) chunk(step.due, { text: '', index: choice.index, logprobs: null, finish_reason: FINISH[choice.finishReason] });
+    if (step.text)
+      yield chunk(step.due, { text: step.text, index: choice.index, logprobs: lp?.(step.position) ?? null, finish_reason: null });
+    if (step.last) yield chunk(step.due, { text: '', index: choice.index, logprobs: null, finish_reason: FINISH[choice.finishReason] });
+    if (step.text || step.last) end = step.due;
   }
-  const end = events.at(-1)?.due ?? 0;
-  if (call.includeUsage)
-    events.push({ due: end, frame: sseFrame(JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) })) });
-  events.push({ due: end, frame: sseFrame('[DONE]') });
-  return events;
+  if (call.includeUsage) yield { due: end, data: JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) }) };
+  yield { due: end, data: '[DONE]' };
 }

@@ -2,7 +2,7 @@
 import type { ErrorKind, GatewayError } from '../../core/errors.ts';
 import { RateLimitError } from '../../core/ratelimit.ts';
 import { json, type Outbound } from '../../pipeline/exchange.ts';
-import { sseFrame } from '../../pipeline/sse.ts';
+import type { RecordedEvent } from '../../pipeline/framing.ts';
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -54,4 +54,4 @@ export const openaiErrorResponse = (error: GatewayError): Outbound =>
   json(openaiErrorBody(error), openaiStatus(error.status), error.status === 429 ? { ...RATE_LIMITED, ...error.headers } : error.headers);
 
 // The openai SDK throws an APIError for any event whose data has an `error` field.
-export const openaiStreamError = (error: GatewayError): string => sseFrame(JSON.stringify(openaiErrorBody(error)));
+export const openaiStreamError = (error: GatewayError): RecordedEvent => ({ data: JSON.stringify(openaiErrorBody(error)) });

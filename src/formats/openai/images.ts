@@ -22,7 +22,7 @@ import type { Decision } from '../../pipeline/decide.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import type { Outbound } from '../../pipeline/exchange.ts';
 import { decidedReply, decidedStream } from '../../pipeline/delivery.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
 import { requestOrigin } from '../../pipeline/paths.ts';
 import { checkFields, invalid, invalidValue } from './validate.ts';
 import { type CheckedFields, type FieldRules, type JsonObject, optional } from '../fields.ts';
@@ -318,8 +318,11 @@ function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: numb
   };
 }
 
-/** The image stream: each picture's partial images, then it completed (`prefix` is image_generation or image_edit). */
-function imageStreamEvents(
+/**
+ * The image stream: each picture's partial images, then it completed (`prefix` is image_generation or
+ * image_edit); each event's base64 made as it is written.
+ */
+function* imageStreamEvents(
   ask: ImageAsk,
   produced: Produced,
   prefix: string,
@@ -327,22 +330,22 @@ function imageStreamEvents(
   created: number,
   latency: Decision['latency'],
   inputImageTokens = 0,
-): TimedEvent[] {
+): Generator<StreamEvent> {
   const common = { created_at: created, size: ask.size, quality: ask.quality, background: ask.background, output_format: ask.format };
-  const payloads: (JsonObject & { type: string })[] = [];
-  produced.files.forEach((file, i) => {
-    produced.partials[i].forEach((partial, index) =>
-      payloads.push({ type: `${prefix}.partial_image`, b64_json: toBase64(partial), ...common, partial_image_index: index }),
-    );
-    payloads.push({
+  const count = produced.files.reduce((n, _, i) => n + produced.partials[i].length + 1, 0);
+  const times = pieceTimes(latency, count, deriveKey(key, 'timing'));
+  let at = 0;
+  const event = (p: JsonObject & { type: string }): StreamEvent => ({ due: times[at++], data: JSON.stringify(p), event: p.type });
+  for (const [i, file] of produced.files.entries()) {
+    for (const [index, partial] of produced.partials[i].entries())
+      yield event({ type: `${prefix}.partial_image`, b64_json: toBase64(partial), ...common, partial_image_index: index });
+    yield event({
       type: `${prefix}.completed`,
       b64_json: toBase64(file),
       ...common,
       usage: imageUsage(ask, 1, i === 0 ? inputImageTokens : 0),
     });
-  });
-  const times = pieceTimes(latency, payloads.length, deriveKey(key, 'timing'));
-  return payloads.map((p, i) => ({ due: times[i], frame: sseFrame(JSON.stringify(p), p.type) }));
+  }
 }
 
 /** The answer to an image request: streamed events, or the JSON response after the decision's delay. */

@@ -24,11 +24,16 @@ function isBeta(call: Call): boolean {
   return /realtime=v1/.test(call.inbound.header('openai-beta') ?? '') || protocols(call).includes(BETA_SUBPROTOCOL);
 }
 
-/** The model asked for, known and able to do realtime, or the 400/404 the service answers. */
+/**
+ * The model asked for, known and able to do realtime, and one the caller's token may use, or the
+ * 400/403/404 the service answers: minting a key for a model outside the token's scope is the 403 using
+ * the model is.
+ */
 function realtimeModel(call: Call, model: unknown): string {
   if (model === undefined || model === '') throw missing('model');
   checkField('model', model, { types: ['string'] });
   requireModel(call, model, 'realtime');
+  call.runtime.tokens.allow(call.token, model);
   return model;
 }
 
@@ -40,7 +45,7 @@ function upgrade(call: Call): Outbound {
     );
   }
   const beta = isBeta(call);
-  const ephemeral = call.runtime.tokens.ephemeralKey(call.token, call.runtime.now());
+  const ephemeral = call.clientSecret === undefined ? undefined : call.runtime.tokens.ephemeralKey(call.clientSecret, call.runtime.now());
   const preset = ephemeral?.session;
   const model = realtimeModel(call, call.inbound.url.searchParams.get('model') ?? preset?.model);
   const offered = protocols(call);

@@ -2,6 +2,8 @@
 // the conversation, the configuration and the input audio buffer; each response is the conversation as
 // a canonical request, answered by the runtime (fixtures, overrides, synthesis, tool rule) and played
 // back as timed events. GA event names by default, beta names for beta clients.
+import { shortenedBody } from '../../core/journal.ts';
+import { detached } from '../../core/strings.ts';
 import { asGatewayError, GatewayError } from '../../core/errors.ts';
 import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
@@ -13,8 +15,9 @@ import { frameLength, loudness } from '../../core/voice.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
-import { playEvents } from '../../pipeline/sse.ts';
+import { HIGH_WATER_BYTES, play } from '../../pipeline/playback.ts';
 import { openaiErrorBody } from './errors.ts';
+import { ConversationItems, type Item } from './realtime-items.ts';
 import {
   applyResponse,
   applySession,
@@ -48,12 +51,12 @@ export const REALTIME_LIMITS = {
   events: 100_000,
   /** Bytes of client frames in one session. */
   bytes: 256 * 1024 * 1024,
+  /** Bytes of server frames in one session (an hour of audio deltas is about 230 MB). */
+  serverBytes: 1024 * 1024 * 1024,
   /** Wall-clock length of a session, as the service's 60 minutes. */
   durationMs: 60 * 60 * 1000,
   /** Uncommitted input audio, as the service's 15 MiB. */
   audioBufferBytes: 15 * 1024 * 1024,
-  /** Conversation items kept (oldest dropped first, as `truncation: auto` would). */
-  items: 1000,
   /** Event types kept in the journal entry. */
   journalEvents: 1000,
   /** Client events held, in order, while a response's speech is made (and their bytes); past either, the session is closed. */
@@ -99,13 +102,6 @@ const ROLE_CONTENT = {
 /** Samples in one frame of the voice activity detector (10 ms). */
 const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
 
-interface Item {
-  /** The item as the GA protocol shows it. */
-  raw: RealtimeItem;
-  /** What a user audio item said (its transcript, or what the transcription rule hears). */
-  heard?: string;
-}
-
 interface Active {
   plan: ResponsePlan;
   ctx: ResponseContext;
@@ -131,13 +127,19 @@ export class RealtimeSession implements SocketPeer {
   private readonly sessionId: string;
   private readonly conversationId: string;
   private readonly expiresAt: number;
-  private items: Item[] = [];
+  /** The conversation, bounded per session and across sessions (realtime-items.ts). */
+  private readonly items: ConversationItems;
   private counter = 0;
   private buffer: Int16Array[] = [];
   private bufferBytes = 0;
   private active?: Active;
   private events = 0;
   private bytes = 0;
+  /** Bytes of server frames sent. */
+  private sent = 0;
+  private refusing = false;
+  /** Handling of client events waits for the reader to take what was sent (see pump). */
+  private awaitingReader = false;
   private gone = false;
   /** The response whose speech is being made (between response.create and its first event). */
   private preparing?: ResponseContext;
@@ -163,6 +165,7 @@ export class RealtimeSession implements SocketPeer {
     this.beta = options.beta;
     const { runtime } = call;
     this.key = hashString(`realtime ${options.model} ${options.beta} ${call.inbound.url.search}`, runtime.seed);
+    this.items = new ConversationItems(runtime.realtimeItems);
     this.config = defaultConfig(options.model, options.beta);
     if (options.preset) this.config = applySession(this.config, options.preset, false);
     this.sessionId = makeId('sess_', 21, deriveKey(this.key, 'session'));
@@ -187,7 +190,8 @@ export class RealtimeSession implements SocketPeer {
 
   private log(from: 'client' | 'server', type: string): void {
     const log = this.call.entry.events!;
-    if (log.length < REALTIME_LIMITS.journalEvents) log.push({ from, type });
+    // A client's type is its own text: at most a name's length is kept.
+    if (log.length < REALTIME_LIMITS.journalEvents) log.push({ from, type: type.length > 64 ? detached(`${type.slice(0, 64)}…`) : type });
   }
 
   private nextId(prefix: string, length = 21): string {
@@ -205,8 +209,33 @@ export class RealtimeSession implements SocketPeer {
   private emit(type: string, body: JsonObject = {}): void {
     const text = this.frame(type, body);
     if (text === undefined || this.gone) return;
+    this.send(text);
+  }
+
+  /** One server frame on the wire, counted against the session's limit on server bytes. */
+  private send(text: string): void {
     this.call.entry.eventsSent++;
+    this.sent += text.length;
     this.sink.send(text);
+    if (this.sent > REALTIME_LIMITS.serverBytes && !this.refusing) {
+      this.refusing = true;
+      this.refuse(
+        'session_byte_limit',
+        `This session was sent more than ${REALTIME_LIMITS.serverBytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
+    }
+  }
+
+  /**
+   * Drops a session whose reader took nothing for the reader timeout while frames waited for it: a
+   * close frame (1008, reader_timeout) goes behind what it has not taken, and the connection is dropped.
+   */
+  private dropReader(): void {
+    if (this.gone) return;
+    this.sink.close(1008, 'reader_timeout');
+    this.sink.terminate();
+    this.closed();
+    this.call.entry.outcome = 'aborted';
   }
 
   private fail(error: GatewayError, clientEventId?: string): void {
@@ -225,6 +254,7 @@ export class RealtimeSession implements SocketPeer {
     if (this.gone) return;
     this.gone = true;
     clearTimeout(this.timer);
+    this.items.release();
     const { entry } = this.call;
     this.waiting = [];
     this.inbox = [];
@@ -258,8 +288,11 @@ export class RealtimeSession implements SocketPeer {
    * requests and sockets are answered meanwhile. A steady trickle is handled as it comes.
    */
   private pump(): void {
-    if (this.nextTurnBooked) return;
+    if (this.nextTurnBooked || this.awaitingReader) return;
     while (this.inbox.length && this.turnBudget > 0 && !this.gone) {
+      // What the reader has not taken is over the high-water mark: no more client events are read or
+      // handled until it drains, so a client that sends and never reads holds its own frames, not ours.
+      if (this.sink.buffered() >= HIGH_WATER_BYTES) return this.awaitReader();
       this.turnBudget--;
       this.handle(this.inbox.shift()!);
     }
@@ -268,6 +301,20 @@ export class RealtimeSession implements SocketPeer {
     void yieldToLoop().then(() => {
       this.nextTurnBooked = false;
       this.turnBudget = REALTIME_LIMITS.eventsPerTurn;
+      this.pump();
+    });
+  }
+
+  private awaitReader(): void {
+    this.awaitingReader = true;
+    this.sink.pauseReading(true);
+    const limit = this.call.runtime.readerTimeoutMs;
+    const idle = limit > 0 ? setTimeout(() => this.dropReader(), limit) : undefined;
+    this.sink.whenDrained(() => {
+      clearTimeout(idle);
+      this.awaitingReader = false;
+      if (this.gone) return;
+      this.sink.pauseReading(false);
       this.pump();
     });
   }
@@ -363,7 +410,7 @@ export class RealtimeSession implements SocketPeer {
       case 'conversation.item.delete': {
         checkFields(event, ITEM_EVENT);
         const item = this.find(event.item_id);
-        this.items = this.items.filter((i) => i !== item);
+        this.items.remove(item);
         return this.emit('conversation.item.deleted', { item_id: item.raw.id });
       }
       case 'conversation.item.truncate':
@@ -453,25 +500,25 @@ export class RealtimeSession implements SocketPeer {
   }
 
   private addItem(item: Item, previousId?: string | null): void {
-    let at = this.items.length;
+    const items = this.items.all;
+    let at = items.length;
     if (previousId === 'root') at = 0;
     else if (previousId) {
-      const i = this.items.findIndex((x) => x.raw.id === previousId);
+      const i = items.findIndex((x) => x.raw.id === previousId);
       if (i < 0)
         throw invalid('previous_item_id', `Error adding item: the previous item with id '${previousId}' does not exist.`, 'item_not_found');
       at = i + 1;
     }
-    if (this.items.some((x) => x.raw.id === item.raw.id))
+    if (items.some((x) => x.raw.id === item.raw.id))
       throw invalid('item.id', `Error adding item: an item with id '${item.raw.id}' already exists.`, 'item_already_exists');
-    this.items.splice(at, 0, item);
-    if (this.items.length > REALTIME_LIMITS.items) this.items.shift();
-    const previous = at > 0 ? (this.items[at - 1]?.raw.id ?? null) : null;
+    at = this.items.insert(item, at);
+    const previous = at > 0 ? (this.items.all[at - 1]?.raw.id ?? null) : null;
     this.emit('conversation.item.added', { previous_item_id: previous, item: this.show(item.raw) });
     this.emit('conversation.item.done', { previous_item_id: previous, item: this.show(item.raw) });
   }
 
   private find(itemId: string): Item {
-    const item = this.items.find((i) => i.raw.id === itemId);
+    const item = this.items.all.find((i) => i.raw.id === itemId);
     if (!item) throw invalid('item_id', `Item with item_id not found: ${itemId}`, 'item_not_found');
     return item;
   }
@@ -486,6 +533,7 @@ export class RealtimeSession implements SocketPeer {
     }
     // The service drops the text transcript of truncated audio, so the model never reads unheard words.
     raw.content[event.content_index] = { ...part, transcript: '' };
+    this.items.resized(item);
     this.emit('conversation.item.truncated', {
       item_id: item.raw.id,
       content_index: event.content_index,
@@ -569,7 +617,7 @@ export class RealtimeSession implements SocketPeer {
     const audioKey = this.audioKey;
     this.clearBuffer();
     const id = itemId ?? this.nextId('item_');
-    const previous = this.items.at(-1)?.raw.id ?? null;
+    const previous = this.items.all.at(-1)?.raw.id ?? null;
     const heard = transcribe(samples, SPEECH_SAMPLE_RATE, audioKey);
     const audio: ContentPart = { type: 'input_audio' };
     const item: Item = {
@@ -596,7 +644,7 @@ export class RealtimeSession implements SocketPeer {
 
   /** The conversation as a canonical request: instructions, then each item as a message. */
   private request(params: JsonObject, settings: SessionConfig): CanonicalRequest {
-    const items = params.conversation === 'none' ? [] : this.items;
+    const items = params.conversation === 'none' ? [] : this.items.all;
     const input = Array.isArray(params.input)
       ? params.input.map((raw: unknown, i) => {
           // Each element an item object: a null or a string gets the error event naming it, not a server_error.
@@ -659,7 +707,7 @@ export class RealtimeSession implements SocketPeer {
       voice: settings.voice,
       beta: this.beta,
       maxOutputTokens: settings.maxOutputTokens,
-      previousItemId: this.items.at(-1)?.raw.id ?? null,
+      previousItemId: this.items.all.at(-1)?.raw.id ?? null,
     };
     const request = this.request(params, settings);
     const { call } = this;
@@ -678,7 +726,7 @@ export class RealtimeSession implements SocketPeer {
       });
       return;
     }
-    call.entry.body = { type: 'response.create', response: params };
+    call.entry.body = shortenedBody({ type: 'response.create', response: params });
     const { reply, latency, fault } = answered;
     if (fault && isConnectionFault(fault)) {
       this.sink.terminate();
@@ -693,18 +741,36 @@ export class RealtimeSession implements SocketPeer {
       count: (samples) => (call.entry.speechSamples = (call.entry.speechSamples ?? 0) + samples),
       stopped: () => this.gone,
     };
-    void speakBlocks(reply, ctx, work).then((speech) => {
+    const prepared = (speech: Awaited<ReturnType<typeof speakBlocks>>) => {
       this.preparing = undefined;
       call.runtime.activeStreams--;
       if (!speech) return;
       this.play(planResponse(reply, latency, ctx, speech), ctx, fault);
-      // Events held meanwhile go first, in order, then those not handled yet; one may start another
-      // response, which holds the rest again.
-      this.inbox.unshift(...this.waiting);
-      this.waiting = [];
-      this.waitingBytes = 0;
-      this.pump();
-    });
+      this.resume();
+    };
+    // A response that fails while it is made ends like one that finished: counted down, the session free
+    // for the next (it stayed counted in activeStreams, the session holding its events for good).
+    void speakBlocks(reply, ctx, work)
+      .then(prepared)
+      .catch((error: unknown) => {
+        if (this.preparing === ctx) {
+          this.preparing = undefined;
+          call.runtime.activeStreams--;
+        }
+        this.fail(asGatewayError(error));
+        this.resume();
+      });
+  }
+
+  /**
+   * Handles the client events held while a response was prepared: first, in order, then those not
+   * handled yet; one may start another response, which holds the rest again.
+   */
+  private resume(): void {
+    this.inbox.unshift(...this.waiting);
+    this.waiting = [];
+    this.waitingBytes = 0;
+    this.pump();
   }
 
   private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
@@ -714,41 +780,47 @@ export class RealtimeSession implements SocketPeer {
     // Frames are stamped now, in order, so event ids follow the script, not the timers.
     let events = plan.events.flatMap((e) => {
       const frame = this.frame(e.event.type, stripType(e.event));
-      return frame === undefined ? [] : [{ due: e.due, frame: `${frame}\n`, opened: e.opened }];
+      return frame === undefined ? [] : [{ due: e.due, data: frame, opened: e.opened }];
     });
     events.push({
       due: events.at(-1)!.due,
-      frame: `${this.frame('rate_limits.updated', { rate_limits: this.rateLimits() })}\n`,
+      data: this.frame('rate_limits.updated', { rate_limits: this.rateLimits() }) ?? '',
       opened: plan.items.length,
     });
     if (fault) {
       const opened = events.map((e) => e.opened);
-      events = faultedEvents(events, fault, (error, after) => [
-        `${this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } })}\n`,
-        `${this.frame('response.done', { response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', failedDetails(error)) })}\n`,
-      ]).map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
+      events = [
+        ...faultedEvents(events, fault, (error, after) => [
+          { data: this.frame('error', { error: { ...openaiErrorBody(error).error, event_id: null } }) ?? '' },
+          {
+            data:
+              this.frame('response.done', {
+                response: stoppedResponse(plan, ctx, opened[after - 1] ?? 0, 'failed', failedDetails(error)),
+              }) ?? '',
+          },
+        ]),
+      ].map((e, i) => ({ ...e, opened: opened[Math.min(i, opened.length - 1)] }));
     }
     const active: Active = { plan, ctx, opened: 0, stop: () => {}, cut: fault?.type === 'STREAM_CUT' };
     this.active = active;
     call.runtime.activeStreams++;
     const openedAt = events.map((e) => e.opened);
-    active.stop = playEvents<string>(
+    active.stop = play(
       events,
       {
-        // One event per line: JSON.stringify never writes a raw newline.
+        // One WebSocket message per event; past the high-water mark the response waits for the reader.
         write: (chunk) => {
-          for (const line of chunk.split('\n')) {
-            if (!line || this.gone) continue;
-            call.entry.eventsSent++;
-            this.sink.send(line);
-          }
+          for (const { data } of chunk) if (data && !this.gone) this.send(data);
+          return this.sink.buffered() < HIGH_WATER_BYTES;
         },
+        whenDrained: (resume) => this.sink.whenDrained(resume),
         end: () => {
           if (active.cut) {
             this.sink.terminate();
             this.closed();
           }
         },
+        drop: () => this.dropReader(),
       },
       {
         onProgress: (sent) => {
@@ -762,8 +834,7 @@ export class RealtimeSession implements SocketPeer {
           }
         },
       },
-      // Text frames on a WebSocket: the events stay strings (only HTTP carriers encode to bytes).
-      (frames) => frames,
+      call.runtime.readerTimeoutMs,
     );
   }
 
@@ -779,10 +850,13 @@ export class RealtimeSession implements SocketPeer {
   /** Puts a response's items (the first `count`) into the conversation. */
   private remember(count: number, plan: ResponsePlan): void {
     for (const raw of plan.items.slice(0, count)) {
-      if (this.items.some((i) => i.raw.id === raw.id)) continue;
+      if (this.items.all.some((i) => i.raw.id === raw.id)) continue;
       const kept = keptItem(raw);
-      this.items.push({ raw: kept.status === 'completed' ? kept : { ...kept, status: 'incomplete' } });
-      if (this.items.length > REALTIME_LIMITS.items) this.items.shift();
+      try {
+        this.items.insert({ raw: kept.status === 'completed' ? kept : { ...kept, status: 'incomplete' } }, this.items.all.length);
+      } catch {
+        // Sent already; past what the sessions may keep, it is not kept for later turns.
+      }
     }
   }
 

@@ -5,9 +5,9 @@ import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/r
 import type { CanonicalReply, Choice } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { makeId } from '../../core/seed.ts';
-import { planStream, type StreamStep } from '../../core/plan.ts';
+import { planSteps, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
-import { sseFrame, type TimedEvent } from '../../pipeline/sse.ts';
+import type { StreamEvent } from '../../pipeline/framing.ts';
 import { callId, refuseBlockedPrompt } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue } from './validate.ts';
 import { type CheckedFields, type FieldRules, fieldsOf, isOneOf, type JsonObject, optional } from '../fields.ts';
@@ -345,12 +345,12 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
   };
 }
 
-/** The event stream, every event numbered: created, in_progress, each item's events, completed. */
-export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall, latency: LatencyProfile): TimedEvent[] {
-  const events: TimedEvent[] = [];
+/** The event stream, every event numbered: created, in_progress, each item's events, completed; made as it is written. */
+export function* responseStreamEvents(reply: CanonicalReply, call: ResponsesCall, latency: LatencyProfile): Generator<StreamEvent> {
+  const events: StreamEvent[] = [];
   let sequence = 0;
   const emit = (due: number, type: string, data: JsonObject) =>
-    events.push({ due, frame: sseFrame(JSON.stringify({ type, ...data, sequence_number: sequence++ }), type) });
+    events.push({ due, data: JSON.stringify({ type, ...data, sequence_number: sequence++ }), event: type });
   const items = outputItems(reply);
   const choice = reply.choices[0];
   // Output items in block order, after the reasoning item when the choice reasoned (a thinking block streams as its summary).
@@ -361,8 +361,7 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
     if (b.type === 'thinking') itemOf.set(i, 0);
     else if (b.type === 'text' || b.type === 'refusal' || b.type === 'tool_call') itemOf.set(i, n++);
   });
-  const text = new Map<number, string>();
-  for (const step of planStream(reply, latency)) {
+  for (const step of planSteps(reply, latency)) {
     if (step.first) {
       emit(step.due, 'response.created', { response: renderResponse(reply, call, 'initial') });
       emit(step.due, 'response.in_progress', { response: renderResponse(reply, call, 'initial') });
@@ -392,7 +391,6 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
           });
       }
       if (step.text && item.type !== 'reasoning') {
-        text.set(index, (text.get(index) ?? '') + step.text);
         if (refusal) emit(step.due, 'response.refusal.delta', { ...base, content_index: 0, delta: step.text });
         else if (part) emit(step.due, 'response.output_text.delta', { ...base, content_index: 0, delta: step.text, logprobs: [] });
         else emit(step.due, 'response.function_call_arguments.delta', { ...base, delta: step.text });
@@ -412,8 +410,9 @@ export function responseStreamEvents(reply: CanonicalReply, call: ResponsesCall,
       const done = renderResponse(reply, call);
       emit(step.due, done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: done });
     }
+    for (let i = 0; i < events.length; i++) yield events[i];
+    events.length = 0;
   }
-  return events;
 }
 
 /** A reasoning summary's events, in the order the SDK's types give: item added, part added, text deltas, text done, part done, item done. */

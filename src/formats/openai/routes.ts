@@ -66,7 +66,8 @@ export const openaiEndpoints: EndpointSpec[] = [
         call.body.store === true && !answered.fault && answered.raw === undefined ? renderChat(reply, request, options) : undefined;
       if (kept) storeChat(call, reply, kept);
       return deliver(call, answered, request.stream, {
-        json: () => kept ?? renderChat(reply, request, options),
+        // Log probabilities made as the reply is written (a stored reply is kept whole).
+        json: () => kept ?? renderChat(reply, request, options, true),
         events: () => chatStreamEvents(reply, request, options, latency),
       });
     },

@@ -1,23 +1,55 @@
 // Claude on Vertex AI: Anthropic's Messages API at …/publishers/anthropic/models/{model}:rawPredict
-// (and :streamRawPredict, and count-tokens:rawPredict), the model named by the path and Anthropic's
-// API version carried in the body as `anthropic_version`.
+// (and :streamRawPredict, and count-tokens:rawPredict). The request is Anthropic's but for two things
+// this module moves to where the Anthropic endpoints read them: the model, which the path names (the
+// body's `model` for count-tokens), and Anthropic's API version, which the body carries as
+// `anthropic_version` rather than a header.
 import { GatewayError } from '../../core/errors.ts';
 import type { Call } from '../../pipeline/call.ts';
-import type { JsonObject } from '../../pipeline/exchange.ts';
+import type { Inbound, JsonObject } from '../../pipeline/exchange.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
-import { countMessageTokens, createMessage } from '../anthropic/routes.ts';
 import { invalid } from '../anthropic/validate.ts';
+import { methodOf } from './gemini.ts';
 import { vertexModel } from './models.ts';
 
 /** The version Vertex AI documents; the Vertex SDK sends Anthropic's own dated versions, which it takes too. */
 const VERTEX_VERSION = 'vertex-2023-10-16';
 const VERSION = /^(?:vertex-)?(\d{4}-\d{2}-\d{2})$/;
 
+/** The methods that answer a messages body: rawPredict (the Message, or a stream when the body asks) and streamRawPredict. */
+const MESSAGES = new Set(['rawPredict', 'streamRawPredict']);
+
+/** The last segment that counts a prompt's tokens: `…/publishers/anthropic/models/count-tokens:rawPredict`. */
+const COUNT_TOKENS = 'count-tokens:rawPredict';
+
+const lastSegment = (inbound: Pick<Inbound, 'url'>) => inbound.url.pathname.slice(inbound.url.pathname.lastIndexOf('/') + 1);
+
+/** Whether the Messages endpoint answers the request (routes.ts's `accepts`). */
+export const messagesMounted = (inbound: Inbound) => MESSAGES.has(methodOf(inbound)) && lastSegment(inbound) !== COUNT_TOKENS;
+
+/** Whether count_tokens answers it. */
+export const countTokensMounted = (inbound: Inbound) => lastSegment(inbound) === COUNT_TOKENS;
+
+/** `inbound` with an `anthropic-version` header, as Anthropic's endpoints read the version. */
+function withVersion(inbound: Inbound, version: string): Inbound {
+  return {
+    method: inbound.method,
+    url: inbound.url,
+    header: (name) => (name === 'anthropic-version' ? version : inbound.header(name)),
+    headers: () => ({ ...inbound.headers(), 'anthropic-version': version }),
+    text: (limit) => inbound.text(limit),
+    bytes: (limit) => inbound.bytes(limit),
+    get signal() {
+      return inbound.signal;
+    },
+  };
+}
+
 /**
- * The body's anthropic_version, required, as the date Anthropic's parser compares (`vertex-2023-10-16`
- * is 2023-10-16), and the body without it, for `model`: what the Messages API parses.
+ * The request as Anthropic's endpoint takes it: the body's anthropic_version (required) as the
+ * `anthropic-version` it reads (`vertex-2023-10-16` is 2023-10-16), and the body without it, for `model`.
  */
-function messagesBody(body: JsonObject, model: string): { body: JsonObject; version: string } {
+function asAnthropic(call: Call, model: string): void {
+  const body = call.body ?? {};
   const { anthropic_version: version, ...rest } = body;
   if (version === undefined) {
     if (body.contents !== undefined && body.messages === undefined) {
@@ -38,37 +70,37 @@ function messagesBody(body: JsonObject, model: string): { body: JsonObject; vers
       `Input should be '${VERTEX_VERSION}' (or an Anthropic API version date), got ${JSON.stringify(version).slice(0, 100)}.`,
     );
   // The path names the model; a `model` in the body (the Vertex SDK removes it) is not read.
-  const derived = { ...rest, model };
-  lenientAlike(body, derived);
-  return { body: derived, version: date };
+  const own: JsonObject = { ...rest, model };
+  lenientAlike(body, own);
+  call.body = own;
+  call.inbound = withVersion(call.inbound, date);
 }
 
-/** POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/{model}:{rawPredict|streamRawPredict}. */
-export function claudeMethod(call: Call<JsonObject>) {
+const whereOf = (call: Call) =>
+  `projects/${String(call.params.project)}/locations/${String(call.params.location)}/publishers/anthropic/models`;
+
+/** rawPredict and streamRawPredict: the model named by the path. */
+export function enterMessages(call: Call): void {
+  const target = String(call.params.call);
+  const id = target.slice(0, target.lastIndexOf(':'));
+  asAnthropic(call, vertexModel(call.runtime.catalogue, 'anthropic', id, `${whereOf(call)}/${id}`).id);
+}
+
+/** count-tokens:rawPredict: the body names the model (a Vertex id), as count_tokens does. */
+export function enterCountTokens(call: Call): void {
+  const named = call.body?.model;
+  if (typeof named !== 'string') throw invalid('model', 'Field required (a Claude model id, such as claude-sonnet-4-5@20250929).');
+  asAnthropic(call, vertexModel(call.runtime.catalogue, 'anthropic', named, `${whereOf(call)}/${named}`).id);
+}
+
+/** …/publishers/anthropic/models/{model}:{method} for a method Claude models on Vertex AI do not have. */
+export function unknownClaudeMethod(call: Call): never {
   const target = String(call.params.call);
   const at = target.lastIndexOf(':');
   const id = at < 0 ? target : target.slice(0, at);
   const method = at < 0 ? '' : target.slice(at + 1);
-  const where = `projects/${String(call.params.project)}/locations/${String(call.params.location)}/publishers/anthropic/models`;
-  if (id === 'count-tokens' && method === 'rawPredict') return countTokens(call, where);
-  if (method !== 'rawPredict' && method !== 'streamRawPredict') {
-    throw new GatewayError(
-      'not_found',
-      `${method ? `Method "${method}"` : 'No method'} on ${where}/${id}. Claude models on Vertex AI take rawPredict and streamRawPredict (Anthropic's Messages body), and count-tokens:rawPredict counts a prompt.`,
-    );
-  }
-  const model = vertexModel(call.runtime.catalogue, 'anthropic', id, `${where}/${id}`);
-  call.entry.model = model.id;
-  const { body, version } = messagesBody(call.body, model.id);
-  return createMessage(call, body, version);
-}
-
-/** count-tokens:rawPredict: the body names the model (a Vertex id), as count_tokens does. */
-function countTokens(call: Call<JsonObject>, where: string) {
-  const named = call.body.model;
-  if (typeof named !== 'string') throw invalid('model', 'Field required (a Claude model id, such as claude-sonnet-4-5@20250929).');
-  const model = vertexModel(call.runtime.catalogue, 'anthropic', named, `${where}/${named}`);
-  call.entry.model = model.id;
-  const { body, version } = messagesBody(call.body, model.id);
-  return countMessageTokens(call, body, version);
+  throw new GatewayError(
+    'not_found',
+    `${method ? `Method "${method}"` : 'No method'} on ${whereOf(call)}/${id}. Claude models on Vertex AI take rawPredict and streamRawPredict (Anthropic's Messages body), and count-tokens:rawPredict counts a prompt.`,
+  );
 }

@@ -7,20 +7,7 @@ import type { Inbound } from '../../pipeline/exchange.ts';
 import { anthropicFormat } from '../anthropic/format.ts';
 import { anthropicErrorResponse } from '../anthropic/errors.ts';
 import { geminiFormat } from '../gemini/format.ts';
-import { googleErrors, type GoogleService } from '../gemini/errors.ts';
-
-/** Vertex AI: a bad or missing credential is a 401 UNAUTHENTICATED. */
-const VERTEX_AI: GoogleService = {
-  host: 'aiplatform.googleapis.com',
-  badCredential: {
-    http: 401,
-    status: 'UNAUTHENTICATED',
-    reason: 'ACCESS_TOKEN_TYPE_UNSUPPORTED',
-    hint: 'Vertex AI takes an access token in `Authorization: Bearer` (express mode: an API key in x-goog-api-key); the gateway token stands for either.',
-  },
-};
-
-const google = googleErrors(VERTEX_AI);
+import { vertexErrorResponse, vertexStreamError } from './errors.ts';
 
 /** A Vertex AI path: `/v1…/projects/{p}/locations/{l}/…` or `/v1…/publishers/…`. */
 const VERTEX_PATH = /^\/v1(?:beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+|publishers)(?:\/|$)/;
@@ -30,8 +17,8 @@ const recognized = (pattern: RegExp) => (request: Pick<Inbound, 'url' | 'header'
 
 export const vertexGeminiFormat: FormatEdge = {
   ...geminiFormat,
-  errorResponse: google.errorResponse,
-  streamError: google.streamError,
+  errorResponse: vertexErrorResponse,
+  streamError: vertexStreamError,
   recognizes: recognized(VERTEX_PATH),
 };
 
@@ -49,7 +36,7 @@ const VERTEX_ANSWERS: ReadonlySet<ErrorKind> = new Set([
 export const vertexClaudeFormat: FormatEdge = {
   ...anthropicFormat,
   errorResponse: (error, requestId) =>
-    VERTEX_ANSWERS.has(error.kind) ? google.errorResponse(error) : anthropicErrorResponse(error, requestId),
+    VERTEX_ANSWERS.has(error.kind) ? vertexErrorResponse(error) : anthropicErrorResponse(error, requestId),
   // Vertex AI sends no anthropic-ratelimit-* headers: its quota is its own.
   rateLimitHeaders: () => ({}),
   recognizes: recognized(CLAUDE_PATH),

@@ -544,7 +544,7 @@ const batchBody = fc.record({
 
 // ---- Headers, queries, methods ------------------------------------------------------------------
 
-type Auth = 'bearer' | 'x-api-key' | 'goog';
+type Auth = 'bearer' | 'x-api-key' | 'goog' | 'api-key';
 
 /** Header values: Latin-1 only (fetch refuses anything else), mostly garbage. */
 const headerText = fc.oneof(
@@ -567,7 +567,13 @@ const headerText = fc.oneof(
 );
 
 const goodAuth = (way: Auth): Record<string, string> =>
-  way === 'bearer' ? { authorization: `Bearer ${TOKEN}` } : way === 'x-api-key' ? { 'x-api-key': TOKEN } : { 'x-goog-api-key': TOKEN };
+  way === 'bearer'
+    ? { authorization: `Bearer ${TOKEN}` }
+    : way === 'x-api-key'
+      ? { 'x-api-key': TOKEN }
+      : way === 'api-key'
+        ? { 'api-key': TOKEN }
+        : { 'x-goog-api-key': TOKEN };
 
 const badAuth = fc.oneof(
   fc.constant({}),
@@ -696,6 +702,8 @@ interface Shape {
   body?: fc.Arbitrary<Record<string, unknown>>;
   /** Headers a well-formed request of this route carries. */
   headers?: Record<string, string>;
+  /** The query strings its clients send (Azure's api-version), instead of the odd ones every route gets. */
+  query?: fc.Arbitrary<string>;
 }
 
 const bodyText = (body: fc.Arbitrary<Record<string, unknown>>) =>
@@ -745,7 +753,7 @@ function request(shape: Shape): fc.Arbitrary<FuzzRequest> {
     .record({
       method: fc.oneof({ arbitrary: fc.constant(shape.method), weight: 12 }, { arbitrary: fc.constantFrom(...METHODS), weight: 1 }),
       path: shape.path,
-      query,
+      query: shape.query ? fc.oneof({ arbitrary: shape.query, weight: 6 }, { arbitrary: query, weight: 1 }) : query,
       auth: fc.oneof({ arbitrary: fc.constant(goodAuth(shape.auth)), weight: 8 }, { arbitrary: badAuth, weight: 1 }),
       contentType: rarely(contentType, 8),
       mock: rarely(mockHeaders, 6),
@@ -828,6 +836,120 @@ export const openaiRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
       ),
       auth: 'bearer',
     }),
+    weight: 1,
+  },
+);
+
+/** Azure's api-version as its clients send it (dated on the deployments paths, none or v1 on the v1 paths), and as they get it wrong. */
+const apiVersion = fc.constantFrom(
+  '?api-version=2024-10-21',
+  '?api-version=2025-04-01-preview',
+  '',
+  '?api-version=v1',
+  '?api-version=preview',
+  '?api-version=banana',
+);
+const DEPLOYMENTS = ['gpt-4o-mini', 'gpt-35-turbo', 'text-embedding-3-small', 'no-such-deployment'];
+const ROUTED = [
+  'openai/gpt-4o-mini',
+  'anthropic/claude-sonnet-4.5',
+  'google/gemini-2.5-flash',
+  'gpt-4o-mini',
+  'anthropic/gpt-4o',
+  'nobody/none',
+];
+
+/** OpenRouter's own request fields, well-formed or not, over a chat body. */
+const routedChatBody = fc
+  .tuple(
+    chatBody,
+    fc.constantFrom(...ROUTED),
+    fc.record(
+      {
+        models: fc.array(fc.constantFrom(...ROUTED), { maxLength: 3 }),
+        provider: fc.oneof(
+          fc.record({ order: fc.constant(['OpenAI']), sort: fc.constantFrom('price', 'cheapest') }, { requiredKeys: [] }),
+          weird,
+        ),
+        transforms: fc.oneof(fc.constant(['middle-out']), weird),
+        route: fc.constantFrom('fallback', 'nope'),
+        usage: fc.oneof(fc.record({ include: fc.boolean() }), weird),
+        reasoning: fc.oneof(fc.record({ effort: fc.constantFrom('low', 'high', 'huge') }), weird),
+        top_k: fc.oneof(fc.integer(), weird),
+      },
+      { requiredKeys: [] },
+    ),
+  )
+  .map(([body, model, extensions]) => ({ ...body, model, ...extensions }));
+
+/** Azure OpenAI's and OpenRouter's paths: the vendors' endpoints through a cloud or a router. */
+export const dialectRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
+  {
+    arbitrary: request({
+      aim: 'azure chat (deployment)',
+      method: 'POST',
+      path: segment(DEPLOYMENTS).map((d) => `/openai/deployments/${d}/chat/completions`),
+      query: apiVersion,
+      auth: 'api-key',
+      body: chatBody,
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: request({
+      aim: 'azure embeddings (deployment)',
+      method: 'POST',
+      path: segment(DEPLOYMENTS).map((d) => `/openai/deployments/${d}/embeddings`),
+      query: apiVersion,
+      auth: 'api-key',
+      body: embeddingBody,
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: request({
+      aim: 'azure chat (v1)',
+      method: 'POST',
+      path: fc.constant('/openai/v1/chat/completions'),
+      query: apiVersion,
+      auth: 'api-key',
+      body: chatBody,
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: request({
+      aim: 'azure responses',
+      method: 'POST',
+      path: fc.constantFrom('/openai/responses', '/openai/v1/responses'),
+      query: apiVersion,
+      auth: 'api-key',
+      body: responsesBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'azure models',
+      method: 'GET',
+      path: fc.constantFrom('/openai/models', '/openai/v1/models', '/openai/v1/models/gpt-4o-mini'),
+      query: apiVersion,
+      auth: 'api-key',
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: request({
+      aim: 'openrouter chat',
+      method: 'POST',
+      path: fc.constant('/api/v1/chat/completions'),
+      auth: 'bearer',
+      body: routedChatBody,
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: request({ aim: 'openrouter models', method: 'GET', path: fc.constant('/api/v1/models'), auth: 'bearer' }),
     weight: 1,
   },
 );

@@ -2,7 +2,7 @@
 // format; a stream that ends properly), or the route's vendor error body with a 4xx status. A 5xx
 // only where the request forced that very status (x-mock-status). Throws an Error saying what broke.
 import { assertSchema } from '../openapi.ts';
-import { parseSse } from '../../../src/record/recorder.ts';
+import { parseSse } from '../../../src/pipeline/framing.ts';
 import type { FuzzRequest } from './requests.ts';
 
 export interface Answer {
@@ -11,8 +11,7 @@ export interface Answer {
   text: string;
 }
 
-/** `vertex-claude`: Claude on Vertex AI, whose errors are Vertex's own (Google's body) or Anthropic's passed on. */
-export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'vertex-claude' | 'admin' | 'page';
+export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'vertex-claude' | 'admin' | 'page';
 
 const header = (r: FuzzRequest, name: string): string | undefined => {
   for (const [k, v] of Object.entries(r.headers)) if (k.toLowerCase() === name) return v;
@@ -48,10 +47,31 @@ const VERTEX_ROUTE = /^\/v1(?:beta1)?\/(projects\/[^/]+\/locations\/[^/]+\/)?pub
 const OPENAI_PATHS =
   /^\/(?:v1\/(?:chat\/completions|completions|embeddings|rerank|responses(?:\/[^/]+(?:\/input_items|\/cancel)?)?)|v2\/rerank)$/;
 
+/** A dialect's path (Azure OpenAI's under /openai, OpenRouter's under /api/v1): its own errors, whatever the headers. */
+function dialectOf(p: string): Vendor | undefined {
+  if (p === '/openai' || p.startsWith('/openai/')) return 'azure';
+  if (p === '/api/v1' || p.startsWith('/api/v1/')) return 'openrouter';
+  return undefined;
+}
+
+/**
+ * The vendor's own path a dialect's path reaches (`/openai/deployments/d/chat/completions` and
+ * `/openai/v1/chat/completions` are `/v1/chat/completions`), for the checks of its replies.
+ */
+function canonicalOf(p: string): string {
+  return p
+    .replace(/^\/openai\/deployments\/[^/]+\//, '/v1/')
+    .replace(/^\/openai\/(?!v1\/)/, '/v1/')
+    .replace(/^\/openai\/v1\//, '/v1/')
+    .replace(/^\/api\/v1\//, '/v1/');
+}
+
 /** Whose error shape the server owes this request: mirrors the routing rules the README documents. */
 export function vendorOf(r: FuzzRequest): Vendor {
   const url = urlOf(r);
   const p = pathOf(url);
+  const dialect = dialectOf(p);
+  if (dialect) return dialect;
   if (p === '/__admin' || p.startsWith('/__admin/')) return 'admin';
   if ((p === '/' || p === '/console/playground') && r.method === 'GET') return 'page';
   if (p === '/v1/messages' || p === '/v1/messages/count_tokens') return 'anthropic';
@@ -68,7 +88,9 @@ export function vendorOf(r: FuzzRequest): Vendor {
       return 'gemini';
     return 'openai';
   }
-  return OPENAI_PATHS.test(p) ? 'openai' : strayVendor(r, url, 'openai');
+  if (OPENAI_PATHS.test(p)) return 'openai';
+  // A path no endpoint serves: Azure's clients are known by their api-key header too.
+  return header(r, 'api-key') !== undefined ? 'azure' : strayVendor(r, url, 'openai');
 }
 
 /** The status x-mock-status forces, if it is a valid one (read as the runtime reads it: `Number()`, so "0x1f4" and "500.0" are 500). */
@@ -118,6 +140,15 @@ function checkError(vendor: Vendor, status: number, body: unknown, stray: Vendor
       if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message || typeof e.status !== 'string')
         fail(`not a Gemini error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
       return;
+    case 'azure':
+      // Azure's own `{error:{code, message}}`, its content filter's 400, or OpenAI's body passed through.
+      if (isObject(e) && typeof e.code === 'string' && typeof e.message === 'string' && e.message && !('type' in e)) return;
+      if (isObject(e) && e.code === 'content_filter' && isObject(e.innererror)) return;
+      return checkError('openai', status, body);
+    case 'openrouter':
+      if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message)
+        fail(`not an OpenRouter error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
+      return;
     case 'vertex-claude':
       return checkError(body.type === 'error' ? 'anthropic' : 'gemini', status, body);
     case 'admin':
@@ -135,6 +166,8 @@ function checkOpenaiStream(text: string, schema: string | undefined): void {
   for (const f of all.slice(0, -1)) {
     const chunk = parse(f.data, 'stream chunk');
     if (isObject(chunk) && chunk.error) fail(`stream carries an error event: ${f.data.slice(0, 200)}`);
+    // Azure's first chunk carries only the prompt's filter results (no id, object or choices).
+    if (isObject(chunk) && chunk.object === '' && 'prompt_filter_results' in chunk) continue;
     if (schema) assertSchema(schema, chunk);
   }
 }
@@ -155,8 +188,9 @@ function decodeEmbeddings(body: unknown): unknown {
 }
 
 function checkReply(r: FuzzRequest, answer: Answer): void {
-  const p = pathOf(urlOf(r));
   const vendor = vendorOf(r);
+  const dialect = vendor === 'azure' || vendor === 'openrouter';
+  const p = dialect ? canonicalOf(pathOf(urlOf(r))) : pathOf(urlOf(r));
   const sse = answer.contentType.includes('text/event-stream');
   if (vendor === 'page') {
     if (!answer.contentType.includes('text/html')) fail(`page is not HTML: ${answer.contentType}`);
@@ -249,7 +283,8 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
     return;
   }
   if (p === '/v1/models') {
-    if (o.object !== 'list' || !Array.isArray(o.data)) fail('not an OpenAI models list');
+    // OpenRouter's list is `{data}` alone.
+    if ((vendor !== 'openrouter' && o.object !== 'list') || !Array.isArray(o.data)) fail('not a models list');
   } else if (p.startsWith('/v1/models/') && o.object !== 'model') fail('not an OpenAI model');
 }
 
