@@ -28,8 +28,17 @@ const CLAUDE = 'claude-haiku-4-5@20251001';
 const CLAUDE_MODEL = 'claude-haiku-4-5';
 
 const fixtures = [
-  { name: 'pinned-gemini', match: { userMessage: 'Pin me on Gemini', model: MODEL }, reply: { text: 'Pinned for Gemini.' } },
-  { name: 'pinned-claude', match: { userMessage: 'Pin me on Claude', model: CLAUDE_MODEL }, reply: { text: 'Pinned for Claude.' } },
+  // `endpoint` is the Gemini endpoint's own path: Vertex's paths reach that endpoint, so it matches there too.
+  {
+    name: 'pinned-gemini',
+    match: { userMessage: 'Pin me on Gemini', endpoint: `/v1beta/models/${MODEL}:generateContent` },
+    reply: { text: 'Pinned for Gemini.' },
+  },
+  {
+    name: 'pinned-claude',
+    match: { userMessage: 'Pin me on Claude', model: CLAUDE_MODEL, endpoint: '/v1/messages' },
+    reply: { text: 'Pinned for Claude.' },
+  },
   {
     name: 'exhausted',
     match: { userMessage: 'quota please' },
@@ -126,7 +135,10 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
         expect(r.sdkHttpResponse!.headers!['x-mock-fixture']).toBe('pinned-gemini');
       }
       const journal = (await gw.requests()).filter((e) => e.fixture === 'pinned-gemini');
-      expect(journal.map((e) => [e.format, e.model])).toEqual(Array(4).fill(['gemini', MODEL]));
+      expect(journal.map((e) => [e.format, e.model, e.dialect])).toEqual([
+        ['gemini', MODEL, undefined],
+        ...Array(3).fill(['gemini', MODEL, 'vertex']),
+      ]);
     });
 
     it('runs a function-calling round trip', async () => {
@@ -574,6 +586,12 @@ describe('Vertex AI in-process: the pipeline applies unchanged', () => {
       ['gemini', MODEL, expect.any(String)],
       ['anthropic', CLAUDE_MODEL, expect.any(String)],
     ]);
+    expect(
+      gateway
+        .forTest('vertex-a')
+        .requests()
+        .map((e) => e.dialect),
+    ).toEqual(['vertex', 'vertex']);
     expect(gateway.forTest('vertex-a').costs().total.requests).toBe(2);
     expect(gateway.forTest('vertex-a').costs().total.costUsd).toBeGreaterThan(0);
   });
@@ -675,6 +693,16 @@ describe.runIf(socketSuites)('Vertex AI record and replay', () => {
       const replayed = await run({ fixtures: loadFixtureDir(dir), strict: true });
       expect(replayed.seen).toEqual(recorded.seen);
       expect(replayed.journal.every((e) => e.fixture && e.fixture !== 'recording')).toBe(true);
+      // Recorded under the Gemini endpoint's own path, the reply answers the direct path too.
+      const gateway = createGateway({ origin: 'https://gateway.test', fixtures: loadFixtureDir(dir), strict: true });
+      const server = setupServer(...gateway.handlers);
+      strictListen(server);
+      try {
+        const direct = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: 'https://gateway.test', apiVersion: 'v1beta' } });
+        expect((await direct.models.generateContent({ model: MODEL, contents: 'Record me on Vertex' })).text).toBe(recorded.seen.text);
+      } finally {
+        server.close();
+      }
     } finally {
       await upstream.stop();
     }
