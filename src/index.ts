@@ -55,6 +55,8 @@ export type {
   SpendTotals,
   TestCosts,
   GatewayTest,
+  HeldObject,
+  HeldStoreReport,
 } from './api.ts';
 export type {
   Fixture,
@@ -63,6 +65,8 @@ export type {
   FixtureError,
   FixtureAnswer,
   FixtureToolCall,
+  FixtureBuiltinCall,
+  FixtureCitation,
   TextMatch,
   ToolCallMatch,
 } from './types/fixtures.ts';

@@ -209,9 +209,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     : createServer(http, listener);
   // What the parser refuses in a body being read is answered by the pipeline, in the format's words.
   server.on('clientError', answerClientError);
-  // A client that half-closes its side after the request (shutdown(SHUT_WR)) still reads the answer:
-  // node:http would otherwise end the socket at once, after a delayed stream's headers.
-  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {

@@ -25,10 +25,35 @@ export interface StreamStep {
   blockEnd: boolean;
 }
 
+/**
+ * What of a block is generated piece by piece: its text, a call's arguments, the code or arguments a
+ * server tool is given, or, for a search, its query (what the model writes; results come back whole).
+ */
+export function streamedText(block: Block): string {
+  switch (block.type) {
+    case 'audio':
+    case 'image':
+      return '';
+    case 'tool_call':
+      return block.arguments;
+    case 'server_tool': {
+      const u = block.use;
+      if (u.kind === 'code_execution') return u.code;
+      if (u.kind === 'mcp') return u.arguments;
+      if (u.kind === 'web_search') return u.action.type === 'search' ? u.action.query : u.action.url;
+      if (u.kind === 'web_fetch') return u.url;
+      if (u.kind === 'file_search') return u.queries.join(' ');
+      if (u.kind === 'image_generation') return u.prompt;
+      return u.kind === 'tool_search' || u.kind === 'maps' ? u.query : '';
+    }
+    default:
+      return block.text;
+  }
+}
+
 function blockPieces(block: Block): Iterable<string> {
   // Audio and pictures go out whole, as one piece.
-  if (block.type === 'audio' || block.type === 'image') return [''];
-  const text = block.type === 'tool_call' ? block.arguments : block.text;
+  const text = streamedText(block);
   return text ? tokenPieces(text) : [''];
 }
 

@@ -2,11 +2,53 @@
 import { joinedTexts } from './request.ts';
 import type { RgbaImage } from './synthesize/image.ts';
 import type { FinishReason, Usage } from '../types/reply.ts';
+import type { BuiltinKind, FileSearchResult, PlaceResult, SearchResult } from '../types/builtin.ts';
 export type { FinishReason, Usage } from '../types/reply.ts';
 
+/** What a web search did: searched, opened a page, or looked for text in one. */
+type WebAction =
+  | { type: 'search'; query: string }
+  | { type: 'open_page'; url: string }
+  | { type: 'find_in_page'; url: string; pattern: string };
+
+/** A tool of an MCP server, as its listing gives it. */
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A built-in tool the service ran within the turn: what the model asked of it and what it gave back. */
+export type ServerToolUse =
+  | { kind: 'web_search'; action: WebAction; results: SearchResult[] }
+  | { kind: 'web_fetch'; url: string; title: string; content: string }
+  | { kind: 'file_search'; queries: string[]; results: FileSearchResult[] }
+  | { kind: 'code_execution'; code: string; stdout: string; stderr: string; returnCode: number }
+  /** A picture (synthesized pixels, or a fixture's file), and the partial pictures drawn on the way when streamed. */
+  | { kind: 'image_generation'; prompt: string; pixels?: RgbaImage; file?: Uint8Array; partials: RgbaImage[] }
+  | { kind: 'mcp_list'; server: string; tools: McpTool[] }
+  /** An MCP tool called (`approvalId`: the id of the approval request the client approved first, as the client gave it). */
+  | { kind: 'mcp'; server: string; tool: string; arguments: string; output: string; error?: string; approvalId?: string }
+  | { kind: 'tool_search'; query: string; found: string[] }
+  | { kind: 'maps'; query: string; places: PlaceResult[] };
+
+/** A span of a text block (UTF-16 offsets, end exclusive) drawn from result `result` of the server tool block at `block`. */
+export interface Citation {
+  start: number;
+  end: number;
+  block: number;
+  result: number;
+}
+
 export type Block =
-  | { type: 'text'; text: string }
-  | { type: 'tool_call'; id: string; name: string; arguments: string }
+  | { type: 'text'; text: string; citations?: Citation[] }
+  /**
+   * A call the client runs: a function (arguments: JSON), or a built-in tool of `builtin` kind
+   * (arguments: its canonical input as JSON, core/synthesize/builtin.ts; a custom tool's free text).
+   */
+  | { type: 'tool_call'; id: string; name: string; arguments: string; builtin?: BuiltinKind }
+  /** A built-in tool the service ran (`name` is the request's tool). */
+  | { type: 'server_tool'; id: string; name: string; use: ServerToolUse }
   | { type: 'thinking'; text: string; signature: string }
   /** 16-bit mono PCM at `sampleRate`, speaking `transcript`. */
   | { type: 'audio'; samples: Int16Array; sampleRate: number; transcript: string }

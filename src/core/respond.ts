@@ -5,10 +5,22 @@ import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts'
 import { countTokens, PART_TOKENS, promptPrefixTokens, truncateTokens } from './tokens.ts';
 import { reasoningTokens } from './reasoning.ts';
 import { DEFAULT_CACHE_MIN_TOKENS, type PromptCache } from './cache.ts';
+import type { Owner } from './stores.ts';
 import type { ModelInfo } from './models.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { Budget, synthesizeJson } from './synthesize/json.ts';
-import { chooseTools, toolNameFor } from './tools.ts';
+import { answeredApproval, chooseTools, toolNameFor } from './tools.ts';
+import {
+  approvedCall,
+  builtinUse,
+  citationsOf,
+  toolAnswer,
+  toolForPin,
+  toolSearchUse,
+  synthesizeFileSearch,
+  type BuiltinContext,
+  type FileSearcher,
+} from './synthesize/builtin.ts';
 import {
   AUDIO_TOKENS_PER_SECOND,
   durationOf,
@@ -22,6 +34,8 @@ import {
 import { lastUserText } from './request.ts';
 import { drawPicture } from './synthesize/image.ts';
 import type { PinnedToolCall, PinnedReply } from '../types/reply.ts';
+import type { ToolSpec } from './request.ts';
+import { streamedText } from './plan.ts';
 export type { PinnedReply } from '../types/reply.ts';
 
 /** Tokens of one generated picture (Gemini's published figure for images up to 1024×1024). */
@@ -34,8 +48,13 @@ interface RespondContext {
   created: number;
   /** The model's catalogue entry: whether it reasons, its smallest cacheable prompt. */
   model?: Pick<ModelInfo, 'reasoning' | 'cache_min_tokens'>;
-  /** The prompt cache and the scope (an API key) this request's prefixes are cached under, at `now` (Unix seconds). */
-  cache?: { store: PromptCache; scope: string; now: number };
+  /**
+   * The prompt cache and the scope (an API key, and a test) this request's prefixes are cached under,
+   * at `now` (Unix seconds), held as `owner`'s (its test's, dropped by that test's reset).
+   */
+  cache?: { store: PromptCache; scope: string; now: number; owner?: Owner };
+  /** What a file search finds in the stores it names; absent: synthesized passages. */
+  searchFiles?: FileSearcher;
 }
 
 /** `stableStringify([tools, output])` of the commonest request: no tools, plain text out. */
@@ -95,23 +114,61 @@ function synthesizeAnswer(request: CanonicalRequest, key: number, budget: Budget
   return output.type === 'json' ? JSON.stringify({ answer: text }) : text;
 }
 
-/** Pinned calls as blocks; with none pinned, the calls the tool rule chooses, arguments synthesized. */
-function toolCallBlocks(request: CanonicalRequest, key: number, budget: Budget, pinned?: PinnedToolCall[]): Block[] {
-  const calls =
-    pinned ??
-    chooseTools(request).map((tool, i) => ({
-      name: tool.name,
-      arguments: synthesizeJson(tool.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${tool.name}"`, budget) as Record<
-        string,
-        unknown
-      >,
-    }));
+/** Function calls as blocks, arguments as pinned or synthesized from the tool's schema. */
+function functionCalls(key: number, budget: Budget, calls: (PinnedToolCall | ToolSpec)[]): Block[] {
   return calls.map((call, i) => ({
     type: 'tool_call',
     id: makeId('', 24, deriveKey(key, `call:${i}`)),
     name: call.name,
-    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    arguments:
+      'parameters' in call
+        ? JSON.stringify(synthesizeJson(call.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${call.name}"`, budget))
+        : typeof call.arguments === 'string'
+          ? call.arguments
+          : JSON.stringify(call.arguments ?? {}),
   }));
+}
+
+/**
+ * The tools the choice uses: the service's own (server blocks, answered within the turn) and the
+ * calls the client runs (its functions and built-in tools). Pinned when the fixture pins calls or a
+ * text (a text alone means none); else the tool rule's choice, or the call the last turn approved.
+ */
+function toolBlocks(
+  request: CanonicalRequest,
+  key: number,
+  budget: Budget,
+  ctx: RespondContext,
+  pinned?: PinnedReply,
+): { server: Block[]; calls: Block[] } {
+  const builtin: BuiltinContext = { request, key, budget, searchFiles: ctx.searchFiles ?? synthesizeFileSearch };
+  const split = (blocks: Block[], functions: Block[]) => ({
+    server: blocks.filter((b) => b.type === 'server_tool'),
+    calls: [...blocks.filter((b) => b.type === 'tool_call'), ...functions],
+  });
+  if (pinned && (pinned.toolCalls || pinned.builtinCalls || pinned.text !== undefined)) {
+    const uses = (pinned.builtinCalls ?? []).flatMap((pin, i) => {
+      const tool = toolForPin(request, pin);
+      return tool ? builtinUse(builtin, tool, i, pin) : [];
+    });
+    return split(uses, functionCalls(key, budget, pinned.toolCalls ?? []));
+  }
+  const approval = answeredApproval(request);
+  if (approval) return { server: approval.approved ? [approvedCall(builtin, approval.tool, approval.call)] : [], calls: [] };
+  const chosen = chooseTools(request);
+  const uses = chosen.flatMap((tool, i) => (tool.builtin ? builtinUse(builtin, tool, i) : []));
+  // Deferred tools are found by the request's tool search before they are called.
+  const search = request.tools.find((t) => t.builtin?.kind === 'tool_search');
+  const deferred = chosen.filter((t) => t.deferred);
+  const found = search && deferred.length ? [toolSearchUse(builtin, search, deferred, chosen.length)] : [];
+  return split(
+    [...found, ...uses],
+    functionCalls(
+      key,
+      budget,
+      chosen.filter((t) => !t.builtin),
+    ),
+  );
 }
 
 /** The opaque signature that vouches for a choice's reasoning (a thinking block's, Gemini's thoughtSignature). */
@@ -178,7 +235,20 @@ function imageBlocks(request: CanonicalRequest, key: number, pinned?: PinnedRepl
 function blockTokens(block: Block): number {
   if (block.type === 'image') return IMAGE_TOKENS;
   if (block.type === 'audio') return Math.ceil(durationOf(block.samples, block.sampleRate) * AUDIO_TOKENS_PER_SECOND);
+  if (block.type === 'server_tool') return countTokens(block.name) + countTokens(streamedText(block));
   return block.type === 'tool_call' ? countTokens(block.name) + countTokens(block.arguments) : countTokens(block.text);
+}
+
+/** Built-in tools the service ran, by kind (a search that opened a page is no search request). */
+function serverToolUses(choices: readonly Choice[]): Record<string, number> | undefined {
+  const counts: Record<string, number> = {};
+  for (const c of choices)
+    for (const b of c.blocks) {
+      if (b.type !== 'server_tool' || b.use.kind === 'mcp_list') continue;
+      if (b.use.kind === 'web_search' && b.use.action.type !== 'search') continue;
+      counts[b.use.kind] = (counts[b.use.kind] ?? 0) + 1;
+    }
+  return Object.keys(counts).length ? counts : undefined;
 }
 
 export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?: PinnedReply): CanonicalReply {
@@ -207,15 +277,23 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       choices.push({ index, blocks: [audio], finishReason: cut ? 'length' : 'stop', outputTokens: blockTokens(audio) });
       continue;
     }
-    // A pinned text alone means no tool calls; pinned calls alone mean no text.
-    const calls = toolCallBlocks(request, choiceKey, budget, pinned?.toolCalls ?? (texts ? [] : undefined));
-    const text = texts ? texts[index % texts.length] : calls.length ? undefined : synthesizeAnswer(request, choiceKey, budget);
-    let blocks = calls;
-    let reason: FinishReason = pinned?.finishReason ?? 'tool_calls';
+    // A pinned text alone means no tool calls; pinned calls alone mean no text. The service's own
+    // tools run first; their results are what the answer says, and cites.
+    const { server, calls } = toolBlocks(request, choiceKey, budget, ctx, pinned);
+    const text = texts
+      ? texts[index % texts.length]
+      : calls.length
+        ? undefined
+        : server.length && request.output.type === 'text'
+          ? toolAnswer(server, choiceKey)
+          : synthesizeAnswer(request, choiceKey, budget);
+    let blocks = [...server, ...calls];
+    let reason: FinishReason = pinned?.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
     let stopSequence: string | undefined;
     if (text !== undefined) {
       const cut = finish(text, request, pinned?.finishReason ?? (calls.length ? 'tool_calls' : undefined));
-      blocks = [{ type: 'text', text: cut.text }, ...calls];
+      const citations = server.length ? citationsOf(cut.text, server, pinned?.citations) : [];
+      blocks = [...server, { type: 'text', text: cut.text, ...(citations.length ? { citations } : {}) }, ...calls];
       reason = cut.reason;
       stopSequence = cut.stopSequence;
     }
@@ -241,12 +319,14 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
         : {}),
     });
   }
+  const uses = serverToolUses(choices);
   const cached = ctx.cache?.store.account(
     ctx.cache.scope,
     ctx.cache.now,
     request,
     prefix,
     ctx.model?.cache_min_tokens ?? DEFAULT_CACHE_MIN_TOKENS,
+    ctx.cache.owner,
   );
   const usage: Usage = {
     inputTokens,
@@ -257,6 +337,7 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     reasoningTokens: choices.reduce((sum, c) => sum + (c.reasoning?.tokens ?? 0), 0),
     imageInputTokens: partTokens(request.messages, 'image'),
     audioInputTokens: partTokens(request.messages, 'audio'),
+    ...(uses ? { serverToolUses: uses } : {}),
     ...pinned?.usage,
   };
   return { key, created: ctx.created, choices, usage, fixture: pinned?.name, ...(pinned?.blocked === 'prompt' && { promptBlocked: true }) };

@@ -130,20 +130,22 @@ export class RouteTable {
       this.exact.get(`${inbound.method} ${path}`) ??
       (path.includes('%') ? this.exact.get(`${inbound.method} ${decoded(path)}`) : undefined);
     if (fixed) for (const spec of fixed) if (!spec.accepts || spec.accepts(inbound)) return { spec, params: {} };
+    // An endpoint whose `accepts` refuses this client (another vendor's, on a shared path) is not there
+    // for it, whatever the method: with none left, the path is unknown to it (a 404, not a 405).
+    const there = (spec: EndpointSpec) => !spec.accepts || spec.accepts(inbound);
     const allowed: EndpointSpec[] = [];
     for (const spec of this.byPath.get(path) ?? (path.includes('%') ? this.byPath.get(decoded(path)) : undefined) ?? [])
-      if (spec.method !== inbound.method) allowed.push(spec);
+      if (spec.method !== inbound.method && there(spec)) allowed.push(spec);
     const segments = path.split('/');
     for (const { segments: pattern, specs } of this.patterned) {
       const params = matchSegments(pattern, segments);
       if (!params) continue;
       for (const spec of specs) {
+        if (!there(spec)) continue;
         if (spec.method !== inbound.method) allowed.push(spec);
-        else if (!spec.accepts || spec.accepts(inbound)) return { spec, params };
+        else return { spec, params };
       }
     }
-    // The same method refused by every endpoint's `accepts` (another vendor's client): a 405 too.
-    if (allowed.length === 0 && fixed) allowed.push(...fixed);
     return allowed.length ? { allowed } : undefined;
   }
 

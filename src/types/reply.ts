@@ -1,5 +1,6 @@
 // The public types of a reply: its token counts, why it ended, and what a fixture pins of it
 // (core/reply.ts and core/respond.ts do the work).
+import type { PinnedBuiltinCall, PinnedCitation } from './builtin.ts';
 
 /**
  * Why generation ended. Each format maps these onto its own words. `refusal`: the model declined
@@ -23,6 +24,8 @@ export interface Usage {
   /** Of inputTokens, what image and audio parts cost (the rest is text); absent means none. */
   imageInputTokens?: number;
   audioInputTokens?: number;
+  /** Built-in tools the service ran, by kind (web_search, web_fetch, code_execution, image_generation…); absent means none. */
+  serverToolUses?: Record<string, number>;
 }
 
 /** A tool call a fixture pins: arguments as an object or as a JSON string. */
@@ -39,6 +42,10 @@ export interface PinnedReply {
   text?: string | string[];
   /** Tool calls to make (after the text, if any). */
   toolCalls?: PinnedToolCall[];
+  /** Built-in tools used first (a web search and its results, code run and its output, a shell command…), in order. */
+  builtinCalls?: PinnedBuiltinCall[];
+  /** Which spans of the text cite which search results (by default, a sentence naming a result's title, URL or snippet cites it). */
+  citations?: PinnedCitation[];
   /** Reasoning to show first (formats that show reasoning do). */
   thinking?: string;
   finishReason?: FinishReason;
@@ -46,6 +53,8 @@ export interface PinnedReply {
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */
   embedding?: number[];
+  /** For a moderation input: scores (0..1) by category (`violence`, `self-harm/intent`...) to return instead of synthesized ones; 0.5 and above is flagged. */
+  moderation?: Record<string, number>;
   /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
   audio?: string;
   /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */

@@ -1,5 +1,6 @@
 // The canonical request every wire format parses into: the public types (core/request.ts does the work).
 import type { FormatName } from '../formats/names.ts';
+import type { BuiltinTool } from './builtin.ts';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -18,6 +19,8 @@ export interface Message {
   toolCalls?: ToolCallRef[];
   /** On a tool turn: the call it answers. */
   toolCallId?: string;
+  /** On a tool turn answering a call that waited for approval (an MCP call): whether the client approved it. */
+  approved?: boolean;
 }
 
 /** The shape the reply's text must take. */
@@ -37,9 +40,10 @@ export interface CanonicalRequest {
   format: FormatName;
   /**
    * The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the
-   * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt).
+   * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt),
+   * 'moderation' (one input's texts).
    */
-  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription' | 'image';
+  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription' | 'image' | 'moderation';
   model: string;
   messages: Message[];
   /** Upper bound on generated tokens per choice. */
@@ -100,6 +104,10 @@ export interface ToolSpec {
   description?: string;
   /** JSON Schema of the arguments (an object schema). */
   parameters: Record<string, unknown>;
+  /** A vendor's built-in tool (absent: a function the client runs with arguments of `parameters`). */
+  builtin?: BuiltinTool;
+  /** Loaded only when a tool search finds it (the vendors' `defer_loading`). */
+  deferred?: boolean;
 }
 
 /** `auto`, `none`, `required` (any tool), or one named tool. */

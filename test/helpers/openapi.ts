@@ -37,13 +37,27 @@ function instance(): Ajv2020 {
   return ajv;
 }
 
-/** Throws with ajv's errors unless `value` validates against components.schemas[name]. */
-export function assertSchema(name: string, value: unknown): void {
+function validatorOf(name: string): ValidateFunction {
   let validate = compiled.get(name);
   if (!validate) {
     validate = instance().compile({ $ref: `openai.json#/components/schemas/${name}` });
     compiled.set(name, validate);
   }
+  return validate;
+}
+
+/**
+ * Compiles the named schemas now: reading the spec takes seconds of the event loop, which a suite that
+ * runs a server in its own process does before it starts (an idle keep-alive connection would otherwise
+ * time out under it, while the client still counts on it).
+ */
+export function compileSchemas(...names: string[]): void {
+  for (const name of names) validatorOf(name);
+}
+
+/** Throws with ajv's errors unless `value` validates against components.schemas[name]. */
+export function assertSchema(name: string, value: unknown): void {
+  const validate = validatorOf(name);
   if (!validate(value)) {
     throw new Error(`${name} does not validate:\n${JSON.stringify(validate.errors?.slice(0, 8), null, 2)}`);
   }
@@ -63,6 +77,25 @@ export function assertRealtimeEvents(events: readonly Record<string, unknown>[])
   for (const e of events) {
     const name = eventSchemas[String(e.type)];
     if (!name) throw new Error(`no realtime server event ${e.type} in the spec`);
+    assertSchema(name, e);
+  }
+}
+
+let responseEventSchemas: Record<string, string> | undefined;
+
+/** Throws unless each Responses stream event has a schema in the spec (Response…Event, by its type) and validates against it. */
+export function assertResponseEvents(events: readonly { type: string }[]): void {
+  if (!responseEventSchemas) {
+    responseEventSchemas = {};
+    for (const [name, schema] of Object.entries(readSpec().components.schemas)) {
+      const type = schema?.properties?.type?.enum?.[0];
+      if (/^Response\w*(?:Streaming)?Event$/.test(name) && typeof type === 'string' && type.startsWith('response.'))
+        responseEventSchemas[type] = name;
+    }
+  }
+  for (const e of events) {
+    const name = responseEventSchemas[e.type];
+    if (!name) throw new Error(`no Responses stream event ${e.type} in the spec`);
     assertSchema(name, e);
   }
 }

@@ -1,6 +1,7 @@
 // Anthropic messages request → canonical request, refusing what the Messages API refuses.
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { parseMessagesTools } from './tools.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
 import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optional } from '../fields.ts';
 
@@ -95,9 +96,7 @@ function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
     const at = `${param}.content.${i}`;
     checkField(at, block, { types: ['object'], required: true });
     const kinds =
-      role === 'assistant'
-        ? ['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use']
-        : ['text', 'image', 'document', 'search_result', 'tool_result'];
+      role === 'assistant' ? ASSISTANT_BLOCKS : ['text', 'image', 'document', 'search_result', 'tool_result', 'container_upload'];
     checkField(`${at}.type`, block.type, { types: ['string'], required: true, values: kinds });
     switch (block.type) {
       case 'text':
@@ -112,8 +111,13 @@ function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
       case 'search_result':
         parts.push({ type: 'file' });
         break;
-      case 'tool_use':
       case 'server_tool_use':
+      case 'mcp_tool_use':
+        // The service's own tool runs (and their results, below) are context: nothing for the client to answer.
+        checkField(`${at}.id`, block.id, { types: ['string'], required: true });
+        checkField(`${at}.name`, block.name, { types: ['string'], required: true });
+        break;
+      case 'tool_use':
         checkField(`${at}.id`, block.id, { types: ['string'], required: true });
         checkField(`${at}.name`, block.name, { types: ['string'], required: true });
         checkField(`${at}.input`, block.input, { types: ['object'], required: true });
@@ -150,17 +154,24 @@ function checkToolResults(turns: Turn[]): void {
   });
 }
 
-function parseTools(raw: unknown[] = []): ToolSpec[] {
-  return raw.map((tool, i) => {
-    checkField(`tools.${i}`, tool, { types: ['object'], required: true });
-    checkField(`tools.${i}.name`, tool.name, { types: ['string'], required: true });
-    if (!/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) throw invalid(`tools.${i}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
-    checkField(`tools.${i}.input_schema`, tool.input_schema, { types: ['object'], required: true });
-    if (tool.input_schema.type !== 'object') throw invalid(`tools.${i}.custom.input_schema.type`, "Input should be 'object'");
-    // The description is passed on unchecked, as before.
-    return { name: tool.name, description: tool.description as string | undefined, parameters: tool.input_schema };
-  });
-}
+/** What an assistant turn may hold: text, thinking, calls, and the service's own tool runs and their results. */
+const ASSISTANT_BLOCKS = [
+  'text',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+  'compaction',
+];
 
 function parseToolChoice(c: JsonObject | undefined, tools: ToolSpec[]): { choice: ToolChoice; parallel: boolean } {
   if (c === undefined) return { choice: 'auto', parallel: true };
@@ -265,7 +276,7 @@ export function parseMessagesRequest(body: JsonObject, version: string, countOnl
     checkField(`stop_sequences.${i}`, s, { types: ['string'], required: true });
     return s;
   });
-  const tools = parseTools(body.tools);
+  const tools = parseMessagesTools(body.tools, body.mcp_servers);
   const { choice, parallel } = parseToolChoice(body.tool_choice, tools);
   const maxTokens = body.max_tokens;
   return {

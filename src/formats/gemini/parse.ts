@@ -3,6 +3,7 @@ import type { CacheRequest, CanonicalRequest, Message, OutputFormat, ReasoningEf
 import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
+import { builtinTools, camelTool } from './tools.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
@@ -189,10 +190,13 @@ function parseContents(raw: unknown[]): Message[] {
 
 function parseTools(raw: unknown[] = []): ToolSpec[] {
   const tools: ToolSpec[] = [];
-  raw.forEach((t, i) => {
-    checkField(`tools[${i}]`, t, { types: ['object'], required: true });
+  raw.forEach((given, i) => {
+    checkField(`tools[${i}]`, given, { types: ['object'], required: true });
+    const t = camelTool(given);
+    // Built-in tools (search, code execution, URL context…) first: the model may use them as it answers.
+    tools.push(...builtinTools(`tools[${i}]`, t));
     const declarations = t.functionDeclarations;
-    if (declarations === undefined) return; // built-in tools (search, code execution) are not emulated
+    if (declarations === undefined) return;
     checkField(`tools[${i}].functionDeclarations`, declarations, { types: ['array'], required: true });
     declarations.forEach((decl, j) => {
       const at = `tools[${i}].functionDeclarations[${j}]`;

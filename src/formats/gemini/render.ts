@@ -8,6 +8,7 @@ import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
 import { IMAGE_TOKENS } from '../../core/respond.ts';
 import type { StreamEvent } from '../../pipeline/framing.ts';
 import type { GeminiOptions } from './parse.ts';
+import { computerCall, grounding, serverParts } from './tool-parts.ts';
 
 const FINISH: Record<FinishReason, string> = {
   stop: 'STOP',
@@ -38,9 +39,12 @@ function part(block: Block, options: GeminiOptions, signature?: string): Record<
     case 'tool_call':
       // A thinking model signs its first function call with its reasoning, to be sent back with the turn.
       return {
-        functionCall: { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown },
+        functionCall:
+          block.builtin === 'computer' ? computerCall(block) : { name: block.name, args: JSON.parse(block.arguments || '{}') as unknown },
         ...(signature ? { thoughtSignature: signature } : {}),
       };
+    case 'server_tool':
+      return undefined;
     case 'audio':
       return { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${block.sampleRate}`, data: toBase64(pcmBytes(block.samples)) } };
     case 'image': {
@@ -98,9 +102,16 @@ function candidate(choice: Choice, parts: unknown[], finished: boolean) {
   const blocked = choice.finishReason === 'content_filter';
   return {
     ...(blocked ? {} : { content: { parts, role: 'model' } }),
-    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: blocked ? BLOCKED : SAFETY } : {}),
+    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: blocked ? BLOCKED : SAFETY, ...grounding(choice) } : {}),
     index: choice.index,
   };
+}
+
+/** A block's parts: code run is two, a search none (it grounds the candidate), the rest one. */
+function partsOf(choice: Choice, block: Block, options: GeminiOptions): unknown[] {
+  if (block.type === 'server_tool') return serverParts(block);
+  const one = part(block, options, signatureFor(choice, block));
+  return one ? [one] : [];
 }
 
 const tail = (reply: CanonicalReply, request: CanonicalRequest) => ({ modelVersion: request.model, responseId: makeId('', 23, reply.key) });
@@ -118,7 +129,13 @@ function promptBlocked(reply: CanonicalReply, request: CanonicalRequest) {
 export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest, options: GeminiOptions) {
   if (reply.promptBlocked) return promptBlocked(reply, request);
   return {
-    candidates: reply.choices.map((c) => candidate(c, c.blocks.map((b) => part(b, options, signatureFor(c, b))).filter(Boolean), true)),
+    candidates: reply.choices.map((c) =>
+      candidate(
+        c,
+        c.blocks.flatMap((b) => partsOf(c, b, options)),
+        true,
+      ),
+    ),
     usageMetadata: usageMetadata(reply, request),
     ...tail(reply, request),
   };
@@ -149,8 +166,8 @@ export function* generateStreamEvents(
     const choice = reply.choices[step.choice];
     const block = choice.blocks[step.block];
     let parts: unknown[] = [];
-    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image')
-      parts = step.blockEnd ? [part(block, options, signatureFor(choice, block))] : [];
+    if (block?.type === 'tool_call' || block?.type === 'audio' || block?.type === 'image' || block?.type === 'server_tool')
+      parts = step.blockEnd ? partsOf(choice, block, options) : [];
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     if (!parts.length && !step.last) continue;
     const body = {

@@ -39,6 +39,26 @@ function finishReason(choice: Choice, options: ChatOptions): string {
   return options.legacyFunctions && choice.finishReason === 'tool_calls' ? 'function_call' : FINISH[choice.finishReason];
 }
 
+/** The web pages a choice's text cites, as chat completions annotate them (offsets into the whole content). */
+function urlCitations(choice: Choice) {
+  let offset = 0;
+  const out: { type: 'url_citation'; url_citation: { start_index: number; end_index: number; title: string; url: string } }[] = [];
+  for (const block of choice.blocks) {
+    if (block.type !== 'text') continue;
+    for (const c of block.citations ?? []) {
+      const source = choice.blocks[c.block];
+      const result = source?.type === 'server_tool' && source.use.kind === 'web_search' ? source.use.results[c.result] : undefined;
+      if (result)
+        out.push({
+          type: 'url_citation',
+          url_citation: { start_index: offset + c.start, end_index: offset + c.end, title: result.title, url: result.url },
+        });
+    }
+    offset += block.text.length;
+  }
+  return out;
+}
+
 /** OpenAI's id for a canonical tool call. */
 export const callId = (id: string) => `call_${id}`;
 
@@ -138,11 +158,15 @@ export function renderChat(reply: CanonicalReply, request: CanonicalRequest, opt
         role: 'assistant',
         content: hasText ? choiceText(choice) : null,
         refusal: refusalOf(choice),
-        annotations: [],
+        annotations: urlCitations(choice),
       };
       if (calls.length && options.legacyFunctions) message.function_call = { name: calls[0].name, arguments: calls[0].arguments };
       else if (calls.length) {
-        message.tool_calls = calls.map((c) => ({ id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        message.tool_calls = calls.map((c) =>
+          c.builtin === 'custom'
+            ? { id: callId(c.id), type: 'custom', custom: { name: c.name, input: c.arguments } }
+            : { id: callId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } },
+        );
       }
       return {
         index: choice.index,
@@ -219,12 +243,20 @@ function* chatEvents(
         if (step.blockStart) yield delta(step, { function_call: { name: block.name, arguments: '' } });
         yield delta(step, { function_call: { arguments: step.text } });
       } else {
-        // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments.
+        // The SDKs reassemble calls by index: the first delta names the call, the rest carry arguments
+        // (a custom tool's, its input).
+        const custom = block.builtin === 'custom';
         if (step.blockStart)
           yield delta(step, {
-            tool_calls: [{ index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } }],
+            tool_calls: [
+              custom
+                ? { index: call, id: callId(block.id), type: 'custom', custom: { name: block.name, input: '' } }
+                : { index: call, id: callId(block.id), type: 'function', function: { name: block.name, arguments: '' } },
+            ],
           });
-        yield delta(step, { tool_calls: [{ index: call, function: { arguments: step.text } }] });
+        yield delta(step, {
+          tool_calls: [custom ? { index: call, custom: { input: step.text } } : { index: call, function: { arguments: step.text } }],
+        });
       }
     } else if (block?.type === 'text' && step.text) {
       // Logprobs follow the text's own pieces (reasoning and tool calls have none here): the next entry each.
@@ -239,7 +271,12 @@ function* chatEvents(
           data: `${head}[{"index":${step.choice},"delta":{"content":${JSON.stringify(step.text)}},"logprobs":null,"finish_reason":null}]${tail}`,
         };
     }
-    if (step.last) yield delta(step, {}, finishReason(choice, options));
+    if (step.last) {
+      // A search model's citations come in a delta of their own, once the text is out.
+      const cited = urlCitations(choice);
+      if (cited.length) yield delta(step, { annotations: cited });
+      yield delta(step, {}, finishReason(choice, options));
+    }
   }
   if (options.includeUsage) yield { due: end, data: JSON.stringify({ ...base, choices: [], usage: usageBody(reply.usage) }) };
   yield { due: end, data: '[DONE]' };

@@ -2,16 +2,8 @@
 import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part, Role, ToolCallRef } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue, missing } from './validate.ts';
-import {
-  type CheckedFields,
-  type FieldRules,
-  fieldsOf,
-  isJsonObject,
-  isOneOf,
-  type JsonObject,
-  nonObjectSchema,
-  optional,
-} from '../fields.ts';
+import { chatCustomTool, chatWebSearch, functionParameters } from './tools.ts';
+import { type CheckedFields, type FieldRules, fieldsOf, isJsonObject, isOneOf, type JsonObject, optional } from '../fields.ts';
 
 const nullableInt = (min?: number, max?: number) => ({ ...optional('integer'), min, max });
 const nullableNum = (min?: number, max?: number) => ({ ...optional('number'), min, max });
@@ -116,6 +108,13 @@ function parseMessage(param: string, m: unknown): Message {
       ? calls.map((c, i) => {
           const call = fieldsOf(c);
           checkField(`${param}.tool_calls[${i}].id`, call.id, { types: ['string'], required: true });
+          if (call.type === 'custom') {
+            // A custom tool's call: its free-form input stands as its arguments.
+            checkField(`${param}.tool_calls[${i}].custom`, call.custom, { types: ['object'], required: true });
+            checkField(`${param}.tool_calls[${i}].custom.name`, call.custom.name, { types: ['string'], required: true });
+            checkField(`${param}.tool_calls[${i}].custom.input`, call.custom.input, { types: ['string'], required: true });
+            return { id: call.id, name: call.custom.name, arguments: call.custom.input };
+          }
           checkField(`${param}.tool_calls[${i}].function`, call.function, { types: ['object'], required: true });
           const fn = call.function;
           checkField(`${param}.tool_calls[${i}].function.name`, fn.name, { types: ['string'], required: true });
@@ -158,24 +157,6 @@ export function parseStop(stop: unknown): string[] {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const EMPTY_PARAMETERS = { type: 'object', properties: {} };
-
-/**
- * A function's parameters as the tool rule uses them (none or `{}`: no parameters), or OpenAI's refusal
- * when they are not an object schema.
- */
-export function functionParameters(param: string, name: string, parameters: JsonObject | undefined): JsonObject {
-  const type = parameters && nonObjectSchema(parameters);
-  if (type !== undefined) {
-    throw invalid(
-      param,
-      `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${type}"'.`,
-      'invalid_function_parameters',
-    );
-  }
-  return parameters && Object.keys(parameters).length ? parameters : EMPTY_PARAMETERS;
-}
-
 function parseFunction(param: string, fn: unknown): ToolSpec {
   checkField(param, fn, { types: ['object'], required: true });
   checkField(`${param}.name`, fn.name, { types: ['string'], required: true });
@@ -197,7 +178,8 @@ function parseTools(body: ChatBody): ToolSpec[] {
   if (Array.isArray(body.tools)) {
     return body.tools.map((tool, i) => {
       checkField(`tools[${i}]`, tool, { types: ['object'], required: true });
-      if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
+      if (tool.type === 'custom') return chatCustomTool(`tools[${i}]`, tool);
+      if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function', 'custom']);
       return parseFunction(`tools[${i}].function`, tool.function);
     });
   }
@@ -221,9 +203,11 @@ function parseToolChoice(body: ChatBody, tools: ToolSpec[]): ToolChoice {
     return raw;
   }
   const choice = raw;
-  const name = param === 'tool_choice' ? fieldsOf(choice.function).name : choice.name;
-  if (param === 'tool_choice' && choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
-  const path = param === 'tool_choice' ? 'tool_choice.function.name' : 'function_call.name';
+  const custom = param === 'tool_choice' && choice.type === 'custom';
+  const name = param === 'tool_choice' ? fieldsOf(custom ? choice.custom : choice.function).name : choice.name;
+  if (param === 'tool_choice' && choice.type !== 'function' && !custom)
+    throw invalidValue('tool_choice.type', choice.type, ['function', 'custom']);
+  const path = param === 'tool_choice' ? `tool_choice.${custom ? 'custom' : 'function'}.name` : 'function_call.name';
   checkField(path, name, { types: ['string'], required: true });
   if (!tools.some((t) => t.name === name)) {
     throw invalid(
@@ -327,7 +311,10 @@ export function parseChatRequest(body: JsonObject): { request: CanonicalRequest;
       undefined,
     );
   }
-  const tools = parseTools(body);
+  const functions = parseTools(body);
+  // A search model, or a request with web_search_options, searches the web before it answers.
+  const search = chatWebSearch(body.web_search_options, body.model);
+  const tools = search ? [...functions, search] : functions;
   const legacyFunctions = body.functions !== undefined && body.functions !== null;
   checkToolTurns(messages);
   return {
@@ -342,7 +329,7 @@ export function parseChatRequest(body: JsonObject): { request: CanonicalRequest;
       seed: body.seed ?? undefined,
       stream,
       tools,
-      toolChoice: parseToolChoice(body, tools),
+      toolChoice: search && !functions.length ? { name: search.name } : parseToolChoice(body, functions),
       // Legacy functions are called one at a time.
       parallelToolCalls: !legacyFunctions && body.parallel_tool_calls !== false,
       output: parseResponseFormat(body.response_format, messages),

@@ -242,7 +242,7 @@ export function planResponse(
   let previous = ctx.previousItemId;
   for (const step of steps) {
     const block = choice.blocks[step.block] ?? { type: 'text' as const, text: '' };
-    if (block.type === 'thinking' || block.type === 'audio' || block.type === 'image') continue;
+    if (block.type === 'thinking' || block.type === 'audio' || block.type === 'image' || block.type === 'server_tool') continue;
     if (step.blockStart) {
       const id = ctx.itemId();
       const item: RealtimeItem =

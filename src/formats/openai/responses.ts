@@ -3,16 +3,20 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
 import type { CanonicalReply, Choice } from '../../core/reply.ts';
-import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { makeId } from '../../core/seed.ts';
+import { countTokens } from '../../core/tokens.ts';
 import { planSteps, type StreamStep } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import type { StreamEvent } from '../../pipeline/framing.ts';
 import { callId, refuseBlockedPrompt } from './chat.ts';
 import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidValue } from './validate.ts';
-import { type CheckedFields, type FieldRules, fieldsOf, isOneOf, type JsonObject, optional } from '../fields.ts';
-import { automaticCache, functionParameters } from './parse.ts';
+import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optional } from '../fields.ts';
+import { automaticCache } from './parse.ts';
 import type { Call } from '../../pipeline/call.ts';
+import { echoedTools, parseResponsesToolChoice, parseResponsesTools } from './tools.ts';
+import { annotations, builtinItemEvents, builtinItems, type ImageFiles, type ItemContext } from './tool-items.ts';
+import { heldFor } from '../../scope.ts';
+import { STORED } from './stored-chat.ts';
 
 const FIELDS = {
   model: { types: ['string'], required: true },
@@ -82,6 +86,51 @@ function contentParts(param: string, content: unknown): Part[] {
   });
 }
 
+const json = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? {}));
+const text = (value: unknown): Part[] => [{ type: 'text', text: json(value ?? '') }];
+
+/** Calls of built-in tools the client ran, by item type: the canonical name and input (as core/synthesize/builtin.ts gives them). */
+const CALLS: Record<string, [string, (item: JsonObject) => string]> = {
+  computer_call: ['computer', (item) => json({ action: item.action ?? fieldsOf(item.actions)[0] })],
+  local_shell_call: ['local_shell', (item) => json({ commands: [fieldsOf(item.action).command].flat().filter(Boolean) })],
+  shell_call: ['shell', (item) => json({ commands: fieldsOf(item.action).commands ?? [] })],
+  apply_patch_call: ['apply_patch', (item) => json(item.operation)],
+  custom_tool_call: ['custom', (item) => json(item.input ?? '')],
+};
+
+/** What the client's run of a built-in tool gave, by item type. */
+const OUTPUTS: Record<string, (item: JsonObject) => Part[]> = {
+  computer_call_output: () => [{ type: 'image' }],
+  local_shell_call_output: (item) => text(item.output),
+  shell_call_output: (item) =>
+    text(
+      ((Array.isArray(item.output) ? item.output : []) as unknown[])
+        .map((o) => `${String(fieldsOf(o).stdout ?? '')}${String(fieldsOf(o).stderr ?? '')}`)
+        .join('\n'),
+    ),
+  apply_patch_call_output: (item) => text(item.output ?? item.status),
+  custom_tool_call_output: (item) => text(item.output),
+};
+
+/** Items that are context (the service's own tool runs, reasoning, references): taken, not read. */
+const CONTEXT = [
+  'reasoning',
+  'item_reference',
+  'compaction',
+  'compaction_trigger',
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'mcp_list_tools',
+  'mcp_call',
+  'tool_search_call',
+  'tool_search_output',
+  'additional_tools',
+  'program',
+  'program_output',
+];
+
 /** Input items → canonical messages, and the items as the store shows them back. */
 export function parseInput(input: unknown): { messages: Message[]; items: JsonObject[] } {
   if (input === undefined || input === null) return { messages: [], items: [] };
@@ -92,6 +141,7 @@ export function parseInput(input: unknown): { messages: Message[]; items: JsonOb
     };
   const messages: Message[] = [];
   const items: JsonObject[] = [];
+  const shellIds = new Map<string, string>();
   // Callers check `input` by its field rule first, so this refusal is only a guard.
   if (!Array.isArray(input)) throw invalidType('input', ['string', 'array'], input);
   input.forEach((item, i) => {
@@ -116,49 +166,43 @@ export function parseInput(input: unknown): { messages: Message[]; items: JsonOb
       checkField(`${param}.call_id`, item.call_id, { types: ['string'], required: true });
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
       messages.push({ role: 'tool', toolCallId: item.call_id, parts: [{ type: 'text', text: output }] });
-    } else if (type !== 'reasoning' && type !== 'item_reference' && type !== 'compaction') {
-      // A compaction item (from responses.compact) stands for earlier turns the gateway does not keep: taken, not read.
+    } else if (typeof type === 'string' && Object.hasOwn(CALLS, type)) {
+      const [name, input] = CALLS[type];
+      checkField(`${param}.call_id`, item.call_id, { types: ['string'], required: true });
+      if (type === 'local_shell_call') shellIds.set(String(item.id), item.call_id);
+      const call = { id: item.call_id, name: type === 'custom_tool_call' ? String(item.name) : name, arguments: input(item) };
+      const last = messages.at(-1);
+      if (last?.role === 'assistant' && last.toolCalls) last.toolCalls.push(call);
+      else messages.push({ role: 'assistant', parts: [], toolCalls: [call] });
+    } else if (typeof type === 'string' && Object.hasOwn(OUTPUTS, type)) {
+      // A local shell call's output names the call by its item id.
+      const callId = type === 'local_shell_call_output' ? (shellIds.get(String(item.id)) ?? item.call_id ?? item.id) : item.call_id;
+      checkField(`${param}.${type === 'local_shell_call_output' ? 'id' : 'call_id'}`, callId, { types: ['string'], required: true });
+      messages.push({ role: 'tool', toolCallId: callId, parts: OUTPUTS[type](item) });
+    } else if (type === 'mcp_approval_request') {
+      checkField(`${param}.id`, item.id, { types: ['string'], required: true });
+      checkField(`${param}.name`, item.name, { types: ['string'], required: true });
+      checkField(`${param}.arguments`, item.arguments, { types: ['string'], required: true });
+      messages.push({ role: 'assistant', parts: [], toolCalls: [{ id: item.id, name: item.name, arguments: item.arguments }] });
+    } else if (type === 'mcp_approval_response') {
+      checkField(`${param}.approval_request_id`, item.approval_request_id, { types: ['string'], required: true });
+      checkField(`${param}.approve`, item.approve, { types: ['boolean'], required: true });
+      const text = item.approve ? 'approved' : `not approved${typeof item.reason === 'string' ? `: ${item.reason}` : ''}`;
+      messages.push({ role: 'tool', toolCallId: item.approval_request_id, parts: [{ type: 'text', text }], approved: item.approve });
+    } else if (typeof type !== 'string' || !CONTEXT.includes(type)) {
       throw invalidValue(`${param}.type`, type, [
         'message',
         'function_call',
         'function_call_output',
-        'reasoning',
-        'item_reference',
-        'compaction',
+        ...Object.keys(CALLS),
+        ...Object.keys(OUTPUTS),
+        'mcp_approval_request',
+        'mcp_approval_response',
+        ...CONTEXT,
       ]);
     }
   });
   return { messages, items };
-}
-
-function parseTools(raw: unknown[] = []): ToolSpec[] {
-  return raw.map((tool, i) => {
-    checkField(`tools[${i}]`, tool, { types: ['object'], required: true });
-    if (tool.type !== 'function') throw invalidValue(`tools[${i}].type`, tool.type, ['function']);
-    checkField(`tools[${i}].name`, tool.name, { types: ['string'], required: true });
-    checkField(`tools[${i}].description`, tool.description, { types: ['string'], nullable: true });
-    checkField(`tools[${i}].parameters`, tool.parameters, { types: ['object'], nullable: true });
-    checkField(`tools[${i}].strict`, tool.strict, { types: ['boolean'], nullable: true });
-    const parameters = functionParameters(`tools[${i}].parameters`, tool.name, tool.parameters ?? undefined);
-    // A null description is kept as given (the tools are hashed for caching), though ToolSpec says string.
-    return { name: tool.name, description: tool.description as string | undefined, parameters };
-  });
-}
-
-function parseToolChoice(choice: ResponsesBody['tool_choice'], tools: ToolSpec[]): ToolChoice {
-  if (choice === undefined || choice === null) return 'auto';
-  if (typeof choice === 'string') {
-    if (!isOneOf(['none', 'auto', 'required'], choice)) throw invalidValue('tool_choice', choice, ['none', 'auto', 'required']);
-    return choice;
-  }
-  if (choice.type !== 'function') throw invalidValue('tool_choice.type', choice.type, ['function']);
-  const tool = tools.find((t) => t.name === choice.name);
-  if (!tool)
-    throw invalid(
-      'tool_choice.name',
-      `Invalid value for 'tool_choice.name': no tool named '${String(choice.name)}' is among the provided tools.`,
-    );
-  return { name: tool.name };
 }
 
 function parseTextFormat(text: JsonObject | null | undefined): OutputFormat {
@@ -179,11 +223,13 @@ interface ResponsesCall {
   body: ResponsesBody;
   /** The input items of this request (for input_items). */
   items: JsonObject[];
+  /** The encoded pictures of image_generation calls, once the route has made them. */
+  images?: ImageFiles;
 }
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
 export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
-  const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
+  const found = heldFor(call, STORED).get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
   throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, {
@@ -210,7 +256,8 @@ export function parseResponsesRequest(body: JsonObject, previous: StoredResponse
       : [];
   // Instructions apply to this turn only; earlier turns come from the stored conversation.
   const history = (previous?.conversation ?? []).filter((m) => m.role !== 'system');
-  const tools = parseTools(body.tools);
+  const offered = parseResponsesTools(body.tools);
+  const { choice, tools } = parseResponsesToolChoice(body.tool_choice, offered);
   const reasoning = parseReasoning(body.reasoning);
   return {
     body,
@@ -225,7 +272,7 @@ export function parseResponsesRequest(body: JsonObject, previous: StoredResponse
       n: 1,
       stream: body.stream === true,
       tools,
-      toolChoice: parseToolChoice(body.tool_choice, tools),
+      toolChoice: choice,
       parallelToolCalls: body.parallel_tool_calls !== false,
       output: parseTextFormat(body.text),
       ...(reasoning ? { reasoning } : {}),
@@ -260,24 +307,66 @@ function reasoningItem(reply: CanonicalReply): JsonObject {
   return { id: makeId('rs_', 40, reply.key), type: 'reasoning', summary: thinking ? [{ type: 'summary_text', text: thinking.text }] : [] };
 }
 
-function outputItems(reply: CanonicalReply, status: 'completed' | 'in_progress' = 'completed'): JsonObject[] {
+function itemContext(call: ResponsesCall): ItemContext {
+  const include = (call.body.include ?? []).filter((i): i is string => typeof i === 'string');
+  return { request: call.request, rawTools: call.body.tools ?? [], include, images: call.images };
+}
+
+/** Each block's output items (a thinking block's are the lead reasoning item's), and the reasoning item first when the choice reasoned. */
+function blockItems(reply: CanonicalReply, call: ResponsesCall): { lead: JsonObject[]; byBlock: JsonObject[][] } {
   const choice = reply.choices[0];
-  const lead = reasoned(choice) ? [reasoningItem(reply)] : [];
-  return lead.concat(
-    choice.blocks.flatMap((block, b): JsonObject[] => {
-      if (block.type === 'tool_call') {
-        return [
-          { id: `fc_${block.id}`, type: 'function_call', status, arguments: block.arguments, call_id: callId(block.id), name: block.name },
-        ];
-      }
-      if (block.type !== 'text' && block.type !== 'refusal') return [];
-      const part =
-        block.type === 'refusal'
-          ? { type: 'refusal', refusal: block.text }
-          : { type: 'output_text', annotations: [], logprobs: [], text: block.text };
-      return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status, content: [part], role: 'assistant' }];
-    }),
+  const ctx = itemContext(call);
+  const byBlock = choice.blocks.map((block, b): JsonObject[] => {
+    if (block.type === 'tool_call' && !block.builtin) {
+      return [
+        {
+          id: `fc_${block.id}`,
+          type: 'function_call',
+          status: 'completed',
+          arguments: block.arguments,
+          call_id: callId(block.id),
+          name: block.name,
+        },
+      ];
+    }
+    if (block.type !== 'text' && block.type !== 'refusal') return builtinItems(block, ctx);
+    const part =
+      block.type === 'refusal'
+        ? { type: 'refusal', refusal: block.text }
+        : { type: 'output_text', annotations: annotations(block.citations, choice.blocks), logprobs: [], text: block.text };
+    return [{ id: makeId('msg_', 40, reply.key + b), type: 'message', status: 'completed', content: [part], role: 'assistant' }];
+  });
+  return { lead: reasoned(choice) ? [reasoningItem(reply)] : [], byBlock };
+}
+
+function outputItems(reply: CanonicalReply, call: ResponsesCall): JsonObject[] {
+  const { lead, byBlock } = blockItems(reply, call);
+  return lead.concat(byBlock.flat());
+}
+
+/** What the built-in tools cost as OpenAI reports it: web searches run, pictures made (absent when none). */
+function toolUsage(reply: CanonicalReply, call: ResponsesCall): JsonObject {
+  const uses = reply.usage.serverToolUses;
+  const searches = uses?.web_search ?? 0;
+  const pictures = uses?.image_generation ?? 0;
+  if (!searches && !pictures) return {};
+  const image = call.request.tools.find((t) => t.builtin?.kind === 'image_generation')?.builtin;
+  const output = image?.kind === 'image_generation' ? image.tokens * pictures : 0;
+  const prompts = reply.choices[0].blocks.reduce(
+    (n, b) => n + (b.type === 'server_tool' && b.use.kind === 'image_generation' ? countTokens(b.use.prompt) : 0),
+    0,
   );
+  return {
+    tool_usage: {
+      image_gen: {
+        input_tokens: prompts,
+        input_tokens_details: { image_tokens: 0, text_tokens: prompts },
+        output_tokens: output,
+        total_tokens: prompts + output,
+      },
+      web_search: { num_requests: searches },
+    },
+  };
 }
 
 function usage(reply: CanonicalReply) {
@@ -323,7 +412,7 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: null,
     model: request.model,
-    output: final ? outputItems(reply) : [],
+    output: final ? outputItems(reply, call) : [],
     parallel_tool_calls: request.parallelToolCalls,
     previous_response_id: body.previous_response_id ?? null,
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
@@ -332,14 +421,12 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     temperature: body.temperature ?? 1,
     text: { format: body.text?.format ?? { type: 'text' }, verbosity: 'medium' },
     tool_choice: body.tool_choice ?? 'auto',
-    // Echoed as the service does: every function tool with its parameters and strict flag (true by default).
-    tools: (body.tools ?? [])
-      .map(fieldsOf)
-      .map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
+    // Echoed as the service does: each tool as given, with the defaults the service fills in.
+    tools: echoedTools(body.tools),
     top_logprobs: 0,
     top_p: body.top_p ?? 1,
     truncation: 'disabled',
-    ...(final ? { usage: usage(reply) } : {}),
+    ...(final ? { usage: usage(reply), ...toolUsage(reply, call) } : {}),
     ...(typeof body.user === 'string' ? { user: body.user } : {}),
     metadata: body.metadata ?? {},
   };
@@ -351,15 +438,18 @@ export function* responseStreamEvents(reply: CanonicalReply, call: ResponsesCall
   let sequence = 0;
   const emit = (due: number, type: string, data: JsonObject) =>
     events.push({ due, data: JSON.stringify({ type, ...data, sequence_number: sequence++ }), event: type });
-  const items = outputItems(reply);
+  const { lead, byBlock } = blockItems(reply, call);
+  const items = lead.concat(byBlock.flat());
   const choice = reply.choices[0];
+  const ctx = itemContext(call);
   // Output items in block order, after the reasoning item when the choice reasoned (a thinking block streams as its summary).
   const itemOf = new Map<number, number>();
   const hidden = reasoned(choice) && !choice.blocks.some((b) => b.type === 'thinking');
-  let n = reasoned(choice) ? 1 : 0;
+  let n = lead.length;
   choice.blocks.forEach((b, i) => {
     if (b.type === 'thinking') itemOf.set(i, 0);
-    else if (b.type === 'text' || b.type === 'refusal' || b.type === 'tool_call') itemOf.set(i, n++);
+    else if (byBlock[i].length) itemOf.set(i, n);
+    n += byBlock[i].length;
   });
   for (const step of planSteps(reply, latency)) {
     if (step.first) {
@@ -372,14 +462,25 @@ export function* responseStreamEvents(reply: CanonicalReply, call: ResponsesCall
       }
     }
     const index = itemOf.get(step.block);
-    if (index !== undefined) {
+    const block = choice.blocks[step.block];
+    if (index !== undefined && block.type !== 'text' && block.type !== 'refusal' && (block.type !== 'tool_call' || block.builtin)) {
+      if (block.type === 'thinking') reasoningEvents(emit, step, items[0]);
+      else {
+        // A block of several items (a tool search and its output): the first streams, the rest follow whole.
+        builtinItemEvents(emit, step, items[index], index, ctx, block);
+        if (step.blockEnd)
+          byBlock[step.block].slice(1).forEach((item, k) => {
+            emit(step.due, 'response.output_item.added', { output_index: index + 1 + k, item });
+            emit(step.due, 'response.output_item.done', { output_index: index + 1 + k, item });
+          });
+      }
+    } else if (index !== undefined) {
       const item = items[index];
       const base = { item_id: item.id, output_index: index };
       const part = item.type === 'message' ? (item.content as JsonObject[])[0] : undefined;
       // A refusal streams as refusal events, its part built up from an empty refusal.
       const refusal = part?.type === 'refusal';
-      if (item.type === 'reasoning') reasoningEvents(emit, step, item);
-      else if (step.blockStart) {
+      if (step.blockStart) {
         const empty =
           item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
         emit(step.due, 'response.output_item.added', { output_index: index, item: empty });
@@ -390,15 +491,21 @@ export function* responseStreamEvents(reply: CanonicalReply, call: ResponsesCall
             part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' },
           });
       }
-      if (step.text && item.type !== 'reasoning') {
+      if (step.text) {
         if (refusal) emit(step.due, 'response.refusal.delta', { ...base, content_index: 0, delta: step.text });
         else if (part) emit(step.due, 'response.output_text.delta', { ...base, content_index: 0, delta: step.text, logprobs: [] });
         else emit(step.due, 'response.function_call_arguments.delta', { ...base, delta: step.text });
       }
-      if (step.blockEnd && item.type !== 'reasoning') {
+      if (step.blockEnd) {
         if (part) {
           if (refusal) emit(step.due, 'response.refusal.done', { ...base, content_index: 0, refusal: part.refusal });
-          else emit(step.due, 'response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] });
+          else {
+            // Citations are announced once the text they cite has been sent.
+            ((part.annotations ?? []) as JsonObject[]).forEach((annotation, annotation_index) =>
+              emit(step.due, 'response.output_text.annotation.added', { ...base, content_index: 0, annotation_index, annotation }),
+            );
+            emit(step.due, 'response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] });
+          }
           emit(step.due, 'response.content_part.done', { ...base, content_index: 0, part });
         } else {
           emit(step.due, 'response.function_call_arguments.done', { ...base, name: item.name, arguments: item.arguments });
