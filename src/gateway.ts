@@ -8,6 +8,7 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { vertexEndpoints } from './formats/vertex/routes.ts';
 import { azureEndpoints } from './formats/azure/routes.ts';
 import { openrouterEndpoints } from './formats/openrouter/routes.ts';
 import { Runtime } from './runtime.ts';
@@ -30,6 +31,7 @@ export const endpoints: readonly EndpointSpec[] = [
   ...openaiEndpoints,
   ...azureEndpoints,
   ...openrouterEndpoints,
+  ...vertexEndpoints,
 ];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {

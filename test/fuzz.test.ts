@@ -17,6 +17,7 @@ import {
   dialectRequests,
   geminiRequests,
   openaiRequests,
+  vertexRequests,
   type FuzzRequest,
 } from './helpers/fuzz/requests.ts';
 import { checkAnswer, describe as describeRequest, type Answer } from './helpers/fuzz/verdict.ts';
@@ -29,6 +30,10 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['Anthropic (messages, count_tokens, models)', anthropicRequests],
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
   ['Dialects (Azure OpenAI deployments, v1, responses, models; OpenRouter chat, models)', dialectRequests],
+  [
+    'Vertex AI (Gemini: generateContent, countTokens, computeTokens, embedContent, predict, models; Claude: rawPredict, count-tokens)',
+    vertexRequests,
+  ],
 ];
 
 /** Checks one answer, naming the request in the failure. */
