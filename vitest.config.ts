@@ -29,7 +29,13 @@ function inProcessSuites(): string[] {
     .filter((file) => {
       const text = readFileSync(file, 'utf8');
       if (/^\/\/ msw 2: not run again\b/m.test(text)) return false;
-      return /from 'msw(\/node)?'/.test(text) || /\b(modes|withGateway|inProcess)\b/.test(MODES_IMPORT.exec(text)?.[1] ?? '') || /\bcreateGateway\(/.test(text);
+      return (
+        /from 'msw(\/node)?'/.test(text) ||
+        /\b(modes|withGateway|inProcess)\b/.test(MODES_IMPORT.exec(text)?.[1] ?? '') ||
+        /\bcreateGateway\(/.test(text) ||
+        // The resource suites' modes (test/helpers/gateways.ts) run in-process too.
+        /from '\.\/helpers\/gateways\.ts'/.test(text)
+      );
     })
     .sort();
 }

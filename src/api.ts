@@ -11,10 +11,12 @@ import type { RecordOptions } from './types/record.ts';
 import type { RateLimits } from './types/ratelimit.ts';
 import type { PriceTable } from './types/prices.ts';
 import type { CostReport, SpendTotals } from './types/spending.ts';
+import type { HeldStoreReport } from './types/resources.ts';
 
 export type { RateLimits } from './types/ratelimit.ts';
 export type { ModelPrice, PriceTable } from './types/prices.ts';
 export type { CostReport, SpendTotals } from './types/spending.ts';
+export type { HeldObject, HeldStoreReport } from './types/resources.ts';
 
 export interface GatewayOptions {
   /**
@@ -187,10 +189,16 @@ export interface GatewayTest {
    */
   clearRequests(): void;
   /**
-   * Drops this test's fixtures, counters, scenario states and cost totals, and empties its journal view.
+   * Drops this test's fixtures, counters, scenario states, cost totals and held objects (its files,
+   * batches, stored responses, image files, cached prompts), and empties its journal view.
    * @example gateway.forTest('checkout-1').reset(); // gateway.tests() no longer lists it
    */
   reset(): void;
+  /**
+   * The objects this test's requests made that the gateway holds, store by store (every store, empty ones too).
+   * @example gateway.forTest('checkout-1').resources().find((s) => s.name === 'openai.files')?.count // 1
+   */
+  resources(): HeldStoreReport[];
   /**
    * What this test's replies cost since its last reset, every token's together (`gateway.costs()` has
    * them per token); whole when the journal drops old entries.
@@ -252,11 +260,16 @@ export interface Gateway {
   readonly journalGeneration: number;
   /**
    * Clears the journal, run-time fixtures, scenarios, every test's state, token use, rate windows, cost
-   * totals, the clock's advance, stored responses and chat completions, image files, message batches and
-   * the prompt cache; revives `once` fixtures.
+   * totals, the clock's advance and every held object (files, uploads, batches, stored responses and
+   * chat completions, image files, message batches, the prompt cache); revives `once` fixtures.
    * @example afterEach(() => gateway.reset());
    */
   reset(): void;
+  /**
+   * The objects the gateway holds between requests, store by store, each marked with the test that made it.
+   * @example gateway.resources().map((s) => `${s.title}: ${s.count}`)
+   */
+  resources(): HeldStoreReport[];
   /**
    * The fixtures in force (every test's too, each marked with its `test`), and adding or removing them one by one.
    * @example const [id] = gateway.fixtures.add({ reply: { text: 'Hi' } }); gateway.fixtures.remove(id);

@@ -25,6 +25,8 @@ export type {
   SpendTotals,
   TestCosts,
   GatewayTest,
+  HeldObject,
+  HeldStoreReport,
   Fixture,
   FixtureMatch,
   FixtureReply,

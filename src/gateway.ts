@@ -8,13 +8,16 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { vertexEndpoints } from './formats/vertex/routes.ts';
 import { azureEndpoints } from './formats/azure/routes.ts';
 import { openrouterEndpoints } from './formats/openrouter/routes.ts';
 import { bedrockEndpoints } from './formats/bedrock/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
-import { checkTestId, entryTestId, inView } from './scope.ts';
+import { checkTestId, entryTestId, inView, ownerTest } from './scope.ts';
+import { declaredStores } from './core/stores.ts';
+import type { HeldObject, HeldStoreReport } from './types/resources.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { noSpend } from './core/spending.ts';
 import { clockProblem, LATEST_CLOCK_SECONDS } from './core/clock.ts';
@@ -30,6 +33,7 @@ export const endpoints: readonly EndpointSpec[] = [
   ...azureEndpoints,
   ...openrouterEndpoints,
   ...bedrockEndpoints,
+  ...vertexEndpoints,
 ];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {
@@ -59,6 +63,24 @@ function requestsOf(runtime: Runtime, filter: RequestFilter, limit: number | und
   return readable(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
 }
 
+/** Every store's objects (every kind declared, made or not), or with `test` that test's own. */
+function resourcesOf(runtime: Runtime, test?: string): HeldStoreReport[] {
+  const own = test === undefined ? undefined : (runtime.testScopes.peek(checkTestId(test, 'test'))?.ownerKey ?? null);
+  return declaredStores().map((kind) => {
+    const store = runtime.stores.of(kind);
+    const objects: HeldObject[] = [];
+    let bytes = 0;
+    for (const item of store.report()) {
+      if (own !== undefined && item.owner !== own) continue;
+      const by = ownerTest(item.owner);
+      objects.push({ id: item.id, ...(by !== undefined && { test: by }), bytes: item.bytes, facts: item.facts });
+      bytes += item.bytes;
+    }
+    const { name, title, maxCount, whenFull } = kind;
+    return { name, title, count: objects.length, bytes, maxCount, maxBytes: store.maxBytes, whenFull, objects };
+  });
+}
+
 /** One test's side of the gateway (see scope.ts): reading never makes a test's scope, changing it does. */
 function testView(runtime: Runtime, id: string, add: (source: string, fixtures: Fixture[], scope: FixtureScope) => string[]): GatewayTest {
   checkTestId(id, 'test');
@@ -77,6 +99,7 @@ function testView(runtime: Runtime, id: string, add: (source: string, fixtures: 
       if (scope) scope.view = {};
     },
     reset: () => void scopes.drop(id),
+    resources: () => resourcesOf(runtime, id),
     costs: () => ({ test: id, total: { ...(scopes.peek(id)?.costs ?? noSpend()) } }),
     fixtures: {
       list: () => runtime.fixtures.list(seen()),
@@ -110,12 +133,36 @@ function lastText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** A glimpse of what was asked: the last text of the messages, input, contents, prompt or query. */
+/** An uploaded file as the journal keeps it (its name, type and size: endpoint.ts's journalForm). */
+function journaledUpload(value: unknown): { filename: string; bytes: number } | undefined {
+  const one = Array.isArray(value) ? value[0] : value;
+  const u = one as { filename?: unknown; bytes?: unknown } | null;
+  return u && typeof u === 'object' && typeof u.filename === 'string' && typeof u.bytes === 'number'
+    ? { filename: u.filename, bytes: u.bytes }
+    : undefined;
+}
+
+/**
+ * A glimpse of what was asked: the last text of the messages, input, contents, prompt or query; else
+ * an uploaded file's name and size (a file, an upload's part), or the file a batch reads.
+ */
 function previewOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
   const text = lastText(b.messages ?? b.input ?? b.contents ?? b.prompt ?? b.query);
-  return text && (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+  if (text) return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+  const upload = Object.values(b).map(journaledUpload).find(Boolean);
+  if (upload) return `${upload.filename} (${upload.bytes} bytes${typeof b.purpose === 'string' ? `, purpose ${b.purpose}` : ''})`;
+  if (typeof b.input_file_id === 'string') return `${typeof b.endpoint === 'string' ? `${b.endpoint} ` : ''}requests of ${b.input_file_id}`;
+  return undefined;
+}
+
+/** A batch's requests in a few words: how many, and how they went (of the ones its entry lists). */
+function batchPreview(batch: NonNullable<JournalEntry['batch']>): string {
+  const total = batch.requests.length + batch.more;
+  const ok = batch.requests.filter((r) => r.status === 'succeeded').length;
+  const outcome = `${ok} succeeded, ${batch.requests.length - ok} errored`;
+  return `batch of ${total} request${total === 1 ? '' : 's'}: ${batch.more ? `of the first ${batch.requests.length}, ${outcome}` : outcome}`;
 }
 
 // Each entry's preview, worked out once per body (a live view asks for every entry several times a second).
@@ -127,7 +174,9 @@ function summaryOf(entry: JournalEntry): RequestSummary {
   let known = previews.get(entry);
   if (!known || known.body !== body) previews.set(entry, (known = { body, preview: previewOf(body) }));
   const test = entryTestId({ headers });
-  return { ...summary, preview: known.preview, ...(test !== undefined && { test }) };
+  // A batch's lines are answered by the time its entry lists them: the preview says how they went.
+  const preview = entry.batch ? batchPreview(entry.batch) : known.preview;
+  return { ...summary, preview, ...(test !== undefined && { test }) };
 }
 
 // The live state behind each gateway, out of the published types: internal modules reach it with runtimeOf().
@@ -187,11 +236,10 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
       runtime.limiter.clear();
       runtime.spending.clear();
       runtime.clockOffset = 0;
-      runtime.stored.clear();
-      runtime.files.clear();
-      runtime.promptCache.clear();
-      runtime.batches.clear();
+      // Every store (stored responses, files, batches, image files, the prompt cache...): each registered itself.
+      runtime.stores.clear();
     },
+    resources: () => resourcesOf(runtime),
     fixtures: {
       list: () => [...testFixtures().flatMap((scope) => scope.entries), ...runtime.fixtures.list()],
       add: (...fixtures) => add('gateway.fixtures.add()', fixtures),

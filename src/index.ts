@@ -55,6 +55,8 @@ export type {
   SpendTotals,
   TestCosts,
   GatewayTest,
+  HeldObject,
+  HeldStoreReport,
 } from './api.ts';
 export type {
   Fixture,

@@ -7,8 +7,8 @@ import { clockProblem, clockSeconds, type ClockOption } from './core/clock.ts';
 import { INSTANT, toLatency, type LatencyProfile } from './core/timing.ts';
 import { DEFAULT_KEY, KeyStore } from './auth/keys.ts';
 import { FixtureSet } from './fixtures/match.ts';
-import { BoundedStore, SharedBytes } from './core/store.ts';
-import { PromptCache } from './core/cache.ts';
+import { SharedBytes, StoreRegistry } from './core/stores.ts';
+import { PROMPT_CACHE, PromptCache } from './core/cache.ts';
 import type { RecordOptions } from './types/record.ts';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './core/ratelimit.ts';
 import { checkPrices, mergePrices, type PriceTable } from './core/prices.ts';
@@ -35,18 +35,20 @@ export class Runtime {
   readonly fixtures: FixtureSet;
   readonly catalogue: Catalogue;
   readonly journal: Journal;
-  /** Each test's own state on a shared gateway, by test id (`x-mock-test-id`; see scope.ts); bounded. */
-  readonly testScopes = new TestScopes();
+  /**
+   * The objects the services keep between requests (stored responses, files, batches, image files, the
+   * prompt cache...), one store per kind, each kind declared where it is used (core/stores.ts): bounded,
+   * each object its test's or shared, emptied by reset.
+   */
+  readonly stores: StoreRegistry;
+  /** Each test's own state on a shared gateway, by test id (`x-mock-test-id`; see scope.ts); bounded. A test's end drops its objects from the stores. */
+  readonly testScopes = new TestScopes(undefined, (owner) => this.stores.drop(owner));
   readonly strict: boolean;
   readonly strictParams: boolean;
   /** Record mode's settings; the recorder itself loads on the first forwarded request (pipeline/endpoint.ts). */
   readonly record?: RecordOptions;
-  /** State a format keeps between requests (stored responses), by id; bounded in count and bytes, cleared by reset. */
-  readonly stored: BoundedStore<unknown>;
-  /** Generated image files served by URL until reset, by file name; bounded in count and bytes (256 MiB). */
-  readonly files = new BoundedStore<StoredFile>(1000, 256 * 1024 * 1024);
-  /** Prompt prefixes cached per scope (core/cache.ts); bounded in entries and bytes, cleared by reset. */
-  readonly promptCache = new PromptCache();
+  /** Prompt prefixes cached per scope (core/cache.ts), over its store. */
+  readonly promptCache: PromptCache;
   /** Every token's rate limits unless it sets its own (TokenScope's rpm, tpm). */
   readonly rateLimits: RateLimits;
   /** The rate windows of every scope (a token), on the gateway's clock. */
@@ -55,8 +57,6 @@ export class Runtime {
   readonly prices: PriceTable;
   /** Requests, tokens and USD per token since the start or the last reset. */
   readonly spending = new Spending();
-  /** Message Batches (formats/anthropic/batches.ts) by id: at most 100 and 64 MiB of results, the oldest dropped first. */
-  readonly batches = new BoundedStore<unknown>(100, 64 * 1024 * 1024);
   /** Bytes of conversation items all realtime sessions keep together (formats/openai/realtime-items.ts: 64 MiB); given back as sessions close. */
   readonly realtimeItems = new SharedBytes(64 * 1024 * 1024);
   /** Deployment names (a cloud account's own names for models, such as Azure's) → catalogue models: the `deployments` option. */
@@ -98,7 +98,8 @@ export class Runtime {
     this.strictParams = options.strictParams ?? false;
     // A copy: the in-process transport fills in its own fetch, and the caller's options stay as given.
     this.record = options.record && { ...options.record };
-    this.stored = new BoundedStore(1000, options.storeBytes ?? DEFAULT_STORE_BYTES);
+    this.stores = new StoreRegistry({ storeBytes: options.storeBytes ?? DEFAULT_STORE_BYTES }, (owner) => this.testScopes.isLive(owner));
+    this.promptCache = new PromptCache(this.stores.of(PROMPT_CACHE));
     this.rateLimits = rateLimitsOf(options.rateLimits);
     try {
       this.prices = mergePrices(shippedPrices as PriceTable, options.prices && checkPrices(options.prices));
@@ -141,10 +142,4 @@ function rateLimitsOf(given: Partial<RateLimits> = {}): RateLimits {
       throw new Error(`model-gateway-mock options, rateLimits.${name}: expected a whole number >= 1, got ${JSON.stringify(value)}`);
   }
   return limits;
-}
-
-/** A file the gateway serves by URL (a generated image). */
-interface StoredFile {
-  bytes: Uint8Array;
-  contentType: string;
 }

@@ -3,7 +3,10 @@
 // view, its own run-time fixtures (tried before the shared ones), its own fixture counters and scenario
 // states: a "scope", made on first use, dropped by that test's reset, and bounded in number (the least
 // recently used goes first). Requests without the header use the shared state, as they always did.
+// The objects a test's requests make (files, batches, stored responses: core/stores.ts) are its own
+// too: its requests see them and the shared ones, other tests never do, and its scope's end drops them.
 import { Journal, type JournalEntry } from './core/journal.ts';
+import type { StoreKind, StoreRegistry, StoreView } from './core/stores.ts';
 import { GatewayError } from './core/errors.ts';
 import { FixtureScope } from './fixtures/match.ts';
 import { addSpend, noSpend, type SpendTotals } from './core/spending.ts';
@@ -26,11 +29,19 @@ class TestScope {
   readonly costs: SpendTotals = noSpend();
   /** Which life of the test id this is: a reset test comes back with a new one, so its old state keys (stateKey) reach nothing. */
   readonly generation: number;
+  /** Who holds the objects this life of the test makes (stores.ts's Owner key). */
+  readonly ownerKey: string;
   constructor(id: string, generation: number) {
     this.id = id;
     this.generation = generation;
+    this.ownerKey = `${generation}:${id}`;
     this.fixtures = new FixtureScope(id, generation);
   }
+}
+
+/** The test id an owner key names (undefined for the shared space, ''). */
+export function ownerTest(key: string): string | undefined {
+  return key === '' ? undefined : key.slice(key.indexOf(':') + 1);
 }
 
 /** The live test scopes, by test id, least recently used first. */
@@ -38,8 +49,11 @@ export class TestScopes {
   private readonly live = new Map<string, TestScope>();
   private made = 0;
   readonly capacity: number;
-  constructor(capacity = MAX_TEST_SCOPES) {
+  /** Told the owner key of each scope that ends (reset, or pushed out), so its stored objects go with it. */
+  private readonly ended: (ownerKey: string) => void;
+  constructor(capacity = MAX_TEST_SCOPES, ended: (ownerKey: string) => void = () => {}) {
     this.capacity = capacity;
+    this.ended = ended;
   }
 
   /** The test's scope, made on first use (dropping the least recently used one past the ceiling). */
@@ -48,7 +62,7 @@ export class TestScopes {
     if (scope) this.live.delete(id);
     else scope = new TestScope(id, ++this.made);
     this.live.set(id, scope);
-    while (this.live.size > this.capacity) this.live.delete(this.live.keys().next().value!);
+    while (this.live.size > this.capacity) this.drop(this.live.keys().next().value!);
     return scope;
   }
 
@@ -58,11 +72,21 @@ export class TestScopes {
   }
 
   drop(id: string): boolean {
-    return this.live.delete(id);
+    const scope = this.live.get(id);
+    if (!scope) return false;
+    this.live.delete(id);
+    this.ended(scope.ownerKey);
+    return true;
   }
 
   clear(): void {
-    this.live.clear();
+    for (const id of [...this.live.keys()]) this.drop(id);
+  }
+
+  /** Whether an owner key is a live test's current life. */
+  isLive(ownerKey: string): boolean {
+    const at = ownerKey.indexOf(':');
+    return this.live.get(ownerKey.slice(at + 1))?.generation === Number(ownerKey.slice(0, at));
   }
 
   all(): TestScope[] {
@@ -89,6 +113,24 @@ export class TestScopes {
     const test = testIdOf(header(TEST_ID_HEADER));
     return test === undefined ? token : `${token}\ntest=${test}#${this.get(test).generation}`;
   }
+}
+
+/**
+ * A store as a request sees it (stores.ts): the objects of its test (`x-mock-test-id`) and the shared
+ * ones; what it keeps is its test's (the shared space's, without a test id).
+ */
+export function heldFor<V>(
+  ctx: { runtime: { stores: StoreRegistry; testScopes: TestScopes }; inbound: { header(name: string): string | undefined } },
+  kind: StoreKind<V>,
+): StoreView<V> {
+  const { stores, testScopes } = ctx.runtime;
+  return stores.of(kind).view(stores.owner(requestOwnerKey(testScopes, (name) => ctx.inbound.header(name))));
+}
+
+/** The owner key of a request's objects: its test's current life, or '' (shared) without a test id; a malformed id is the 400 requestTestId gives. */
+export function requestOwnerKey(scopes: TestScopes, header: (name: string) => string | undefined): string {
+  const id = requestTestId(header);
+  return id === undefined ? '' : scopes.get(id).ownerKey;
 }
 
 /** A test id as sent, or why it is refused: non-empty, printable ASCII, at most MAX_TEST_ID_CHARS. */

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { bypass, http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import type { JournalEntry } from './types/journal.ts';
+import type { HeldStoreReport } from './types/resources.ts';
 import type { RequestFilter } from './api.ts';
 import type { Fixture, NearMiss } from './types/fixtures.ts';
 import { nearMissReport } from './pipeline/decide.ts';
@@ -161,6 +162,7 @@ export function setupRemoteGateway(options: RemoteGatewayOptions): RemoteGateway
       set: async (name, state) => void (await admin('PUT', `/scenarios/${encodeURIComponent(name)}/state?test=${testId()}`, { state })),
       reset: async () => void (await admin('POST', `/scenarios/reset?test=${testId()}`)),
     },
+    resources: async () => (await admin<{ stores: HeldStoreReport[] }>('GET', `/resources?test=${testId()}`)).stores,
     reset: async () => void (await admin('POST', `/reset?test=${testId()}`)),
   };
 }

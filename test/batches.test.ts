@@ -448,11 +448,11 @@ describe.each(modes)('a request no endpoint takes, in the caller’s format ($na
 
   it("OpenAI's client: OpenAI's error body, as before", async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${gw.root}/v1`, maxRetries: 0 });
-    const error = await client.files.list().then(
+    const error = await client.fineTuning.jobs.list().then(
       () => undefined as never,
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
     );
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-    expect(error.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid URL (GET /v1/files)' });
+    expect(error.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid URL (GET /v1/fine_tuning/jobs)' });
   });
 });

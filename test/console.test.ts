@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Dialog, type Page } from 'playwright-core';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from './helpers/chromium.ts';
@@ -544,6 +544,51 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await requests.close();
   });
 
+  it('shows file uploads and batch lines in the inspector, and the files and batches each test holds', async () => {
+    const sdk = (test: string) =>
+      new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-mock-test-id': test } });
+    const lines = ['one', 'two'].map((q) => ({
+      custom_id: `q-${q}`,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: q === 'one' ? 'gpt-4o-mini' : 'gpt-nope', messages: [{ role: 'user', content: q }] },
+    }));
+    const openai = sdk('resources-a');
+    const file = await openai.files.create({
+      file: await toFile(Buffer.from(lines.map((l) => `${JSON.stringify(l)}\n`).join('')), 'lines.jsonl'),
+      purpose: 'batch',
+    });
+    const batch = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    await sdk('resources-b').files.create({ file: await toFile(Buffer.from('b'), 'b.txt'), purpose: 'user_data' });
+
+    const requests = await open('/console/requests?test=resources-a');
+    await requests.waitForSelector('#live.ok');
+    const upload = requests.locator('#rows tr', { hasText: 'POST /v1/files' }).first();
+    await upload.waitFor();
+    expect(await upload.locator('.preview').textContent()).toMatch(/^lines\.jsonl \(\d+ bytes, purpose batch\)$/);
+    const created = requests.locator('#rows tr', { hasText: 'POST /v1/batches' }).first();
+    expect(await created.locator('.preview').textContent()).toBe('batch of 2 requests: 1 succeeded, 1 errored');
+    await created.locator('button[data-open]').click();
+    await requests.waitForSelector('#batch-lines table');
+    expect(await requests.locator('#batch-lines tbody tr').allTextContents()).toEqual(['q-onesucceededgpt-4o-mini', 'q-twoerrored']);
+    await requests.close();
+
+    const page = await open('/console/resources');
+    const files = page.locator('section', { has: page.locator('h2', { hasText: 'OpenAI files' }) });
+    expect(await files.locator('tbody tr').count()).toBe(2);
+    expect(await files.locator('tr', { hasText: file.id }).textContent()).toContain('resources-a');
+    expect(await page.locator('section', { has: page.locator('h2', { hasText: 'OpenAI batches' }) }).textContent()).toContain(batch.id);
+    await page.click('nav[aria-label="Tests"] a:text-is("resources-b")');
+    await page.waitForURL(/test=resources-b/);
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('main').textContent()).not.toContain(batch.id);
+    await page.screenshot({ path: join(SHOTS, 'resources-test.png'), fullPage: true });
+    await admin('/reset?test=resources-a', 'POST');
+    await page.goto(`${cli.url}/console/resources?test=resources-a`);
+    expect(await page.locator('tbody tr').count()).toBe(0);
+    await page.close();
+  });
+
   /** Waits for the playground to show `count` images, decoded, and returns their [width, height]s. */
   async function decodedImages(page: Page, count: number): Promise<number[][]> {
     await page.waitForFunction((n) => {
@@ -750,7 +795,7 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
   });
 
   it('renders every page without console errors, with every control labelled, at desktop and phone widths', async () => {
-    const pages = ['/', '/console/playground', '/console/tokens', '/console/requests', '/console/fixtures'];
+    const pages = ['/', '/console/playground', '/console/tokens', '/console/requests', '/console/fixtures', '/console/resources'];
     for (const [width, height, suffix] of [
       [1280, 900, 'desktop'],
       [390, 844, 'phone'],

@@ -6,7 +6,7 @@ import { countEach, countTokens, EXACT_CHARS, MAX_RUN, splitTokens, truncateToke
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { synthesizeSpeech, toBase64, wavBytes, SPEECH_SAMPLE_RATE } from '../src/core/synthesize/audio.ts';
 import { ConversationItems, ITEM_LIMITS, type Item } from '../src/formats/openai/realtime-items.ts';
-import { SharedBytes } from '../src/core/store.ts';
+import { SharedBytes } from '../src/core/stores.ts';
 import { MAX_WAIT_MS, parseLatency, pieceTimes, toLatency, type LatencyProfile } from '../src/core/timing.ts';
 import { planStream } from '../src/core/plan.ts';
 import { respond } from '../src/core/respond.ts';

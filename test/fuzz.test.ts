@@ -18,6 +18,7 @@ import {
   dialectRequests,
   geminiRequests,
   openaiRequests,
+  vertexRequests,
   type FuzzRequest,
 } from './helpers/fuzz/requests.ts';
 import { checkAnswer, describe as describeRequest, type Answer } from './helpers/fuzz/verdict.ts';
@@ -31,6 +32,10 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
   ['Dialects (Azure OpenAI deployments, v1, responses, models; OpenRouter chat, models)', dialectRequests],
   ['Amazon Bedrock (converse, converse-stream, invoke, invoke-with-response-stream, count-tokens, Mantle)', bedrockRequests],
+  [
+    'Vertex AI (Gemini: generateContent, countTokens, computeTokens, embedContent, predict, models; Claude: rawPredict, count-tokens)',
+    vertexRequests,
+  ],
 ];
 
 /** Checks one answer, naming the request in the failure. */

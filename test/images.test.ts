@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { modes, withGateway } from './helpers/modes.ts';
 import { decodeImage, drawPicture, encodeImage, imageSize, sniffImage } from '../src/core/synthesize/image.ts';
-import { BoundedStore } from '../src/core/store.ts';
 import { assertSchema } from './helpers/openapi.ts';
 
 const bytesOf = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
@@ -429,15 +428,5 @@ describe('image synthesizer and codecs', () => {
     new DataView(huge.buffer, huge.byteOffset).setUint32(16, 100000);
     new DataView(huge.buffer, huge.byteOffset).setUint32(20, 100000);
     await expect(decodeImage(huge)).rejects.toThrow(/over the limit/);
-  });
-
-  it('keeps a store within its byte bound, oldest out first', () => {
-    const store = new BoundedStore<Uint8Array>(100, 10);
-    store.set('a', new Uint8Array(4), 4);
-    store.set('b', new Uint8Array(4), 4);
-    store.set('c', new Uint8Array(4), 4);
-    expect([store.get('a'), store.size, store.bytes]).toEqual([undefined, 2, 8]);
-    store.set('big', new Uint8Array(11), 11);
-    expect([store.get('big'), store.size]).toEqual([undefined, 2]);
   });
 });

@@ -31,6 +31,7 @@ const OPENAI = {
   speech: literals('openai', 'resources/audio/speech.d.ts', typeAlias('SpeechModel')),
   transcription: literals('openai', 'resources/audio/audio.d.ts', typeAlias('AudioModel')),
   embeddings: literals('openai', 'resources/embeddings.d.ts', typeAlias('EmbeddingModel')),
+  moderations: literals('openai', 'resources/moderations.d.ts', typeAlias('ModerationModel')),
   realtime: literals('openai', 'resources/realtime/client-secrets.d.ts', /model\?: \(string & \{\}\) \| 'gpt-realtime'[^;]*;/),
 };
 const ANTHROPIC = literals('@anthropic-ai/sdk', 'resources/messages/messages.d.ts', typeAlias('Model'));
@@ -119,6 +120,10 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
     const r = await openai.audio.transcriptions.create({ model, file: await toFile(wav, 'hello.wav', { type: 'audio/wav' }) });
     expect(typeof r.text).toBe('string');
   });
+  it.each(OPENAI.moderations)('moderations: %s', async (model) => {
+    expect((await openai.moderations.create({ model, input: 'Hi' })).results).toHaveLength(1);
+  });
+
   it.each(OPENAI.embeddings)('embeddings: %s', async (model) => {
     const r = await openai.embeddings.create({ model, input: 'Hi' });
     expect(r.data[0].embedding.length).toBeGreaterThan(0);

@@ -62,6 +62,34 @@ const id = (format: string, method: string, path: string, params?: Record<string
   ...(params && { params }),
 });
 
+const REGIONAL = '/projects/p1/locations/us-east5';
+const REGION = { project: 'p1', location: 'us-east5' };
+
+/** Vertex AI's paths under API version `v`: each method to the endpoint that takes it. */
+function vertexCases(v: string): Case[] {
+  const regional = `${v}/projects/:project/locations/:location/publishers`;
+  const gemini = `${regional}/google/models/:call`;
+  const express = `${v}/publishers/google/models/:call`;
+  const claude = `${regional}/anthropic/models/:call`;
+  const to = (pattern: string, call: string, endpoint: string): Case => {
+    const regionalPath = pattern.startsWith(regional);
+    return {
+      method: 'POST',
+      path: pattern.replace('/projects/:project/locations/:location', REGIONAL).replace(':call', call),
+      expect: { id: endpoint, params: { ...(regionalPath && REGION), call } },
+    };
+  };
+  return [
+    to(gemini, 'gemini-2.5-flash:generateContent', `vertex POST ${gemini}`),
+    to(gemini, 'gemini-2.5-flash:computeTokens', `vertex POST ${gemini} (own)`),
+    to(express, 'gemini-2.5-flash:countTokens', `vertex POST ${express}`),
+    to(express, 'text-embedding-004:predict', `vertex POST ${express} (own)`),
+    to(claude, 'claude-sonnet-4-5@20250929:streamRawPredict', `vertex POST ${claude}`),
+    to(claude, 'count-tokens:rawPredict', `vertex POST ${regional}/anthropic/models/count-tokens:rawPredict`),
+    to(claude, 'claude-sonnet-4-5:predict', `vertex POST ${claude} (own)`),
+  ];
+}
+
 const CASES: Case[] = [
   // Shared paths: the caller's headers choose; none chooses OpenAI's, whatever the list's order.
   { method: 'GET', path: '/v1/models', expect: id('openai', 'GET', '/v1/models') },
@@ -116,6 +144,15 @@ const CASES: Case[] = [
   { method: 'GET', path: '//v1/models/x', expect: { status: 404, format: 'openai' } },
   { method: 'GET', path: '/xv1/models/x', expect: { status: 404, format: 'openai' } },
   { method: 'POST', path: '/v1/messages/x', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
+  // OpenAI's files are there for OpenAI's clients only: another vendor's client finds no such path (a 404 in its format, not a 405).
+  { method: 'POST', path: '/v1/files', expect: id('openai', 'POST', '/v1/files') },
+  { method: 'GET', path: '/v1/files', expect: id('openai', 'GET', '/v1/files') },
+  { method: 'GET', path: '/v1/files/f', expect: id('openai', 'GET', '/v1/files/:id', { id: 'f' }) },
+  { method: 'GET', path: '/v1/files/f/content', expect: id('openai', 'GET', '/v1/files/:id/content', { id: 'f' }) },
+  { method: 'DELETE', path: '/v1/files/f', expect: id('openai', 'DELETE', '/v1/files/:id', { id: 'f' }) },
+  { method: 'POST', path: '/v1/files', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
+  { method: 'DELETE', path: '/v1/files/f', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
+  { method: 'PUT', path: '/v1/files', expect: { status: 405, format: 'openai', allow: 'GET, POST' } },
   // Unknown paths, in the format that recognizes the caller.
   { method: 'POST', path: '/v1/nope', expect: { status: 404, format: 'openai' } },
   { method: 'POST', path: '/v1/nope', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
@@ -146,6 +183,14 @@ const CASES: Case[] = [
   { method: 'GET', path: '/openai/deployments/d/chat/completions', expect: { status: 405, format: 'azure', allow: 'POST' } },
   { method: 'POST', path: '/api/v1/nope', expect: { status: 404, format: 'openrouter' } },
   { method: 'GET', path: '/api/v1/chat/completions', expect: { status: 405, format: 'openrouter', allow: 'POST' } },
+  // Vertex AI: the method in the last segment chooses between a mounted endpoint and Vertex's own.
+  ...['/v1', '/v1beta1'].flatMap(vertexCases),
+  { method: 'POST', path: `/v1${REGIONAL}/publishers/google/nope`, expect: { status: 404, format: 'gemini' } },
+  {
+    method: 'GET',
+    path: `/v1${REGIONAL}/publishers/google/models/gemini-2.5-flash:generateContent`,
+    expect: { status: 405, format: 'gemini', allow: 'POST' },
+  },
   // Amazon Bedrock: its own endpoints and Anthropic's mounted, the model id one percent-decoded segment.
   {
     method: 'POST',
@@ -281,7 +326,7 @@ describe('which endpoint answers does not rest on the list', () => {
     expect(routeAll([...endpoints].reverse())).toEqual(asListed);
     // Each format's and each dialect's endpoints moved to the front in turn.
     const door = (e: EndpointSpec) => e.dialect ?? e.format.name;
-    for (const name of ['openai', 'anthropic', 'gemini', 'azure', 'openrouter']) {
+    for (const name of ['openai', 'anthropic', 'gemini', 'azure', 'openrouter', 'vertex']) {
       const first = [...endpoints.filter((e) => door(e) === name), ...endpoints.filter((e) => door(e) !== name)];
       expect(routeAll(first)).toEqual(asListed);
     }

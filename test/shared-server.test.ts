@@ -15,11 +15,11 @@ describe.runIf(socketSuites)('one standalone server shared by two vitest workers
 
   for (const msw of ['3', '2']) {
     it(`keeps each worker's conflicting fixture and journal to itself, with msw ${msw}`, async () => {
-      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, [
-        '--pool=forks',
-        '--maxWorkers=2',
-        'worker-',
-      ]);
+      const results = await runCases(
+        'test/cases/shared-server',
+        { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw, CASE_RUN: `run under msw ${msw}` },
+        ['--pool=forks', '--maxWorkers=2', 'worker-'],
+      );
       for (const me of ['a', 'b']) {
         const outcome = results[`worker ${me} gets its own reply and its own journal`];
         expect(outcome?.failureMessages.join('\n')).toBe('');
@@ -36,6 +36,30 @@ describe.runIf(socketSuites)('one standalone server shared by two vitest workers
       expect(mine.sort()).toEqual([...Array(each).fill(['fixture of a', 'a']), ...Array(each).fill(['fixture of b', 'b'])]);
     });
   }
+});
+
+describe.runIf(socketSuites)('one standalone server holding two vitest workers’ files and batches', () => {
+  let cli: Spawned;
+  beforeAll(async () => {
+    cli = await spawnCli();
+  });
+  afterAll(() => cli.stop());
+
+  it("keeps each worker's files and batches to itself while both are held, and drops each with its test", async () => {
+    const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url }, [
+      '--pool=forks',
+      '--maxWorkers=2',
+      'resources-',
+    ]);
+    for (const me of ['a', 'b']) {
+      const outcome = results[`worker ${me} sees only its own files and batches`];
+      expect(outcome?.failureMessages.join('\n')).toBe('');
+      expect(outcome?.status).toBe('passed');
+    }
+    // Each test's reset (the helper's, after it) dropped its objects from every store.
+    const { stores } = (await (await fetch(`${cli.url}/__admin/resources`)).json()) as { stores: { name: string; count: number }[] };
+    expect(stores.filter((s) => s.count > 0)).toEqual([]);
+  });
 });
 
 describe.runIf(socketSuites)('setupGateway({ url }) against a strict server', () => {
@@ -70,7 +94,11 @@ describe.runIf(socketSuites)('setupGateway({ url }) and a realtime WebSocket', (
 
   for (const msw of ['3', '2']) {
     it(`lets the upgrade through, and the socket tagged with gateway.testId is answered from that test's fixture, with msw ${msw}`, async () => {
-      const results = await runCases('test/cases/shared-server', { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw }, ['realtime.case.ts']);
+      const results = await runCases(
+        'test/cases/shared-server',
+        { SHARED_GATEWAY_URL: cli.url, CASE_MSW: msw, CASE_RUN: `run under msw ${msw}` },
+        ['realtime.case.ts'],
+      );
       const outcome = results['answers a realtime socket from the test fixture'];
       expect(outcome?.failureMessages.join('\n')).toBe('');
       expect(outcome?.status).toBe('passed');

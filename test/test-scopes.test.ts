@@ -94,18 +94,29 @@ describe('test scopes in-process', () => {
     expect(gateway.tests()).toEqual(['test b']);
   });
 
-  it("lists each test's stored chat completions only; without a test id, every one", async () => {
+  it("lists each test's stored chat completions and the shared ones, never another test's; without a test id, every one", async () => {
     const store = (client: OpenAI, content: string) =>
       client.chat.completions.create({ model: 'gpt-4o-mini', store: true, messages: [{ role: 'user', content }] });
     const ofA = await store(a, 'keep a');
     const ofB = await store(b, 'keep b');
     const shared = await store(plain, 'keep shared');
     const ids = async (client: OpenAI) => (await client.chat.completions.list()).data.map((c) => c.id);
-    expect(await ids(a)).toEqual([ofA.id]);
-    expect(await ids(b)).toEqual([ofB.id]);
+    expect(await ids(a)).toEqual([ofA.id, shared.id]);
+    expect(await ids(b)).toEqual([ofB.id, shared.id]);
     expect(await ids(plain)).toEqual([ofA.id, ofB.id, shared.id]);
-    // By id, a stored completion is still the server's (documented as shared).
-    expect((await b.chat.completions.retrieve(ofA.id)).id).toBe(ofA.id);
+    // By id too: another test's completion is not found; the shared one and its own are.
+    expect(await b.chat.completions.retrieve(ofA.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((await b.chat.completions.retrieve(shared.id)).id).toBe(shared.id);
+    expect((await plain.chat.completions.retrieve(ofA.id)).id).toBe(ofA.id);
+    // The same request stored by two tests is two objects of one id: each test keeps its own.
+    const twiceA = await store(a, 'same in both');
+    const twiceB = await store(b, 'same in both');
+    expect(twiceB.id).toBe(twiceA.id);
+    await b.chat.completions.delete(twiceB.id);
+    expect((await a.chat.completions.retrieve(twiceA.id)).id).toBe(twiceA.id);
+    // A test's reset drops its completions, and no one else's.
+    gateway.forTest('test a').reset();
+    expect(await ids(plain)).toEqual([ofB.id, shared.id]);
   });
 
   it('answers each test from its own fixture, and a request without a test id from the shared state', async () => {

@@ -1,6 +1,6 @@
 // The fixtures page (read-only): what is loaded, what each matches and answers, how often it was
 // used, and the scenarios with their current state. Rendered from the live state on each visit.
-import { html, page, type Markup } from './html.ts';
+import { html, page, testLinks, type TestFilter } from './html.ts';
 import type { FixtureEntry } from '../fixtures/match.ts';
 import type { Fixture } from '../types/fixtures.ts';
 
@@ -25,26 +25,6 @@ function shownJson(f: Fixture): string {
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\n… (${text.length - SHOWN_CHARS} more characters)` : text;
 }
 
-/** Which test the page shows (`?test=<id>`: its own fixtures, then the shared ones with its counts), and the live tests. */
-interface TestFilter {
-  tests: readonly string[];
-  selected?: string;
-}
-
-/** Links that pick a test (the pages run no form): every fixture, or one test's view. */
-function testLinks({ tests, selected }: TestFilter): Markup | string {
-  if (!tests.length && selected === undefined) return '';
-  const link = (label: string, test?: string) =>
-    test === selected
-      ? html`<li><strong aria-current="true">${label}</strong></li>`
-      : html`<li><a href="/console/fixtures${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}">${label}</a></li>`;
-  return html`<nav aria-label="Tests"><p class="meta">Tests with their own fixtures and state (<code>x-mock-test-id</code>):</p><ul class="plain">${[link('every fixture'), ...tests.map((t) => link(t, t))]}${
-    selected !== undefined && !tests.includes(selected)
-      ? html`<li><strong aria-current="true">${selected}</strong> <span class="muted">(no state: never used, or reset)</span></li>`
-      : ''
-  }</ul></nav>`;
-}
-
 export function fixturesPage(
   fixtures: readonly FixtureEntry[],
   scenarios: readonly { name: string; state: string; possibleStates: string[] }[],
@@ -65,7 +45,7 @@ export function fixturesPage(
   );
   const body = html`
 <p><a class="button secondary" href="${filter.selected === undefined ? '/console/fixtures' : `/console/fixtures?test=${encodeURIComponent(filter.selected)}`}">Reload</a> <a href="${filter.selected === undefined ? '/__admin/fixtures' : `/__admin/fixtures?test=${encodeURIComponent(filter.selected)}`}">JSON</a></p>
-${testLinks(filter)}
+${testLinks('/console/fixtures', 'every fixture', filter)}
 <h2 id="fixtures-heading">Fixtures${filter.selected === undefined ? '' : html` of test ${filter.selected}`} <span class="muted">(${fixtures.length})</span></h2>
 ${
   fixtures.length

@@ -50,6 +50,7 @@ const PAGES = [
   { path: '/console/tokens', title: 'Tokens' },
   { path: '/console/requests', title: 'Requests' },
   { path: '/console/fixtures', title: 'Fixtures' },
+  { path: '/console/resources', title: 'Resources' },
 ] as const;
 
 interface PageParts {
@@ -89,4 +90,24 @@ ${script ? html`<script type="module" src="/console/assets/${script}.js"></scrip
 </body>
 </html>`}
 `;
+}
+
+/** Which test a page shows (`?test=<id>`: that test's own state), and the live tests. */
+export interface TestFilter {
+  tests: readonly string[];
+  selected?: string;
+}
+
+/** Links that pick a test on the page at `path` (the pages run no form): `all` (every test's), or one test's view. */
+export function testLinks(path: string, all: string, { tests, selected }: TestFilter): Markup | string {
+  if (!tests.length && selected === undefined) return '';
+  const link = (label: string, test?: string) =>
+    test === selected
+      ? html`<li><strong aria-current="true">${label}</strong></li>`
+      : html`<li><a href="${path}${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}">${label}</a></li>`;
+  return html`<nav aria-label="Tests"><p class="meta">Tests with their own fixtures and state (<code>x-mock-test-id</code>):</p><ul class="plain">${[link(all), ...tests.map((t) => link(t, t))]}${
+    selected !== undefined && !tests.includes(selected)
+      ? html`<li><strong aria-current="true">${selected}</strong> <span class="muted">(no state: never used, or reset)</span></li>`
+      : ''
+  }</ul></nav>`;
 }

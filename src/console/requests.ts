@@ -31,6 +31,7 @@ export function requestsPage(): string {
 <h2 id="detail-heading">Request</h2>
 <dl class="kv" id="detail-facts"></dl>
 <div id="near-miss"></div>
+<div id="batch-lines"></div>
 <div class="grid2">
   <div><h3>Request</h3><details><summary>Headers</summary><pre id="req-headers"></pre></details><pre id="req-body" class="wrap" tabindex="0"></pre></div>
   <div><h3>Response</h3><details><summary>Headers</summary><pre id="res-headers"></pre></details><p id="res-note" class="meta"></p>

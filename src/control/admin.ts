@@ -245,6 +245,8 @@ export function adminRouter(gateway: Gateway, version: string, { readerTimeoutMs
 
   // The tests with live state on this gateway (their ids), least recently used first.
   router.get('/tests', (_req, res) => void res.json({ tests: gateway.tests() }));
+  // The objects held between requests (files, batches, stored responses...), store by store; ?test=<id>: that test's.
+  router.get('/resources', (req, res) => void res.json({ stores: viewOf(gateway, req).resources() }));
 
   router.get('/tokens', (_req, res) => void res.json({ tokens: gateway.tokens.list() }));
   router.post('/tokens', (req, res) => {

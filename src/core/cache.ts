@@ -1,10 +1,10 @@
-// Prompt caching: which prompt prefixes each scope (an API key, later a key and a test) has had
-// cached, until when on the emulator's clock. A prefix is identified by a hash of the model, the tools
-// and the messages up to a message boundary; caching is matched at those boundaries only. The state is
-// bounded in entries and bytes (the oldest goes first) and cleared by reset.
+// Prompt caching: which prompt prefixes each scope (an API key, or a key and a test) has had cached,
+// until when on the emulator's clock. A prefix is identified by a hash of the model, the tools and the
+// messages up to a message boundary; caching is matched at those boundaries only. The state is a store
+// (stores.ts): bounded in entries and bytes (the oldest goes first), dropped by reset and by its test's.
 import type { CacheRequest, CanonicalRequest } from './request.ts';
 import { StringHasher } from './seed.ts';
-import { BoundedStore } from './store.ts';
+import { defineStore, HeldStore, SHARED, type Owner } from './stores.ts';
 
 /** The smallest prefix cached when the catalogue gives a model none (most models' published minimum). */
 export const DEFAULT_CACHE_MIN_TOKENS = 1024;
@@ -13,9 +13,18 @@ export const DEFAULT_CACHE_MIN_TOKENS = 1024;
 const CACHE_LOOKBACK = 20;
 
 /** Entries kept in all, and their bytes (a key of the scope and two hashes, and an expiry). */
-const CACHE_ENTRIES = 10_000;
-const CACHE_BYTES = 4 * 1024 * 1024;
 const ENTRY_BYTES = 96;
+const CACHE_BYTES = 4 * 1024 * 1024;
+
+/** Each cached prefix's expiry (Unix seconds), by its key. */
+export const PROMPT_CACHE = defineStore<number>({
+  name: 'prompt-cache',
+  title: 'Cached prompt prefixes',
+  maxCount: 10_000,
+  maxBytes: CACHE_BYTES,
+  whenFull: 'drop-oldest',
+  describe: (expires) => ({ expires_at: expires }),
+});
 
 /** What caching made of one prompt: tokens read from the cache, tokens written (and of those, kept an hour or more). */
 interface CacheFigures {
@@ -30,20 +39,34 @@ const NONE: CacheFigures = { read: 0, written: 0, writtenLong: 0 };
 const LONG_TTL_SECONDS = 3600;
 
 export class PromptCache {
-  private readonly entries = new BoundedStore<number>(CACHE_ENTRIES, CACHE_BYTES);
+  private readonly entries: HeldStore<number>;
+
+  /** Over the runtime's store of PROMPT_CACHE (a store of its own when none is given). */
+  constructor(entries = new HeldStore(PROMPT_CACHE, CACHE_BYTES)) {
+    this.entries = entries;
+  }
 
   /**
    * Looks the prompt's prefixes up for `scope` at `now` (Unix seconds), refreshes what it hits and
-   * stores what it writes. `prefix` is the prompt's prefix tokens (promptPrefixTokens: after the tools,
-   * then after each message); prefixes under `minTokens` are never cached.
+   * stores what it writes, as `owner`'s (the request's test, which the scope names too). `prefix` is the
+   * prompt's prefix tokens (promptPrefixTokens: after the tools, then after each message); prefixes
+   * under `minTokens` are never cached.
    */
-  account(scope: string, now: number, request: CanonicalRequest, prefix: readonly number[], minTokens: number): CacheFigures {
+  account(
+    scope: string,
+    now: number,
+    request: CanonicalRequest,
+    prefix: readonly number[],
+    minTokens: number,
+    owner: Owner = SHARED,
+  ): CacheFigures {
     const asked = request.cache;
     // Most prompts are shorter than any cacheable prefix: nothing to hash or look up.
     if (!asked || (!asked.automatic && !asked.breakpoints?.length) || prefix.at(-1)! < minTokens) return NONE;
     const keys = boundaryKeys(scope, request, asked);
+    const keep = (key: string, expires: number) => this.entries.set(key, expires, key.length * 2 + ENTRY_BYTES, owner);
     const live = (at: number) => {
-      const expires = this.entries.get(keys(at));
+      const expires = this.entries.get(keys(at), owner);
       return expires !== undefined && expires > now;
     };
     if (asked.automatic) {
@@ -51,8 +74,7 @@ export class PromptCache {
       const last = prefix.length - 1;
       let hit = -1;
       for (let at = last; at >= Math.max(0, last - CACHE_LOOKBACK) && hit < 0; at--) if (prefix[at] >= minTokens && live(at)) hit = at;
-      for (let at = Math.max(0, last - CACHE_LOOKBACK); at <= last; at++)
-        if (prefix[at] >= minTokens) this.keep(keys(at), now + ttlSeconds);
+      for (let at = Math.max(0, last - CACHE_LOOKBACK); at <= last; at++) if (prefix[at] >= minTokens) keep(keys(at), now + ttlSeconds);
       // Automatic caching reports what it read, rounded down to its step; writes cost nothing and are not reported.
       return hit < 0 ? NONE : { read: Math.floor(prefix[hit] / stepTokens) * stepTokens, written: 0, writtenLong: 0 };
     }
@@ -67,7 +89,7 @@ export class PromptCache {
     }
     if (readAt >= 0) {
       read = prefix[readAt];
-      this.keep(keys(readAt), now + (points.find((p) => p.at >= readAt) ?? points.at(-1)!).ttl);
+      keep(keys(readAt), now + (points.find((p) => p.at >= readAt) ?? points.at(-1)!).ttl);
     }
     let written = 0;
     let writtenLong = 0;
@@ -75,7 +97,7 @@ export class PromptCache {
     for (const p of points) {
       const tokens = prefix[p.at];
       if (tokens < minTokens || tokens <= from) continue;
-      this.keep(keys(p.at), now + p.ttl);
+      keep(keys(p.at), now + p.ttl);
       written += tokens - from;
       if (p.ttl >= LONG_TTL_SECONDS) writtenLong += tokens - from;
       from = tokens;
@@ -83,18 +105,9 @@ export class PromptCache {
     return { read, written, writtenLong };
   }
 
-  /** Forgets every cached prefix (the gateway's reset). */
-  clear(): void {
-    this.entries.clear();
-  }
-
   /** Prefixes held, for tests and the state report. */
   get size(): number {
     return this.entries.size;
-  }
-
-  private keep(key: string, expires: number): void {
-    this.entries.set(key, expires, key.length * 2 + ENTRY_BYTES);
   }
 }
 

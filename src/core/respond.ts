@@ -5,6 +5,7 @@ import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts'
 import { countTokens, PART_TOKENS, promptPrefixTokens, truncateTokens } from './tokens.ts';
 import { reasoningTokens } from './reasoning.ts';
 import { DEFAULT_CACHE_MIN_TOKENS, type PromptCache } from './cache.ts';
+import type { Owner } from './stores.ts';
 import type { ModelInfo } from './models.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { Budget, synthesizeJson } from './synthesize/json.ts';
@@ -47,8 +48,11 @@ interface RespondContext {
   created: number;
   /** The model's catalogue entry: whether it reasons, its smallest cacheable prompt. */
   model?: Pick<ModelInfo, 'reasoning' | 'cache_min_tokens'>;
-  /** The prompt cache and the scope (an API key) this request's prefixes are cached under, at `now` (Unix seconds). */
-  cache?: { store: PromptCache; scope: string; now: number };
+  /**
+   * The prompt cache and the scope (an API key, and a test) this request's prefixes are cached under,
+   * at `now` (Unix seconds), held as `owner`'s (its test's, dropped by that test's reset).
+   */
+  cache?: { store: PromptCache; scope: string; now: number; owner?: Owner };
   /** What a file search finds in the stores it names; absent: synthesized passages. */
   searchFiles?: FileSearcher;
 }
@@ -322,6 +326,7 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     request,
     prefix,
     ctx.model?.cache_min_tokens ?? DEFAULT_CACHE_MIN_TOKENS,
+    ctx.cache.owner,
   );
   const usage: Usage = {
     inputTokens,

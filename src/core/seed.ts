@@ -130,11 +130,23 @@ export class Rng {
     for (let i = 0; i < length; i++) out += ALNUM[Math.floor(this.next() * ALNUM.length)];
     return out;
   }
+
+  /** `length` characters from [0-9a-f]. */
+  hex(length: number): string {
+    let out = '';
+    for (let i = 0; i < length; i++) out += Math.floor(this.next() * 16).toString(16);
+    return out;
+  }
 }
 
 /** An id in a vendor's style, e.g. makeId('chatcmpl-', 29, key). */
 export function makeId(prefix: string, length: number, key: number): string {
   return prefix + new Rng(deriveKey(key, 'id')).alnum(length);
+}
+
+/** An id of hex digits in a vendor's style, e.g. makeHexId('batch_', 32, key). */
+export function makeHexId(prefix: string, length: number, key: number): string {
+  return prefix + new Rng(deriveKey(key, 'id')).hex(length);
 }
 
 /**

@@ -42,14 +42,13 @@ export interface FormatEdge {
 export type Params = Record<string, string | readonly string[] | undefined>;
 
 /**
- * The live state a handler reads: what the decisions read, the formats' stores, prices, the body limit,
- * the reader timeout, the live-stream count and the deployments (a cloud account's names for models). The journal, the rate windows and spending are the pipeline's (endpoint.ts).
+ * The live state a handler reads: what the decisions read (the stores among it), prices, the body
+ * limit, the reader timeout, the live-stream count, the realtime items' shared ceiling and the
+ * deployments (a cloud account's names for models). The journal, the rate windows and spending are the
+ * pipeline's (endpoint.ts).
  */
 type CallState = DecisionState &
-  Pick<
-    Runtime,
-    'stored' | 'batches' | 'files' | 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments'
-  >;
+  Pick<Runtime, 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
@@ -78,6 +77,12 @@ export interface Call<Body extends JsonObject | undefined = JsonObject | undefin
    * parameters (`/v1/chat/completions`), which fixtures' `endpoint` also matches and recordings keep.
    */
   canonicalPath?: string;
+  /**
+   * Set when the request has no connection (a batch line, pipeline/offline.ts): delivery adds the time
+   * it would have waited to `delayMs` instead of waiting, and a connection fault is answered as broken
+   * for the caller to report (a batch reports the service's 500 for the line).
+   */
+  offline?: { delayMs: number };
 }
 
 /** A handler: the answer, or (record mode, no fixture matched) the request to forward upstream. */

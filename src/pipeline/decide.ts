@@ -12,13 +12,13 @@ import { countPromptTokens } from '../core/tokens.ts';
 import type { Capability } from '../core/models.ts';
 import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
-import { requestTestId } from '../scope.ts';
+import { requestOwnerKey, requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
 
 /** The live state a decision reads and updates: settings, tokens, fixtures, catalogue, test scopes, prompt cache. */
 export type DecisionState = Pick<
   Runtime,
-  'seed' | 'latency' | 'strict' | 'record' | 'tokens' | 'fixtures' | 'catalogue' | 'testScopes' | 'promptCache' | 'now'
+  'seed' | 'latency' | 'strict' | 'record' | 'tokens' | 'fixtures' | 'catalogue' | 'testScopes' | 'stores' | 'promptCache' | 'now'
 >;
 
 /** What a decision reads: that state, the request's URL and headers, its journal entry and token (a Call has them all). */
@@ -151,13 +151,15 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
   if (isForward(decision)) return decision;
   const { pinned, seed, latency, fault, raw } = decision;
   const { runtime } = ctx;
-  // Cached per API key, and per test when the request carries a test id.
-  const scope = runtime.testScopes.stateKey(ctx.token, (name) => ctx.inbound.header(name));
+  // Cached per API key, and per test when the request carries a test id (whose reset drops its entries).
+  const header = (name: string) => ctx.inbound.header(name);
+  const scope = runtime.testScopes.stateKey(ctx.token, header);
+  const owner = runtime.stores.owner(requestOwnerKey(runtime.testScopes, header));
   const context = {
     seed,
     created: runtime.now(),
     model: runtime.catalogue.get(request.model),
-    cache: { store: runtime.promptCache, scope, now: runtime.now() },
+    cache: { store: runtime.promptCache, scope, now: runtime.now(), owner },
   };
   // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;

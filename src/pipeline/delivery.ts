@@ -136,7 +136,9 @@ async function faultedReply(
   if (fault?.type === 'OVERLOADED') throw overloaded(fault);
   const stall = fault?.type === 'STALL' ? (fault.ms ?? 10_000) : 0;
   const out = await make();
-  await sleep(delayMs + stall, call.inbound);
+  // With no connection (a batch line), the wait is only counted: the batch's clock shows it.
+  if (call.offline) call.offline.delayMs += delayMs + stall;
+  else await sleep(delayMs + stall, call.inbound);
   return out;
 }
 

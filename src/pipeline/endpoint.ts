@@ -10,7 +10,6 @@ import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './cal
 import {
   abandon,
   ClientGone,
-  isJsonObject,
   isProxied,
   isUpload,
   type FormBody,
@@ -21,7 +20,7 @@ import {
 } from './exchange.ts';
 import { captureResponse } from './capture.ts';
 import { framingOf } from './framing.ts';
-import { decodeInSlices, MAX_DEPTH, notJson, PIECE_CHARS, parseInPieces, scanJson } from './pieces.ts';
+import { decodeInSlices, notAnObject, parseJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
 import { acceptUnknownParams, warningsFor } from './params.ts';
@@ -42,27 +41,6 @@ async function recorderOf(runtime: Runtime): Promise<Recorder> {
   }
   return recorder;
 }
-
-/**
- * The body as JSON: first checked against the ceilings on depth, keys and values (pieces.ts) in one
- * pass that builds nothing, then parsed, a piece at a time when it is big.
- */
-async function parseJson(text: string): Promise<JsonObject> {
-  let body: unknown;
-  // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
-  const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
-  if (text.length <= PIECE_CHARS || !big) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw notJson();
-    }
-  } else body = await parseInPieces(text, big);
-  if (!isJsonObject(body)) throw notAnObject();
-  return body;
-}
-
-const notAnObject = () => new GatewayError('invalid_request', 'The request body must be a JSON object.');
 
 /** UTF-8 size of a string, without encoding it, a slice at a time with the event loop served between. */
 async function utf8Length(text: string): Promise<number> {
@@ -165,12 +143,17 @@ function rateScope(runtime: Runtime, token: string, inbound: Inbound): string {
 }
 
 /** A request id in the format's style, stable for the same request. */
-function requestIdFor(format: FormatEdge, inbound: Inbound, seed: number, body = ''): string {
+function requestIdFor(format: FormatEdge, inbound: Pick<Inbound, 'method' | 'url'>, seed: number, body = ''): string {
   return makeId(format.requestIdPrefix, 32, hashStrings([inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n', body], seed));
 }
 
 /** requestIdFor a request with a body: a long body is hashed in slices, with the event loop served between. */
-async function bodyRequestId(format: FormatEdge, inbound: Inbound, seed: number, body: string): Promise<string> {
+export async function bodyRequestId(
+  format: FormatEdge,
+  inbound: Pick<Inbound, 'method' | 'url'>,
+  seed: number,
+  body: string,
+): Promise<string> {
   if (body.length <= SLICE_CHARS) return requestIdFor(format, inbound, seed, body);
   const hasher = new StringHasher(seed);
   for (const part of [inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n']) hasher.update(part);
@@ -289,7 +272,7 @@ const hasBody = (call: Call): call is Call<JsonObject> => call.body !== undefine
  * The endpoint's handler run on a call. A POST that takes a body has one by now (readBody parsed a
  * JSON object or a form, or refused the request), as its handler's type says.
  */
-function handle(spec: EndpointSpec, call: Call): ReturnType<EndpointSpec['handle']> {
+export function handle(spec: EndpointSpec, call: Call): ReturnType<EndpointSpec['handle']> {
   if (!takesBody(spec)) return spec.handle(call);
   if (!hasBody(call)) throw notAnObject();
   return spec.handle(call);

@@ -13,7 +13,7 @@ export const MAX_KEYS = 10_000;
 export const MAX_VALUES = 1_000_000;
 
 /** Characters parsed (or scanned) in one synchronous step; bigger bodies go in pieces. */
-export const PIECE_CHARS = SLICE_CHARS;
+const PIECE_CHARS = SLICE_CHARS;
 const SCAN_SLICE = SLICE_CHARS;
 
 /**
@@ -31,10 +31,33 @@ export async function decodeInSlices(bytes: Uint8Array, decoder: TextDecoder): P
 const refuse = (message: string) => new GatewayError('invalid_request', message);
 
 /** The 400 for a body that is not JSON, in OpenAI's words (each format renders it in its own body). */
-export function notJson(): GatewayError {
+function notJson(): GatewayError {
   return refuse(
     'We could not parse the JSON body of your request. The API expects a JSON object in the request body; what was sent was not valid JSON.',
   );
+}
+
+/** The 400 for a body that is JSON but not an object (each format renders it in its own body). */
+export const notAnObject = () => refuse('The request body must be a JSON object.');
+
+/**
+ * A request body as JSON: first checked against the ceilings on depth, keys and values in one pass
+ * that builds nothing (scanJson), then parsed, a piece at a time when it is big. A batch's lines are
+ * read by it too, so a line is held to the checks a request's body is.
+ */
+export async function parseJson(text: string): Promise<Record<string, unknown>> {
+  let body: unknown;
+  // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
+  const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
+  if (text.length <= PIECE_CHARS || !big) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw notJson();
+    }
+  } else body = await parseInPieces(text, big);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
+  return body as Record<string, unknown>;
 }
 
 /** Index of the quote that closes the string opening at `at` (text.length when it never closes). */

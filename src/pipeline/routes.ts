@@ -33,7 +33,9 @@ function bySpecificity(a: string, b: string): number {
     const q = y[i].startsWith(':');
     if (p !== q) return p ? 1 : -1;
   }
-  return 0;
+  // A total order (sort needs one): without it, patterns of other lengths compared equal to both of two
+  // that differ, and the sort could leave a parameter ahead of a literal.
+  return x.length - y.length;
 }
 
 /** Within one shape: those that look at more than the path first (by id), the catch-all last. */
@@ -130,20 +132,22 @@ export class RouteTable {
       this.exact.get(`${inbound.method} ${path}`) ??
       (path.includes('%') ? this.exact.get(`${inbound.method} ${decoded(path)}`) : undefined);
     if (fixed) for (const spec of fixed) if (!spec.accepts || spec.accepts(inbound)) return { spec, params: {} };
+    // An endpoint whose `accepts` refuses this client (another vendor's, on a shared path) is not there
+    // for it, whatever the method: with none left, the path is unknown to it (a 404, not a 405).
+    const there = (spec: EndpointSpec) => !spec.accepts || spec.accepts(inbound);
     const allowed: EndpointSpec[] = [];
     for (const spec of this.byPath.get(path) ?? (path.includes('%') ? this.byPath.get(decoded(path)) : undefined) ?? [])
-      if (spec.method !== inbound.method) allowed.push(spec);
+      if (spec.method !== inbound.method && there(spec)) allowed.push(spec);
     const segments = path.split('/');
     for (const { segments: pattern, specs } of this.patterned) {
       const params = matchSegments(pattern, segments);
       if (!params) continue;
       for (const spec of specs) {
+        if (!there(spec)) continue;
         if (spec.method !== inbound.method) allowed.push(spec);
-        else if (!spec.accepts || spec.accepts(inbound)) return { spec, params };
+        else return { spec, params };
       }
     }
-    // The same method refused by every endpoint's `accepts` (another vendor's client): a 405 too.
-    if (allowed.length === 0 && fixed) allowed.push(...fixed);
     return allowed.length ? { allowed } : undefined;
   }
 

@@ -1,7 +1,7 @@
 // A model of the catalogue, and what the `models` option takes (core/models.ts holds the catalogue).
 
 /** What a model can be asked to do. */
-export type Capability = 'chat' | 'completion' | 'embedding' | 'image' | 'speech' | 'transcription' | 'rerank' | 'realtime';
+export type Capability = 'chat' | 'completion' | 'embedding' | 'image' | 'speech' | 'transcription' | 'rerank' | 'realtime' | 'moderation';
 
 export interface ModelInfo {
   id: string;

@@ -53,6 +53,8 @@ export interface PinnedReply {
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */
   embedding?: number[];
+  /** For a moderation input: scores (0..1) by category (`violence`, `self-harm/intent`...) to return instead of synthesized ones; 0.5 and above is flagged. */
+  moderation?: Record<string, number>;
   /** For a speech request (Gemini, or OpenAI /v1/audio/speech in any format): base64 16-bit little-endian mono PCM at 24 kHz to return instead of synthesized speech. */
   audio?: string;
   /** For an image request: a base64 PNG, JPEG or WebP file to return instead of a synthesized picture. */

@@ -40,9 +40,10 @@ export interface CanonicalRequest {
   format: FormatName;
   /**
    * The operation: 'chat' (any generation), 'embedding' (one input), 'rerank' (the query), 'speech' (the
-   * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt).
+   * input), 'transcription' (what the audio says, or the prompt), 'image' (a picture of the prompt),
+   * 'moderation' (one input's texts).
    */
-  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription' | 'image';
+  operation: 'chat' | 'embedding' | 'rerank' | 'speech' | 'transcription' | 'image' | 'moderation';
   model: string;
   messages: Message[];
   /** Upper bound on generated tokens per choice. */

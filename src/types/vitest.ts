@@ -4,6 +4,7 @@ import type { setupServer } from 'msw/node';
 import type { RequestFilter } from '../api.ts';
 import type { Fixture } from './fixtures.ts';
 import type { JournalEntry } from './journal.ts';
+import type { HeldStoreReport } from './resources.ts';
 
 /** A request no msw handler takes: 'error' fails the test that made it, 'warn' prints, 'bypass' lets it through. */
 export type UnhandledMode = 'error' | 'warn' | 'bypass';
@@ -67,7 +68,13 @@ export interface RemoteGateway {
     reset(): Promise<void>;
   };
   /**
-   * Drops the running test's fixtures, counters, scenario states and journal view (done after each test).
+   * The objects the running test's requests made that the server holds (files, batches, stored
+   * responses...), store by store.
+   * @example (await gateway.resources()).find((s) => s.name === 'openai.files')?.count // 1
+   */
+  resources(): Promise<HeldStoreReport[]>;
+  /**
+   * Drops the running test's fixtures, counters, scenario states, journal view and held objects (done after each test).
    * @example await gateway.reset(); // mid-test: start again with none of its own fixtures
    */
   reset(): Promise<void>;

@@ -37,13 +37,27 @@ function instance(): Ajv2020 {
   return ajv;
 }
 
-/** Throws with ajv's errors unless `value` validates against components.schemas[name]. */
-export function assertSchema(name: string, value: unknown): void {
+function validatorOf(name: string): ValidateFunction {
   let validate = compiled.get(name);
   if (!validate) {
     validate = instance().compile({ $ref: `openai.json#/components/schemas/${name}` });
     compiled.set(name, validate);
   }
+  return validate;
+}
+
+/**
+ * Compiles the named schemas now: reading the spec takes seconds of the event loop, which a suite that
+ * runs a server in its own process does before it starts (an idle keep-alive connection would otherwise
+ * time out under it, while the client still counts on it).
+ */
+export function compileSchemas(...names: string[]): void {
+  for (const name of names) validatorOf(name);
+}
+
+/** Throws with ajv's errors unless `value` validates against components.schemas[name]. */
+export function assertSchema(name: string, value: unknown): void {
+  const validate = validatorOf(name);
   if (!validate(value)) {
     throw new Error(`${name} does not validate:\n${JSON.stringify(validate.errors?.slice(0, 8), null, 2)}`);
   }

@@ -31,6 +31,11 @@ interface Summary {
 interface Entry extends Summary {
   headers: Record<string, string>;
   body?: unknown;
+  /** A batch's creation: each request's outcome (the first ones), and how many more. */
+  batch?: {
+    requests: { custom_id: string; status: string; model?: string; fixture?: string; nearMiss?: { id: string; name?: string } }[];
+    more: number;
+  };
   response?: { headers: Record<string, string>; body?: string; truncated?: boolean; binaryBytes?: number };
 }
 
@@ -185,6 +190,7 @@ async function open(seq: number): Promise<void> {
       ),
     );
   }
+  showBatch(e);
   $('#req-headers').textContent = JSON.stringify(e.headers, null, 2);
   $('#req-body').textContent = e.body === undefined ? '(no body)' : clip(JSON.stringify(e.body, null, 2), e.seq);
   const r = e.response;
@@ -200,6 +206,40 @@ async function open(seq: number): Promise<void> {
   $('#res-body').textContent = r?.body === undefined ? '' : clip(e.stream ? r.body : formatJson(r.body), e.seq);
   await showAssembled(e);
   detail.hidden = false;
+}
+
+/** A batch's requests, one row each: its custom_id, outcome, model and what answered it. */
+function showBatch(e: Entry): void {
+  const box = $('#batch-lines');
+  box.replaceChildren();
+  if (!e.batch) return;
+  const { requests, more } = e.batch;
+  box.append(
+    el('h3', {}, `Batch: ${requests.length + more} requests${more ? ` (the first ${requests.length} shown)` : ''}`),
+    el(
+      'div',
+      { class: 'tablewrap' },
+      el(
+        'table',
+        {},
+        el('thead', {}, el('tr', {}, ...['custom_id', 'Outcome', 'Model', 'Fixture'].map((h) => el('th', { scope: 'col' }, h)))),
+        el(
+          'tbody',
+          {},
+          ...requests.map((r) =>
+            el(
+              'tr',
+              {},
+              el('td', {}, el('code', {}, r.custom_id)),
+              el('td', {}, el('span', { class: `pill ${r.status === 'succeeded' ? 'ok' : 'bad'}` }, r.status)),
+              el('td', {}, r.model ?? ''),
+              el('td', {}, r.fixture ?? (r.nearMiss ? `near miss: ${r.nearMiss.name ?? r.nearMiss.id}` : '')),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 interface Assembled {

@@ -21,6 +21,8 @@ import { listPage } from './list.ts';
 import { answerMessage, anthropicVersion, KEY_OR_BEARER } from './messages.ts';
 import { renderMessage } from './render.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
+import { defineStore } from '../../core/stores.ts';
+import { heldFor } from '../../scope.ts';
 import type { FieldRules } from '../fields.ts';
 
 /** Requests one batch may hold (Anthropic takes 100,000): with the body limit, what bounds a batch's work. */
@@ -41,10 +43,7 @@ interface Result {
   json: string;
 }
 
-/**
- * A batch as held. A class, so that what the runtime's store gives back narrows with instanceof: the
- * store is untyped, as runtime.ts may not name a format's types.
- */
+/** A batch as held. */
 class Batch {
   readonly id: string;
   readonly createdAt: number;
@@ -60,6 +59,16 @@ class Batch {
     this.results = results;
   }
 }
+
+/** Message Batches by id, per test: at most 100 and 64 MiB of results, the oldest dropped first. */
+const BATCHES = defineStore<Batch>({
+  name: 'anthropic.message_batches',
+  title: 'Anthropic message batches',
+  maxCount: 100,
+  maxBytes: 64 * 1024 * 1024,
+  whenFull: 'drop-oldest',
+  describe: (b) => ({ requests: b.results.length, ended: b.endedAt !== undefined }),
+});
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -95,8 +104,8 @@ function settle(call: Call, b: Batch): Batch {
 function found(call: Call): Batch {
   anthropicVersion(call);
   const id = String(call.params.id);
-  const batch = call.runtime.batches.get(id);
-  if (!(batch instanceof Batch))
+  const batch = heldFor(call, BATCHES).get(id);
+  if (!batch)
     throw new GatewayError(
       'not_found',
       `message_batch_id: no Message Batch with id '${id}' (batches are held until reset, the oldest dropped past 100 or 64 MiB).`,
@@ -166,7 +175,7 @@ function addUsage(into: Usage | undefined, usage: Usage): Usage {
 function newId(call: Call): string {
   for (let n = 0; ; n++) {
     const id = makeId('msgbatch_01', 22, hashStrings([call.requestId, String(call.entry.seq), String(n)], call.runtime.seed));
-    if (!call.runtime.batches.get(id)) return id;
+    if (!call.runtime.stores.of(BATCHES).has(id)) return id;
   }
 }
 
@@ -240,16 +249,13 @@ async function create(call: Call<JsonObject>): Promise<Outbound> {
   if (costUsd !== undefined) call.entry.costUsd = costUsd;
   const now = call.runtime.now();
   const batch = new Batch(newId(call), now, results);
-  call.runtime.batches.set(batch.id, batch, chars + 1024);
+  heldFor(call, BATCHES).set(batch.id, batch, chars + 1024);
   return json(batchObject(call, batch));
 }
 
 /** The held batches, newest first (as Anthropic lists them). */
 function held(call: Call): Batch[] {
-  return call.runtime.batches
-    .values()
-    .filter((b) => b instanceof Batch)
-    .reverse();
+  return heldFor(call, BATCHES).values().reverse();
 }
 
 export const batchEndpoints: EndpointSpec[] = [
@@ -287,7 +293,7 @@ export const batchEndpoints: EndpointSpec[] = [
     handle(call) {
       // Settled first, so this never meets a batch in progress (Anthropic refuses those: cancel first).
       const batch = settle(call, found(call));
-      call.runtime.batches.delete(batch.id);
+      heldFor(call, BATCHES).delete(batch.id);
       return json({ id: batch.id, type: 'message_batch_deleted' });
     },
   },

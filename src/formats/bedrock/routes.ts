@@ -19,7 +19,7 @@ import { lenientAlike } from '../../pipeline/params.ts';
 import { fieldsOf, isJsonObject } from '../fields.ts';
 import { anthropicEndpoints } from '../anthropic/routes.ts';
 import { anthropicFormat } from '../anthropic/format.ts';
-import { KEY_OR_BEARER } from '../anthropic/messages.ts';
+import { KEY_OR_BEARER, withVersionHeader } from '../anthropic/messages.ts';
 import { parseMessagesRequest } from '../anthropic/parse.ts';
 import { bedrockFormat, invokeFormat } from './format.ts';
 import { bedrockModel } from './model-id.ts';
@@ -135,18 +135,7 @@ function invokeBody(stream: boolean) {
     // Bedrock's own version (`bedrock-2023-05-31`) reads as the Messages API's first; a client sending an
     // API version (AnthropicBedrock passes its anthropic-version header on) gets what that version allows.
     const messagesVersion = /^\d{4}-\d{2}-\d{2}$/.test(version) ? version : MESSAGES_VERSION;
-    const inbound = call.inbound;
-    call.inbound = {
-      method: inbound.method,
-      url: inbound.url,
-      header: (name) => (name === 'anthropic-version' ? messagesVersion : inbound.header(name)),
-      headers: () => inbound.headers(),
-      text: (limit) => inbound.text(limit),
-      bytes: (limit) => inbound.bytes(limit),
-      get signal() {
-        return inbound.signal;
-      },
-    };
+    call.inbound = withVersionHeader(call.inbound, messagesVersion);
   };
 }
 

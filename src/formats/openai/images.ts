@@ -29,6 +29,24 @@ import { type CheckedFields, type FieldRules, type JsonObject, optional } from '
 import { decide, isForward, type Forward, requireModel } from '../../pipeline/decide.ts';
 import { yieldToLoop } from '../../core/slices.ts';
 import { gptImageTokens } from './image-tokens.ts';
+import { defineStore } from '../../core/stores.ts';
+import { heldFor } from '../../scope.ts';
+
+/** A picture served by URL (`response_format: "url"`), by file name. */
+interface ImageFile {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+/** The pictures `url` answers point at: any client may fetch one (no token); 1000 and 256 MiB at most, the oldest dropped first. */
+const IMAGE_FILES = defineStore<ImageFile>({
+  name: 'openai.image-files',
+  title: 'Generated image files (served by URL)',
+  maxCount: 1000,
+  maxBytes: 256 * 1024 * 1024,
+  whenFull: 'drop-oldest',
+  describe: (file) => ({ content_type: file.contentType }),
+});
 
 /** Model families: the dall-e models keep their legacy rules, every other image model follows the GPT image models'. */
 type Family = 'dall-e-2' | 'dall-e-3' | 'gpt-image';
@@ -294,7 +312,7 @@ function imagesResponse(call: Call, ask: ImageAsk, produced: Produced, key: numb
     const item: JsonObject = {};
     if (ask.responseFormat === 'url') {
       const name = `${makeId('img-', 24, deriveKey(key, `file:${i}`))}.${ask.format === 'jpeg' ? 'jpg' : ask.format}`;
-      call.runtime.files.set(name, { bytes: file, contentType: MIME_TYPES[ask.format] }, file.byteLength);
+      heldFor(call, IMAGE_FILES).set(name, { bytes: file, contentType: MIME_TYPES[ask.format] }, file.byteLength);
       item.url = `${requestOrigin(call.inbound)}/v1/images/files/${name}`;
     } else item.b64_json = toBase64(file);
     if (ask.family === 'dall-e-3') item.revised_prompt = revisedPrompt(ask);
@@ -380,7 +398,8 @@ async function generations(call: Call<JsonObject>): Promise<Outbound | Forward> 
 
 function imageFile(call: Call): Outbound {
   const name = String(call.params.file);
-  const file = call.runtime.files.get(name);
+  // Public, like a signed URL: whichever test made it, whoever has the URL fetches it.
+  const file = call.runtime.stores.of(IMAGE_FILES).find(name)?.value;
   if (!file)
     throw new GatewayError(
       'not_found',

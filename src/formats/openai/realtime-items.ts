@@ -2,7 +2,7 @@
 // first, as `truncation: "auto"` does) and in bytes across all the gateway's sessions (a pool on the
 // runtime): a session that finds the pool full drops its own oldest items first, and an item it still
 // cannot keep is refused. Eight sessions of 8 × 30 MiB items held ~4 GiB for up to an hour.
-import type { SharedBytes } from '../../core/store.ts';
+import type { SharedBytes } from '../../core/stores.ts';
 import type { RealtimeItem } from './realtime-response.ts';
 import { invalid } from './validate.ts';
 

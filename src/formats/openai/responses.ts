@@ -15,6 +15,8 @@ import { automaticCache } from './parse.ts';
 import type { Call } from '../../pipeline/call.ts';
 import { echoedTools, parseResponsesToolChoice, parseResponsesTools } from './tools.ts';
 import { annotations, builtinItemEvents, builtinItems, type ImageFiles, type ItemContext } from './tool-items.ts';
+import { heldFor } from '../../scope.ts';
+import { STORED } from './stored-chat.ts';
 
 const FIELDS = {
   model: { types: ['string'], required: true },
@@ -227,7 +229,7 @@ interface ResponsesCall {
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
 export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
-  const found = call.runtime.stored.get(`response:${id}`) as StoredResponse | undefined;
+  const found = heldFor(call, STORED).get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
   throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, {

@@ -24,10 +24,17 @@ import { callRef, imageFiles } from './tool-items.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
 import { compactEndpoints } from './compact.ts';
+import { fileEndpoints } from './files.ts';
+import { uploadEndpoints } from './uploads.ts';
+import { moderationEndpoints } from './moderations.ts';
+import { batchEndpoints } from './batches.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
-import { cursorPage, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
+import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
+import { cursorPage } from './resource.ts';
+import { heldFor } from '../../scope.ts';
 import type { Call } from '../../pipeline/call.ts';
+import type { Inbound } from '../../pipeline/exchange.ts';
 import type { Message } from '../../core/request.ts';
 import { answer, isForward, type Answered, requireModel } from '../../pipeline/decide.ts';
 
@@ -47,6 +54,9 @@ function catalogued(runtime: Call['runtime'], id: string): ModelInfo {
   if (!model) throw new GatewayError('not_found', `The model '${id}' does not exist`, { param: 'model', code: 'model_not_found' });
   return model;
 }
+
+/** Whether a request on a path other vendors have too (`/v1/models`, `/v1/files`) is not from their clients. */
+const fromOpenAIClient = (inbound: Inbound) => !anthropicFormat.recognizes?.(inbound) && !geminiFormat.recognizes?.(inbound);
 
 export const openaiEndpoints: EndpointSpec[] = [
   {
@@ -94,7 +104,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     // A path the other vendors serve too (GET), with a method only OpenAI's serves: their clients asking
     // it get their own vendor's 405 (paths.ts's errorFormat), not OpenAI's 401 for a missing Bearer key.
-    accepts: (inbound) => !anthropicFormat.recognizes?.(inbound) && !geminiFormat.recognizes?.(inbound),
+    accepts: fromOpenAIClient,
     handle({ runtime, params }) {
       // OpenAI documents deletion for fine-tuned models the caller's organization owns (Owner role
       // needed). The gateway fine-tunes nothing: every model it serves is a base model someone else
@@ -173,7 +183,7 @@ export const openaiEndpoints: EndpointSpec[] = [
           inputItems: listedInputItems(parsed.items, reply),
           conversation: [...request.messages, said],
         };
-        call.runtime.stored.set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
+        heldFor(call, STORED).set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
       }
       return deliver(call, answered, request.stream, {
         json: () => renderResponse(reply, parsed),
@@ -196,7 +206,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     handle(call) {
       const id = String(call.params.id);
       storedResponse(call, id, true);
-      call.runtime.stored.delete(`response:${id}`);
+      heldFor(call, STORED).delete(`response:${id}`);
       return json({ id, object: 'response', deleted: true });
     },
   },
@@ -207,7 +217,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     handle(call) {
       // Paged like the stored chat completions (`limit`, `after`), newest first unless `order=asc`.
-      return json(cursorPage(call, storedResponse(call, String(call.params.id), true).inputItems, 'desc'));
+      return json(cursorPage(call, storedResponse(call, String(call.params.id), true).inputItems, { order: 'desc' }));
     },
   },
   {
@@ -229,6 +239,12 @@ export const openaiEndpoints: EndpointSpec[] = [
     },
   },
   ...storedChatEndpoints,
+  // Anthropic's Files API lives at /v1/files too: its clients get Anthropic's answer, not OpenAI's 401.
+  ...fileEndpoints.map((e) => ({ ...e, accepts: fromOpenAIClient })),
+  ...uploadEndpoints,
+  ...moderationEndpoints,
+  // A batch's lines are answered by the endpoints above and below (the table is complete when a batch runs).
+  ...batchEndpoints((path) => openaiEndpoints.find((e) => e.method === 'POST' && e.path === path)!),
   ...compactEndpoints,
   ...imageVariationEndpoints,
   ...embeddingEndpoints,

@@ -1,13 +1,15 @@
-// Stored chat completions: a completion created with `store: true` is kept in the runtime's bounded
-// store (the one stored responses use) and read back by id, listed with OpenAI's cursor pages,
+// Stored chat completions: a completion created with `store: true` is kept in the store of stored
+// objects (the one stored responses use) and read back by id, listed with OpenAI's cursor pages,
 // re-labelled by its metadata, deleted, and its request messages listed.
 import { GatewayError } from '../../core/errors.ts';
+import { defineStore } from '../../core/stores.ts';
 import { choiceText, type CanonicalReply } from '../../core/reply.ts';
-import type { Call, EndpointSpec, Handler } from '../../pipeline/call.ts';
+import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
-import { checkField, checkFields, checkMetadata, invalid, invalidValue } from './validate.ts';
-import { entryTestId } from '../../scope.ts';
+import { checkFields, checkMetadata } from './validate.ts';
+import { cursorPage, readRoute } from './resource.ts';
+import { heldFor } from '../../scope.ts';
 import { fieldsOf, isJsonObject, type JsonObject } from '../fields.ts';
 
 /** A stored completion as retrieve shows it: its metadata always an object (`{}` when none). */
@@ -15,21 +17,34 @@ type StoredCompletion = JsonObject & { metadata: JsonObject };
 
 /**
  * What the store keeps of a chat completion: the object as retrieve shows it, and the request's
- * messages. A class, so that what the runtime's store gives back narrows with instanceof: the store
- * is untyped, as runtime.ts may not name a format's types.
+ * messages. A class, so that what the store of stored objects gives back narrows with instanceof (it
+ * holds stored responses too).
  */
 class StoredChat {
   completion: StoredCompletion;
   readonly messages: readonly unknown[];
-  /** The test (`x-mock-test-id`) whose request stored it, if any: a test's list shows its own only. */
-  readonly test: string | undefined;
 
-  constructor(completion: StoredCompletion, messages: readonly unknown[], test: string | undefined) {
+  constructor(completion: StoredCompletion, messages: readonly unknown[]) {
     this.completion = completion;
     this.messages = messages;
-    this.test = test;
   }
 }
+
+/**
+ * Stored responses (`response:<id>`, responses.ts) and chat completions (`chat:<id>`), per test: 1000
+ * objects and `storeBytes` at most, the oldest dropped first.
+ */
+export const STORED = defineStore<object>({
+  name: 'openai.stored',
+  title: 'Stored responses and chat completions',
+  maxCount: 1000,
+  maxBytes: (settings) => settings.storeBytes,
+  whenFull: 'drop-oldest',
+  describe(stored) {
+    const shown = stored instanceof StoredChat ? stored.completion : (stored as { response?: JsonObject }).response;
+    return { object: String(shown?.object ?? ''), model: String(shown?.model ?? '') };
+  },
+});
 
 const KEY = 'chat:';
 
@@ -67,15 +82,14 @@ export function storeChat(call: Call<JsonObject>, reply: CanonicalReply, complet
       input_user: body.user ?? null,
     },
     Array.isArray(body.messages) ? body.messages : [],
-    entryTestId(call.entry),
   );
-  call.runtime.stored.set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
+  heldFor(call, STORED).set(KEY + String(completion.id), stored, storedBytes(call, reply) + METADATA_BYTES);
 }
 
 /** A stored completion, or OpenAI's 404 for an id it does not hold. */
 function found(call: Call): StoredChat {
   const id = String(call.params.id);
-  const stored = call.runtime.stored.get(KEY + id);
+  const stored = heldFor(call, STORED).get(KEY + id);
   if (!(stored instanceof StoredChat))
     throw new GatewayError(
       'not_found',
@@ -83,32 +97,6 @@ function found(call: Call): StoredChat {
       { param: 'completion_id' },
     );
   return stored;
-}
-
-/**
- * One page of `items` (oldest first) as OpenAI's cursor lists answer it, by the query's `order`
- * (default asc, desc for a response's input items), `limit` (1..100, default 20) and `after` (the last id of the previous page).
- */
-export function cursorPage(call: Call, items: readonly JsonObject[], defaultOrder: 'asc' | 'desc' = 'asc'): JsonObject {
-  const query = call.inbound.url.searchParams;
-  const order = query.get('order') ?? defaultOrder;
-  if (order !== 'asc' && order !== 'desc') throw invalidValue('order', order, ['asc', 'desc']);
-  const limitText = query.get('limit') ?? '20';
-  const limit = Number(limitText);
-  checkField('limit', /^-?\d+$/.test(limitText) ? limit : limitText, { types: ['integer'], min: 1, max: 100 });
-  const listed = order === 'asc' ? items : [...items].reverse();
-  const after = query.get('after');
-  let start = 0;
-  if (after !== null) {
-    start = listed.findIndex((item) => item.id === after) + 1;
-    if (!start)
-      throw invalid(
-        'after',
-        `Invalid 'after': no item with id '${after}' in this list. Pass the last id of the page before (its 'last_id').`,
-      );
-  }
-  const data = listed.slice(start, start + limit);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < listed.length };
 }
 
 /** The query's `metadata[key]=value` filters. */
@@ -123,20 +111,14 @@ function list(call: Call) {
   const query = call.inbound.url.searchParams;
   const model = query.get('model');
   const filters = metadataFilters(query);
-  // A request with a test id lists that test's completions only (tests sharing a server never see each
-  // other's); one without lists every stored completion, as before.
-  const test = entryTestId(call.entry);
+  // A request with a test id lists that test's completions (and the shared ones): tests sharing a
+  // server never see each other's.
   const completions: JsonObject[] = [];
-  for (const [, stored] of call.runtime.stored.entries(KEY)) {
+  for (const [, stored] of heldFor(call, STORED).entries(KEY)) {
     if (!(stored instanceof StoredChat)) continue;
-    const { completion, test: owner } = stored;
+    const { completion } = stored;
     const metadata = completion.metadata;
-    if (
-      (test === undefined || owner === test) &&
-      (model === null || completion.model === model) &&
-      filters.every(([k, v]) => metadata[k] === v)
-    )
-      completions.push(completion);
+    if ((model === null || completion.model === model) && filters.every(([k, v]) => metadata[k] === v)) completions.push(completion);
   }
   return json(cursorPage(call, completions));
 }
@@ -168,26 +150,17 @@ function update(call: Call<JsonObject>) {
   return json(stored.completion);
 }
 
-/** A GET or DELETE route of the store (the one POST, update, takes a body). */
-const endpoint = (method: 'GET' | 'DELETE', path: string, handle: Handler<JsonObject | undefined>): EndpointSpec => ({
-  method,
-  path,
-  format: openaiFormat,
-  auth: ['bearer'],
-  handle,
-});
-
 export const storedChatEndpoints: EndpointSpec[] = [
-  endpoint('GET', '/v1/chat/completions', list),
-  endpoint('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
+  readRoute('GET', '/v1/chat/completions', list),
+  readRoute('GET', '/v1/chat/completions/:id', (call) => json(found(call).completion)),
   { method: 'POST', path: '/v1/chat/completions/:id', format: openaiFormat, auth: ['bearer'], handle: update },
-  endpoint('DELETE', '/v1/chat/completions/:id', (call) => {
+  readRoute('DELETE', '/v1/chat/completions/:id', (call) => {
     found(call);
     const id = String(call.params.id);
-    call.runtime.stored.delete(KEY + id);
+    heldFor(call, STORED).delete(KEY + id);
     return json({ id, object: 'chat.completion.deleted', deleted: true });
   }),
-  endpoint('GET', '/v1/chat/completions/:id/messages', (call) => {
+  readRoute('GET', '/v1/chat/completions/:id/messages', (call) => {
     const { completion, messages } = found(call);
     return json(
       cursorPage(

@@ -1069,6 +1069,151 @@ export const geminiRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
   },
 );
 
+// ---- Vertex AI ----------------------------------------------------------------------------------
+
+/** Where a Vertex AI model is: a project and location (a region or global), or none (express mode). */
+const vertexWhere = fc.oneof(
+  { arbitrary: fc.constantFrom('/projects/my-project/locations/us-central1', '/projects/my-project/locations/global'), weight: 3 },
+  { arbitrary: fc.constant(''), weight: 1 },
+);
+const vertexPath = (where: fc.Arbitrary<string>, publisher: string, methods: string[], models: string[]) =>
+  fc
+    .tuple(
+      fc.constantFrom('/v1', '/v1beta1'),
+      where,
+      fc.oneof(
+        { arbitrary: fc.constant(publisher), weight: 10 },
+        { arbitrary: fc.constantFrom('google', 'anthropic', 'meta', ''), weight: 1 },
+      ),
+      segment(models),
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...methods), weight: 8 },
+        { arbitrary: fc.constantFrom('generateContent', 'rawPredict', 'predict', 'batchEmbedContents', 'nope', ''), weight: 1 },
+      ),
+    )
+    .map(([v, w, p, m, a]) => `${v}${w}/publishers/${p}/models/${m}:${a}`);
+const VERTEX_CLAUDE = [...CLAUDE, 'claude-haiku-4-5@20251001', 'claude-sonnet-4-5@20250929', 'claude-sonnet-4-5-20250929'];
+const vertexEmbedBody = fc.record(
+  {
+    content: fc.record({ parts: fc.array(fc.record({ text }), { minLength: 1, maxLength: 3 }) }),
+    embedContentConfig: fc.record(
+      { outputDimensionality: fc.integer({ min: 0, max: 4000 }), taskType: fc.constantFrom('RETRIEVAL_QUERY'), autoTruncate: fc.boolean() },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: ['content'] },
+);
+const predictBody = fc.record(
+  {
+    instances: fc.array(
+      fc.record({ content: text, task_type: fc.constantFrom('RETRIEVAL_DOCUMENT'), title: text }, { requiredKeys: ['content'] }),
+      {
+        minLength: 1,
+        maxLength: 5,
+      },
+    ),
+    parameters: fc.record({ outputDimensionality: fc.integer({ min: 0, max: 4000 }), autoTruncate: fc.boolean() }, { requiredKeys: [] }),
+  },
+  { requiredKeys: ['instances'] },
+);
+/** Anthropic's bodies as Vertex AI takes them: the model in the path (here, mostly, not in the body) and anthropic_version in the body. */
+const onVertex = (body: fc.Arbitrary<Record<string, unknown>>, keepModel: boolean) =>
+  fc
+    .tuple(
+      body,
+      fc.oneof(
+        { arbitrary: fc.constantFrom('vertex-2023-10-16', '2026-10-21'), weight: 8 },
+        { arbitrary: fc.constantFrom('bedrock-2023-05-31', 'vertex', undefined), weight: 1 },
+      ),
+    )
+    .map(([b, version]) => {
+      const { model, ...rest } = b;
+      return { ...(keepModel ? { model } : {}), ...rest, ...(version === undefined ? {} : { anthropic_version: version }) };
+    });
+
+export const vertexRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
+  {
+    arbitrary: request({
+      aim: 'Vertex generateContent',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['generateContent', 'streamGenerateContent'], [...GEMINI, 'gemini-2.0-flash-001']),
+      auth: 'bearer',
+      body: generateBody,
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex countTokens, computeTokens',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['countTokens', 'computeTokens'], GEMINI),
+      auth: 'goog',
+      body: generateBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex embedContent',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['embedContent'], ['gemini-embedding-2', ...EMBED_GEMINI]),
+      auth: 'goog',
+      body: vertexEmbedBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex predict',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['predict'], EMBED_GEMINI),
+      auth: 'bearer',
+      body: predictBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex rawPredict',
+      method: 'POST',
+      path: vertexPath(
+        fc.constant('/projects/my-project/locations/us-east5'),
+        'anthropic',
+        ['rawPredict', 'streamRawPredict'],
+        VERTEX_CLAUDE,
+      ),
+      auth: 'bearer',
+      body: onVertex(messagesBody, false),
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex count-tokens',
+      method: 'POST',
+      path: fc.constantFrom('/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict'),
+      auth: 'bearer',
+      body: onVertex(countBody, true),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex publisher models',
+      method: 'GET',
+      path: fc
+        .tuple(
+          fc.constantFrom('/v1', '/v1beta1'),
+          fc.constantFrom('google', 'anthropic', 'meta'),
+          fc.option(segment([...GEMINI, ...VERTEX_CLAUDE, 'nope'])),
+        )
+        .map(([v, p, m]) => `${v}/publishers/${p}/models${m === null ? '' : `/${m}`}`),
+      auth: 'goog',
+    }),
+    weight: 1,
+  },
+);
+
 // ---- Amazon Bedrock -----------------------------------------------------------------------------
 
 const BEDROCK_MODELS = [

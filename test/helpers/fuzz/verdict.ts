@@ -14,7 +14,7 @@ export interface Answer {
   bytes?: Uint8Array;
 }
 
-export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'bedrock' | 'admin' | 'page';
+export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'vertex-claude' | 'bedrock' | 'admin' | 'page';
 
 const header = (r: FuzzRequest, name: string): string | undefined => {
   for (const [k, v] of Object.entries(r.headers)) if (k.toLowerCase() === name) return v;
@@ -37,8 +37,16 @@ function strayVendor(r: FuzzRequest, url: URL, fallback: Vendor): Vendor {
   if (header(r, 'x-amz-date') !== undefined) return 'bedrock';
   if (header(r, 'anthropic-version') !== undefined || header(r, 'x-api-key') !== undefined) return 'anthropic';
   if (/^\/v1(?:beta|alpha)(?:\/|$)/.test(url.pathname) || header(r, 'x-goog-api-key') !== undefined) return 'gemini';
+  if (VERTEX_CLAUDE_PREFIX.test(url.pathname)) return 'vertex-claude';
+  if (VERTEX_PREFIX.test(url.pathname)) return 'gemini';
   return fallback;
 }
+
+/** Vertex AI's paths: under a project and location, or (express mode, listings) under publishers/. */
+const VERTEX_PREFIX = /^\/v1(?:beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+|publishers)(?:\/|$)/;
+const VERTEX_CLAUDE_PREFIX = /^\/v1(?:beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\//;
+/** A path a Vertex AI endpoint serves: [, project and location, publisher, /model]. */
+const VERTEX_ROUTE = /^\/v1(?:beta1)?\/(projects\/[^/]+\/locations\/[^/]+\/)?publishers\/([^/]+)\/models(\/[^/]+)?$/;
 
 /** Paths only OpenAI's endpoints serve that the fuzzer asks: a wrong method on them is OpenAI's 405 whoever asks. */
 const OPENAI_PATHS =
@@ -74,6 +82,9 @@ export function vendorOf(r: FuzzRequest): Vendor {
   if (p === '/v1/messages' || p === '/v1/messages/count_tokens') return 'anthropic';
   if (p === '/anthropic/v1/messages' || p === '/anthropic/v1/messages/count_tokens') return 'anthropic';
   if (url.pathname.startsWith('/model/')) return 'bedrock';
+  const vertex = VERTEX_ROUTE.exec(p);
+  // Served: a model's path (under a project and location or not), or a listing with neither.
+  if (vertex && (vertex[3] || !vertex[1])) return vertex[1] && vertex[2] === 'anthropic' ? 'vertex-claude' : 'gemini';
   if (/^\/v1beta\/models(\/[^/]+)?$/.test(p)) return 'gemini';
   const models = /^\/v1\/models(\/[^/]+)?$/.exec(p);
   if (models) {
@@ -148,6 +159,8 @@ function checkError(vendor: Vendor, status: number, body: unknown, stray: Vendor
       if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message)
         fail(`not an OpenRouter error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
       return;
+    case 'vertex-claude':
+      return checkError(body.type === 'error' ? 'anthropic' : 'gemini', status, body);
     case 'admin':
       // The control plane's own `{error}`; an unknown admin path answers as an unknown route (in the caller's format).
       if (typeof body.error === 'string' && body.error) return;
@@ -234,7 +247,7 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
         fail(`responses stream out of order: ${types.join(', ')}`);
       return;
     }
-    if (vendor === 'anthropic') {
+    if (vendor === 'anthropic' || vendor === 'vertex-claude') {
       if (all.some((f) => !f.event)) fail('an Anthropic stream event lacks its event: line');
       const types = all.map((f) => f.event);
       for (const f of all) parse(f.data, `event ${f.event}`);
@@ -277,6 +290,13 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
     if (!Array.isArray(o.results)) fail('rerank reply has no results');
     return;
   }
+  if (vendor === 'vertex-claude') {
+    if (p.endsWith('/count-tokens:rawPredict')) {
+      if (!Number.isInteger(o.input_tokens)) fail('count-tokens reply without input_tokens');
+    } else if (o.type !== 'message' || !Array.isArray(o.content) || !isObject(o.usage))
+      fail(`not an Anthropic message: ${answer.text.slice(0, 200)}`);
+    return;
+  }
   if (vendor === 'anthropic') {
     // Bedrock's Mantle endpoint is the Messages API under /anthropic.
     const path = p.startsWith('/anthropic/') ? p.slice('/anthropic'.length) : p;
@@ -291,7 +311,11 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
   if (vendor === 'gemini') {
     const action = p.slice(p.lastIndexOf(':') + 1);
     if (r.method === 'GET') {
-      if (!Array.isArray(o.models) && typeof o.name !== 'string') fail('not a Gemini models reply');
+      if (!Array.isArray(o.models) && !Array.isArray(o.publisherModels) && typeof o.name !== 'string') fail('not a Gemini models reply');
+    } else if (action === 'computeTokens') {
+      if (!Array.isArray(o.tokensInfo)) fail('computeTokens reply without tokensInfo');
+    } else if (action === 'predict') {
+      if (!Array.isArray(o.predictions)) fail('predict reply without predictions');
     } else if (action === 'countTokens') {
       if (!Number.isInteger(o.totalTokens)) fail('countTokens reply without totalTokens');
     } else if (action === 'embedContent') {

@@ -1,0 +1,4 @@
+// Worker b of the shared-server resource cases (see resources.ts).
+import { resources } from './resources.ts';
+
+resources('b', 'a');
