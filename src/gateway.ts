@@ -11,6 +11,7 @@ import { geminiEndpoints } from './formats/gemini/routes.ts';
 import { vertexEndpoints } from './formats/vertex/routes.ts';
 import { azureEndpoints } from './formats/azure/routes.ts';
 import { openrouterEndpoints } from './formats/openrouter/routes.ts';
+import { bedrockEndpoints } from './formats/bedrock/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -31,6 +32,7 @@ export const endpoints: readonly EndpointSpec[] = [
   ...openaiEndpoints,
   ...azureEndpoints,
   ...openrouterEndpoints,
+  ...bedrockEndpoints,
   ...vertexEndpoints,
 ];
 

@@ -42,7 +42,7 @@ interface Case {
   expect: Expected;
 }
 
-type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter';
+type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'bedrock';
 
 /** Which vendor's (or dialect's) error body this is. */
 function shapeOf(body: Record<string, any>): ErrorShape | 'unknown' {
@@ -51,6 +51,7 @@ function shapeOf(body: Record<string, any>): ErrorShape | 'unknown' {
   if (body.error && 'param' in body.error && 'type' in body.error) return 'openai';
   if (typeof body.error?.code === 'string' && typeof body.error?.message === 'string') return 'azure';
   if (typeof body.error?.code === 'number' && typeof body.error?.message === 'string') return 'openrouter';
+  if (body.error === undefined && typeof body.message === 'string') return 'bedrock';
   return 'unknown';
 }
 
@@ -190,8 +191,22 @@ const CASES: Case[] = [
     path: `/v1${REGIONAL}/publishers/google/models/gemini-2.5-flash:generateContent`,
     expect: { status: 405, format: 'gemini', allow: 'POST' },
   },
-  // Another cloud's prefix, not mounted here: no endpoint's.
-  { method: 'POST', path: '/anthropic/v1/messages', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
+  // Amazon Bedrock: its own endpoints and Anthropic's mounted, the model id one percent-decoded segment.
+  {
+    method: 'POST',
+    path: '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream',
+    expect: id('bedrock', 'POST', '/model/:modelId/converse-stream', { modelId: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }),
+  },
+  {
+    method: 'POST',
+    path: '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.x/invoke',
+    expect: id('bedrock', 'POST', '/model/:modelId/invoke', { modelId: 'arn:aws:bedrock:us-east-1:1:inference-profile/us.x' }),
+  },
+  { method: 'POST', path: '/anthropic/v1/messages', headers: ANTHROPIC, expect: id('bedrock', 'POST', '/anthropic/v1/messages') },
+  { method: 'POST', path: '/model/m/nope', expect: { status: 404, format: 'bedrock' } },
+  { method: 'POST', path: '/model/a/b/converse', expect: { status: 404, format: 'bedrock' } },
+  { method: 'GET', path: '/model/m/converse', expect: { status: 405, format: 'bedrock', allow: 'POST' } },
+  { method: 'GET', path: '/model/m/invoke', expect: { status: 405, format: 'bedrock', allow: 'POST' } },
 ];
 
 /** A concrete path for a pattern: each parameter given a plain value. */

@@ -7,6 +7,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { Inbound, JsonObject } from '../../pipeline/exchange.ts';
 import { lenientAlike } from '../../pipeline/params.ts';
+import { withVersionHeader } from '../anthropic/messages.ts';
 import { invalid } from '../anthropic/validate.ts';
 import { methodOf } from './gemini.ts';
 import { vertexModel } from './models.ts';
@@ -28,21 +29,6 @@ export const messagesMounted = (inbound: Inbound) => MESSAGES.has(methodOf(inbou
 
 /** Whether count_tokens answers it. */
 export const countTokensMounted = (inbound: Inbound) => lastSegment(inbound) === COUNT_TOKENS;
-
-/** `inbound` with an `anthropic-version` header, as Anthropic's endpoints read the version. */
-function withVersion(inbound: Inbound, version: string): Inbound {
-  return {
-    method: inbound.method,
-    url: inbound.url,
-    header: (name) => (name === 'anthropic-version' ? version : inbound.header(name)),
-    headers: () => ({ ...inbound.headers(), 'anthropic-version': version }),
-    text: (limit) => inbound.text(limit),
-    bytes: (limit) => inbound.bytes(limit),
-    get signal() {
-      return inbound.signal;
-    },
-  };
-}
 
 /**
  * The request as Anthropic's endpoint takes it: the body's anthropic_version (required) as the
@@ -73,7 +59,7 @@ function asAnthropic(call: Call, model: string): void {
   const own: JsonObject = { ...rest, model };
   lenientAlike(body, own);
   call.body = own;
-  call.inbound = withVersion(call.inbound, date);
+  call.inbound = withVersionHeader(call.inbound, date);
 }
 
 const whereOf = (call: Call) =>
