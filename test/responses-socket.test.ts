@@ -82,12 +82,211 @@ describe.each(setups)('Responses over WebSocket ($name)', (setup) => {
   });
   afterAll(() => s.stop());
 
-  it('smoke', async () => {
+  const weather = () =>
+    tool({
+      name: 'get_weather',
+      description: 'Weather for a city',
+      parameters: z.object({ city: z.string() }),
+      execute: async ({ city }) => `sunny, 21 C in ${city}`,
+    });
+  const agent = (model: OpenAIResponsesWSModel) =>
+    new Agent({ name: 'Guide', instructions: 'You answer weather questions.', model, tools: [weather()] });
+
+  it('runs an Agents SDK agent with a tool on OpenAIResponsesWSModel, and its responses are retrievable over HTTP', async () => {
+    const model = new OpenAIResponsesWSModel(client, 'gpt-4.1');
+    try {
+      const result = await new Runner({ tracingDisabled: true }).run(agent(model), 'What is the weather in Oslo? Use get_weather.');
+      const types = result.newItems.map((i) => i.type);
+      expect(types).toEqual(['tool_call_item', 'tool_call_output_item', 'message_output_item']);
+      expect(String(result.finalOutput)).toContain('sunny, 21 C in');
+      // Two turns, each a response made on the socket and kept as POST /v1/responses keeps it.
+      const ids = result.rawResponses.map((r) => r.responseId!);
+      expect(ids).toHaveLength(2);
+      const first = await client.responses.retrieve(ids[0]);
+      expect(first.status).toBe('completed');
+      expect(first.output.map((o) => o.type)).toEqual(['function_call']);
+      const last = await client.responses.retrieve(ids[1]);
+      expect(last.output_text).toBe(String(result.finalOutput));
+      // The journal has the upgrade and each response.create as the request it stands for.
+      const entries = s.gateway.requests().filter((e) => e.path === '/v1/responses');
+      expect(entries.map((e) => `${e.method} ${e.status}`)).toEqual(expect.arrayContaining(['GET 101', 'POST 200', 'POST 200']));
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('streams the events an SDK reads over HTTP, in the same order, and runs a streamed agent on the socket', async () => {
+    const request = { model: 'gpt-4.1', input: 'Tell me about the fjords', tools: [] };
+    const overHttp: string[] = [];
+    for await (const e of await client.responses.create({ ...request, stream: true })) overHttp.push(e.type);
     const c = connect(s.root);
     await c.opened;
-    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'Say hello' });
+    c.send({ type: 'response.create', ...request });
     const events = await c.until('response.completed');
-    console.log(events.map((e) => e.type));
+    expect(events.map((e) => e.type)).toEqual(overHttp);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     c.socket.close();
+
+    const model = new OpenAIResponsesWSModel(client, 'gpt-4.1');
+    try {
+      const streamed = await new Runner({ tracingDisabled: true }).run(agent(model), 'What is the weather in Bergen? Use get_weather.', {
+        stream: true,
+      });
+      const seen: string[] = [];
+      for await (const e of streamed) if (e.type === 'run_item_stream_event') seen.push(e.name);
+      await streamed.completed;
+      expect(seen).toEqual(['tool_called', 'tool_output', 'message_output_created']);
+      expect(String(streamed.finalOutput)).toContain('sunny, 21 C in');
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('chains previous_response_id across HTTP and the socket, both ways', async () => {
+    const overHttp = await client.responses.create({ model: 'gpt-4.1', input: 'My name is Ada.' });
+    const c = connect(s.root);
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', previous_response_id: overHttp.id, input: 'What is my name?' });
+    const [completed] = (await c.until('response.completed')).filter((e) => e.type === 'response.completed');
+    expect(completed.response.previous_response_id).toBe(overHttp.id);
+    const items = await client.responses.inputItems.list(completed.response.id);
+    expect(JSON.stringify(items.data)).toContain('What is my name?');
+    // And back: an HTTP request continues the socket's response.
+    const back = await client.responses.create({ model: 'gpt-4.1', previous_response_id: completed.response.id, input: 'Thanks' });
+    expect(back.previous_response_id).toBe(completed.response.id);
+    // An unknown id gets the HTTP route's error, as an error event, and the socket stays open.
+    c.send({ type: 'response.create', model: 'gpt-4.1', previous_response_id: 'resp_nope', input: 'Hi' });
+    const [error] = (await c.until('error')).filter((e) => e.type === 'error');
+    const http = await client.responses.create({ model: 'gpt-4.1', previous_response_id: 'resp_nope', input: 'Hi' }).catch((e) => e);
+    expect(error).toMatchObject({ status: http.status, error: { message: http.error.message, param: 'previous_response_id' } });
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'Still there?' });
+    await c.until('response.completed', 2);
+    c.socket.close();
+  });
+
+  it('answers bad client events with the error event the HTTP route would give, and goes on', async () => {
+    const c = connect(s.root);
+    await c.opened;
+    const bad: unknown[] = [
+      '{not json',
+      '[1,2]',
+      { type: 42 },
+      { type: 'session.update', session: {} },
+      { type: 'response.create', model: 'gpt-4.1', input: 'Hi', temperature: 7 },
+      { type: 'response.create', input: 'Hi' },
+      { type: 'response.create', model: 'no-such-model', input: 'Hi' },
+      { type: 'response.create', model: 'gpt-4.1', input: 'Hi', background: true },
+    ];
+    for (const b of bad) c.send(b);
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'And now a good one' });
+    const events = await c.until('response.completed');
+    const errors = events.filter((e) => e.type === 'error');
+    expect(errors).toHaveLength(bad.length);
+    for (const e of errors) {
+      expect(e.status).toBeGreaterThanOrEqual(400);
+      expect(e.error.type).toMatch(/invalid_request_error/);
+      expect(e.error.message.length).toBeGreaterThan(20);
+    }
+    expect(errors[0].error.code).toBe('invalid_json');
+    expect(errors[3].error).toMatchObject({ param: 'type', code: 'invalid_value' });
+    expect(errors[3].error.message).toContain("'response.create'");
+    // A body the route refuses: the HTTP route's own status and error, word for word.
+    for (const [i, body] of [
+      [4, { model: 'gpt-4.1', input: 'Hi', temperature: 7 }],
+      [5, { input: 'Hi' }],
+      [6, { model: 'no-such-model', input: 'Hi' }],
+    ] as const) {
+      const http = await client.responses.create(body as never).catch((e) => e);
+      expect(errors[i]).toMatchObject({ status: http.status, error: { message: http.error.message } });
+    }
+    expect(errors[7].error.param).toBe('background');
+    c.socket.close();
+  });
+
+  it('refuses an upgrade without a key as the HTTP route does, and answers a plain GET with what to do', async () => {
+    const plain = await fetch(`${s.root}/v1/responses`, { headers: { authorization: 'Bearer sk-test' } });
+    expect(plain.status).toBe(400);
+    expect(((await plain.json()) as Ev).error.message).toContain('WebSocket');
+    const c = connect(s.root, {});
+    const outcome = await Promise.race([c.opened.then(() => c.until('error')).then((e) => e[0]), c.closed]).catch(() => 'refused');
+    // Over a socket the handshake fails with the 401; in-process msw opens it, sends the error and closes (1008).
+    if (typeof outcome === 'object' && 'type' in outcome) expect(outcome.error.code).toBe('invalid_api_key');
+    else expect(outcome === 'refused' || (outcome as { code: number }).code !== 1000).toBe(true);
+  });
+
+  it("keeps a response made on a socket with x-mock-test-id as that test's", async () => {
+    const c = connect(s.root, { authorization: 'Bearer sk-test', 'x-mock-test-id': 'ws-alpha' });
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'Remember me' });
+    const done = (await c.until('response.completed')).find((e) => e.type === 'response.completed')!;
+    c.socket.close();
+    const id = done.response.id as string;
+    const mine = await client.responses.retrieve(id, {}, { headers: { 'x-mock-test-id': 'ws-alpha' } });
+    expect(mine.id).toBe(id);
+    const other = await client.responses.retrieve(id, {}, { headers: { 'x-mock-test-id': 'ws-beta' } }).catch((e) => e);
+    expect(other.status).toBe(404);
+  });
+
+  it('applies the faults sent on the upgrade to each response: an in-stream error, and a broken connection', async () => {
+    const c = connect(s.root, { authorization: 'Bearer sk-test', 'x-mock-fault': 'STREAM_ERROR,after=3' });
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'Hello there' });
+    const events = await c.until('error');
+    expect(events.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'error']);
+    expect(events.at(-1)).toMatchObject({ code: null, param: null, sequence_number: 3 });
+    expect(events.at(-1)!.message).toContain('injected');
+    c.socket.close();
+    const reset = connect(s.root, { authorization: 'Bearer sk-test', 'x-mock-fault': 'CONNECTION_RESET_BY_PEER' });
+    await reset.opened;
+    reset.send({ type: 'response.create', model: 'gpt-4.1', input: 'Hello there' });
+    const closed = await reset.closed;
+    expect(closed.code).not.toBe(1000);
+    expect(reset.events).toEqual([]);
+  });
+
+  it('stops making a response the moment its socket closes', async () => {
+    const before = s.gateway.requests().length;
+    // 5 tokens a second: the whole reply would take a minute.
+    const c = connect(s.root, { authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=0,tps=5' });
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'Tell me a long story about the sea' });
+    await c.until('response.output_text.delta', 2);
+    c.socket.close();
+    await c.closed;
+    await expect.poll(() => s.gateway.activeStreams).toBe(0);
+    const post = s.gateway
+      .requests()
+      .slice(before)
+      .find((e) => e.method === 'POST');
+    expect(post?.outcome).toBe('aborted');
+    const sent = post!.eventsSent;
+    await new Promise((r) => setTimeout(r, 600));
+    // Nothing more was made after the close.
+    expect(s.gateway.requests().find((e) => e.requestId === post!.requestId)!.eventsSent).toBe(sent);
+  });
+
+  it('holds at most a bounded queue of client events while a response is under way, then closes 1008', async () => {
+    const c = connect(s.root, { authorization: 'Bearer sk-test', 'x-mock-latency': 'ttft=0,tps=5' });
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'A slow one' });
+    for (let i = 0; i < 70; i++) c.send({ type: 'response.create', model: 'gpt-4.1', input: `queued ${i}` });
+    const closed = await c.closed;
+    expect(closed).toMatchObject({ code: 1008, reason: 'event_queue_full' });
+    expect(c.events.at(-1)).toMatchObject({ type: 'error', error: { code: 'event_queue_full' } });
+    await expect.poll(() => s.gateway.activeStreams).toBe(0);
+  });
+});
+
+describe('Responses over WebSocket: frames past the body limit (in-process)', () => {
+  const gateway = createGateway({ maxBodyBytes: 4096 });
+  const server = setupServer(...gateway.handlers);
+  beforeAll(() => strictListen(server));
+  afterAll(() => server.close());
+
+  it('closes 1009 for a frame larger than the body limit', async () => {
+    const c = connect('http://127.0.0.1:2');
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'x'.repeat(5000) });
+    expect((await c.closed).code).toBe(1009);
   });
 });

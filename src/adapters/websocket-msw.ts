@@ -84,7 +84,8 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending, reque
     buffered: () => 0,
     whenDrained: (resume) => queueMicrotask(resume),
     pauseReading: () => {},
-    close: (code, reason) => client.close(code, reason),
+    // On the next turn, as a refusal's: msw delivers frames asynchronously, and a close first would drop those sent before it.
+    close: (code, reason) => void setTimeout(() => client.close(code, reason), 0),
     // A dropped connection, as the browser reports one.
     terminate: () => client.close(1006, 'connection dropped'),
   };

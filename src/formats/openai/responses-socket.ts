@@ -302,15 +302,18 @@ class ResponsesSocket implements SocketPeer {
   private playOut(body: EventPlayback, streamId: string | undefined): () => void {
     const { hooks } = body;
     const tag = streamId === undefined ? '' : `,"stream_id":${JSON.stringify(streamId)}}`;
-    const frame = (e: StreamEvent) => (tag && e.data.endsWith('}') ? e.data.slice(0, -1) + tag : e.data);
     let index = 0;
+    const frame = (e: StreamEvent, at: number) => {
+      const data = e.data.startsWith('{"error":') ? errorEvent(e.data, at) : e.data;
+      return tag && data.endsWith('}') ? data.slice(0, -1) + tag : data;
+    };
     return play(
       body.events,
       {
         write: (events) => {
           let shown = '';
-          for (const e of events) {
-            const text = frame(e);
+          for (const [i, e] of events.entries()) {
+            const text = frame(e, index + i);
             shown += `${text}\n`;
             this.send(text);
           }
@@ -332,6 +335,22 @@ class ResponsesSocket implements SocketPeer {
       this.call.runtime.readerTimeoutMs,
     );
   }
+}
+
+/**
+ * A failure part-way through a stream as the socket's error event (`type: "error"`, its code, message
+ * and param, and its place in the stream): the format's in-stream error has no type, which a socket's
+ * client could not tell from any other frame.
+ */
+function errorEvent(data: string, sequence: number): string {
+  const { error } = JSON.parse(data) as { error: { code?: unknown; message?: unknown; param?: unknown } };
+  return JSON.stringify({
+    type: 'error',
+    code: error.code ?? null,
+    message: error.message,
+    param: error.param ?? null,
+    sequence_number: sequence,
+  });
 }
 
 function kind(value: unknown): string {
