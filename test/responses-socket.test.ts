@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { setupServer } from 'msw/node';
 import { Agent, OpenAIResponsesWSModel, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { z } from 'zod';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { startServer } from '../src/server.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
@@ -274,6 +275,32 @@ describe.each(setups)('Responses over WebSocket ($name)', (setup) => {
     expect(closed).toMatchObject({ code: 1008, reason: 'event_queue_full' });
     expect(c.events.at(-1)).toMatchObject({ type: 'error', error: { code: 'event_queue_full' } });
     await expect.poll(() => s.gateway.activeStreams).toBe(0);
+  });
+});
+
+describe.runIf(socketSuites)("the openai SDK's ResponsesWS (socket)", () => {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, seed: 5 });
+  });
+  afterAll(() => server.close());
+
+  it('creates responses on one connection, reports a refused body as its error, and the response is retrievable', async () => {
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const rws = new ResponsesWS(client);
+    const errors: { message: string; status?: number }[] = [];
+    const texts: string[] = [];
+    rws.on('error', (e) => errors.push({ message: e.message, status: (e.error as { status?: number } | undefined)?.status }));
+    rws.on('response.output_text.done', (e) => texts.push(e.text));
+    const completed = new Promise<string>((resolve) => rws.on('response.completed', (e) => resolve(e.response.id)));
+    rws.send({ type: 'response.create', model: 'gpt-4.1', input: 'Hi', temperature: 9 } as never);
+    rws.send({ type: 'response.create', model: 'gpt-4.1', input: 'Hello over the socket' });
+    const id = await completed;
+    rws.close();
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toMatch(/temperature/);
+    const kept = await client.responses.retrieve(id);
+    expect(kept.output_text).toBe(texts[0]);
   });
 });
 
