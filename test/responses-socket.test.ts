@@ -304,6 +304,27 @@ describe.runIf(socketSuites)("the openai SDK's ResponsesWS (socket)", () => {
   });
 });
 
+describe('Responses over WebSocket: rate limits (in-process)', () => {
+  const gateway = createGateway({ rateLimits: { rpm: 1 } });
+  const server = setupServer(...gateway.handlers);
+  beforeAll(() => strictListen(server));
+  afterAll(() => server.close());
+
+  it("counts each response.create as a request of the token: past its limit, the 429 as an error event with the limit's headers", async () => {
+    const c = connect('http://127.0.0.1:2');
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'One' });
+    c.send({ type: 'response.create', model: 'gpt-4.1', input: 'Two' });
+    const events = await c.until('error');
+    expect(events.filter((e) => e.type === 'response.completed')).toHaveLength(1);
+    const error = events.at(-1)!;
+    expect(error).toMatchObject({ status: 429, error: { type: 'requests', code: 'rate_limit_exceeded' } });
+    expect(error.error.headers['x-ratelimit-limit-requests']).toBe('1');
+    expect(Number(error.error.headers['retry-after'])).toBeGreaterThan(0);
+    c.socket.close();
+  });
+});
+
 describe('Responses over WebSocket: frames past the body limit (in-process)', () => {
   const gateway = createGateway({ maxBodyBytes: 4096 });
   const server = setupServer(...gateway.handlers);

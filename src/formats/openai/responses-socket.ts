@@ -162,6 +162,9 @@ class ResponsesSocket implements SocketPeer {
       // not JSON: described below
     }
     error ??= { type: 'server_error', code: null, message: `HTTP ${out.status}`, param: null };
+    // What the HTTP answer's headers said of the limits (a 429's retry-after), on the error as the service puts them.
+    const limits = Object.entries(out.headers).filter(([k]) => /^(x-ratelimit-|retry-after)/.test(k));
+    if (limits.length && isJsonObject(error)) error = { ...error, headers: Object.fromEntries(limits) };
     this.send(JSON.stringify({ type: 'error', status: out.status, error, ...(streamId !== undefined && { stream_id: streamId }) }));
   }
 
