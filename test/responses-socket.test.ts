@@ -127,6 +127,12 @@ describe.each(setups)('Responses over WebSocket ($name)', (setup) => {
     expect(events.map((e) => e.type)).toEqual(overHttp);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     c.socket.close();
+    // The same request on another connection: the same frames, byte for byte.
+    const again = connect(s.root);
+    await again.opened;
+    again.send({ type: 'response.create', ...request });
+    expect(JSON.stringify(await again.until('response.completed'))).toBe(JSON.stringify(events));
+    again.socket.close();
 
     const model = new OpenAIResponsesWSModel(client, 'gpt-4.1');
     try {
