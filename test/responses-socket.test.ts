@@ -12,6 +12,12 @@ import { ResponsesWS } from 'openai/resources/responses/ws';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { startServer } from '../src/server.ts';
 import { socketSuites, strictListen } from './helpers/modes.ts';
+import { endpoints, runtimeOf } from '../src/gateway.ts';
+import { runEndpoint } from '../src/pipeline/endpoint.ts';
+import { inboundOf, socketRequests } from '../src/adapters/upgrade.ts';
+import { openaiFormat } from '../src/formats/openai/format.ts';
+import { HIGH_WATER_BYTES } from '../src/pipeline/playback.ts';
+import type { SocketSink } from '../src/pipeline/exchange.ts';
 
 setTracingDisabled(true);
 
@@ -342,5 +348,80 @@ describe('Responses over WebSocket: frames past the body limit (in-process)', ()
     await c.opened;
     c.send({ type: 'response.create', model: 'gpt-4.1', input: 'x'.repeat(5000) });
     expect((await c.closed).code).toBe(1009);
+  });
+});
+
+describe('Responses over WebSocket: a reader that takes nothing', () => {
+  /** A sink whose reader takes nothing until drained: it counts what was sent and holds the resume. */
+  function stalledSink() {
+    const held = {
+      sent: 0,
+      buffered: 0,
+      largest: 0,
+      frames: [] as string[],
+      paused: [] as boolean[],
+      resume: undefined as (() => void) | undefined,
+    };
+    const sink: SocketSink = {
+      send(text) {
+        held.sent += text.length;
+        held.buffered += text.length;
+        held.largest = Math.max(held.largest, text.length);
+        held.frames.push(text);
+      },
+      buffered: () => held.buffered,
+      whenDrained: (r) => void (held.resume = r),
+      pauseReading: (p) => void held.paused.push(p),
+      close: () => {},
+      terminate: () => {},
+    };
+    const drain = () => {
+      held.buffered = 0;
+      const r = held.resume;
+      held.resume = undefined;
+      r?.();
+    };
+    return { held, sink, drain };
+  }
+
+  it('sends at most the high-water mark and one event while its reader takes nothing, then every event in order', async () => {
+    const long = 'word '.repeat(40_000);
+    const gateway = createGateway({ fixtures: [{ match: { userMessage: 'long' }, reply: { text: long } }] });
+    const runtime = runtimeOf(gateway);
+    const spec = endpoints.find((e) => e.upgrade && e.path === '/v1/responses')!;
+    const headers: Record<string, string> = { authorization: 'Bearer sk-test', upgrade: 'websocket' };
+    const inbound = inboundOf(
+      'GET',
+      new URL('ws://127.0.0.1/v1/responses'),
+      (n) => headers[n],
+      () => headers,
+      new AbortController().signal,
+    );
+    const out = await runEndpoint(runtime, spec, inbound, {});
+    const { held, sink, drain } = stalledSink();
+    const peer = out.socket!.open(sink, socketRequests(runtime, endpoints, openaiFormat));
+    peer.receive(JSON.stringify({ type: 'response.create', model: 'gpt-4.1', input: 'long' }));
+    peer.receive(JSON.stringify({ type: 'response.create', model: 'gpt-4.1', input: 'Hi' }));
+    await expect.poll(() => held.resume !== undefined).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    // The reader took nothing: what was made is the high-water mark and the event that passed it.
+    expect(held.sent).toBeLessThanOrEqual(HIGH_WATER_BYTES + held.largest);
+    expect(held.sent).toBeLessThan(long.length);
+    const completed = () => held.frames.filter((f) => f.startsWith('{"type":"response.completed"')).length;
+    for (let rounds = 0; completed() < 2 && rounds < 10_000; rounds++) {
+      const before = held.sent;
+      drain();
+      await new Promise((r) => setTimeout(r, 0));
+      await expect.poll(() => held.resume !== undefined || completed() === 2).toBe(true);
+      expect(held.sent - before).toBeLessThanOrEqual(HIGH_WATER_BYTES + held.largest);
+    }
+    const events = held.frames.map((f) => JSON.parse(f) as { type: string; sequence_number: number; response?: { output_text?: string } });
+    const second = events.findIndex((e, i) => i > 0 && e.type === 'response.created');
+    // The first response whole, in order, then the second.
+    expect(events.slice(0, second).map((e) => e.sequence_number)).toEqual(Array.from({ length: second }, (_, i) => i));
+    expect(events[second - 1].type).toBe('response.completed');
+    expect(events.at(-1)!.type).toBe('response.completed');
+    expect(held.paused.at(-1) ?? false).toBe(false);
+    peer.closed();
   });
 });
