@@ -361,6 +361,7 @@ describe('Responses over WebSocket: a reader that takes nothing', () => {
       frames: [] as string[],
       paused: [] as boolean[],
       resume: undefined as (() => void) | undefined,
+      closes: [] as (number | 'terminated')[],
     };
     const sink: SocketSink = {
       send(text) {
@@ -372,8 +373,8 @@ describe('Responses over WebSocket: a reader that takes nothing', () => {
       buffered: () => held.buffered,
       whenDrained: (r) => void (held.resume = r),
       pauseReading: (p) => void held.paused.push(p),
-      close: () => {},
-      terminate: () => {},
+      close: (code) => void held.closes.push(code),
+      terminate: () => void held.closes.push('terminated'),
     };
     const drain = () => {
       held.buffered = 0;
@@ -384,9 +385,8 @@ describe('Responses over WebSocket: a reader that takes nothing', () => {
     return { held, sink, drain };
   }
 
-  it('sends at most the high-water mark and one event while its reader takes nothing, then every event in order', async () => {
-    const long = 'word '.repeat(40_000);
-    const gateway = createGateway({ fixtures: [{ match: { userMessage: 'long' }, reply: { text: long } }] });
+  const long = 'word '.repeat(40_000);
+  async function open(gateway: Gateway) {
     const runtime = runtimeOf(gateway);
     const spec = endpoints.find((e) => e.upgrade && e.path === '/v1/responses')!;
     const headers: Record<string, string> = { authorization: 'Bearer sk-test', upgrade: 'websocket' };
@@ -398,8 +398,22 @@ describe('Responses over WebSocket: a reader that takes nothing', () => {
       new AbortController().signal,
     );
     const out = await runEndpoint(runtime, spec, inbound, {});
-    const { held, sink, drain } = stalledSink();
-    const peer = out.socket!.open(sink, socketRequests(runtime, endpoints, openaiFormat));
+    const stalled = stalledSink();
+    return { ...stalled, peer: out.socket!.open(stalled.sink, socketRequests(runtime, endpoints, openaiFormat)) };
+  }
+
+  it('drops a reader that takes nothing for the reader timeout: close 1008, the response and the connection aborted', async () => {
+    const gateway = createGateway({ readerTimeoutMs: 200, fixtures: [{ match: { userMessage: 'long' }, reply: { text: long } }] });
+    const { held, peer } = await open(gateway);
+    peer.receive(JSON.stringify({ type: 'response.create', model: 'gpt-4.1', input: 'long' }));
+    await expect.poll(() => held.closes).toEqual([1008, 'terminated']);
+    const entries = gateway.requests().filter((e) => e.path === '/v1/responses');
+    expect(entries.map((e) => `${e.method} ${e.outcome}`)).toEqual(['GET aborted', 'POST aborted']);
+    expect(gateway.activeStreams).toBe(0);
+  });
+
+  it('sends at most the high-water mark and one event while its reader takes nothing, then every event in order', async () => {
+    const { held, drain, peer } = await open(createGateway({ fixtures: [{ match: { userMessage: 'long' }, reply: { text: long } }] }));
     peer.receive(JSON.stringify({ type: 'response.create', model: 'gpt-4.1', input: 'long' }));
     peer.receive(JSON.stringify({ type: 'response.create', model: 'gpt-4.1', input: 'Hi' }));
     await expect.poll(() => held.resume !== undefined).toBe(true);
