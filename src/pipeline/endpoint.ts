@@ -4,7 +4,7 @@ import { asGatewayError, GatewayError } from '../core/errors.ts';
 import { boundEntry, boundedHeaders, JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
-import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
+import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type EphemeralKind, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
 import {
@@ -117,12 +117,12 @@ interface Caller {
  * its rate limits). A client secret (`ek_…`, on the routes that take one) acts for the token that minted
  * it: that token's scope, quota and limits apply, as if it had been presented.
  */
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): Caller {
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral?: EphemeralKind, limited = false): Caller {
   const presented = presentedKey(inbound, ways);
   if (!presented) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
-  const minted = ephemeral ? runtime.tokens.ephemeralKey(presented, runtime.now()) : undefined;
+  const minted = ephemeral ? runtime.tokens.ephemeralKey(presented, runtime.now(), ephemeral) : undefined;
   const token = minted?.parent ?? presented;
   if (!runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(presented)}. ${HOW_KEYS_ARE_SET}`, {

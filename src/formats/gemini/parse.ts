@@ -7,7 +7,7 @@ import { builtinTools, camelTool } from './tools.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
-const VOICES = [
+export const VOICES = [
   'Zephyr',
   'Puck',
   'Charon',
