@@ -103,6 +103,7 @@ async function fillEveryStore(test?: string): Promise<void> {
   const input = await openai.files.create({ file: await toFile(Buffer.from(`${JSON.stringify(line)}\n`), 'in.jsonl'), purpose: 'batch' });
   await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/moderations', completion_window: '24h' });
   await openai.responses.create({ model: 'gpt-4o-mini', input: 'Keep this too.' });
+  await openai.vectorStores.create({ name: 'kept' });
   await openai.images.generate({ model: 'dall-e-2', prompt: 'a kept picture', response_format: 'url', size: '256x256' });
   await anthropic.messages.batches.create({
     requests: [{ custom_id: 'one', params: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: ask } }],

@@ -28,6 +28,7 @@ import { fileEndpoints } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
 import { moderationEndpoints } from './moderations.ts';
 import { batchEndpoints } from './batches.ts';
+import { vectorSearcher, vectorStoreEndpoints } from './vector-stores.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
@@ -165,7 +166,7 @@ export const openaiEndpoints: EndpointSpec[] = [
       const { request } = parsed;
       requireModel(call, request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
-      const answered = answer(call, request);
+      const answered = answer(call, request, vectorSearcher(call));
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       parsed.images = await imageFiles(reply, request);
@@ -242,6 +243,7 @@ export const openaiEndpoints: EndpointSpec[] = [
   // Anthropic's Files API lives at /v1/files too: its clients get Anthropic's answer, not OpenAI's 401.
   ...fileEndpoints.map((e) => ({ ...e, accepts: fromOpenAIClient })),
   ...uploadEndpoints,
+  ...vectorStoreEndpoints,
   ...moderationEndpoints,
   // A batch's lines are answered by the endpoints above and below (the table is complete when a batch runs).
   ...batchEndpoints((path) => openaiEndpoints.find((e) => e.method === 'POST' && e.path === path)!),
