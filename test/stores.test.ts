@@ -104,6 +104,7 @@ async function fillEveryStore(test?: string): Promise<void> {
   await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/moderations', completion_window: '24h' });
   await openai.responses.create({ model: 'gpt-4o-mini', input: 'Keep this too.' });
   await openai.vectorStores.create({ name: 'kept' });
+  await openai.conversations.create({ items: [{ type: 'message', role: 'user', content: 'Keep this conversation.' }] });
   await openai.images.generate({ model: 'dall-e-2', prompt: 'a kept picture', response_format: 'url', size: '256x256' });
   await anthropic.messages.batches.create({
     requests: [{ custom_id: 'one', params: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: ask } }],
