@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import OpenAI, { toFile } from 'openai';
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { toFile as toAnthropicFile } from '@anthropic-ai/sdk';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { declaredStores, defineStore, HeldStore, SHARED, StoreRegistry, type Owner } from '../src/core/stores.ts';
 import { strictListen } from './helpers/modes.ts';
@@ -106,6 +106,7 @@ async function fillEveryStore(test?: string): Promise<void> {
   await openai.vectorStores.create({ name: 'kept' });
   await openai.conversations.create({ items: [{ type: 'message', role: 'user', content: 'Keep this conversation.' }] });
   await openai.images.generate({ model: 'dall-e-2', prompt: 'a kept picture', response_format: 'url', size: '256x256' });
+  await anthropic.beta.files.upload({ file: await toAnthropicFile(Buffer.from('kept'), 'kept.txt') });
   await anthropic.messages.batches.create({
     requests: [{ custom_id: 'one', params: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: ask } }],
   });
