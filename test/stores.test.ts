@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import OpenAI, { toFile } from 'openai';
 import Anthropic, { toFile as toAnthropicFile } from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { declaredStores, defineStore, HeldStore, SHARED, StoreRegistry, type Owner } from '../src/core/stores.ts';
 import { strictListen } from './helpers/modes.ts';
@@ -110,6 +111,8 @@ async function fillEveryStore(test?: string): Promise<void> {
   await anthropic.messages.batches.create({
     requests: [{ custom_id: 'one', params: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: ask } }],
   });
+  const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: 'http://127.0.0.1:2', headers: defaultHeaders } });
+  await google.files.upload({ file: new Blob(['kept'], { type: 'text/plain' }) });
   const system = [{ type: 'text' as const, text: 'A long cached preamble. '.repeat(400), cache_control: { type: 'ephemeral' as const } }];
   await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, system, messages: ask });
 }
