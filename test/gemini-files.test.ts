@@ -104,3 +104,26 @@ describe('Gemini files: the store full', () => {
     }
   });
 });
+
+describe('Gemini files: a hostile upload', () => {
+  it('answers a chunk past the body limit with the service status, holding nothing of it, while others are served', async () => {
+    const { setupServer } = await import('msw/node');
+    const { createGateway } = await import('../src/index.ts');
+    const gateway = createGateway({ maxBodyBytes: 1024 * 1024 });
+    const server = setupServer(...gateway.handlers);
+    server.listen();
+    try {
+      const ai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: 'http://127.0.0.1:2' } });
+      const big = await failure(ai.files.upload({ file: new Blob([new Uint8Array(3 * 1024 * 1024)], { type: 'text/plain' }) }));
+      // Google answers a body too large as a 400 (it has no 413).
+      expect(big.status).toBe(400);
+      expect(big.message).toMatch(/bytes/);
+      const held = gateway.resources().find((s) => s.name === 'gemini.files');
+      // The upload's session was opened at its declared size; its bytes never came in.
+      expect(held?.objects.every((o) => o.bytes < 4096)).toBe(true);
+      expect((await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).text).toBeTruthy();
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -21,7 +21,7 @@ interface GeminiFile {
   id: string;
   displayName?: string;
   mimeType: string;
-  /** The size the upload declared; the bytes received so far while it is under way. */
+  /** The size the upload declared, and the bytes received so far (what it is counted at) while it is under way. */
   declared: number;
   chunks: Uint8Array[];
   received: number;
@@ -135,7 +135,8 @@ function start(call: Call<JsonObject>, bytes: Uint8Array): Outbound {
     createdAt: call.runtime.now(),
     origin: call.inbound.url.origin,
   };
-  if (!view.store.fits(declared + OVERHEAD) || !view.set(f.id, f, declared + OVERHEAD)) throw full();
+  // Refused at the start when the whole file would not fit; counted at what has come in, as it comes.
+  if (!view.store.fits(declared + OVERHEAD) || !view.set(f.id, f, OVERHEAD)) throw full();
   const url = `${call.inbound.url.origin}${call.inbound.url.pathname}?upload_id=${f.id}&upload_protocol=resumable`;
   return {
     status: 200,
@@ -147,13 +148,15 @@ function start(call: Call<JsonObject>, bytes: Uint8Array): Outbound {
 /** `upload` (and `finalize`): a chunk at its offset; the last one makes the file. */
 function upload(call: Call<JsonObject>, bytes: Uint8Array, command: string): Outbound {
   const id = call.inbound.url.searchParams.get('upload_id') ?? '';
-  const f = heldFor(call, FILES).get(id);
+  const view = heldFor(call, FILES);
+  const f = view.get(id);
   if (!f || f.bytes) throw new GatewayError('not_found', `No upload session ${id}: start one with X-Goog-Upload-Command: start.`);
   const offset = Number(call.inbound.header('x-goog-upload-offset') ?? f.received);
   if (offset !== f.received)
     throw new GatewayError('invalid_request', `X-Goog-Upload-Offset ${offset} does not follow the ${f.received} bytes received so far.`);
   if (f.received + bytes.byteLength > f.declared)
     throw new GatewayError('invalid_request', `The upload passes its declared size of ${f.declared} bytes.`);
+  if (!view.resize(f.id, f.received + bytes.byteLength + OVERHEAD)) throw full();
   f.chunks.push(bytes);
   f.received += bytes.byteLength;
   if (!command.includes('finalize'))
