@@ -117,6 +117,11 @@ interface Route {
 export interface BodyEndpoint extends Route {
   method: 'POST';
   bodiless?: false;
+  /**
+   * A body of bytes, never parsed (a resumable upload's chunk): read within the body limit and handed
+   * over as `call.body.data`, an Upload of the request's content type.
+   */
+  rawBody?: true;
   handle: Handler<JsonObject>;
 }
 

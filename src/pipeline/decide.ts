@@ -7,6 +7,7 @@ import type { JournalEntry } from '../core/journal.ts';
 import type { CanonicalReply } from '../core/reply.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import { requestKey, respond, type PinnedReply } from '../core/respond.ts';
+import type { FileSearcher } from '../core/synthesize/builtin.ts';
 import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts';
 import { countPromptTokens } from '../core/tokens.ts';
 import type { Capability } from '../core/models.ts';
@@ -144,8 +145,11 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   };
 }
 
-/** The answer to a chat-like request: the decision, and the reply it pins or synthesizes. */
-export function answer(ctx: DecisionContext, request: CanonicalRequest): Answered | Forward {
+/**
+ * The answer to a chat-like request: the decision, and the reply it pins or synthesizes. `searchFiles`
+ * answers the request's file searches from stores its format holds (else they are synthesized).
+ */
+export function answer(ctx: DecisionContext, request: CanonicalRequest, searchFiles?: FileSearcher): Answered | Forward {
   requireContext(ctx.runtime, request);
   const decision = decide(ctx, request);
   if (isForward(decision)) return decision;
@@ -160,6 +164,7 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
     created: runtime.now(),
     model: runtime.catalogue.get(request.model),
     cache: { store: runtime.promptCache, scope, now: runtime.now(), owner },
+    searchFiles,
   };
   // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;

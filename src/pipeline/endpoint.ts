@@ -215,6 +215,13 @@ async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, 
     return { parse: noBody };
   }
   const contentType = inbound.header('content-type');
+  if ('rawBody' in spec && spec.rawBody) {
+    const bytes = await inbound.bytes(runtime.maxBodyBytes);
+    entry.bodyBytes = bytes.byteLength;
+    entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, await decodeInSlices(bytes, new TextDecoder('latin1')));
+    const upload: Upload = { filename: '', type: contentType ?? '', bytes };
+    return { received: bytes, parse: async () => ({ data: upload }) as unknown as JsonObject };
+  }
   const boundary = multipartBoundary(contentType);
   if (boundary !== undefined) {
     const bytes = await inbound.bytes(runtime.maxBodyBytes);

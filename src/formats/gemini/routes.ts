@@ -1,4 +1,5 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
+import { checkFileUris, geminiFileEndpoints } from './files.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -79,6 +80,7 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
   const { request, options } = parseGenerateRequest(call.body, model, stream);
   requireModel(call, model, action, request.output.type);
+  checkFileUris(call, call.body);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
@@ -225,26 +227,28 @@ function getModel(call: Call) {
 
 const versions = ['/v1beta', '/v1'];
 
-export const geminiEndpoints: EndpointSpec[] = versions
-  .flatMap((v): EndpointSpec[] => [
-    { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
-    {
-      method: 'GET',
-      path: `${v}/models`,
-      format: geminiFormat,
-      auth: KEY_WAYS,
-      accepts: v === '/v1' ? fromGoogleClient : undefined,
-      handle: listModels,
-    },
-    {
-      method: 'GET',
-      path: `${v}/models/:model`,
-      format: geminiFormat,
-      auth: KEY_WAYS,
-      accepts: v === '/v1' ? fromGoogleClient : undefined,
-      handle: getModel,
-    },
-  ])
+export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
+  .concat(
+    versions.flatMap((v): EndpointSpec[] => [
+      { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
+      {
+        method: 'GET',
+        path: `${v}/models`,
+        format: geminiFormat,
+        auth: KEY_WAYS,
+        accepts: v === '/v1' ? fromGoogleClient : undefined,
+        handle: listModels,
+      },
+      {
+        method: 'GET',
+        path: `${v}/models/:model`,
+        format: geminiFormat,
+        auth: KEY_WAYS,
+        accepts: v === '/v1' ? fromGoogleClient : undefined,
+        handle: getModel,
+      },
+    ]),
+  )
   .concat(
     // Gemini Live: the key in `?key=`; the Constrained form takes ephemeral tokens in `?access_token=`.
     ['v1beta', 'v1alpha', 'v1'].map(

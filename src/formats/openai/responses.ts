@@ -238,7 +238,8 @@ export function storedResponse(call: Call, id: string, byPath = false): StoredRe
   });
 }
 
-export function parseResponsesRequest(body: JsonObject, previous: StoredResponse | undefined): ResponsesCall {
+/** `previous`: the stored response `previous_response_id` names, or the conversation `conversation` names (its messages). */
+export function parseResponsesRequest(body: JsonObject, previous: Pick<StoredResponse, 'conversation'> | undefined): ResponsesCall {
   checkFields(body, FIELDS);
   checkMetadata(body.metadata);
   if (body.previous_response_id && !previous) {
@@ -415,6 +416,9 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     output: final ? outputItems(reply, call) : [],
     parallel_tool_calls: request.parallelToolCalls,
     previous_response_id: body.previous_response_id ?? null,
+    ...(body.conversation
+      ? { conversation: { id: typeof body.conversation === 'string' ? body.conversation : body.conversation.id } }
+      : {}),
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     service_tier: 'default',
     store: body.store !== false,

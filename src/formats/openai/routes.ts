@@ -29,6 +29,9 @@ import { fileEndpoints } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
 import { moderationEndpoints } from './moderations.ts';
 import { batchEndpoints } from './batches.ts';
+import { vectorSearcher, vectorStoreEndpoints } from './vector-stores.ts';
+import { conversationEndpoints, withConversation } from './conversations.ts';
+import type { JsonObject } from '../fields.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
@@ -161,15 +164,18 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     async handle(call) {
       const body = call.body;
+      const turn = withConversation(call);
       const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
-      const parsed = parseResponsesRequest(body, previous);
+      const parsed = parseResponsesRequest(body, previous ?? (turn && { conversation: turn.history }));
       const { request } = parsed;
       requireModel(call, request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
-      const answered = answer(call, request);
+      const answered = answer(call, request, vectorSearcher(call));
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       parsed.images = await imageFiles(reply, request);
+      // The turn joins its conversation: the input as given, then the output.
+      turn?.append(parsed.items, renderResponse(reply, parsed).output as JsonObject[]);
       if (body.store !== false) {
         const said: Message = {
           role: 'assistant',
@@ -252,6 +258,8 @@ export const openaiEndpoints: EndpointSpec[] = [
   // Anthropic's Files API lives at /v1/files too: its clients get Anthropic's answer, not OpenAI's 401.
   ...fileEndpoints.map((e) => ({ ...e, accepts: fromOpenAIClient })),
   ...uploadEndpoints,
+  ...vectorStoreEndpoints,
+  ...conversationEndpoints,
   ...moderationEndpoints,
   // A batch's lines are answered by the endpoints above and below (the table is complete when a batch runs).
   ...batchEndpoints((path) => openaiEndpoints.find((e) => e.method === 'POST' && e.path === path)!),
