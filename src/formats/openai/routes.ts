@@ -30,6 +30,8 @@ import { moderationEndpoints } from './moderations.ts';
 import { batchEndpoints } from './batches.ts';
 import { cancelRun, checkBackground, retrieveRun, runEvents, startRun, streamRun } from './background.ts';
 import { invalid } from './validate.ts';
+import { inputTokenEndpoints } from './input-tokens.ts';
+import { traceEndpoints } from './traces.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
@@ -268,6 +270,8 @@ export const openaiEndpoints: EndpointSpec[] = [
   // A batch's lines are answered by the endpoints above and below (the table is complete when a batch runs).
   ...batchEndpoints((path) => openaiEndpoints.find((e) => e.method === 'POST' && e.path === path)!),
   ...compactEndpoints,
+  ...inputTokenEndpoints,
+  ...traceEndpoints,
   ...imageVariationEndpoints,
   ...embeddingEndpoints,
   ...realtimeEndpoints,
