@@ -89,7 +89,8 @@ export class Catalogue {
     // A snapshot of a known model is that model; of a family's name, the family.
     const base = id.replace(SNAPSHOT, '');
     const known = base === id ? undefined : (this.byId.get(base) ?? this.resolve(base));
-    if (known) return { ...known, id, display_name: id, resolved_by: known.resolved_by ?? 'family', resolved_to: known.resolved_to ?? base };
+    if (known)
+      return { ...known, id, display_name: id, resolved_by: known.resolved_by ?? 'family', resolved_to: known.resolved_to ?? base };
     return this.fromFamily(id, this.families.find((f) => f.family.fallback && f.pattern.test(id))?.family);
   }
 
