@@ -2,7 +2,7 @@
 // processes, the in-process gateway answers a chat request, then a speech request twice; prints the
 // medians of the first speech request's CPU and wall time and of the second's wall time, as one JSON line.
 // Usage: node bench/cold-media.ts [--runs 5] [--dist <checkout whose dist/ to load, default this one>]
-import { spawn } from 'node:child_process';
+import { probeFresh } from './spawn.ts';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadavg } from 'node:os';
@@ -41,15 +41,7 @@ interface Row {
   secondMs: number;
 }
 
-function fresh(): Promise<Row> {
-  const args = [fileURLToPath(import.meta.url), '--probe', ...(values.dist ? ['--dist', values.dist] : [])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code ? reject(new Error(`probe exited ${code}`)) : resolve(JSON.parse(out)))),
-  );
-}
+const fresh = () => probeFresh<Row>([fileURLToPath(import.meta.url), '--probe', ...(values.dist ? ['--dist', values.dist] : [])]);
 
 if (values.probe) await probe();
 else {

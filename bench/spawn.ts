@@ -28,3 +28,13 @@ export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
 }
+
+/** Runs a benchmark's probe in a fresh Node process (`args` after Node's) and parses the JSON it prints. */
+export function probeFresh<T>(args: string[]): Promise<T> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code ? reject(new Error(`probe exited ${code}`)) : resolve(JSON.parse(out) as T))),
+  );
+}

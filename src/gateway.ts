@@ -8,8 +8,10 @@ import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
 import { anthropicEndpoints } from './formats/anthropic/routes.ts';
 import { geminiEndpoints } from './formats/gemini/routes.ts';
+import { vertexEndpoints } from './formats/vertex/routes.ts';
 import { azureEndpoints } from './formats/azure/routes.ts';
 import { openrouterEndpoints } from './formats/openrouter/routes.ts';
+import { bedrockEndpoints } from './formats/bedrock/routes.ts';
 import { Runtime } from './runtime.ts';
 import type { EndpointSpec } from './pipeline/call.ts';
 import type { Gateway, GatewayOptions, GatewayTest, RequestFilter, RequestSummary } from './api.ts';
@@ -30,6 +32,8 @@ export const endpoints: readonly EndpointSpec[] = [
   ...openaiEndpoints,
   ...azureEndpoints,
   ...openrouterEndpoints,
+  ...bedrockEndpoints,
+  ...vertexEndpoints,
 ];
 
 function matches(entry: JournalEntry, f: RequestFilter): boolean {

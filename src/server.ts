@@ -12,7 +12,8 @@ import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { buildGateway, endpoints, runtimeOf, type GatewayParts } from './gateway.ts';
 import type { Gateway, GatewayOptions } from './api.ts';
-import { answerClientError, healthAnswer, NodeRouter } from './adapters/node.ts';
+import { answerClientError, healthAnswer, NodeRouter, writeWhole, type NodeRequest, type NodeResponse } from './adapters/node.ts';
+import { ALPN_PROTOCOLS, serveHttp2 } from './adapters/http2.ts';
 import { handleUpgrade } from './adapters/websocket-node.ts';
 import { FALLBACK_FORMAT } from './formats/all.ts';
 import { ADMIN_COOKIE, generateAdminToken, guardControlPlane, isLoopbackHost } from './control/guard.ts';
@@ -60,9 +61,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function preflight(req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(204, preflightHeaders(req.headers['access-control-request-headers']));
-  res.end();
+function preflight(req: NodeRequest, res: NodeResponse): void {
+  writeWhole(res, 204, preflightHeaders(req.headers['access-control-request-headers']));
+}
+
+/** The pages and the control plane are express's, which speaks HTTP/1.1 only: an HTTP/2 client is told so. */
+function http1Only(req: NodeRequest, res: NodeResponse): void {
+  const body = `model-gateway-mock serves the pages and /__admin over HTTP/1.1 (except GET /__admin/health); ${req.method} ${req.url} came over HTTP/2.\n`;
+  writeWhole(res, 505, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) }, body);
 }
 
 /**
@@ -190,13 +196,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           .catch(() => {}),
     );
   };
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: NodeRequest, res: NodeResponse) => {
     inFlight++;
     res.once('close', settled);
     warmPages();
     const target = req.url ?? '/';
     // The API's paths go straight to the router; the rest to the pages (which pass on what they do not serve).
-    if (!apiPrefixes.some((p) => target.startsWith(p))) return void (health(req, res) || pages(req, res));
+    if (!apiPrefixes.some((p) => target.startsWith(p))) {
+      if (health(req, res)) return;
+      return 'stream' in req ? http1Only(req, res) : pages(req, res as ServerResponse);
+    }
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS_HEADERS);
   };
@@ -205,10 +214,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // is answered as the HTTP/1.1 request it also is (Node 22.21 and 24.9 on; before, 'upgrade' takes every offer).
   const http = { shouldUpgradeCallback: (req: IncomingMessage) => /\bwebsocket\b/i.test(req.headers.upgrade ?? '') };
   const server: Server = tls
-    ? (createTlsServer({ cert: tls.cert, key: tls.key, ...http }, listener) as unknown as Server)
+    ? (createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ALPN_PROTOCOLS, ...http }, listener) as unknown as Server)
     : createServer(http, listener);
   // What the parser refuses in a body being read is answered by the pipeline, in the format's words.
   server.on('clientError', answerClientError);
+  // HTTP/2 on the same port: prior knowledge in clear, ALPN h2 under TLS (adapters/http2.ts).
+  const http2 = serveHttp2(server, listener);
   // Upgraded sockets leave node:http's bookkeeping, so close() ends them itself.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {
@@ -241,6 +252,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         server.close(() => resolve());
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
+        http2.close();
         for (const socket of upgraded) socket.destroy();
         stopImageThreads();
       }),

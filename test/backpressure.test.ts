@@ -276,7 +276,7 @@ function stalledSink() {
 
 describe('a realtime session waits for its reader', () => {
   async function openSession(gateway: Gateway, sink: SocketSink) {
-    const spec = endpoints.find((e) => e.upgrade)!;
+    const spec = endpoints.find((e) => e.upgrade && e.path === '/v1/realtime')!;
     const headers = { authorization: 'Bearer sk-test', upgrade: 'websocket' };
     const inbound = inboundOf(
       'GET',
@@ -286,7 +286,8 @@ describe('a realtime session waits for its reader', () => {
       new AbortController().signal,
     );
     const out = await runEndpoint(runtimeOf(gateway), spec, inbound, {});
-    return out.socket!.open(sink);
+    // A realtime session sends nothing down the pipeline.
+    return out.socket!.open(sink, { answer: () => Promise.reject(new Error('unused')) });
   }
 
   it('holds at most the high-water mark and one event’s answer while its reader takes nothing, then answers every event in order', async () => {

@@ -13,10 +13,12 @@ import { socketSuites } from './helpers/modes.ts';
 import {
   adminRequests,
   anthropicRequests,
+  bedrockRequests,
   changesState,
   dialectRequests,
   geminiRequests,
   openaiRequests,
+  vertexRequests,
   type FuzzRequest,
 } from './helpers/fuzz/requests.ts';
 import { checkAnswer, describe as describeRequest, type Answer } from './helpers/fuzz/verdict.ts';
@@ -29,6 +31,11 @@ const formats: [string, fc.Arbitrary<FuzzRequest>][] = [
   ['Anthropic (messages, count_tokens, models)', anthropicRequests],
   ['Gemini (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents, models)', geminiRequests],
   ['Dialects (Azure OpenAI deployments, v1, responses, models; OpenRouter chat, models)', dialectRequests],
+  ['Amazon Bedrock (converse, converse-stream, invoke, invoke-with-response-stream, count-tokens, Mantle)', bedrockRequests],
+  [
+    'Vertex AI (Gemini: generateContent, countTokens, computeTokens, embedContent, predict, models; Claude: rawPredict, count-tokens)',
+    vertexRequests,
+  ],
 ];
 
 /** Checks one answer, naming the request in the failure. */
@@ -226,6 +233,25 @@ const found: [string, FuzzRequest, number][] = [
     { method: 'GET', path: '/v1/models/', headers: { authorization: 'Bearer sk-test' }, aim: 'models' },
     200,
   ],
+  ...(
+    [
+      ['a Bedrock tool whose inputSchema is a string schema, forced (was a 500)', { type: 'string' }, 400],
+      ['a Bedrock tool whose inputSchema is {}, forced: a call with no arguments (was a 500)', {}, 200],
+    ] as const
+  ).map(([name, json, status]): [string, FuzzRequest, number] => [
+    name,
+    {
+      method: 'POST',
+      path: '/model/gpt-4o/converse',
+      headers: { authorization: 'Bearer sk-test' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+        toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json } } }], toolChoice: { any: {} } },
+      }),
+      aim: 'converse',
+    },
+    status,
+  ]),
 ];
 
 /** x-mock-fault accepts `after=` with no number as after=0 (core/faults.ts: Number('') is 0), so this

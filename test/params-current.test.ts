@@ -9,16 +9,20 @@ import { setupServer } from 'msw/node';
 import OpenAI, { toFile } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  FeatureSelectionPreference,
   FunctionCallingConfigMode,
   GoogleGenAI,
   HarmBlockThreshold,
   HarmCategory,
   MediaResolution,
   Modality,
+  PersonGeneration,
+  ProminentPeople,
   ServiceTier,
   Type,
 } from '@google/genai';
 import { encode as encodePng } from 'fast-png';
+import { OAuth2Client } from 'google-auth-library';
 import { createGateway, type GatewayOptions } from '../src/index.ts';
 import { strictListen } from './helpers/modes.ts';
 import { spawnCli, type Spawned } from './helpers/cli.ts';
@@ -390,6 +394,29 @@ const GEMINI_MODELS = {
 } satisfies Record<string, unknown>;
 const GEMINI_MODEL = { httpOptions: { timeout: 60_000 }, abortSignal: new AbortController().signal } satisfies Record<string, unknown>;
 
+// The same configs through Vertex AI (@google/genai's Vertex mode): what the Gemini API mode refuses is sent
+// there, and what Vertex mode refuses (enableEnhancedCivicAnswers and store, the Gemini API's) is left out.
+const VERTEX_GENERATE = {
+  ...GENERATE,
+  routingConfig: { autoMode: { modelRoutingPreference: 'BALANCED' as const } },
+  modelSelectionConfig: { featureSelectionPreference: FeatureSelectionPreference.BALANCED },
+  audioTimestamp: true,
+  toolConfig: { ...GENERATE.toolConfig, retrievalConfig: { latLng: { latitude: 48.85, longitude: 2.35 }, languageCode: 'fr' } },
+  cachedContent: 'projects/my-project/locations/us-central1/cachedContents/c1',
+  modelArmorConfig: { promptTemplateName: 'projects/my-project/locations/us-central1/templates/t1' },
+  generationOutputConfig: { outputUriPrefix: 'gs://my-bucket/out/' },
+  enableEnhancedCivicAnswers: undefined,
+  store: undefined,
+} satisfies Record<string, unknown>;
+const VERTEX_COUNT_CONFIG = {
+  ...COUNT_CONFIG,
+  systemInstruction: 'Be brief.',
+  tools: GENERATE.tools,
+  generationConfig: { temperature: 0.5 },
+} satisfies Record<string, unknown>;
+// mimeType and autoTruncate go to :predict (text-embedding-004), documentOcr and audioTrackExtraction to :embedContent (gemini-embedding-2).
+const VERTEX_EMBED_CONFIG = { ...EMBED_CONFIG, mimeType: 'text/plain', autoTruncate: true } satisfies Record<string, unknown>;
+
 const OPENAI_TYPES = 'resources';
 const TYPES = [
   ['chat completions', CHAT, 'openai', `${OPENAI_TYPES}/chat/completions/completions.d.ts`, 'ChatCompletionCreateParamsBase'],
@@ -425,6 +452,9 @@ const TYPES = [
   ['Gemini embedContent', EMBED_CONFIG, '@google/genai', 'dist/genai.d.ts', 'EmbedContentConfig'],
   ['Gemini models: list', GEMINI_MODELS, '@google/genai', 'dist/genai.d.ts', 'ListModelsConfig'],
   ['Gemini models: get', GEMINI_MODEL, '@google/genai', 'dist/genai.d.ts', 'GetModelConfig'],
+  ['Vertex AI generateContent', VERTEX_GENERATE, '@google/genai', 'dist/genai.d.ts', 'GenerateContentConfig'],
+  ['Vertex AI countTokens', VERTEX_COUNT_CONFIG, '@google/genai', 'dist/genai.d.ts', 'CountTokensConfig'],
+  ['Vertex AI embedContent', VERTEX_EMBED_CONFIG, '@google/genai', 'dist/genai.d.ts', 'EmbedContentConfig'],
 ] as const;
 
 describe.each(TYPES)('%s: the params type of the installed SDK', (_name, values, pkg, file, type) => {
@@ -444,6 +474,8 @@ interface Clients {
   openai: OpenAI;
   anthropic: Anthropic;
   google: GoogleGenAI;
+  /** @google/genai in Vertex mode, its access token the gateway's. */
+  vertex: GoogleGenAI;
   wav: Uint8Array;
 }
 
@@ -452,12 +484,21 @@ async function clients(root: string): Promise<Clients> {
   const openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${root}/v1`, maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: root, maxRetries: 0 });
   const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: root, apiVersion: 'v1beta' } });
+  const authClient = new OAuth2Client();
+  authClient.setCredentials({ access_token: 'sk-test' });
+  const vertex = new GoogleGenAI({
+    vertexai: true,
+    project: 'my-project',
+    location: 'us-central1',
+    httpOptions: { baseUrl: root },
+    googleAuthOptions: { authClient },
+  });
   const wav = new Uint8Array(
     await (
       await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'wav' })
     ).arrayBuffer(),
   );
-  return { root, openai, anthropic, google, wav };
+  return { root, openai, anthropic, google, vertex, wav };
 }
 
 function inProcess(options: GatewayOptions) {
@@ -762,6 +803,73 @@ const CALLS: [string, (c: Clients) => Promise<void>][] = [
       expect(pager.page.length).toBeGreaterThan(0);
       expect(pager.page[0].name).toMatch(/^models\//);
       expect((await google.models.get({ model: 'gemini-2.5-flash', config: sent(GEMINI_MODEL) })).name).toBe('models/gemini-2.5-flash');
+    },
+  ],
+  [
+    'Vertex AI generateContent, with what only Vertex takes',
+    async ({ vertex }) => {
+      const r = await vertex.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi', config: sent(VERTEX_GENERATE) });
+      expect(r.candidates).toHaveLength(1);
+      expect(r.usageMetadata?.trafficType).toBe('ON_DEMAND');
+    },
+  ],
+  [
+    'Vertex AI speechConfig, and imageConfig with its image output options',
+    async ({ vertex }) => {
+      const speech = await vertex.models.generateContent({
+        model: 'gemini-2.5-flash-preview-tts',
+        contents: 'Say hi',
+        config: { responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Puck' } } } },
+      });
+      expect(speech.candidates?.[0].content?.parts?.[0].inlineData?.mimeType).toMatch(/^audio\//);
+      const picture = await vertex.models.generateContent({
+        model: 'gemini-2.5-flash-image',
+        contents: 'A red square',
+        config: {
+          responseModalities: [Modality.IMAGE],
+          imageConfig: {
+            aspectRatio: '1:1',
+            personGeneration: PersonGeneration.DONT_ALLOW,
+            prominentPeople: ProminentPeople.BLOCK_PROMINENT_PEOPLE,
+            outputMimeType: 'image/jpeg',
+            outputCompressionQuality: 80,
+          },
+        },
+      });
+      const image = picture.candidates![0].content!.parts!.find((p) => p.inlineData)!.inlineData!;
+      // The file is what the output options asked for: a JPEG.
+      expect(image.mimeType).toBe('image/jpeg');
+      expect([...Buffer.from(image.data!, 'base64').subarray(0, 2)]).toEqual([0xff, 0xd8]);
+    },
+  ],
+  [
+    'Vertex AI countTokens, which counts the system instruction and tools too',
+    async ({ vertex }) => {
+      const plain = await vertex.models.countTokens({ model: 'gemini-2.5-flash', contents: 'The quick brown fox' });
+      const r = await vertex.models.countTokens({
+        model: 'gemini-2.5-flash',
+        contents: 'The quick brown fox',
+        config: sent(VERTEX_COUNT_CONFIG),
+      });
+      expect(r.totalTokens).toBeGreaterThan(plain.totalTokens!);
+    },
+  ],
+  [
+    'Vertex AI embedContent, by :predict and by :embedContent',
+    async ({ vertex }) => {
+      const predicted = await vertex.models.embedContent({
+        model: 'text-embedding-004',
+        contents: 'Hi',
+        config: sent(VERTEX_EMBED_CONFIG),
+      });
+      expect(predicted.embeddings?.[0].values).toHaveLength(256);
+      const { mimeType: _m, ...config } = sent(VERTEX_EMBED_CONFIG);
+      const embedded = await vertex.models.embedContent({
+        model: 'gemini-embedding-2',
+        contents: 'Hi',
+        config: { ...config, documentOcr: true, audioTrackExtraction: true },
+      });
+      expect(embedded.embeddings?.[0].values).toHaveLength(256);
     },
   ],
 ];

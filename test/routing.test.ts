@@ -42,7 +42,7 @@ interface Case {
   expect: Expected;
 }
 
-type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter';
+type ErrorShape = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'bedrock';
 
 /** Which vendor's (or dialect's) error body this is. */
 function shapeOf(body: Record<string, any>): ErrorShape | 'unknown' {
@@ -51,6 +51,7 @@ function shapeOf(body: Record<string, any>): ErrorShape | 'unknown' {
   if (body.error && 'param' in body.error && 'type' in body.error) return 'openai';
   if (typeof body.error?.code === 'string' && typeof body.error?.message === 'string') return 'azure';
   if (typeof body.error?.code === 'number' && typeof body.error?.message === 'string') return 'openrouter';
+  if (body.error === undefined && typeof body.message === 'string') return 'bedrock';
   return 'unknown';
 }
 
@@ -60,6 +61,34 @@ const id = (format: string, method: string, path: string, params?: Record<string
   id: `${format} ${method} ${path}`,
   ...(params && { params }),
 });
+
+const REGIONAL = '/projects/p1/locations/us-east5';
+const REGION = { project: 'p1', location: 'us-east5' };
+
+/** Vertex AI's paths under API version `v`: each method to the endpoint that takes it. */
+function vertexCases(v: string): Case[] {
+  const regional = `${v}/projects/:project/locations/:location/publishers`;
+  const gemini = `${regional}/google/models/:call`;
+  const express = `${v}/publishers/google/models/:call`;
+  const claude = `${regional}/anthropic/models/:call`;
+  const to = (pattern: string, call: string, endpoint: string): Case => {
+    const regionalPath = pattern.startsWith(regional);
+    return {
+      method: 'POST',
+      path: pattern.replace('/projects/:project/locations/:location', REGIONAL).replace(':call', call),
+      expect: { id: endpoint, params: { ...(regionalPath && REGION), call } },
+    };
+  };
+  return [
+    to(gemini, 'gemini-2.5-flash:generateContent', `vertex POST ${gemini}`),
+    to(gemini, 'gemini-2.5-flash:computeTokens', `vertex POST ${gemini} (own)`),
+    to(express, 'gemini-2.5-flash:countTokens', `vertex POST ${express}`),
+    to(express, 'text-embedding-004:predict', `vertex POST ${express} (own)`),
+    to(claude, 'claude-sonnet-4-5@20250929:streamRawPredict', `vertex POST ${claude}`),
+    to(claude, 'count-tokens:rawPredict', `vertex POST ${regional}/anthropic/models/count-tokens:rawPredict`),
+    to(claude, 'claude-sonnet-4-5:predict', `vertex POST ${claude} (own)`),
+  ];
+}
 
 const CASES: Case[] = [
   // Shared paths: the caller's headers choose; none chooses OpenAI's, whatever the list's order.
@@ -154,8 +183,30 @@ const CASES: Case[] = [
   { method: 'GET', path: '/openai/deployments/d/chat/completions', expect: { status: 405, format: 'azure', allow: 'POST' } },
   { method: 'POST', path: '/api/v1/nope', expect: { status: 404, format: 'openrouter' } },
   { method: 'GET', path: '/api/v1/chat/completions', expect: { status: 405, format: 'openrouter', allow: 'POST' } },
-  // Another cloud's prefix, not mounted here: no endpoint's.
-  { method: 'POST', path: '/anthropic/v1/messages', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
+  // Vertex AI: the method in the last segment chooses between a mounted endpoint and Vertex's own.
+  ...['/v1', '/v1beta1'].flatMap(vertexCases),
+  { method: 'POST', path: `/v1${REGIONAL}/publishers/google/nope`, expect: { status: 404, format: 'gemini' } },
+  {
+    method: 'GET',
+    path: `/v1${REGIONAL}/publishers/google/models/gemini-2.5-flash:generateContent`,
+    expect: { status: 405, format: 'gemini', allow: 'POST' },
+  },
+  // Amazon Bedrock: its own endpoints and Anthropic's mounted, the model id one percent-decoded segment.
+  {
+    method: 'POST',
+    path: '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream',
+    expect: id('bedrock', 'POST', '/model/:modelId/converse-stream', { modelId: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' }),
+  },
+  {
+    method: 'POST',
+    path: '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.x/invoke',
+    expect: id('bedrock', 'POST', '/model/:modelId/invoke', { modelId: 'arn:aws:bedrock:us-east-1:1:inference-profile/us.x' }),
+  },
+  { method: 'POST', path: '/anthropic/v1/messages', headers: ANTHROPIC, expect: id('bedrock', 'POST', '/anthropic/v1/messages') },
+  { method: 'POST', path: '/model/m/nope', expect: { status: 404, format: 'bedrock' } },
+  { method: 'POST', path: '/model/a/b/converse', expect: { status: 404, format: 'bedrock' } },
+  { method: 'GET', path: '/model/m/converse', expect: { status: 405, format: 'bedrock', allow: 'POST' } },
+  { method: 'GET', path: '/model/m/invoke', expect: { status: 405, format: 'bedrock', allow: 'POST' } },
 ];
 
 /** A concrete path for a pattern: each parameter given a plain value. */
@@ -275,7 +326,7 @@ describe('which endpoint answers does not rest on the list', () => {
     expect(routeAll([...endpoints].reverse())).toEqual(asListed);
     // Each format's and each dialect's endpoints moved to the front in turn.
     const door = (e: EndpointSpec) => e.dialect ?? e.format.name;
-    for (const name of ['openai', 'anthropic', 'gemini', 'azure', 'openrouter']) {
+    for (const name of ['openai', 'anthropic', 'gemini', 'azure', 'openrouter', 'vertex']) {
       const first = [...endpoints.filter((e) => door(e) === name), ...endpoints.filter((e) => door(e) !== name)];
       expect(routeAll(first)).toEqual(asListed);
     }

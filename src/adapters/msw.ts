@@ -3,7 +3,7 @@ import { bypass, HttpHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { runEndpoint } from '../pipeline/endpoint.ts';
 import { RouteTable } from '../pipeline/routes.ts';
-import { presentedKey } from '../auth/keys.ts';
+import { presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
 import {
   abandon,
@@ -142,10 +142,19 @@ export function mswHandlers(runtime: Runtime, origin: string, endpoints: readonl
     if (path !== inbound.url.pathname) inbound.url = new URL(path + inbound.url.search, inbound.url.origin);
     return inbound;
   };
+  // Every way a client may present a key on an HTTP request, and the formats' own readers (SigV4).
+  const keyWays: KeyWay[] = [...ALL_KEY_WAYS, ...new Set(endpoints.flatMap((e) => e.auth.filter((way) => typeof way === 'object')))];
+  const presented = (inbound: Inbound) => {
+    try {
+      return presentedKey(inbound, keyWays);
+    } catch {
+      return undefined; // a malformed credential presents no key
+    }
+  };
   const claims = (request: Request) => {
     const inbound = inboundUnder(request);
     if (!inbound) return false;
-    return table.route(inbound) !== undefined || origin !== '*' || runtime.tokens.has(presentedKey(inbound, ALL_KEY_WAYS) ?? '');
+    return table.route(inbound) !== undefined || origin !== '*' || runtime.tokens.has(presented(inbound) ?? '');
   };
   return [
     new ClaimingHandler(`${origin === '*' ? '*' : new URL(origin).origin}/*`, claims, async ({ request }) => {
@@ -185,5 +194,5 @@ class ClaimingHandler extends HttpHandler {
   }
 }
 
-/** Every way a client may present a key on an HTTP request. */
+/** Every way a client may present a key on an HTTP request, besides a format's own readers. */
 const ALL_KEY_WAYS = ['bearer', 'x-api-key', 'x-goog-api-key', 'api-key', 'query-key'] as const;

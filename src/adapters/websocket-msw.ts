@@ -7,8 +7,8 @@ import { ws, type WebSocketHandler } from 'msw';
 import type { Runtime } from '../runtime.ts';
 import { runEndpoint } from '../pipeline/endpoint.ts';
 import type { EndpointSpec } from '../pipeline/call.ts';
-import type { Outbound, SocketPeer, SocketSession, SocketSink } from '../pipeline/exchange.ts';
-import { inboundOf, Pending } from './upgrade.ts';
+import type { Outbound, SocketPeer, SocketRequests, SocketSession, SocketSink } from '../pipeline/exchange.ts';
+import { inboundOf, Pending, socketRequests } from './upgrade.ts';
 
 /** In-process: msw WebSocket handlers for the upgrade endpoints, on `origin` ('*' for any). */
 export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints: readonly EndpointSpec[]): WebSocketHandler[] {
@@ -20,7 +20,9 @@ export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints
       return link.addEventListener('connection', ({ client, info }) => {
         const pending = new Pending();
         const controller = new AbortController();
-        const offered = [info.protocols ?? []].flat();
+        // Node's WebSocket also takes `{ protocols, headers }` (undici's WebSocketInit; the Agents SDK sends its key so).
+        const init = initOf(info.protocols);
+        const offered = [init.protocols ?? []].flat();
         client.addEventListener('message', (event: MessageEvent) => {
           const data = event.data;
           const text = typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer);
@@ -33,6 +35,7 @@ export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints
         const url = new URL(client.url);
         // A browser's WebSocket carries no headers: the subprotocols are all there is.
         const headers: Record<string, string> = {
+          ...init.headers,
           upgrade: 'websocket',
           ...(offered.length ? { 'sec-websocket-protocol': offered.join(', ') } : {}),
         };
@@ -43,9 +46,19 @@ export function mswWebSocketHandlers(runtime: Runtime, origin: string, endpoints
           () => headers,
           controller.signal,
         );
-        void runEndpoint(runtime, spec, inbound, {}).then((out) => openInProcess(client, out, pending));
+        const requests = socketRequests(runtime, endpoints, spec.format);
+        void runEndpoint(runtime, spec, inbound, {}).then((out) => openInProcess(client, out, pending, requests));
       });
     });
+}
+
+/** What a WebSocket constructor's second argument offers: subprotocols, and (Node's) headers, by lower-case name. */
+function initOf(arg: unknown): { protocols?: string | string[]; headers?: Record<string, string> } {
+  if (typeof arg === 'string' || Array.isArray(arg) || arg === null || typeof arg !== 'object')
+    return { protocols: arg as string | string[] | undefined };
+  const { protocols, headers } = arg as { protocols?: string | string[]; headers?: Record<string, unknown> };
+  const named = Object.entries(headers ?? {}).filter(([, v]) => typeof v === 'string');
+  return { protocols, headers: Object.fromEntries(named.map(([k, v]) => [k.toLowerCase(), v as string])) };
 }
 
 interface MswClient {
@@ -54,7 +67,7 @@ interface MswClient {
 }
 
 /** msw cannot fail a handshake with a status: a refused connection gets the error as an `error` event, then close 1008. */
-function openInProcess(client: MswClient, out: Outbound, pending: Pending): void {
+function openInProcess(client: MswClient, out: Outbound, pending: Pending, requests: SocketRequests): void {
   const session: SocketSession | undefined = out.socket;
   if (!session) {
     const body = typeof out.body === 'string' ? (JSON.parse(out.body) as { error?: unknown }) : {};
@@ -71,11 +84,12 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending): void
     buffered: () => 0,
     whenDrained: (resume) => queueMicrotask(resume),
     pauseReading: () => {},
-    close: (code, reason) => client.close(code, reason),
+    // On the next turn, as a refusal's: msw delivers frames asynchronously, and a close first would drop those sent before it.
+    close: (code, reason) => void setTimeout(() => client.close(code, reason), 0),
     // A dropped connection, as the browser reports one.
     terminate: () => client.close(1006, 'connection dropped'),
   };
-  const peer = session.open(sink);
+  const peer = session.open(sink, requests);
   const limited: SocketPeer = {
     receive: (text) => {
       // `ws` enforces maxPayload standalone; here the same limit is checked by hand.

@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime.ts';
 import { runEndpoint, unknownRoute } from '../pipeline/endpoint.ts';
 import type { EndpointSpec, FormatEdge } from '../pipeline/call.ts';
 import type { Inbound, Outbound, SocketSink } from '../pipeline/exchange.ts';
-import { inboundOf } from './upgrade.ts';
+import { inboundOf, socketRequests } from './upgrade.ts';
 import { HIGH_WATER_BYTES } from '../pipeline/playback.ts';
 
 type WsModule = typeof import('ws');
@@ -73,7 +73,7 @@ export async function handleUpgrade(
       close: (code, reason) => client.close(code, reason),
       terminate: () => client.terminate(),
     };
-    const peer = session.open(sink);
+    const peer = session.open(sink, socketRequests(runtime, endpoints, fallback));
     // Oversized frames: `ws` closes with 1009 and emits an error, which ends the session like a close.
     client.on('message', (data, isBinary) => peer.receive(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()));
     client.on('close', () => peer.closed());

@@ -7,10 +7,17 @@ export type { IssuedToken } from '../types/keys.ts';
 
 /**
  * Where a token may travel: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `api-key` (Azure
- * OpenAI's header), `?key=`, or (for browsers, which cannot set headers on a WebSocket) the subprotocol
- * `openai-insecure-api-key.<token>`.
+ * OpenAI's header), `?key=`, (for browsers, which cannot set headers on a WebSocket) the subprotocol
+ * `openai-insecure-api-key.<token>`, or a credential a format reads itself (a KeyReader: AWS's signed
+ * Authorization header names the token as its access key id).
  */
-export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'query-key' | 'subprotocol';
+export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'query-key' | 'subprotocol' | KeyReader;
+
+/** A format's own way of carrying a token. */
+export interface KeyReader {
+  /** The token the request presents this way, if any; throws the format's refusal of a malformed credential. */
+  read(source: KeySource): string | undefined;
+}
 
 /** The subprotocol prefix a browser's realtime client carries its key in. */
 const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
@@ -19,7 +26,7 @@ const KEY_SUBPROTOCOL = 'openai-insecure-api-key.';
 export const DEFAULT_KEY = 'sk-test';
 
 /** What a token reads from: a header by lower-case name, and the URL. */
-interface KeySource {
+export interface KeySource {
   url: URL;
   header(name: string): string | undefined;
 }
@@ -28,7 +35,8 @@ interface KeySource {
 export function presentedKey(source: KeySource, ways: readonly KeyWay[]): string | undefined {
   for (const way of ways) {
     let token: string | null | undefined;
-    if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
+    if (typeof way === 'object') token = way.read(source);
+    else if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
     else if (way === 'query-key') token = source.url.searchParams.get('key');
     else if (way === 'subprotocol') {
       const protocols = (source.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());

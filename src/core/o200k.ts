@@ -339,6 +339,8 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 export interface Encoding {
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
+  /** A token's bytes (a special token's as UTF-8); undefined for an id not in the vocabulary. */
+  bytesOf(id: number): Uint8Array | undefined;
   decodeGenerator(ids: readonly number[]): Iterable<string>;
   readonly vocabularySize: number;
 }
@@ -490,6 +492,13 @@ export class O200k implements Encoding {
     if (!(id >= 0 && id < isText.length)) return this.specials.get(id);
     if (!isText[id]) return bytes.subarray(offsets[id], offsets[id + 1]);
     return (this.texts[id] ??= this.textDecoder.decode(bytes.subarray(offsets[id], offsets[id + 1])));
+  }
+
+  bytesOf(id: number): Uint8Array | undefined {
+    const { bytes, offsets, isText } = this.t;
+    if (id >= 0 && id < isText.length) return bytes.subarray(offsets[id], offsets[id + 1]);
+    const special = this.specials.get(id);
+    return special === undefined ? undefined : new TextEncoder().encode(special);
   }
 
   decode(ids: readonly number[]): string {

@@ -126,6 +126,16 @@ export function tokenize(text: string): number[] {
   return encodeAll(text.length > EXACT_CHARS ? text.slice(0, safeCut(text, EXACT_CHARS)) : text);
 }
 
+/**
+ * Each token of `text` (of its first EXACT_CHARS characters when longer) with its bytes, BPE run with
+ * the event loop served between slices: for listing a prompt's tokens one by one.
+ */
+export async function tokensInSlices(text: string): Promise<{ id: number; bytes: Uint8Array }[]> {
+  const head = text.length > EXACT_CHARS ? text.slice(0, safeCut(text, EXACT_CHARS)) : text;
+  const ids = await runInSlices(encodeSteps(head), BPE_SLICE_CHARS);
+  return ids.map((id) => ({ id, bytes: bpe().bytesOf(id)! }));
+}
+
 // Bytes a memo entry holds, at most: a key's characters (two bytes each), an array slot (8 bytes;
 // arrays keep up to about half as many spare), a short string (~32 bytes), and per entry the Map's
 // slots, the record and an array's first 17 slots.

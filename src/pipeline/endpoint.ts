@@ -19,6 +19,7 @@ import {
   type Upload,
 } from './exchange.ts';
 import { captureResponse } from './capture.ts';
+import { framingOf } from './framing.ts';
 import { decodeInSlices, notAnObject, parseJson } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
@@ -164,7 +165,7 @@ export async function bodyRequestId(
 function trackProxied(runtime: Runtime, entry: JournalEntry, out: Outbound): void {
   const body = out.body;
   if (!isProxied(body)) return;
-  entry.stream = (out.headers['content-type'] ?? '').includes('event-stream');
+  entry.stream = framingOf(out.headers['content-type'] ?? '') !== undefined;
   entry.outcome = 'streaming';
   runtime.activeStreams++;
   const source = body.chunks;

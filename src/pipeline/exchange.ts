@@ -64,7 +64,16 @@ export interface SocketSession {
   protocol?: string;
   /** Largest frame the session accepts, in bytes; the adapter refuses bigger ones with close code 1009. */
   maxFrameBytes: number;
-  open(sink: SocketSink): SocketPeer;
+  open(sink: SocketSink, requests: SocketRequests): SocketPeer;
+}
+
+/**
+ * What a session sends down the pipeline as if it had come over HTTP (a Responses socket's
+ * `response.create` as a POST /v1/responses): routed by the same table, authenticated, journaled,
+ * limited and answered like any request. The adapter that opened the socket supplies it.
+ */
+export interface SocketRequests {
+  answer(inbound: Inbound): Promise<Outbound>;
 }
 
 /** An upstream's answer passed through as it arrives (record mode): the adapter reads `chunks` to the end, or calls `abort`. */

@@ -1,7 +1,8 @@
 // Framings: how a stream's events become bytes on the wire. One writer per framing (SSE; a JSON
-// array, Gemini's stream without alt=sse; AWS event-stream's binary frames next), each beside the
+// array, Gemini's stream without alt=sse; AWS event-stream's binary frames), each beside the
 // others: formats make events (a payload and a name), the framing makes the bytes, the adapters write
 // them, the journal keeps what the framing shows of them, and record mode reads them back.
+import { concat } from '../core/bytes.ts';
 
 /** One event of a stream, before framing. */
 export interface StreamEvent {
@@ -21,9 +22,9 @@ export type RecordedEvent = Pick<StreamEvent, 'data' | 'event'>;
  * framing may depend on an event's position (a JSON array's separators) but holds no state of its own.
  *
  * A binary framing (AWS event-stream: `application/vnd.amazon.eventstream`, a prelude and a CRC per
- * frame) is a sibling of `sse` below: `encode` writes its frames, `journalText` says what the journal
- * shows of them (its bytes are no text), `decode` reads a recorded stream back into events, and
- * `framingOf` lists it so record mode recognizes its content type.
+ * frame) is a sibling of `sse` below: `encode` writes its frames, `journalText` says
+ * what the journal shows of them (its bytes are no text), `decode` reads a recorded stream back into
+ * events, and `framingOf` lists it so record mode recognizes its content type.
  */
 export interface Framing {
   /** The response's content type. */
@@ -39,6 +40,11 @@ export interface Framing {
   journalText?(events: readonly StreamEvent[], index: number): string;
   /** A whole stream's events, read back from its bytes (record mode keeps a recorded stream as its events). */
   decode?(bytes: Uint8Array): RecordedEvent[];
+  /**
+   * Loads what the framing writes with (a library loaded on first use, so that start-up does not pay
+   * for it); encode and decode work once it resolves. An endpoint answering in it awaits it first.
+   */
+  ready?(): Promise<void>;
 }
 
 const encoder = new TextEncoder();
@@ -90,8 +96,91 @@ export const jsonArray: Framing = {
   end: (count) => utf8(count ? ']' : '[]'),
 };
 
+// AWS event-stream (`application/vnd.amazon.eventstream`): each event one binary message, a prelude
+// (total length, headers length, the prelude's CRC32), typed headers, the payload and the message's
+// CRC32, written and read by the AWS SDK's own codec (@smithy/eventstream-codec, pinned). The codec
+// loads with the first stream that needs it (ready()), so start-up does not pay for it. An event's
+// name is its `:event-type`; one named as AWS names a stream's modeled error (the union member ends in
+// `Exception`: `throttlingException`, `modelStreamErrorException`) is an exception message
+// (`:message-type: exception`, `:exception-type`), as AWS services write them.
+
+interface Message {
+  headers: Record<string, { type: string; value: unknown }>;
+  body: Uint8Array;
+}
+
+interface Codec {
+  encode(message: { headers: Record<string, { type: 'string'; value: string }>; body: Uint8Array }): Uint8Array;
+  decode(message: Uint8Array): Message;
+}
+
+const decoder = new TextDecoder();
+let loading: Promise<void> | undefined;
+let codec: Codec | undefined;
+
+/** The codec, once ready() has loaded it. */
+function loaded(): Codec {
+  if (!codec) throw new Error('the event-stream framing is used before its ready() has loaded the codec');
+  return codec;
+}
+
+/** Whether an event is a stream's modeled error (AWS names the union member `…Exception`). */
+const isException = (name: string | undefined): name is string => name !== undefined && name.endsWith('Exception');
+
+const string = (value: string) => ({ type: 'string' as const, value });
+
+/** One event as one message. */
+function message(event: RecordedEvent): Uint8Array {
+  const headers: Record<string, ReturnType<typeof string>> = isException(event.event)
+    ? { ':exception-type': string(event.event), ':content-type': string('application/json'), ':message-type': string('exception') }
+    : {
+        ':event-type': string(event.event ?? 'event'),
+        ':content-type': string('application/json'),
+        ':message-type': string('event'),
+      };
+  return loaded().encode({ headers, body: encoder.encode(event.data) });
+}
+
+/** The events of an event-stream body (each message's CRCs checked by the codec); a truncated last message is left out. */
+function decodeEventStream(bytes: Uint8Array): RecordedEvent[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const events: RecordedEvent[] = [];
+  for (let at = 0; at + 4 <= bytes.byteLength; ) {
+    const total = view.getUint32(at);
+    if (total < 16 || at + total > bytes.byteLength) break;
+    const { headers, body } = loaded().decode(bytes.subarray(at, at + total));
+    const name = headers[':event-type']?.value ?? headers[':exception-type']?.value;
+    events.push({ event: typeof name === 'string' ? name : undefined, data: decoder.decode(body) });
+    at += total;
+  }
+  return events;
+}
+
+/** AWS event-stream, as Bedrock's response streams (and every AWS streaming API) frame events. */
+export const eventStream: Framing & Required<Pick<Framing, 'ready'>> = {
+  contentType: 'application/vnd.amazon.eventstream',
+  /** Loads the codec (once): a handler awaits it before answering with a stream in this framing. */
+  ready() {
+    loading ??= import('@smithy/eventstream-codec').then(({ EventStreamCodec }) => {
+      codec = new EventStreamCodec(
+        (bytes) => decoder.decode(bytes),
+        (text) => encoder.encode(text),
+      ) as unknown as Codec;
+    });
+    return loading;
+  },
+  encode: (events: readonly StreamEvent[]) => (events.length === 1 ? message(events[0]) : concat(events.map(message))),
+  // The journal keeps each message as text: its name and payload, as an SSE event shows them.
+  journalText(events) {
+    let text = '';
+    for (const e of events) text += `event: ${e.event ?? 'event'}\ndata: ${e.data}\n\n`;
+    return text;
+  },
+  decode: decodeEventStream,
+};
+
 /** The framing a response's content type says its body has (record mode reads an upstream's stream with it). */
 export function framingOf(contentType: string): Framing | undefined {
   const type = contentType.split(';')[0].trim().toLowerCase();
-  return type === 'text/event-stream' ? sse : undefined;
+  return type === 'text/event-stream' ? sse : type === eventStream.contentType ? eventStream : undefined;
 }

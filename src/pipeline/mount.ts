@@ -55,6 +55,13 @@ export interface MountPoint {
   enter?: Enter;
   /** This point's touch on the answer, before the dialect's. */
   leave?: Leave;
+  /**
+   * The requests it takes, where its path is shared (a method named in the last segment,
+   * `models/{model}:{method}`, chooses the endpoint): routes.ts asks it before the one endpoint without.
+   */
+  accepts?: EndpointSpec['accepts'];
+  /** Its id, where two points share a path; by default the dialect's name, the method and the path. */
+  id?: string;
 }
 
 /** The endpoint's own path with the request's parameters in it: what fixtures' `endpoint` and recordings see as its path. */
@@ -88,13 +95,13 @@ export function mount(endpoints: readonly EndpointSpec[], dialect: Dialect, poin
     };
     return {
       ...base,
-      id: `${dialect.name} ${base.method} ${path}`,
+      id: point.id ?? `${dialect.name} ${base.method} ${path}`,
       path,
       dialect: dialect.name,
       format: dialect.format,
       auth: dialect.auth,
-      // The dialect's path is its own: nothing to share it with.
-      accepts: undefined,
+      // The dialect's path is its own: shared, if at all, between its own endpoints.
+      accepts: point.accepts,
       handle,
     } as EndpointSpec;
   });

@@ -33,7 +33,9 @@ function bySpecificity(a: string, b: string): number {
     const q = y[i].startsWith(':');
     if (p !== q) return p ? 1 : -1;
   }
-  return 0;
+  // A total order (sort needs one): without it, patterns of other lengths compared equal to both of two
+  // that differ, and the sort could leave a parameter ahead of a literal.
+  return x.length - y.length;
 }
 
 /** Within one shape: those that look at more than the path first (by id), the catch-all last. */

@@ -1,7 +1,7 @@
 // Record mode: a request no fixture answers goes to the real service for its format, its answer
 // streams back to the client as it arrives, and, once complete, is written as an ordinary fixture.
 import { importNodeOnly, runsOnNode } from '../core/node-only.ts';
-import { concat } from '../core/audio/bytes.ts';
+import { concat } from '../core/bytes.ts';
 import { matchKey } from '../fixtures/match.ts';
 import { historyOf } from '../fixtures/history.ts';
 import { lastUserText, type CanonicalRequest } from '../core/request.ts';
@@ -237,8 +237,9 @@ export class Recorder {
       },
     };
     const type = headers['content-type'] ?? '';
-    // A stream in a framing record mode reads back (SSE; event-stream's binary frames too, once framed): its events.
+    // A stream in a framing record mode reads back (SSE, AWS event-stream): its events.
     const framing = framingOf(type);
+    await framing?.ready?.();
     const text = new TextDecoder().decode(body);
     if (status >= 400) {
       let message: string | undefined;

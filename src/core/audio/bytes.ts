@@ -1,16 +1,5 @@
 // Byte helpers the audio writers share.
 
-/** The parts, one after another, in one array. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** A Vorbis comment structure (FLAC's comment block, the body of Ogg's OpusTags): vendor, then `KEY=value` lines. */
 export function vorbisComment(vendor: string, comments: string[]): Uint8Array {
   const enc = new TextEncoder();

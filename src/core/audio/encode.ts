@@ -7,7 +7,7 @@ import { importNodeOnly, runsOnNode } from '../node-only.ts';
 
 import { flacBytes } from './flac.ts';
 import { oggOpusBytes } from './ogg.ts';
-import { concat } from './bytes.ts';
+import { concat } from '../bytes.ts';
 import { GatewayError } from '../errors.ts';
 import { yieldToLoop } from '../slices.ts';
 

@@ -2,7 +2,8 @@
 // subframes. No npm FLAC encoder is both kept up and small, and verbatim frames are valid FLAC that
 // every decoder reads bit-exactly (lossless, uncompressed). 16-bit mono.
 
-import { concat, vorbisComment } from './bytes.ts';
+import { concat } from '../bytes.ts';
+import { vorbisComment } from './bytes.ts';
 import { yieldToLoop } from '../slices.ts';
 
 const BLOCK = 4096;

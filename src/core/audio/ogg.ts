@@ -1,6 +1,7 @@
 // An Ogg Opus writer (RFC 7845): OpusHead, OpusTags (with comments), then the encoder's packets,
 // one page per second or so. The packets come from libopus (opusscript); this is only the container.
-import { concat, vorbisComment } from './bytes.ts';
+import { concat } from '../bytes.ts';
+import { vorbisComment } from './bytes.ts';
 
 const CRC = (() => {
   const table = new Uint32Array(256);

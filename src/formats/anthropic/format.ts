@@ -29,7 +29,7 @@ function rateLimitHeaders(w: RateWindow): Record<string, string> {
  * The usage of a raw Anthropic body (a stream's: message_start's `message.usage`, then message_delta's
  * `usage` over it). `input_tokens` leaves out what was read from or written to the cache: the prompt is the three together.
  */
-function usageOf(raw: unknown): Usage | undefined {
+export function anthropicUsageOf(raw: unknown): Usage | undefined {
   const u = foldedUsage(raw, (p) => p.usage ?? field(p, 'message').usage);
   if (!u) return undefined;
   const cached = count(u.cache_read_input_tokens);
@@ -54,7 +54,7 @@ export const anthropicFormat: VendorFormat = {
   streamError: anthropicStreamError,
   credentialHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
   rateLimitHeaders,
-  usageOf,
+  usageOf: anthropicUsageOf,
   // Anthropic's SDKs send anthropic-version on every request, and its key in x-api-key, which no other vendor uses.
   recognizes: (request) => request.header('anthropic-version') !== undefined || request.header('x-api-key') !== undefined,
 };

@@ -5,6 +5,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Catalogue } from '../../core/models.ts';
 import type { Call } from '../../pipeline/call.ts';
+import type { Inbound } from '../../pipeline/exchange.ts';
 import { answer, type Answered, type DecisionContext, type Forward } from '../../pipeline/decide.ts';
 import { parseMessagesRequest } from './parse.ts';
 
@@ -18,6 +19,24 @@ export function anthropicVersion(call: Call): string {
     throw new GatewayError('invalid_request', 'anthropic-version: header is required (for example `anthropic-version: 2023-06-01`).');
   }
   return value;
+}
+
+/**
+ * `inbound` with an `anthropic-version` header, as the Messages endpoints read the version: for the
+ * clouds that carry it in the body (Vertex AI's and Bedrock's `anthropic_version`).
+ */
+export function withVersionHeader(inbound: Inbound, version: string): Inbound {
+  return {
+    method: inbound.method,
+    url: inbound.url,
+    header: (name) => (name === 'anthropic-version' ? version : inbound.header(name)),
+    headers: () => ({ ...inbound.headers(), 'anthropic-version': version }),
+    text: (limit) => inbound.text(limit),
+    bytes: (limit) => inbound.bytes(limit),
+    get signal() {
+      return inbound.signal;
+    },
+  };
 }
 
 /** Fails unless `model` is in the catalogue and can chat, as Anthropic words it: `model: <name>`. */

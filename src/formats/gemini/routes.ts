@@ -15,7 +15,7 @@ import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
 import { parseGenerateRequest } from './parse.ts';
 import type { OutputFormat } from '../../core/request.ts';
 import type { Block, CanonicalReply } from '../../core/reply.ts';
-import { encodeImage, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
+import { encodeImage, type ImageFormat, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
 import { answer, isForward, decide, type Forward } from '../../pipeline/decide.ts';
 
@@ -79,7 +79,7 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   const answered = answer(call, request);
   if (isForward(answered)) return answered;
   const { reply, latency } = answered;
-  if (request.output.type === 'image') options.files = await imageFiles(reply);
+  if (request.output.type === 'image') options.files = await imageFiles(reply, pictureFiles.get(call));
   const altSse = call.inbound.url.searchParams.get('alt') === 'sse';
   return deliver(call, answered, stream, {
     json: () => renderGenerate(reply, request, options),
@@ -90,19 +90,28 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   });
 }
 
-/** The PNG file of each synthesized picture; a fixture's pinned file as it is. */
-async function imageFiles(reply: CanonicalReply): Promise<Map<Block, { bytes: Uint8Array; mimeType: string }>> {
+/**
+ * The file format a dialect asks a request's pictures in (Vertex AI's imageOutputOptions; the Gemini
+ * API has no such field): PNG when it asks none.
+ */
+export const pictureFiles = new WeakMap<Call, { format: ImageFormat; quality?: number }>();
+
+/** The file of each synthesized picture (PNG unless `file` says otherwise); a fixture's pinned file as it is. */
+async function imageFiles(
+  reply: CanonicalReply,
+  file: { format: ImageFormat; quality?: number } = { format: 'png' },
+): Promise<Map<Block, { bytes: Uint8Array; mimeType: string }>> {
   const files = new Map<Block, { bytes: Uint8Array; mimeType: string }>();
   for (const block of reply.choices.flatMap((c) => c.blocks)) {
     if (block.type !== 'image') continue;
-    const bytes = block.file ?? (await encodeImage(block.pixels!, 'png'));
+    const bytes = block.file ?? (await encodeImage(block.pixels!, file.format, file.quality));
     files.set(block, { bytes, mimeType: MIME_TYPES[sniffImage(bytes) ?? 'png'] });
   }
   return files;
 }
 
 /** One EmbedContentRequest's vector, in the same space the OpenAI format embeds in. */
-function embedOne(call: Call, model: string, body: JsonObject, at: string) {
+export function embedOne(call: Call, model: string, body: JsonObject, at: string) {
   const info = call.runtime.catalogue.get(model);
   if (!info?.capabilities.includes('embedding')) {
     throw new GatewayError(
@@ -141,7 +150,7 @@ async function countTokens(call: Call<JsonObject>, model: string) {
  * What an embedding request is charged: its texts' tokens (Google bills embeddings by input tokens,
  * though the reply tells none), counted with the event loop served between slices.
  */
-async function inputTokens(texts: string[]): Promise<number> {
+export async function inputTokens(texts: string[]): Promise<number> {
   return (await countEachInSlices(texts)).reduce((a, b) => a + b, 0);
 }
 

@@ -20,6 +20,7 @@ import {
   type StoredResponse,
 } from './responses.ts';
 import { callId } from './chat.ts';
+import { responsesUpgrade } from './responses-socket.ts';
 import { callRef, imageFiles } from './tool-items.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
@@ -203,6 +204,15 @@ export const openaiEndpoints: EndpointSpec[] = [
         events: () => (run ? runEvents(run, 0, -1) : responseStreamEvents(reply, parsed, latency)),
       });
     },
+  },
+  {
+    // The Responses API's WebSocket mode: each response.create answered by the POST above (responses-socket.ts).
+    method: 'GET',
+    path: '/v1/responses',
+    format: openaiFormat,
+    auth: BEARER,
+    upgrade: true,
+    handle: responsesUpgrade,
   },
   {
     method: 'GET',

@@ -74,7 +74,8 @@ function requestOf(r: FuzzRequest, root: string, signal?: AbortSignal): Request 
 }
 
 async function answerOf(res: Response): Promise<Answer> {
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: new TextDecoder().decode(bytes), bytes };
 }
 
 /** In-process: undefined when no handler takes the request (msw's unhandled-request policy decides then). */

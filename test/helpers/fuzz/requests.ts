@@ -544,7 +544,7 @@ const batchBody = fc.record({
 
 // ---- Headers, queries, methods ------------------------------------------------------------------
 
-type Auth = 'bearer' | 'x-api-key' | 'goog' | 'api-key';
+type Auth = 'bearer' | 'x-api-key' | 'goog' | 'api-key' | 'sigv4';
 
 /** Header values: Latin-1 only (fetch refuses anything else), mostly garbage. */
 const headerText = fc.oneof(
@@ -566,6 +566,12 @@ const headerText = fc.oneof(
   ),
 );
 
+/** A well-formed SigV4 header whose access key id is the token (the gateway checks the shape, not the signature). */
+const SIGV4 = {
+  authorization: `AWS4-HMAC-SHA256 Credential=${TOKEN}/20261128/us-east-1/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=${'0a'.repeat(32)}`,
+  'x-amz-date': '20261128T101500Z',
+};
+
 const goodAuth = (way: Auth): Record<string, string> =>
   way === 'bearer'
     ? { authorization: `Bearer ${TOKEN}` }
@@ -573,7 +579,9 @@ const goodAuth = (way: Auth): Record<string, string> =>
       ? { 'x-api-key': TOKEN }
       : way === 'api-key'
         ? { 'api-key': TOKEN }
-        : { 'x-goog-api-key': TOKEN };
+        : way === 'sigv4'
+          ? SIGV4
+          : { 'x-goog-api-key': TOKEN };
 
 const badAuth = fc.oneof(
   fc.constant({}),
@@ -588,6 +596,10 @@ const badAuth = fc.oneof(
       `Token ${TOKEN}`,
       `Bearer ${TOKEN.toUpperCase()}`,
       `Bearer\t${TOKEN}`,
+      'AWS4-HMAC-SHA256',
+      `AWS4-HMAC-SHA256 Credential=${TOKEN}/2026/us-east-1/bedrock/aws4_request`,
+      'AWS4-HMAC-SHA256 Credential=, SignedHeaders=, Signature=',
+      `AWS4-HMAC-SHA256 Credential=${TOKEN}/20261128/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'a'.repeat(64)}`,
     )
     .map((v) => ({ authorization: v })),
   fc.constantFrom('', 'sk-wrong', `${TOKEN} `, 'x'.repeat(3000)).map((v) => ({ 'x-api-key': v })),
@@ -1054,6 +1066,322 @@ export const geminiRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
       auth: 'goog',
     }),
     weight: 1,
+  },
+);
+
+// ---- Vertex AI ----------------------------------------------------------------------------------
+
+/** Where a Vertex AI model is: a project and location (a region or global), or none (express mode). */
+const vertexWhere = fc.oneof(
+  { arbitrary: fc.constantFrom('/projects/my-project/locations/us-central1', '/projects/my-project/locations/global'), weight: 3 },
+  { arbitrary: fc.constant(''), weight: 1 },
+);
+const vertexPath = (where: fc.Arbitrary<string>, publisher: string, methods: string[], models: string[]) =>
+  fc
+    .tuple(
+      fc.constantFrom('/v1', '/v1beta1'),
+      where,
+      fc.oneof(
+        { arbitrary: fc.constant(publisher), weight: 10 },
+        { arbitrary: fc.constantFrom('google', 'anthropic', 'meta', ''), weight: 1 },
+      ),
+      segment(models),
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...methods), weight: 8 },
+        { arbitrary: fc.constantFrom('generateContent', 'rawPredict', 'predict', 'batchEmbedContents', 'nope', ''), weight: 1 },
+      ),
+    )
+    .map(([v, w, p, m, a]) => `${v}${w}/publishers/${p}/models/${m}:${a}`);
+const VERTEX_CLAUDE = [...CLAUDE, 'claude-haiku-4-5@20251001', 'claude-sonnet-4-5@20250929', 'claude-sonnet-4-5-20250929'];
+const vertexEmbedBody = fc.record(
+  {
+    content: fc.record({ parts: fc.array(fc.record({ text }), { minLength: 1, maxLength: 3 }) }),
+    embedContentConfig: fc.record(
+      { outputDimensionality: fc.integer({ min: 0, max: 4000 }), taskType: fc.constantFrom('RETRIEVAL_QUERY'), autoTruncate: fc.boolean() },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: ['content'] },
+);
+const predictBody = fc.record(
+  {
+    instances: fc.array(
+      fc.record({ content: text, task_type: fc.constantFrom('RETRIEVAL_DOCUMENT'), title: text }, { requiredKeys: ['content'] }),
+      {
+        minLength: 1,
+        maxLength: 5,
+      },
+    ),
+    parameters: fc.record({ outputDimensionality: fc.integer({ min: 0, max: 4000 }), autoTruncate: fc.boolean() }, { requiredKeys: [] }),
+  },
+  { requiredKeys: ['instances'] },
+);
+/** Anthropic's bodies as Vertex AI takes them: the model in the path (here, mostly, not in the body) and anthropic_version in the body. */
+const onVertex = (body: fc.Arbitrary<Record<string, unknown>>, keepModel: boolean) =>
+  fc
+    .tuple(
+      body,
+      fc.oneof(
+        { arbitrary: fc.constantFrom('vertex-2023-10-16', '2026-10-21'), weight: 8 },
+        { arbitrary: fc.constantFrom('bedrock-2023-05-31', 'vertex', undefined), weight: 1 },
+      ),
+    )
+    .map(([b, version]) => {
+      const { model, ...rest } = b;
+      return { ...(keepModel ? { model } : {}), ...rest, ...(version === undefined ? {} : { anthropic_version: version }) };
+    });
+
+export const vertexRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
+  {
+    arbitrary: request({
+      aim: 'Vertex generateContent',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['generateContent', 'streamGenerateContent'], [...GEMINI, 'gemini-2.0-flash-001']),
+      auth: 'bearer',
+      body: generateBody,
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex countTokens, computeTokens',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['countTokens', 'computeTokens'], GEMINI),
+      auth: 'goog',
+      body: generateBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex embedContent',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['embedContent'], ['gemini-embedding-2', ...EMBED_GEMINI]),
+      auth: 'goog',
+      body: vertexEmbedBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex predict',
+      method: 'POST',
+      path: vertexPath(vertexWhere, 'google', ['predict'], EMBED_GEMINI),
+      auth: 'bearer',
+      body: predictBody,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex rawPredict',
+      method: 'POST',
+      path: vertexPath(
+        fc.constant('/projects/my-project/locations/us-east5'),
+        'anthropic',
+        ['rawPredict', 'streamRawPredict'],
+        VERTEX_CLAUDE,
+      ),
+      auth: 'bearer',
+      body: onVertex(messagesBody, false),
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex count-tokens',
+      method: 'POST',
+      path: fc.constantFrom('/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict'),
+      auth: 'bearer',
+      body: onVertex(countBody, true),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'Vertex publisher models',
+      method: 'GET',
+      path: fc
+        .tuple(
+          fc.constantFrom('/v1', '/v1beta1'),
+          fc.constantFrom('google', 'anthropic', 'meta'),
+          fc.option(segment([...GEMINI, ...VERTEX_CLAUDE, 'nope'])),
+        )
+        .map(([v, p, m]) => `${v}/publishers/${p}/models${m === null ? '' : `/${m}`}`),
+      auth: 'goog',
+    }),
+    weight: 1,
+  },
+);
+
+// ---- Amazon Bedrock -----------------------------------------------------------------------------
+
+const BEDROCK_MODELS = [
+  'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  'anthropic.claude-haiku-4-5-20251001-v1:0',
+  'amazon.nova-pro-v1:0',
+  'meta.llama3-1-70b-instruct-v1:0',
+  'gpt-4o',
+  'amazon.titan-embed-text-v2:0',
+  'arn:aws:bedrock:us-east-1:123456789012:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+];
+const converseBlock = fc.oneof(
+  { arbitrary: fc.record({ text }), weight: 6 },
+  fc.record({
+    image: fc.record({
+      format: fc.constantFrom('png', 'jpeg', 'bmp'),
+      source: fc.record({ bytes: fc.constantFrom('iVBORw0KGgo=', '', '!!') }),
+    }),
+  }),
+  fc.record({
+    document: fc.record(
+      { name: text, format: fc.constantFrom('txt', 'pdf', 'exe'), source: fc.record({ text }) },
+      { requiredKeys: ['name', 'source'] },
+    ),
+  }),
+  fc.record({ cachePoint: fc.record({ type: fc.constantFrom('default', 'other') }) }),
+  fc.record({ guardContent: fc.record({ text: fc.record({ text }) }) }),
+  fc.record({ text, image: fc.record({ format: fc.constant('png'), source: fc.record({ bytes: fc.constant('iVBORw0KGgo=') }) }) }),
+);
+const converseTurns = fc
+  .array(fc.tuple(fc.array(converseBlock, { minLength: 1, maxLength: 3 }), fc.array(fc.record({ text }), { minLength: 1, maxLength: 2 })), {
+    minLength: 1,
+    maxLength: 3,
+  })
+  .map((turns) =>
+    turns
+      .flatMap(([u, a]) => [
+        { role: 'user', content: u },
+        { role: 'assistant', content: a },
+      ])
+      .slice(0, -1),
+  );
+const toolTurns = fc.tuple(toolName, fc.jsonValue({ maxDepth: 2 }), text).map(([name, input, result]) => [
+  { role: 'user', content: [{ text: 'Use the tool' }] },
+  { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name, input } }] },
+  {
+    role: 'user',
+    content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: result }, { json: { ok: true } }], status: 'success' } }],
+  },
+]);
+const bedrockTool = fc.record(
+  {
+    toolSpec: fc.record(
+      { name: toolName, description: text, inputSchema: fc.record({ json: toolSchema }) },
+      { requiredKeys: ['name', 'inputSchema'] },
+    ),
+  },
+  { requiredKeys: ['toolSpec'] },
+);
+const converseBody = cohere(
+  fc.record(
+    {
+      messages: fc.oneof({ arbitrary: converseTurns, weight: 4 }, { arbitrary: toolTurns, weight: 1 }),
+      system: fc.array(fc.oneof(fc.record({ text }), fc.constant({ cachePoint: { type: 'default' } })), { maxLength: 2 }),
+      inferenceConfig: fc.record(
+        {
+          maxTokens: fc.integer({ min: 1, max: 4096 }),
+          temperature: fc.double({ min: 0, max: 1, noNaN: true }),
+          topP: fc.double({ min: 0, max: 1, noNaN: true }),
+          stopSequences: small(3),
+        },
+        { requiredKeys: [] },
+      ),
+      toolConfig: fc.record(
+        {
+          tools: fc.array(bedrockTool, { minLength: 1, maxLength: 2 }),
+          toolChoice: fc.constantFrom({ auto: {} }, { any: {} }, { tool: { name: 'get_weather' } }),
+        },
+        { requiredKeys: ['tools'] },
+      ),
+      additionalModelRequestFields: fc.constantFrom(
+        {},
+        { thinking: { type: 'enabled', budget_tokens: 1024 } },
+        { reasoningConfig: { type: 'enabled' } },
+        { top_k: 5 },
+      ),
+      outputConfig: fc.constantFrom(
+        {
+          textFormat: {
+            type: 'json_schema',
+            structure: { jsonSchema: { schema: '{"type":"object","properties":{"a":{"type":"string"}}}' } },
+          },
+        },
+        { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: 'not json' } } } },
+      ),
+      guardrailConfig: fc.constant({ guardrailIdentifier: 'gr-1', guardrailVersion: '1' }),
+    },
+    { requiredKeys: ['messages'] },
+  ),
+  (b) => {
+    // A tool conversation needs toolConfig, and a forced tool one that exists: mostly give them.
+    if (Array.isArray(b.messages) && b.messages.length === 3 && !b.toolConfig)
+      b.toolConfig = { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }] };
+    const inference = b.inferenceConfig as { maxTokens?: number } | undefined;
+    const thinking = (b.additionalModelRequestFields as { thinking?: unknown } | undefined)?.thinking;
+    if (thinking && inference) inference.maxTokens = 4096;
+  },
+);
+/** InvokeModel's body: Anthropic's Messages body without model and stream, with Bedrock's anthropic_version. */
+const invokeBody = messagesBody.map(({ model: _m, stream: _s, ...rest }) => ({ anthropic_version: 'bedrock-2023-05-31', ...rest }));
+const bedrockPath = (operations: string[]) =>
+  fc
+    .tuple(
+      segment(BEDROCK_MODELS).map((m) => (m.includes('%') ? m : encodeURIComponent(m))),
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...operations), weight: 10 },
+        { arbitrary: fc.constantFrom('converse-later', '', 'invoke/x'), weight: 1 },
+      ),
+    )
+    .map(([m, op]) => `/model/${m}/${op}`);
+
+export const bedrockRequests: fc.Arbitrary<FuzzRequest> = fc.oneof(
+  ...(['sigv4', 'bearer'] as const).flatMap((auth) => [
+    {
+      arbitrary: request({
+        aim: `converse (${auth})`,
+        method: 'POST',
+        path: bedrockPath(['converse', 'converse-stream']),
+        auth,
+        body: converseBody,
+      }),
+      weight: 5,
+    },
+    {
+      arbitrary: request({
+        aim: `invoke (${auth})`,
+        method: 'POST',
+        path: bedrockPath(['invoke', 'invoke-with-response-stream']),
+        auth,
+        body: invokeBody,
+      }),
+      weight: 3,
+    },
+  ]),
+  {
+    arbitrary: request({
+      aim: 'count-tokens',
+      method: 'POST',
+      path: bedrockPath(['count-tokens']),
+      auth: 'sigv4',
+      body: fc.oneof(
+        converseBody.map((converse) => ({ input: { converse } })),
+        invokeBody.map((b) => ({ input: { invokeModel: { body: Buffer.from(JSON.stringify(b)).toString('base64') } } })),
+        fc.constant({ input: {} }),
+      ),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: request({
+      aim: 'mantle messages',
+      method: 'POST',
+      path: fc.constant('/anthropic/v1/messages'),
+      auth: 'bearer',
+      body: messagesBody,
+      headers: ANTHROPIC_VERSION,
+    }),
+    weight: 2,
   },
 );
 

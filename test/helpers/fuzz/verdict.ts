@@ -4,14 +4,17 @@
 import { assertSchema } from '../openapi.ts';
 import { parseSse } from '../../../src/pipeline/framing.ts';
 import type { FuzzRequest } from './requests.ts';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
 
 export interface Answer {
   status: number;
   contentType: string;
   text: string;
+  /** The body's bytes, where a binary stream's frames need them. */
+  bytes?: Uint8Array;
 }
 
-export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'admin' | 'page';
+export type Vendor = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openrouter' | 'vertex-claude' | 'bedrock' | 'admin' | 'page';
 
 const header = (r: FuzzRequest, name: string): string | undefined => {
   for (const [k, v] of Object.entries(r.headers)) if (k.toLowerCase() === name) return v;
@@ -30,10 +33,20 @@ export const pathOf = (url: URL) => (url.pathname.length > 1 && url.pathname.end
  * and header, else `fallback` (the path's own format; OpenAI's for unknown paths). See docs/endpoints.md.
  */
 function strayVendor(r: FuzzRequest, url: URL, fallback: Vendor): Vendor {
+  // AWS clients sign with an x-amz-date; Bedrock's format is asked first.
+  if (header(r, 'x-amz-date') !== undefined) return 'bedrock';
   if (header(r, 'anthropic-version') !== undefined || header(r, 'x-api-key') !== undefined) return 'anthropic';
   if (/^\/v1(?:beta|alpha)(?:\/|$)/.test(url.pathname) || header(r, 'x-goog-api-key') !== undefined) return 'gemini';
+  if (VERTEX_CLAUDE_PREFIX.test(url.pathname)) return 'vertex-claude';
+  if (VERTEX_PREFIX.test(url.pathname)) return 'gemini';
   return fallback;
 }
+
+/** Vertex AI's paths: under a project and location, or (express mode, listings) under publishers/. */
+const VERTEX_PREFIX = /^\/v1(?:beta1)?\/(?:projects\/[^/]+\/locations\/[^/]+|publishers)(?:\/|$)/;
+const VERTEX_CLAUDE_PREFIX = /^\/v1(?:beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\//;
+/** A path a Vertex AI endpoint serves: [, project and location, publisher, /model]. */
+const VERTEX_ROUTE = /^\/v1(?:beta1)?\/(projects\/[^/]+\/locations\/[^/]+\/)?publishers\/([^/]+)\/models(\/[^/]+)?$/;
 
 /** Paths only OpenAI's endpoints serve that the fuzzer asks: a wrong method on them is OpenAI's 405 whoever asks. */
 const OPENAI_PATHS =
@@ -67,6 +80,11 @@ export function vendorOf(r: FuzzRequest): Vendor {
   if (p === '/__admin' || p.startsWith('/__admin/')) return 'admin';
   if ((p === '/' || p === '/console/playground') && r.method === 'GET') return 'page';
   if (p === '/v1/messages' || p === '/v1/messages/count_tokens') return 'anthropic';
+  if (p === '/anthropic/v1/messages' || p === '/anthropic/v1/messages/count_tokens') return 'anthropic';
+  if (url.pathname.startsWith('/model/')) return 'bedrock';
+  const vertex = VERTEX_ROUTE.exec(p);
+  // Served: a model's path (under a project and location or not), or a listing with neither.
+  if (vertex && (vertex[3] || !vertex[1])) return vertex[1] && vertex[2] === 'anthropic' ? 'vertex-claude' : 'gemini';
   if (/^\/v1beta\/models(\/[^/]+)?$/.test(p)) return 'gemini';
   const models = /^\/v1\/models(\/[^/]+)?$/.exec(p);
   if (models) {
@@ -125,6 +143,9 @@ function checkError(vendor: Vendor, status: number, body: unknown, stray: Vendor
       )
         fail(`not an Anthropic error body: ${JSON.stringify(body).slice(0, 300)}`);
       return;
+    case 'bedrock':
+      if (typeof body.message !== 'string' || !body.message) fail(`not a Bedrock error body: ${JSON.stringify(body).slice(0, 300)}`);
+      return;
     case 'gemini':
       if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message || typeof e.status !== 'string')
         fail(`not a Gemini error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
@@ -138,6 +159,8 @@ function checkError(vendor: Vendor, status: number, body: unknown, stray: Vendor
       if (!isObject(e) || e.code !== status || typeof e.message !== 'string' || !e.message)
         fail(`not an OpenRouter error body (status ${status}): ${JSON.stringify(body).slice(0, 300)}`);
       return;
+    case 'vertex-claude':
+      return checkError(body.type === 'error' ? 'anthropic' : 'gemini', status, body);
     case 'admin':
       // The control plane's own `{error}`; an unknown admin path answers as an unknown route (in the caller's format).
       if (typeof body.error === 'string' && body.error) return;
@@ -174,10 +197,41 @@ function decodeEmbeddings(body: unknown): unknown {
   };
 }
 
+const eventStreams = new EventStreamCodec(
+  (bytes) => new TextDecoder().decode(bytes),
+  (text) => new TextEncoder().encode(text),
+);
+
+/** A Bedrock response stream: every frame decodes (both CRCs right); ConverseStream's run messageStart … metadata, InvokeModel's are chunks of Messages events. */
+function checkBedrockStream(p: string, bytes: Uint8Array): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const events: { type: string; body: unknown }[] = [];
+  for (let at = 0; at < bytes.byteLength; ) {
+    const total = view.getUint32(at);
+    const message = eventStreams.decode(bytes.subarray(at, at + total));
+    if (message.headers[':message-type']?.value !== 'event')
+      fail(`Bedrock stream carries a ${String(message.headers[':message-type']?.value)} frame`);
+    events.push({
+      type: String(message.headers[':event-type']?.value),
+      body: parse(new TextDecoder().decode(message.body), 'Bedrock event'),
+    });
+    at += total;
+  }
+  const types = events.map((e) => e.type);
+  if (p.endsWith('/converse-stream')) {
+    if (types[0] !== 'messageStart' || types.at(-1) !== 'metadata') fail(`ConverseStream out of order: ${types.join(', ')}`);
+    return;
+  }
+  if (types.some((t) => t !== 'chunk')) fail(`InvokeModelWithResponseStream frame other than chunk: ${types.join(', ')}`);
+  const inner = events.map((e) => (parse(atob((e.body as { bytes: string }).bytes), 'chunk bytes') as { type?: string }).type);
+  if (inner[0] !== 'message_start' || inner.at(-1) !== 'message_stop') fail(`chunk events out of order: ${inner.join(', ')}`);
+}
+
 function checkReply(r: FuzzRequest, answer: Answer): void {
   const vendor = vendorOf(r);
   const dialect = vendor === 'azure' || vendor === 'openrouter';
   const p = dialect ? canonicalOf(pathOf(urlOf(r))) : pathOf(urlOf(r));
+  if (vendor === 'bedrock') return checkBedrockReply(p, answer);
   const sse = answer.contentType.includes('text/event-stream');
   if (vendor === 'page') {
     if (!answer.contentType.includes('text/html')) fail(`page is not HTML: ${answer.contentType}`);
@@ -193,7 +247,7 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
         fail(`responses stream out of order: ${types.join(', ')}`);
       return;
     }
-    if (vendor === 'anthropic') {
+    if (vendor === 'anthropic' || vendor === 'vertex-claude') {
       if (all.some((f) => !f.event)) fail('an Anthropic stream event lacks its event: line');
       const types = all.map((f) => f.event);
       for (const f of all) parse(f.data, `event ${f.event}`);
@@ -236,11 +290,20 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
     if (!Array.isArray(o.results)) fail('rerank reply has no results');
     return;
   }
+  if (vendor === 'vertex-claude') {
+    if (p.endsWith('/count-tokens:rawPredict')) {
+      if (!Number.isInteger(o.input_tokens)) fail('count-tokens reply without input_tokens');
+    } else if (o.type !== 'message' || !Array.isArray(o.content) || !isObject(o.usage))
+      fail(`not an Anthropic message: ${answer.text.slice(0, 200)}`);
+    return;
+  }
   if (vendor === 'anthropic') {
-    if (p === '/v1/messages') {
+    // Bedrock's Mantle endpoint is the Messages API under /anthropic.
+    const path = p.startsWith('/anthropic/') ? p.slice('/anthropic'.length) : p;
+    if (path === '/v1/messages') {
       if (o.type !== 'message' || !Array.isArray(o.content) || !isObject(o.usage))
         fail(`not an Anthropic message: ${answer.text.slice(0, 200)}`);
-    } else if (p === '/v1/messages/count_tokens') {
+    } else if (path === '/v1/messages/count_tokens') {
       if (!Number.isInteger(o.input_tokens)) fail('count_tokens reply without input_tokens');
     } else if (!Array.isArray(o.data) && o.type !== 'model') fail('not an Anthropic models reply');
     return;
@@ -248,7 +311,11 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
   if (vendor === 'gemini') {
     const action = p.slice(p.lastIndexOf(':') + 1);
     if (r.method === 'GET') {
-      if (!Array.isArray(o.models) && typeof o.name !== 'string') fail('not a Gemini models reply');
+      if (!Array.isArray(o.models) && !Array.isArray(o.publisherModels) && typeof o.name !== 'string') fail('not a Gemini models reply');
+    } else if (action === 'computeTokens') {
+      if (!Array.isArray(o.tokensInfo)) fail('computeTokens reply without tokensInfo');
+    } else if (action === 'predict') {
+      if (!Array.isArray(o.predictions)) fail('predict reply without predictions');
     } else if (action === 'countTokens') {
       if (!Number.isInteger(o.totalTokens)) fail('countTokens reply without totalTokens');
     } else if (action === 'embedContent') {
@@ -262,6 +329,22 @@ function checkReply(r: FuzzRequest, answer: Answer): void {
     // OpenRouter's list is `{data}` alone.
     if ((vendor !== 'openrouter' && o.object !== 'list') || !Array.isArray(o.data)) fail('not a models list');
   } else if (p.startsWith('/v1/models/') && o.object !== 'model') fail('not an OpenAI model');
+}
+
+function checkBedrockReply(p: string, answer: Answer): void {
+  if (answer.contentType === 'application/vnd.amazon.eventstream')
+    return checkBedrockStream(p, answer.bytes ?? new TextEncoder().encode(answer.text));
+  if (!answer.contentType.includes('json')) fail(`2xx Bedrock reply is not JSON: ${answer.contentType}`);
+  const o = parse(answer.text, 'reply') as Record<string, unknown>;
+  if (p.endsWith('/converse')) {
+    const message = (o.output as { message?: { content?: unknown } } | undefined)?.message;
+    if (!Array.isArray(message?.content) || typeof o.stopReason !== 'string' || !isObject(o.usage))
+      fail(`not a Converse reply: ${answer.text.slice(0, 200)}`);
+  } else if (p.endsWith('/invoke')) {
+    if (o.type !== 'message' || !Array.isArray(o.content)) fail(`not a Messages reply: ${answer.text.slice(0, 200)}`);
+  } else if (p.endsWith('/count-tokens')) {
+    if (!Number.isInteger(o.inputTokens)) fail('CountTokens reply without inputTokens');
+  } else fail(`unexpected 2xx on ${p}`);
 }
 
 /** Throws unless `answer` is what `r` may get. */
