@@ -42,6 +42,7 @@ Usage: model-gateway-mock [options]
                       none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
+  --strict-models     serve only the catalogue's model ids and --model aliases (no names resolved by family)
                       (by default they are accepted, journaled and named in x-mock-warning)
   --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
   --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
@@ -87,6 +88,7 @@ const OPTIONS = {
   deployment: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
   'strict-params': { type: 'boolean' },
+  'strict-models': { type: 'boolean' },
   record: { type: 'string' },
   upstream: { type: 'string' },
   'upstream-openai': { type: 'string' },
@@ -176,6 +178,7 @@ function banner(
     fixtures?: string;
     strict?: boolean;
     strictParams?: boolean;
+    strictModels?: boolean;
     record?: { dir: string; upstreams: Record<string, string | undefined> };
     tls: boolean;
     limited?: boolean;
@@ -198,6 +201,7 @@ function banner(
     `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}`}\n` +
     (on.strict ? '  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)\n' : '') +
     (on.strictParams ? "  strict params: on (unknown request parameters get the vendor's 400)\n" : '') +
+    (on.strictModels ? "  strict models: on (only the catalogue's ids and aliases; others get the vendor's 404)\n" : '') +
     (on.record
       ? `  record: on (what no fixture answers goes to ${upstreams.map(([format, url]) => (format === 'default' ? url : `${url} for ${format}`)).join(', ')}; answers written to ${on.record.dir})\n`
       : '') +
@@ -335,6 +339,7 @@ async function main(): Promise<void> {
     deployments,
     strict: values.strict,
     strictParams: values['strict-params'],
+    strictModels: values['strict-models'],
     record,
     rateLimits,
     prices,
@@ -356,6 +361,7 @@ async function main(): Promise<void> {
       fixtures: values.fixtures,
       strict: values.strict,
       strictParams: values['strict-params'],
+      strictModels: values['strict-models'],
       record,
       tls: !!tls,
       limited,

@@ -134,6 +134,7 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
       status: e.status,
       code: e.code,
       headers: e.headers,
+      details: e.details,
     });
   }
   return {

@@ -59,6 +59,8 @@ export interface JournalEntry {
    * (`more` counts the rest). Its `usage` and `costUsd` are then the sums of its requests'.
    */
   batch?: { requests: BatchRequestRecord[]; more: number };
+  /** Items a request sent only to be dropped (a traces ingest: accepted, answered 204, kept nowhere). */
+  dropped?: number;
   /** What the reply cost in USD at the price table in force (core/prices.ts); absent when the model has no price or nothing was replied. */
   costUsd?: number;
 }
