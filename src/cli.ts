@@ -10,7 +10,7 @@ import { runtimeOf } from './gateway.ts';
 import { parseLatency } from './core/timing.ts';
 import { checkPrices } from './core/prices.ts';
 import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
-import { stopOnSignal } from './shutdown.ts';
+import { handleStopSignals } from './shutdown.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
@@ -216,6 +216,8 @@ async function main(): Promise<void> {
   values = withEnv(values, process.env);
   if (values.help) return void process.stdout.write(HELP);
   if (values.version) return void process.stdout.write(`${pkg.version}\n`);
+  // Before the server listens or anything is printed: a stop signal from then on finds its handler.
+  const signals = handleStopSignals();
   limitHeapGrowth();
 
   let latency;
@@ -316,6 +318,9 @@ async function main(): Promise<void> {
     ),
   );
 
+  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
+  // signal exits at once.
+  signals.closeWith(() => server.close());
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
   process.stdout.write(
     banner(server, {
@@ -328,11 +333,6 @@ async function main(): Promise<void> {
       prices: values.prices,
     }),
   );
-  // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
-  // signal exits at once.
-  const stop = stopOnSignal(() => server.close());
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 await main();

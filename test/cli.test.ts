@@ -4,12 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request as httpRequest } from 'node:http';
-import { describe, expect, it, vi } from 'vitest';
+import { spawn } from 'node:child_process';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import OpenAI from 'openai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { SHUTDOWN_GRACE_MS, stopOnSignal } from '../src/shutdown.ts';
 import { heapLimits } from '../src/cli/heap-size.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI_BIN = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
+const SIGNAL_AT = fileURLToPath(new URL('./helpers/signal-at.ts', import.meta.url));
 
 // A file that is no PEM at all, for the TLS flags.
 const NOT_PEM = join(mkdtempSync(join(tmpdir(), 'mgm-pem-')), 'not.pem');
@@ -301,6 +306,53 @@ describe('stop signals', () => {
 });
 
 describe.runIf(socketSuites)('shutdown of the CLI', () => {
+  // The process signals itself at a point of its start-up (test/helpers/signal-at.ts), so the signal
+  // lands exactly there on any machine: once the server could be reached or announced, a SIGTERM must
+  // find the handler (exit 0), never the default action (ended by the signal: exit code null, and under
+  // docker, where the CLI is PID 1, a signal with no handler is dropped and the stop waits for SIGKILL).
+  it.each(['load', 'listen', 'banner'])('exits 0 on a SIGTERM that arrives at the start-up point "%s"', async (at) => {
+    const child = spawn(process.execPath, ['--import', SIGNAL_AT, CLI_BIN, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MGM_TEST_SIGNAL_AT: at },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (c, s) => resolve([c, s])),
+    );
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    if (at === 'banner') expect(output).toContain('listening on');
+  });
+
+  it('`npm start` stopped by the PID of npm leaves nothing listening', async () => {
+    // In a process group of its own, so that whatever it leaves behind is ended after the test.
+    const npm = spawn('npm', ['start', '--silent', '--', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    onTestFinished(() => {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // Nothing left.
+      }
+    });
+    let output = '';
+    npm.stdout.on('data', (d) => (output += d));
+    npm.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    const url = await new Promise<string>((resolve, reject) => {
+      npm.stdout.on('data', () => {
+        const m = /listening on (http:\/\/\S+)/.exec(output);
+        if (m) resolve(m[1]);
+      });
+      npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+    });
+    expect((await fetch(`${url}/__admin/health`)).status).toBe(200);
+    npm.kill('SIGTERM');
+    await exited;
+    // npm waits for its script's process: once npm is gone, so is the server.
+    await expect(fetch(`${url}/__admin/health`)).rejects.toThrow();
+  });
+
   /** Waits for the child's exit, and records it in `order`. */
   const exitOf = (cli: Spawned, order: string[]) =>
     new Promise<number | null>((resolve) => cli.child.once('exit', (code) => (order.push('exit'), resolve(code))));
