@@ -426,7 +426,7 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect((await (await admin('/scenarios')).json()).scenarios[0].state).toBe('Started');
   });
 
-  it('issues scoped tokens: other models are forbidden, and the quota ends in the vendor quota error', async () => {
+  it('issues scoped tokens: other models are forbidden (spending none of the quota), and the quota ends in the vendor quota error', async () => {
     await admin('/fixtures', { method: 'POST', body: JSON.stringify({ reply: { text: 'ok' }, priority: -1 }) });
     const issued = await (await admin('/tokens', { method: 'POST', body: JSON.stringify({ models: ['gpt-4o'], quota: 2 }) })).json();
     expect(issued.token).toMatch(/^sk-[A-Za-z0-9]{48}$/);
@@ -434,6 +434,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] });
     const forbidden = await ask('gpt-4o-mini').catch((e) => e);
     expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    // The 403 spent nothing: the quota of 2 still answers two requests the token may make.
+    await ask('gpt-4o');
+    expect((await (await admin('/tokens')).json()).tokens.find((t: { token: string }) => t.token === issued.token).used).toBe(1);
     await ask('gpt-4o');
     const spent = await ask('gpt-4o').catch((e) => e);
     expect(spent).toBeInstanceOf(OpenAI.RateLimitError);

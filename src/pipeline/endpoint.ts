@@ -4,7 +4,7 @@ import { asGatewayError, GatewayError } from '../core/errors.ts';
 import { JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
-import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
+import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, ModelScopeError, presentedKey, type KeyWay } from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
 import { isJsonObject, isProxied, isUpload, type FormBody, type Inbound, type JsonObject, type Outbound, type Upload } from './exchange.ts';
@@ -112,10 +112,11 @@ function journalForm(body: FormBody): JsonObject {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.map(describe) : describe(v)]));
 }
 
-/** Who sent a request: its token, and the rate window it counts in ('' on a route without rate limits). */
+/** Who sent a request: its token, the rate window it counts in ('' on a route without rate limits), and whether it spent a use of the token's quota. */
 interface Caller {
   token: string;
   scope: string;
+  spent?: boolean;
 }
 
 /** The presented token, once it is known to be issued and within its quota (and, for a `limited` route, its rate limits). */
@@ -137,7 +138,7 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
   if (limited) admitRequest(runtime, token, scope);
   runtime.tokens.spend(token);
-  return { token, scope };
+  return { token, scope, spent: true };
 }
 
 /** Rate windows are the token's, and each test's own when the request carries a test id. */
@@ -313,6 +314,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   let out: Outbound;
   // The body as received, for record mode to forward unchanged.
   let received: string | Uint8Array | undefined;
+  let caller: Caller | undefined;
   try {
     if (unloaded) throw unloaded;
     // One sequence for every request: the body (if any) is in and measured, then the token, then the parse.
@@ -321,7 +323,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     // A route with no ways to present a token is public (generated image files).
     // POSTs count against the token's rate limits (model listings and file downloads do not).
     const limited = spec.method === 'POST';
-    const { token, scope } = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
+    caller = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
+    const { token, scope } = caller;
     const body = lenientBody(await read.parse(), runtime, entry);
     const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, format: spec.format };
     const handled = await handle(spec, call);
@@ -335,6 +338,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     if (limited && token && out.status < 400 && !isForward(handled))
       Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, scope)));
   } catch (error) {
+    // A request its token was not allowed to make spends none of its quota.
+    if (error instanceof ModelScopeError && caller?.spent) runtime.tokens.refund(caller.token);
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     out = spec.format.errorResponse(asGatewayError(error), entry.requestId);
     if (error instanceof RateLimitError) Object.assign(out.headers, spec.format.rateLimitHeaders(error.window));
