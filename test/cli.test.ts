@@ -1,5 +1,5 @@
 // The CLI: flags, tokens, fixtures seam, health, and the errors it stops with.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +154,27 @@ describe('model-gateway-mock CLI', () => {
     const { code, output } = await runCli(['--port', '0', '--fixtures', dir]);
     expect(code).toBe(2);
     expect(output).toContain('broken.json: not valid JSON');
+  });
+
+  /** A folder with one good file and three bad ones, each bad in another way. */
+  const mixedFolder = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
+    writeFileSync(join(dir, 'a-good.json'), JSON.stringify({ match: { userMessage: 'hi' }, reply: { text: 'hello' } }));
+    writeFileSync(
+      join(dir, 'b-schema.json'),
+      JSON.stringify({ fixtures: [{ reply: { text: 'fine' } }, { name: 'second', match: { turn: 'first' }, reply: { txt: 'x' } }] }),
+    );
+    writeFileSync(join(dir, 'c-broken.json'), '{ "reply": ');
+    writeFileSync(join(dir, 'd-latency.yaml'), '- name: slow\n  reply: { text: x }\n  latency: ttft=fast\n');
+    return dir;
+  };
+
+  it('refuses to start on bad fixture files, naming every one of them, not only the first', async () => {
+    const { code, output } = await runCli(['--port', '0', '--fixtures', mixedFolder()]);
+    expect(code).toBe(2);
+    expect(output).toContain('3 bad fixture files');
+    for (const file of ['b-schema.json', 'c-broken.json', 'd-latency.yaml']) expect(output).toContain(file);
+    expect(output).not.toContain('a-good.json');
   });
 
   it('says when the port is taken', async () => {

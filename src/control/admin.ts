@@ -123,7 +123,11 @@ export function adminRouter(gateway: Gateway, version: string): Router {
       const ids = viewOf(gateway, req).fixtures.add(...(fixturesOf(req.body) as never[]));
       res.status(201).json({ ids });
     } catch (error) {
-      if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
+      // Worded as the route the fixtures came by, not the Gateway operation behind it.
+      if (error instanceof FixtureValidationError) {
+        const test = testOf(req);
+        return fail(res, 400, `POST /__admin/fixtures${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}: ${error.detail}`);
+      }
       throw error;
     }
   });
