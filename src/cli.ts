@@ -16,6 +16,7 @@ import pkg from '../package.json' with { type: 'json' };
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
 
 Usage: model-gateway-mock [options]
+       model-gateway-mock check --fixtures <dir>   (checks every fixture file, as CI's step before the tests)
        model-gateway-mock verify --fixtures <dir> --upstream <url> [--api-key <key>]   (drift check of recordings)
 
   --port <n>          port to listen on; 0 picks a free port (default 4010)
@@ -205,6 +206,7 @@ function banner(
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'verify') return process.exit(await (await import('./record/verify.ts')).verifyMain(process.argv.slice(3)));
+  if (process.argv[2] === 'check') return process.exit((await import('./cli/check.ts')).checkMain(process.argv.slice(3)));
   // MGM_EVENT_LOOP_STATS=1: the event-loop delay, printed on SIGUSR2 and at exit (for the benches).
   startLoopStats();
   let values;

@@ -177,6 +177,29 @@ describe('model-gateway-mock CLI', () => {
     expect(output).not.toContain('a-good.json');
   });
 
+  it('check --fixtures reports every bad file with the JSON pointer of each problem, and exits 1', async () => {
+    const dir = mixedFolder();
+    const { code, output } = await runCli(['check', '--fixtures', dir]);
+    expect(code).toBe(1);
+    expect(output).toContain(`${join(dir, 'b-schema.json')}: invalid fixtures:`);
+    expect(output).toContain('fixture 1 ("second"), at /fixtures/1/match/turn: must be integer');
+    expect(output).toContain('fixture 1 ("second"), at /fixtures/1/reply: must NOT have additional properties (txt)');
+    expect(output).toMatch(/c-broken\.json: not valid JSON \(/);
+    expect(output).toMatch(/d-latency\.yaml: invalid fixture:\n {2}fixture 0 \("slow"\), at \/0\/latency: invalid latency "ttft=fast"/);
+    expect(output).toContain(`4 fixture files in ${dir}: 1 good (1 fixture), 3 bad`);
+  });
+
+  it('check --fixtures exits 0 on a good folder, 1 on one with no fixture file, 2 without a folder', async () => {
+    const dir = mixedFolder();
+    for (const bad of ['b-schema.json', 'c-broken.json', 'd-latency.yaml']) rmSync(join(dir, bad));
+    expect(await runCli(['check', '--fixtures', dir])).toEqual({ code: 0, output: `1 fixture file in ${dir}: 1 good (1 fixture)\n` });
+    const empty = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
+    expect((await runCli(['check', '--fixtures', empty])).code).toBe(1);
+    const none = await runCli(['check']);
+    expect(none.code).toBe(2);
+    expect(none.output).toContain('check needs --fixtures <dir>');
+  });
+
   it('says when the port is taken', async () => {
     const cli = await spawnCli();
     try {
