@@ -100,6 +100,37 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     expect(generated.functionCalls).toEqual([{ name: 'get_weather', args: { city: 'Oslo' } }]);
   });
 
+  it('sends a tool call to a tool the request did not offer, with a warning in x-mock-warning and the journal', async () => {
+    const content = 'And the weather in Oslo tomorrow?';
+    const offered = await openai.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.input_schema } }],
+      })
+      .withResponse();
+    expect(offered.response.headers.get('x-mock-warning')).toBeNull();
+    const other = await openai.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content }],
+        tools: [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }],
+        stream: true,
+      })
+      .withResponse();
+    const warning = 'fixture "weather" calls a tool the request did not offer: "get_weather" (it offered "get_time")';
+    expect(other.response.headers.get('x-mock-warning')).toBe(warning);
+    // Sent all the same, as the fixture says.
+    const names: string[] = [];
+    for await (const chunk of other.data)
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.name) names.push(call.function.name);
+    expect(names).toEqual(['get_weather']);
+    const none = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] }).withResponse();
+    expect(none.response.headers.get('x-mock-warning')).toContain('(it offered no tools)');
+    const journal = (await gw.requests()).filter((e) => e.fixture === 'weather').slice(-3);
+    expect(journal.map((e) => e.warnings)).toEqual([undefined, [warning], [expect.stringContaining('(it offered no tools)')]]);
+  });
+
   it('runs a sequence: first a 503, then the reply', async () => {
     const ask = () => openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'flaky' }] });
     await expect(ask()).rejects.toMatchObject({ status: 503, message: expect.stringContaining('warming up') });
