@@ -11,6 +11,7 @@ import { parseLatency } from './core/timing.ts';
 import { checkPrices } from './core/prices.ts';
 import { DEFAULT_MAX_BODY_BYTES, shippedCatalogue } from './runtime.ts';
 import { handleStopSignals } from './shutdown.ts';
+import { FixtureValidationError } from './fixtures/error.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
@@ -26,6 +27,9 @@ Usage: model-gateway-mock [options]
   --seed <n>          seed of every synthesized value (default 0)
   --token <token>     an issued token; repeat for several (default: one token, sk-test)
   --fixtures <dir>    load fixtures from the *.json, *.yaml and *.yml files in <dir>
+                      (POST /__admin/fixtures/reload reads them again)
+  --watch             read --fixtures again whenever a file of it changes (a bad file is reported,
+                      and the fixtures in force stay)
   --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
   --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
@@ -74,6 +78,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   token: { type: 'string', multiple: true },
   fixtures: { type: 'string' },
+  watch: { type: 'boolean' },
   latency: { type: 'string' },
   clock: { type: 'string' },
   'max-body': { type: 'string' },
@@ -167,6 +172,7 @@ function banner(
   server: Awaited<ReturnType<typeof startServer>>,
   on: {
     fixtures?: string;
+    watch?: boolean;
     strict?: boolean;
     strictParams?: boolean;
     record?: { dir: string; upstreams: Record<string, string | undefined> };
@@ -188,7 +194,7 @@ function banner(
       .map((t) => t.token)
       .join(', ')}\n` +
     `  health: ${server.url}/__admin/health\n` +
-    `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}`}\n` +
+    `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}${on.watch ? ', watched for changes' : ''}`}\n` +
     (on.strict ? '  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)\n' : '') +
     (on.strictParams ? "  strict params: on (unknown request parameters get the vendor's 400)\n" : '') +
     (on.record
@@ -232,15 +238,9 @@ async function main(): Promise<void> {
     values.clock === undefined || values.clock === 'fixed' || values.clock === 'real'
       ? values.clock
       : integer('clock', values.clock, 0, undefined, ' (Unix seconds), fixed or real');
-  let fixtures;
   const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
   if (folder) fail(folder);
-  try {
-    // yaml and the loader only when there are fixture files to read.
-    fixtures = values.fixtures === undefined ? undefined : (await import('./fixtures/load.ts')).loadFixtureDir(values.fixtures);
-  } catch (error) {
-    fail(`${source('fixtures')}: ${(error as Error).message}`);
-  }
+  if (values.watch && values.fixtures === undefined) fail(`${source('watch')} needs --fixtures <dir>, the folder to follow`);
 
   try {
     shippedCatalogue(values.model);
@@ -304,7 +304,8 @@ async function main(): Promise<void> {
     adminToken: values['admin-token'],
     seed: integer('seed', values.seed, 0),
     tokens: values.token,
-    fixtures,
+    fixturesDir: values.fixtures,
+    watch: values.watch,
     latency,
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
@@ -316,7 +317,11 @@ async function main(): Promise<void> {
     prices,
   }).catch((error: NodeJS.ErrnoException) =>
     fail(
-      error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message,
+      error instanceof FixtureValidationError
+        ? `${source('fixtures')}: ${error.message}`
+        : error.code === 'EADDRINUSE'
+          ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)`
+          : error.message,
     ),
   );
 
@@ -327,6 +332,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     banner(server, {
       fixtures: values.fixtures,
+      watch: values.watch,
       strict: values.strict,
       strictParams: values['strict-params'],
       record,

@@ -22,6 +22,8 @@ import pkg from '../package.json' with { type: 'json' };
 import { loadInSteps, preloadLazy } from './core/preload.ts';
 import { preloadMediaHandlers } from './formats/openai/routes-media.ts';
 import { validateFixtures } from './fixture-check.ts';
+import type { FixtureFolder } from './fixtures/folder.ts';
+import type { Runtime } from './runtime.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -39,6 +41,17 @@ export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
    * `certPath`; or bring your own PEM certificate and key.
    */
   tls?: boolean | { cert: string; key: string };
+  /**
+   * A folder of fixture files (*.json, *.yaml, *.yml; see docs/fixtures.md) in force after `fixtures`;
+   * a bad file stops the start with a FixtureValidationError naming every bad file. Read again on
+   * `POST /__admin/fixtures/reload`.
+   */
+  fixturesDir?: string;
+  /**
+   * Read `fixturesDir` again whenever a file of it changes: a folder with a bad file is not taken (its
+   * error is printed) and the fixtures in force stay.
+   */
+  watch?: boolean;
 }
 
 export interface RunningServer {
@@ -90,6 +103,7 @@ const standaloneParts: GatewayParts = {
 
 interface PagesContext {
   gateway: Gateway;
+  folder?: FixtureFolder;
   router: NodeRouter;
   url: () => string;
   bindHost: string;
@@ -100,7 +114,7 @@ interface PagesContext {
  * The pages and the control plane: express, loaded by their first request (~100 ms of start-up
  * saved; API requests never touch it).
  */
-async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesContext): Promise<Express> {
+async function pagesApp({ gateway, folder, router, url, bindHost, adminToken }: PagesContext): Promise<Express> {
   const [{ default: express }, { adminRouter }, { consoleRouter }] = await Promise.all([
     import('express'),
     import('./control/admin.ts'),
@@ -122,7 +136,7 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
     if (given && adminToken) res.setHeader('set-cookie', `${ADMIN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`);
     next();
   });
-  app.use('/__admin', adminRouter(gateway, pkg.version));
+  app.use('/__admin', adminRouter(gateway, pkg.version, folder));
   app.use(consoleRouter(gateway, url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
@@ -143,12 +157,15 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const gateway = buildGateway(options, standaloneParts);
   const runtime = runtimeOf(gateway);
+  if (options.watch && options.fixturesDir === undefined)
+    throw new TypeError('startServer: `watch` needs `fixturesDir`, the folder to follow.');
+  const folder = options.fixturesDir === undefined ? undefined : await fixtureFolder(options.fixturesDir, runtime, options.watch);
   const router = new NodeRouter(runtime, endpoints, FALLBACK_FORMAT);
   const bindHost = options.host ?? '127.0.0.1';
   const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
   let app: Promise<Express> | undefined;
-  const loadPages = () => (app ??= pagesApp({ gateway, router, url: () => url, bindHost, adminToken }));
+  const loadPages = () => (app ??= pagesApp({ gateway, folder, router, url: () => url, bindHost, adminToken }));
   const pages = (req: IncomingMessage, res: ServerResponse) =>
     void loadPages().then(
       (handle) => handle(req, res),
@@ -220,6 +237,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;
+        folder?.close();
         server.close(() => resolve());
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
@@ -227,6 +245,28 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         stopImageThreads();
       }),
   };
+}
+
+/** The folder's fixtures put in force after the configured ones (a bad file throws), and followed when watched. */
+async function fixtureFolder(dir: string, runtime: Runtime, watched: boolean | undefined): Promise<FixtureFolder> {
+  // The loader (yaml) only when there is a folder to read.
+  const { FixtureFolder } = await import('./fixtures/folder.ts');
+  const folder = new FixtureFolder(
+    dir,
+    runtime.fixtures,
+    runtime.fixtures.list().map((e) => e.fixture),
+  );
+  const first = folder.reload();
+  if (!first.ok) throw first.error;
+  if (watched)
+    folder.watch((result) =>
+      console.warn(
+        result.ok
+          ? `model-gateway-mock: fixtures reloaded from ${dir}: ${result.fixtures} fixture${result.fixtures === 1 ? '' : 's'} in ${result.files} file${result.files === 1 ? '' : 's'}`
+          : `model-gateway-mock: fixtures not reloaded (the previous ones stay in force): ${result.error.message}`,
+      ),
+    );
+  return folder;
 }
 
 /** A self-signed certificate for local names, generated at start and written where a client can read it. */

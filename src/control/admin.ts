@@ -3,6 +3,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
 import { FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
+import type { FolderReload } from '../fixtures/folder.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -85,7 +86,13 @@ function requestFeed(gateway: Gateway, req: Request, res: Response): void {
 
 const fail = (res: Response, status: number, message: string) => void res.status(status).json({ error: message });
 
-export function adminRouter(gateway: Gateway, version: string): Router {
+/** The server's fixture folder, if it has one (fixtures/folder.ts). */
+interface Folder {
+  readonly dir: string;
+  reload(): FolderReload;
+}
+
+export function adminRouter(gateway: Gateway, version: string, folder?: Folder): Router {
   const router = express.Router({ caseSensitive: true });
   // Every body is read as JSON, whatever type it declares: `curl -d '{…}'` labels it a form. (The
   // guard, not the body type, keeps web pages out.)
@@ -130,6 +137,19 @@ export function adminRouter(gateway: Gateway, version: string): Router {
       }
       throw error;
     }
+  });
+  // The --fixtures folder read again: its fixtures in place of those in force, unless a file is bad
+  // (then its error, and the fixtures in force stay).
+  router.post('/fixtures/reload', (_req, res) => {
+    if (!folder)
+      return fail(
+        res,
+        409,
+        'POST /__admin/fixtures/reload: this server has no fixture folder to read again (start it with --fixtures <dir>).',
+      );
+    const result = folder.reload();
+    if (!result.ok) return fail(res, 400, `POST /__admin/fixtures/reload: ${result.error.message} (the fixtures in force stay)`);
+    res.json({ reloaded: true, dir: folder.dir, files: result.files, fixtures: result.fixtures });
   });
   router.delete('/fixtures/:id', (req, res) => {
     const test = testOf(req);
