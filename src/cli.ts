@@ -171,6 +171,7 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
 function banner(
   server: Awaited<ReturnType<typeof startServer>>,
   on: {
+    host?: string;
     fixtures?: string;
     watch?: boolean;
     strict?: boolean;
@@ -188,6 +189,9 @@ function banner(
   const upstreams = on.record ? Object.entries(on.record.upstreams).filter((e): e is [string, string] => e[1] !== undefined) : [];
   return (
     `model-gateway-mock listening on ${server.url}\n` +
+    (on.host === '0.0.0.0' || on.host === '::'
+      ? `  on all interfaces (--host ${on.host}): other machines reach it at this machine's address, port ${server.port}\n`
+      : '') +
     `  OpenAI-compatible base URL: ${server.url}/v1\n` +
     `  token: ${server.gateway.tokens
       .list()
@@ -331,6 +335,7 @@ async function main(): Promise<void> {
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
   process.stdout.write(
     banner(server, {
+      host: values.host,
       fixtures: values.fixtures,
       watch: values.watch,
       strict: values.strict,

@@ -55,7 +55,7 @@ export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
 }
 
 export interface RunningServer {
-  /** `http://host:port`, the root every format's base URL hangs from. */
+  /** `http://host:port`, the root every format's base URL hangs from (bound to 0.0.0.0 or `::`, the loopback address: 127.0.0.1 or [::1]). */
   readonly url: string;
   readonly port: number;
   readonly gateway: Gateway;
@@ -225,7 +225,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   preloadLazy();
   preloadMediaHandlers();
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Bound to every interface (0.0.0.0, ::), the server is reached here through loopback: no client can connect to 0.0.0.0 everywhere.
+  const reachable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  const host = reachable.includes(':') ? `[${reachable}]` : reachable;
   url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
   return {
     url,

@@ -249,6 +249,11 @@ describe('the CLI reads its options from the environment too', () => {
       expect(cli.output()).toContain('admin token (needed for /__admin and the console from other machines): env-admin-token');
       expect(cli.output()).toContain('token: sk-env-a, sk-env-b');
       const port = new URL(cli.url).port;
+      // Bound to every interface, it prints an address a client can reach, and says where it listens.
+      expect(cli.url).toBe(`http://127.0.0.1:${port}`);
+      expect(cli.output()).toContain(`OpenAI-compatible base URL: http://127.0.0.1:${port}/v1`);
+      expect(cli.output()).toContain(`on all interfaces (--host 0.0.0.0): other machines reach it at this machine's address, port ${port}`);
+      expect(cli.output()).not.toContain('0.0.0.0:');
       const client = new OpenAI({ apiKey: 'sk-env-b', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
       // MGM_STRICT: an unmatched request gets the near-miss 404.
       const strict = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
