@@ -200,6 +200,28 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.close();
   });
 
+  it('paces a stream as chosen in its latency control (x-mock-latency), with the fixture text all the same', async () => {
+    const page = await open('/console/playground');
+    await page.selectOption('#model', 'gpt-4o-mini');
+    await page.fill('#message', 'Tell it slowly');
+    expect(await page.$$eval('#latency option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual([
+      '',
+      'realistic',
+      'slow',
+      'ttft=1000,tps=5,jitter=0',
+    ]);
+    await page.selectOption('#latency', 'realistic');
+    await page.click('#show-curl');
+    expect(await page.textContent('#curl')).toContain("-H 'x-mock-latency: realistic'");
+    await page.click('#send');
+    await page.waitForFunction(() => /ms in all/.test(document.querySelector('#usage')!.textContent!));
+    expect(await page.textContent('#reply')).toBe('One two three four five six seven eight nine ten.');
+    // The gateway saw the pace asked for (the journal keeps the request's headers).
+    const journal = (await admin('/requests')) as { requests: { headers: Record<string, string>; stream: boolean }[] };
+    expect(journal.requests.at(-1)).toMatchObject({ stream: true, headers: { 'x-mock-latency': 'realistic' } });
+    await page.close();
+  });
+
   it('answers in the format that suits each model, streamed or not, the same text the SDK gets', async () => {
     const page = await open('/console/playground');
     const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
