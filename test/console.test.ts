@@ -759,6 +759,29 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.close();
   });
 
+  it('keeps a generated token inside its notice and its card on a 390 px screen', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    const page = await ctx.newPage();
+    await page.goto(`${cli.url}/console/tokens`);
+    await page.click('#issue-button');
+    await page.waitForSelector('#issued-token');
+    const token = (await page.textContent('#issued-token'))!;
+    expect(token.length).toBeGreaterThan(40);
+    await expect.poll(() => page.locator('#tokens tr', { hasText: token }).count()).toBe(1);
+    // No box whose content is wider than it: the page, the notice, the table's scroller, each card and cell.
+    const wider = await page.evaluate(() =>
+      [document.documentElement, ...document.querySelectorAll('#issued, #issued *, .tablewrap, #tokens tr, #tokens td, #tokens td *')]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline')
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`),
+    );
+    expect(wider).toEqual([]);
+    // And the token's text ends inside its notice.
+    const [code, notice] = await Promise.all(['#issued-token', '#issued'].map((s) => page.locator(s).boundingBox()));
+    expect(code!.x + code!.width).toBeLessThanOrEqual(notice!.x + notice!.width);
+    await page.screenshot({ path: join(SHOTS, 'tokens-issued-phone.png'), fullPage: true });
+    await ctx.close();
+  });
+
   it('renders every page without console errors, with every control labelled, at desktop and phone widths', async () => {
     const pages = ['/', '/console/playground', '/console/tokens', '/console/requests', '/console/fixtures'];
     for (const [width, height, suffix] of [
