@@ -3,6 +3,17 @@
 import { GatewayError } from '../core/errors.ts';
 import { hashString, makeId } from '../core/seed.ts';
 import type { TokenScope, IssuedToken } from '../types/keys.ts';
+
+/**
+ * A token asked for a model outside its scope (403). The request spends none of the token's quota: the
+ * pipeline gives back the use it counted at authentication, as new-api's distributor refuses such a
+ * request before its relay bills anything.
+ */
+export class ModelScopeError extends GatewayError {
+  constructor(message: string) {
+    super('permission', message, { param: 'model' });
+  }
+}
 export type { IssuedToken } from '../types/keys.ts';
 
 /**
@@ -245,13 +256,17 @@ export class KeyStore {
     entry.used++;
   }
 
+  /** Gives back the use spend() counted, for a request the token was not allowed to make (ModelScopeError). */
+  refund(token: string): void {
+    const entry = this.tokens.get(token);
+    if (entry && entry.used > 0) entry.used--;
+  }
+
   /** Fails unless the token may call `model`. */
   allow(token: string, model: string): void {
     const models = this.tokens.get(token)?.models;
     if (models && !models.includes(model)) {
-      throw new GatewayError('permission', `This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`, {
-        param: 'model',
-      });
+      throw new ModelScopeError(`This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`);
     }
   }
 

@@ -15,6 +15,7 @@ import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
 import { requestOwnerKey, requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
+import { quotedName } from './params.ts';
 
 /** The live state a decision reads and updates: settings, tokens, fixtures, catalogue, test scopes, prompt cache. */
 export type DecisionState = Pick<
@@ -128,6 +129,8 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   const answer = taken?.answer;
   const name = taken ? (taken.entry.fixture.name ?? taken.entry.id) : undefined;
   entry.fixture ??= name;
+  const unoffered = unofferedCalls(answer?.reply?.toolCalls, request);
+  if (unoffered.length) (entry.warnings ??= []).push(unofferedWarning(name!, unoffered, request));
   if (answer?.error) {
     const e = answer.error;
     throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, {
@@ -144,6 +147,24 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
     fault: overrides.fault ?? answer?.fault,
     raw: answer?.raw?.[request.format],
   };
+}
+
+/** The tools a fixture's reply calls that the request did not offer (each once, in order). */
+function unofferedCalls(calls: readonly { name: string }[] | undefined, request: CanonicalRequest): string[] {
+  if (!calls?.length) return [];
+  const offered = new Set(request.tools.map((t) => t.name));
+  return [...new Set(calls.map((c) => c.name).filter((n) => !offered.has(n)))];
+}
+
+/**
+ * The warning (journal `warnings`, `x-mock-warning`) for a fixture that calls tools the request did not
+ * offer: sent as the fixture says (a test may want exactly that), but a client's tool loop will not find them.
+ */
+function unofferedWarning(fixture: string, names: readonly string[], request: CanonicalRequest): string {
+  const list = (all: readonly string[]) =>
+    `${all.slice(0, 5).map(quotedName).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
+  const offered = request.tools.length ? `it offered ${list(request.tools.map((t) => t.name))}` : 'it offered no tools';
+  return `fixture ${quotedName(fixture)} calls ${names.length === 1 ? 'a tool' : 'tools'} the request did not offer: ${list(names)} (${offered})`;
 }
 
 /**

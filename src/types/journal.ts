@@ -28,7 +28,7 @@ export interface JournalEntry {
   fixture?: string;
   /** In strict mode, for an unmatched request: the nearest fixture and its conditions. */
   nearMiss?: unknown;
-  /** What the gateway accepted but did not know: `unrecognized request argument "foo"` (also sent as x-mock-warning). */
+  /** What the gateway accepted but did not know (`unrecognized request argument "foo"`), or a fixture calling a tool the request did not offer (also sent as x-mock-warning). */
   warnings?: string[];
   /** The response status (0 when the connection was broken instead). */
   status: number;
