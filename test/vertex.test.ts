@@ -235,13 +235,13 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
     });
 
     it('raises ApiError with Google status and body for an unknown model, a quota error and a bad token', async () => {
-      const unknown = await failure(vertex.models.generateContent({ model: 'gemini-9-nope', contents: 'Hi' }));
+      const unknown = await failure(vertex.models.generateContent({ model: 'gemini-nope', contents: 'Hi' }));
       expect(unknown).toBeInstanceOf(ApiError);
       expect(unknown.status).toBe(404);
       expect(JSON.parse(unknown.message).error).toMatchObject({
         code: 404,
         status: 'NOT_FOUND',
-        message: expect.stringContaining(`projects/${PROJECT}/locations/us-central1/publishers/google/models/gemini-9-nope`),
+        message: expect.stringContaining(`projects/${PROJECT}/locations/us-central1/publishers/google/models/gemini-nope`),
       });
       const quota = await failure(vertex.models.generateContent({ model: MODEL, contents: 'quota please' }));
       expect(quota).toBeInstanceOf(ApiError);
@@ -301,7 +301,7 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
 
     it("raises the Anthropic SDK's own error classes: Vertex's answers in Google's body, Claude's in Anthropic's", async () => {
       const unknown = await failure(
-        claude.messages.create({ model: 'claude-nope-1@20250101', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+        claude.messages.create({ model: 'claude-nope@20250101', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
       );
       expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
       expect(unknown.error).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
@@ -375,7 +375,7 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
       });
       expect(embeddings).toHaveLength(2);
       expect(usage.tokens).toBe(4);
-      const error = await failure(generateText({ model: google('gemini-9-nope'), prompt: 'Hi', maxRetries: 0 }));
+      const error = await failure(generateText({ model: google('gemini-nope'), prompt: 'Hi', maxRetries: 0 }));
       expect(APICallError.isInstance(error)).toBe(true);
       expect((error as unknown as APICallError).statusCode).toBe(404);
       expect(error.message).toContain('Publisher Model');
@@ -416,7 +416,7 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
     const messages = { anthropic_version: 'vertex-2023-10-16', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
 
     it.each([
-      ['an unknown model', google('gemini-9-nope'), contents, 404, 'NOT_FOUND', 'gemini-9-nope'],
+      ['an unknown model', google('gemini-nope'), contents, 404, 'NOT_FOUND', 'gemini-nope'],
       [
         'a Claude model under publishers/google',
         google('claude-sonnet-4-5'),
