@@ -2,7 +2,7 @@
 // arrive, the inspector assembles a journaled stream from them. One reader, so both read alike.
 
 /** The text APIs, by how their streams are shaped. */
-export type TextApi = 'chat' | 'completions' | 'responses' | 'messages' | 'gemini';
+export type TextApi = 'chat' | 'completions' | 'responses' | 'messages' | 'gemini' | 'converse';
 
 export interface Usage {
   input?: number;
@@ -33,7 +33,7 @@ export function textApiOf(path: string, format?: string): TextApi | undefined {
 export function readStreamEvent(api: TextApi, event: string, data: string, sink: StreamSink): void {
   if (data === '[DONE]') return;
   const d = JSON.parse(data);
-  if (d.error || event === 'error') return sink.error(d.error?.message ?? data);
+  if (d.error || event === 'error') return sink.error(d.error?.message ?? d.message ?? data);
   switch (api) {
     case 'chat':
     case 'completions': {
@@ -61,6 +61,13 @@ export function readStreamEvent(api: TextApi, event: string, data: string, sink:
       break;
     case 'gemini':
       readGemini(d, sink);
+      break;
+    case 'converse':
+      // Bedrock's ConverseStream: the event is named by the frame, its payload is the event's member.
+      if (event === 'contentBlockDelta' && d.delta?.text) sink.text(d.delta.text);
+      if (event === 'contentBlockStart' && d.start?.toolUse) sink.tool?.(d.contentBlockIndex ?? 0, d.start.toolUse.name, '');
+      if (event === 'contentBlockDelta' && d.delta?.toolUse) sink.tool?.(d.contentBlockIndex ?? 0, undefined, d.delta.toolUse.input ?? '');
+      if (event === 'metadata') sink.usage({ input: d.usage?.inputTokens, output: d.usage?.outputTokens });
       break;
   }
 }
