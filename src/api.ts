@@ -73,6 +73,11 @@ export interface GatewayOptions {
    * accepted, named in the journal entry (`warnings`) and in an `x-mock-warning` header.
    */
   strictParams?: boolean;
+  /**
+   * Serve only the catalogue's model ids and your `models` aliases: a name resolved today by the vendors'
+   * naming (a newer version, a snapshot, `-latest`) gets the vendor's 404. Default false.
+   */
+  strictModels?: boolean;
   /** Record mode: forward what no fixture matches to an upstream and save its answers as fixtures. */
   record?: RecordOptions;
   /**

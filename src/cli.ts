@@ -11,12 +11,14 @@ import { parseLatency } from './core/timing.ts';
 import { LATEST_CLOCK_SECONDS } from './core/clock.ts';
 import { checkPrices } from './core/prices.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_READER_TIMEOUT_MS, deploymentsOf, shippedCatalogue } from './runtime.ts';
-import { stopOnSignal } from './shutdown.ts';
+import { handleStopSignals } from './shutdown.ts';
+import { FixtureValidationError } from './fixtures/error.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `model-gateway-mock ${pkg.version}: a deterministic emulator of an AI model gateway
 
 Usage: model-gateway-mock [options]
+       model-gateway-mock check --fixtures <dir>   (checks every fixture file, as CI's step before the tests)
        model-gateway-mock verify --fixtures <dir> --upstream <url> [--api-key <key>]   (drift check of recordings)
 
   --port <n>          port to listen on; 0 picks a free port (default 4010)
@@ -26,6 +28,9 @@ Usage: model-gateway-mock [options]
   --seed <n>          seed of every synthesized value (default 0)
   --token <token>     an issued token; repeat for several (default: one token, sk-test)
   --fixtures <dir>    load fixtures from the *.json, *.yaml and *.yml files in <dir>
+                      (POST /__admin/fixtures/reload reads them again)
+  --watch             read --fixtures again whenever a file of it changes (a bad file is reported,
+                      and the fixtures in force stay)
   --latency <spec>    latency profile, e.g. "ttft=250,tps=40,jitter=0.2" (default: instant)
   --clock <c>         timestamps: fixed (default, 2026-01-01T00:00:00Z), real, or Unix seconds
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
@@ -42,6 +47,7 @@ Usage: model-gateway-mock [options]
                       none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
+  --strict-models     serve only the catalogue's model ids and --model aliases (no names resolved by family)
                       (by default they are accepted, journaled and named in x-mock-warning)
   --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
   --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
@@ -79,6 +85,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   token: { type: 'string', multiple: true },
   fixtures: { type: 'string' },
+  watch: { type: 'boolean' },
   latency: { type: 'string' },
   clock: { type: 'string' },
   'max-body': { type: 'string' },
@@ -87,6 +94,7 @@ const OPTIONS = {
   deployment: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
   'strict-params': { type: 'boolean' },
+  'strict-models': { type: 'boolean' },
   record: { type: 'string' },
   upstream: { type: 'string' },
   'upstream-openai': { type: 'string' },
@@ -173,9 +181,12 @@ function pemFile(name: string, path: string, what: string, parse: (pem: string) 
 function banner(
   server: Awaited<ReturnType<typeof startServer>>,
   on: {
+    host?: string;
     fixtures?: string;
+    watch?: boolean;
     strict?: boolean;
     strictParams?: boolean;
+    strictModels?: boolean;
     record?: { dir: string; upstreams: Record<string, string | undefined> };
     tls: boolean;
     limited?: boolean;
@@ -189,15 +200,19 @@ function banner(
   const upstreams = on.record ? Object.entries(on.record.upstreams).filter((e): e is [string, string] => e[1] !== undefined) : [];
   return (
     `model-gateway-mock listening on ${server.url}\n` +
+    (on.host === '0.0.0.0' || on.host === '::'
+      ? `  on all interfaces (--host ${on.host}): other machines reach it at this machine's address, port ${server.port}\n`
+      : '') +
     `  OpenAI-compatible base URL: ${server.url}/v1\n` +
     `  token: ${server.gateway.tokens
       .list()
       .map((t) => t.token)
       .join(', ')}\n` +
     `  health: ${server.url}/__admin/health\n` +
-    `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}`}\n` +
+    `  fixtures: ${on.fixtures === undefined ? 'none loaded' : `${plural(count, 'fixture')} and ${plural(scenarios, 'scenario')} loaded from ${on.fixtures}${on.watch ? ', watched for changes' : ''}`}\n` +
     (on.strict ? '  strict: on (only fixtures answer; any other request gets 404 with the near-miss report)\n' : '') +
     (on.strictParams ? "  strict params: on (unknown request parameters get the vendor's 400)\n" : '') +
+    (on.strictModels ? "  strict models: on (only the catalogue's ids and aliases; others get the vendor's 404)\n" : '') +
     (on.record
       ? `  record: on (what no fixture answers goes to ${upstreams.map(([format, url]) => (format === 'default' ? url : `${url} for ${format}`)).join(', ')}; answers written to ${on.record.dir})\n`
       : '') +
@@ -216,6 +231,7 @@ function banner(
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'verify') return process.exit(await (await import('./record/verify.ts')).verifyMain(process.argv.slice(3)));
+  if (process.argv[2] === 'check') return process.exit((await import('./cli/check.ts')).checkMain(process.argv.slice(3)));
   // MGM_EVENT_LOOP_STATS=1: the event-loop delay, printed on SIGUSR2 and at exit (for the benches).
   startLoopStats();
   let values;
@@ -227,6 +243,8 @@ async function main(): Promise<void> {
   values = withEnv(values, process.env);
   if (values.help) return void process.stdout.write(HELP);
   if (values.version) return void process.stdout.write(`${pkg.version}\n`);
+  // Before the server listens or anything is printed: a stop signal from then on finds its handler.
+  const signals = handleStopSignals();
   limitHeapGrowth();
 
   let latency;
@@ -239,15 +257,9 @@ async function main(): Promise<void> {
     values.clock === undefined || values.clock === 'fixed' || values.clock === 'real'
       ? values.clock
       : integer('clock', values.clock, 0, LATEST_CLOCK_SECONDS, ' (Unix seconds, up to 9999-12-31T23:59:59Z), fixed or real');
-  let fixtures;
   const folder = values.fixtures === undefined ? undefined : fixtureFolderProblem(source('fixtures'), values.fixtures);
   if (folder) fail(folder);
-  try {
-    // yaml and the loader only when there are fixture files to read.
-    fixtures = values.fixtures === undefined ? undefined : (await import('./fixtures/load.ts')).loadFixtureDir(values.fixtures);
-  } catch (error) {
-    fail(`${source('fixtures')}: ${(error as Error).message}`);
-  }
+  if (values.watch && values.fixtures === undefined) fail(`${source('watch')} needs --fixtures <dir>, the folder to follow`);
 
   let catalogue;
   try {
@@ -326,7 +338,8 @@ async function main(): Promise<void> {
     adminToken: values['admin-token'],
     seed: integer('seed', values.seed, 0),
     tokens: values.token,
-    fixtures,
+    fixturesDir: values.fixtures,
+    watch: values.watch,
     latency,
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
@@ -335,27 +348,32 @@ async function main(): Promise<void> {
     deployments,
     strict: values.strict,
     strictParams: values['strict-params'],
+    strictModels: values['strict-models'],
     record,
     rateLimits,
     prices,
   }).catch((error: NodeJS.ErrnoException) =>
     fail(
-      error.code === 'EADDRINUSE' ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)` : error.message,
+      error instanceof FixtureValidationError
+        ? `${source('fixtures')}: ${error.message}`
+        : error.code === 'EADDRINUSE'
+          ? `port ${values.port ?? 4010} is in use; pick another with --port (0 picks a free one)`
+          : error.message,
     ),
   );
 
   // Stop accepting, end open streams, exit: within a second even with requests in flight; a second
-  // signal exits at once. Set before the banner: a client that reads it may signal at once (a signal
-  // before the handler killed the process outright, leaving a --tls certificate's folder behind).
-  const stop = stopOnSignal(() => server.close());
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // signal exits at once.
+  signals.closeWith(() => server.close());
   const limited = Object.values(rateLimits).some((v) => v !== undefined);
   process.stdout.write(
     banner(server, {
+      host: values.host,
       fixtures: values.fixtures,
+      watch: values.watch,
       strict: values.strict,
       strictParams: values['strict-params'],
+      strictModels: values['strict-models'],
       record,
       tls: !!tls,
       limited,

@@ -84,7 +84,7 @@ export class Runtime {
     this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY], options.acceptAnyKey ?? false);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     try {
-      this.catalogue = shippedCatalogue(options.models);
+      this.catalogue = shippedCatalogue(options.models, options.strictModels ?? false);
     } catch (error) {
       throw new Error(`model-gateway-mock options, models: ${(error as Error).message}`);
     }
@@ -117,8 +117,8 @@ export class Runtime {
 }
 
 /** The shipped catalogue and families, with `models` added. */
-export function shippedCatalogue(models: readonly ModelEntry[] = []): Catalogue {
-  return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[]);
+export function shippedCatalogue(models: readonly ModelEntry[] = [], strictModels = false): Catalogue {
+  return new Catalogue([...(shipped.models as ModelEntry[]), ...models], shipped.families as ModelFamily[], strictModels);
 }
 
 /** The `deployments` option checked: each name a string, each mapped to a model of the catalogue. */

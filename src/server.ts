@@ -24,6 +24,8 @@ import pkg from '../package.json' with { type: 'json' };
 import { loadInSteps, preloadLazy } from './core/preload.ts';
 import { preloadMediaHandlers } from './formats/openai/routes-media.ts';
 import { validateFixtures } from './fixture-check.ts';
+import type { FixtureFolder } from './fixtures/folder.ts';
+import type { Runtime } from './runtime.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -41,10 +43,21 @@ export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
    * `certPath`; or bring your own PEM certificate and key.
    */
   tls?: boolean | { cert: string; key: string };
+  /**
+   * A folder of fixture files (*.json, *.yaml, *.yml; see docs/fixtures.md) in force after `fixtures`;
+   * a bad file stops the start with a FixtureValidationError naming every bad file. Read again on
+   * `POST /__admin/fixtures/reload`.
+   */
+  fixturesDir?: string;
+  /**
+   * Read `fixturesDir` again whenever a file of it changes: a folder with a bad file is not taken (its
+   * error is printed) and the fixtures in force stay.
+   */
+  watch?: boolean;
 }
 
 export interface RunningServer {
-  /** `http://host:port`, the root every format's base URL hangs from. */
+  /** `http://host:port`, the root every format's base URL hangs from (bound to 0.0.0.0 or `::`, the loopback address: 127.0.0.1 or [::1]). */
   readonly url: string;
   readonly port: number;
   readonly gateway: Gateway;
@@ -91,6 +104,7 @@ const standaloneParts: GatewayParts = {
 
 interface PagesContext {
   gateway: Gateway;
+  folder?: FixtureFolder;
   router: NodeRouter;
   url: () => string;
   bindHost: string;
@@ -101,7 +115,7 @@ interface PagesContext {
  * The pages and the control plane: express, loaded by their first request (~100 ms of start-up
  * saved; API requests never touch it).
  */
-async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesContext): Promise<Express> {
+async function pagesApp({ gateway, folder, router, url, bindHost, adminToken }: PagesContext): Promise<Express> {
   const [{ default: express }, { adminRouter }, { consoleRouter }] = await Promise.all([
     import('express'),
     import('./control/admin.ts'),
@@ -123,7 +137,7 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
     if (given && adminToken) res.setHeader('set-cookie', `${ADMIN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`);
     next();
   });
-  app.use('/__admin', adminRouter(gateway, pkg.version, { readerTimeoutMs: runtimeOf(gateway).readerTimeoutMs }));
+  app.use('/__admin', adminRouter(gateway, pkg.version, { readerTimeoutMs: runtimeOf(gateway).readerTimeoutMs, folder }));
   app.use(consoleRouter(gateway, url));
   // Anything else is an unknown route, answered like one under /v1.
   app.use((req, res) => {
@@ -153,13 +167,16 @@ async function pagesApp({ gateway, router, url, bindHost, adminToken }: PagesCon
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const gateway = buildGateway(options, standaloneParts);
   const runtime = runtimeOf(gateway);
+  if (options.watch && options.fixturesDir === undefined)
+    throw new TypeError('startServer: `watch` needs `fixturesDir`, the folder to follow.');
+  const folder = options.fixturesDir === undefined ? undefined : await fixtureFolder(options.fixturesDir, runtime, options.watch);
   const router = new NodeRouter(runtime, endpoints, FALLBACK_FORMAT);
   const apiPrefixes = router.table.prefixes;
   const bindHost = options.host ?? '127.0.0.1';
   const adminToken = options.adminToken ?? (isLoopbackHost(bindHost) ? undefined : generateAdminToken());
   let url = '';
   let app: Promise<Express> | undefined;
-  const loadPages = () => (app ??= pagesApp({ gateway, router, url: () => url, bindHost, adminToken }));
+  const loadPages = () => (app ??= pagesApp({ gateway, folder, router, url: () => url, bindHost, adminToken }));
   const pages = (req: IncomingMessage, res: ServerResponse) =>
     void loadPages().then(
       (handle) => handle(req, res),
@@ -236,7 +253,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   preloadLazy();
   preloadMediaHandlers();
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Bound to every interface (0.0.0.0, ::), the server is reached here through loopback: no client can connect to 0.0.0.0 everywhere.
+  const reachable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  const host = reachable.includes(':') ? `[${reachable}]` : reachable;
   url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
   return {
     url,
@@ -249,6 +268,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       new Promise<void>((resolve) => {
         closed = true;
         if (tls && 'folder' in tls) removeCertificate(tls.folder as string);
+        folder?.close();
         server.close(() => resolve());
         // Open streams, keep-alive sockets and WebSockets end now, not when their clients let go.
         server.closeAllConnections();
@@ -257,6 +277,28 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         stopImageThreads();
       }),
   };
+}
+
+/** The folder's fixtures put in force after the configured ones (a bad file throws), and followed when watched. */
+async function fixtureFolder(dir: string, runtime: Runtime, watched: boolean | undefined): Promise<FixtureFolder> {
+  // The loader (yaml) only when there is a folder to read.
+  const { FixtureFolder } = await import('./fixtures/folder.ts');
+  const folder = new FixtureFolder(
+    dir,
+    runtime.fixtures,
+    runtime.fixtures.list().map((e) => e.fixture),
+  );
+  const first = folder.reload();
+  if (!first.ok) throw first.error;
+  if (watched)
+    folder.watch((result) =>
+      console.warn(
+        result.ok
+          ? `model-gateway-mock: fixtures reloaded from ${dir}: ${result.fixtures} fixture${result.fixtures === 1 ? '' : 's'} in ${result.files} file${result.files === 1 ? '' : 's'}`
+          : `model-gateway-mock: fixtures not reloaded (the previous ones stay in force): ${result.error.message}`,
+      ),
+    );
+  return folder;
 }
 
 /** Folders of generated certificates still on disk: each goes when its server closes, the rest when the process exits. */

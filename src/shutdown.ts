@@ -30,3 +30,28 @@ export function stopOnSignal(
     }
   };
 }
+
+/** The process's stop signals, handled from the moment handleStopSignals() is first called. */
+interface StopSignals {
+  /** What a stop closes from now on (until then a stop has nothing to close and exits at once). */
+  closeWith(close: () => Promise<void>): void;
+}
+
+let handled: StopSignals | undefined;
+
+/**
+ * Handles SIGTERM and SIGINT from now on, before there is a server to close: a signal that arrives
+ * while the CLI starts exits 0 at once, one that arrives later closes what closeWith() named. Without
+ * a handler the signal's default action would end the process (exit code null), and a process that is
+ * PID 1 (in a container) ignores it altogether, so `docker stop` would wait for its SIGKILL: the bin
+ * calls this before it loads the CLI, and the CLI before it listens or prints anything. Idempotent.
+ */
+export function handleStopSignals(): StopSignals {
+  if (handled) return handled;
+  let close: () => Promise<void> = () => Promise.resolve();
+  const stop = stopOnSignal(() => close());
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  handled = { closeWith: (c) => void (close = c) };
+  return handled;
+}

@@ -1,15 +1,20 @@
 // The CLI: flags, tokens, fixtures seam, health, and the errors it stops with.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request as httpRequest } from 'node:http';
-import { describe, expect, it, vi } from 'vitest';
+import { spawn } from 'node:child_process';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import OpenAI from 'openai';
 import { runCli, spawnCli, type Spawned } from './helpers/cli.ts';
 import { socketSuites } from './helpers/modes.ts';
 import { SHUTDOWN_GRACE_MS, stopOnSignal } from '../src/shutdown.ts';
 import { heapLimits } from '../src/cli/heap-size.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI_BIN = fileURLToPath(new URL('../bin/model-gateway-mock.js', import.meta.url));
+const SIGNAL_AT = fileURLToPath(new URL('./helpers/signal-at.ts', import.meta.url));
 
 // A file that is no PEM at all, for the TLS flags.
 const NOT_PEM = join(mkdtempSync(join(tmpdir(), 'mgm-pem-')), 'not.pem');
@@ -161,6 +166,50 @@ describe('model-gateway-mock CLI', () => {
     expect(output).toContain('broken.json: not valid JSON');
   });
 
+  /** A folder with one good file and three bad ones, each bad in another way. */
+  const mixedFolder = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
+    writeFileSync(join(dir, 'a-good.json'), JSON.stringify({ match: { userMessage: 'hi' }, reply: { text: 'hello' } }));
+    writeFileSync(
+      join(dir, 'b-schema.json'),
+      JSON.stringify({ fixtures: [{ reply: { text: 'fine' } }, { name: 'second', match: { turn: 'first' }, reply: { txt: 'x' } }] }),
+    );
+    writeFileSync(join(dir, 'c-broken.json'), '{ "reply": ');
+    writeFileSync(join(dir, 'd-latency.yaml'), '- name: slow\n  reply: { text: x }\n  latency: ttft=fast\n');
+    return dir;
+  };
+
+  it('refuses to start on bad fixture files, naming every one of them, not only the first', async () => {
+    const { code, output } = await runCli(['--port', '0', '--fixtures', mixedFolder()]);
+    expect(code).toBe(2);
+    expect(output).toContain('3 bad fixture files');
+    for (const file of ['b-schema.json', 'c-broken.json', 'd-latency.yaml']) expect(output).toContain(file);
+    expect(output).not.toContain('a-good.json');
+  });
+
+  it('check --fixtures reports every bad file with the JSON pointer of each problem, and exits 1', async () => {
+    const dir = mixedFolder();
+    const { code, output } = await runCli(['check', '--fixtures', dir]);
+    expect(code).toBe(1);
+    expect(output).toContain(`${join(dir, 'b-schema.json')}: invalid fixtures:`);
+    expect(output).toContain('fixture 1 ("second"), at /fixtures/1/match/turn: must be integer');
+    expect(output).toContain('fixture 1 ("second"), at /fixtures/1/reply: must NOT have additional properties (txt)');
+    expect(output).toMatch(/c-broken\.json: not valid JSON \(/);
+    expect(output).toMatch(/d-latency\.yaml: invalid fixture:\n {2}fixture 0 \("slow"\), at \/0\/latency: invalid latency "ttft=fast"/);
+    expect(output).toContain(`4 fixture files in ${dir}: 1 good (1 fixture), 3 bad`);
+  });
+
+  it('check --fixtures exits 0 on a good folder, 1 on one with no fixture file, 2 without a folder', async () => {
+    const dir = mixedFolder();
+    for (const bad of ['b-schema.json', 'c-broken.json', 'd-latency.yaml']) rmSync(join(dir, bad));
+    expect(await runCli(['check', '--fixtures', dir])).toEqual({ code: 0, output: `1 fixture file in ${dir}: 1 good (1 fixture)\n` });
+    const empty = mkdtempSync(join(tmpdir(), 'mgm-fixtures-'));
+    expect((await runCli(['check', '--fixtures', empty])).code).toBe(1);
+    const none = await runCli(['check']);
+    expect(none.code).toBe(2);
+    expect(none.output).toContain('check needs --fixtures <dir>');
+  });
+
   it('says when the port is taken', async () => {
     const cli = await spawnCli();
     try {
@@ -210,6 +259,11 @@ describe('the CLI reads its options from the environment too', () => {
       expect(cli.output()).toContain('admin token (needed for /__admin and the console from other machines): env-admin-token');
       expect(cli.output()).toContain('token: sk-env-a, sk-env-b');
       const port = new URL(cli.url).port;
+      // Bound to every interface, it prints an address a client can reach, and says where it listens.
+      expect(cli.url).toBe(`http://127.0.0.1:${port}`);
+      expect(cli.output()).toContain(`OpenAI-compatible base URL: http://127.0.0.1:${port}/v1`);
+      expect(cli.output()).toContain(`on all interfaces (--host 0.0.0.0): other machines reach it at this machine's address, port ${port}`);
+      expect(cli.output()).not.toContain('0.0.0.0:');
       const client = new OpenAI({ apiKey: 'sk-env-b', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
       // MGM_STRICT: an unmatched request gets the near-miss 404.
       const strict = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
@@ -311,6 +365,53 @@ describe('stop signals', () => {
 });
 
 describe.runIf(socketSuites)('shutdown of the CLI', () => {
+  // The process signals itself at a point of its start-up (test/helpers/signal-at.ts), so the signal
+  // lands exactly there on any machine: once the server could be reached or announced, a SIGTERM must
+  // find the handler (exit 0), never the default action (ended by the signal: exit code null, and under
+  // docker, where the CLI is PID 1, a signal with no handler is dropped and the stop waits for SIGKILL).
+  it.each(['load', 'listen', 'banner'])('exits 0 on a SIGTERM that arrives at the start-up point "%s"', async (at) => {
+    const child = spawn(process.execPath, ['--import', SIGNAL_AT, CLI_BIN, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MGM_TEST_SIGNAL_AT: at },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (c, s) => resolve([c, s])),
+    );
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    if (at === 'banner') expect(output).toContain('listening on');
+  });
+
+  it('`npm start` stopped by the PID of npm leaves nothing listening', async () => {
+    // In a process group of its own, so that whatever it leaves behind is ended after the test.
+    const npm = spawn('npm', ['start', '--silent', '--', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    onTestFinished(() => {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // Nothing left.
+      }
+    });
+    let output = '';
+    npm.stdout.on('data', (d) => (output += d));
+    npm.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    const url = await new Promise<string>((resolve, reject) => {
+      npm.stdout.on('data', () => {
+        const m = /listening on (http:\/\/\S+)/.exec(output);
+        if (m) resolve(m[1]);
+      });
+      npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+    });
+    expect((await fetch(`${url}/__admin/health`)).status).toBe(200);
+    npm.kill('SIGTERM');
+    await exited;
+    // npm waits for its script's process: once npm is gone, so is the server.
+    await expect(fetch(`${url}/__admin/health`)).rejects.toThrow();
+  });
+
   /** Waits for the child's exit, and records it in `order`. */
   const exitOf = (cli: Spawned, order: string[]) =>
     new Promise<number | null>((resolve) => cli.child.once('exit', (code) => (order.push('exit'), resolve(code))));

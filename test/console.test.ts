@@ -251,6 +251,28 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.close();
   });
 
+  it('paces a stream as chosen in its latency control (x-mock-latency), with the fixture text all the same', async () => {
+    const page = await open('/console/playground');
+    await page.selectOption('#model', 'gpt-4o-mini');
+    await page.fill('#message', 'Tell it slowly');
+    expect(await page.$$eval('#latency option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual([
+      '',
+      'realistic',
+      'slow',
+      'ttft=1000,tps=5,jitter=0',
+    ]);
+    await page.selectOption('#latency', 'realistic');
+    await page.click('#show-curl');
+    expect(await page.textContent('#curl')).toContain("-H 'x-mock-latency: realistic'");
+    await page.click('#send');
+    await page.waitForFunction(() => /ms in all/.test(document.querySelector('#usage')!.textContent!));
+    expect(await page.textContent('#reply')).toBe('One two three four five six seven eight nine ten.');
+    // The gateway saw the pace asked for (the journal keeps the request's headers).
+    const journal = (await admin('/requests')) as { requests: { headers: Record<string, string>; stream: boolean }[] };
+    expect(journal.requests.at(-1)).toMatchObject({ stream: true, headers: { 'x-mock-latency': 'realistic' } });
+    await page.close();
+  });
+
   it('answers in the format that suits each model, streamed or not, the same text the SDK gets', async () => {
     const page = await open('/console/playground');
     const sdk = new OpenAI({ apiKey: 'sk-console', baseURL: `${cli.url}/v1`, maxRetries: 0 });
@@ -882,6 +904,29 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
       'This token is scoped to other models: gpt-4o-mini, claude-haiku-4-5. Choose one of them, or use another token.',
     );
     await page.close();
+  });
+
+  it('keeps a generated token inside its notice and its card on a 390 px screen', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    const page = await ctx.newPage();
+    await page.goto(`${cli.url}/console/tokens`);
+    await page.click('#issue-button');
+    await page.waitForSelector('#issued-token');
+    const token = (await page.textContent('#issued-token'))!;
+    expect(token.length).toBeGreaterThan(40);
+    await expect.poll(() => page.locator('#tokens tr', { hasText: token }).count()).toBe(1);
+    // No box whose content is wider than it: the page, the notice, the table's scroller, each card and cell.
+    const wider = await page.evaluate(() =>
+      [document.documentElement, ...document.querySelectorAll('#issued, #issued *, .tablewrap, #tokens tr, #tokens td, #tokens td *')]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline')
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`),
+    );
+    expect(wider).toEqual([]);
+    // And the token's text ends inside its notice.
+    const [code, notice] = await Promise.all(['#issued-token', '#issued'].map((s) => page.locator(s).boundingBox()));
+    expect(code!.x + code!.width).toBeLessThanOrEqual(notice!.x + notice!.width);
+    await page.screenshot({ path: join(SHOTS, 'tokens-issued-phone.png'), fullPage: true });
+    await ctx.close();
   });
 
   it('renders every page without console errors, with every control labelled, at desktop and phone widths', async () => {

@@ -198,13 +198,13 @@ describe.each(heldModes)('Files ($name)', (mode) => {
     ctx.gw.gateway.reset();
   });
 
-  it("leaves Anthropic's clients on /v1/files to Anthropic's answer", async () => {
+  it("leaves Anthropic's clients on /v1/files to Anthropic's Files API", async () => {
     const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: ctx.gw.root, maxRetries: 0 });
-    const error = await anthropic.beta.files.list().then(
+    const error = await anthropic.beta.files.retrieveMetadata('file-unknown').then(
       () => undefined as never,
       (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
     );
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
-    expect(error.error).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    expect(error.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: 'File not found: file-unknown' } });
   });
 });

@@ -385,6 +385,37 @@ describe('the match key of an agent run', () => {
   });
 });
 
+describe('the near-miss ranking among fixtures that miss alike', () => {
+  const recording = (name: string, text: string): Fixture => {
+    const req = request([user(text)]);
+    return {
+      name,
+      match: { requestKey: matchKey(req) },
+      recorded: { request: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: text }] }, history: historyOf(req) },
+    };
+  };
+
+  it('names the recording a word away, not an unrelated one before it (both part at the first message)', () => {
+    const set = new FixtureSet([
+      recording('invoice', 'Summarise the attached invoice for the accounts team'),
+      recording('paris', "What's the weather in Paris today?"),
+      recording('poem', 'Write a poem about the sea'),
+    ]);
+    const miss = set.nearest(ctx(request([user("What's the weather in Rome today?")])))!;
+    expect(miss.name).toBe('paris');
+    expect(miss.conditions.find((c) => c.field === 'history')!.expected).toMatch(/^message 1 \(user turn 1\), text:/);
+  });
+
+  it('weighs the text conditions of hand-written fixtures the same way', () => {
+    const set = new FixtureSet([
+      { name: 'refund', match: { userMessage: { contains: 'refund my order' } } },
+      { name: 'weather', match: { userMessage: 'weather in Paris' } },
+    ]);
+    expect(set.nearest(ctx(request([user('weather in Rome')])))!.name).toBe('weather');
+    expect(set.nearest(ctx(request([user('refund my parcel')])))!.name).toBe('refund');
+  });
+});
+
 describe('the schema of the agent conditions', () => {
   it('accepts names and partial arguments (a `regex` key among them is data), refuses anything else with the place', () => {
     const ok = [

@@ -102,6 +102,37 @@ describe.each(modes)('fixtures ($name)', (mode) => {
     expect(generated.functionCalls).toEqual([{ name: 'get_weather', args: { city: 'Oslo' } }]);
   });
 
+  it('sends a tool call to a tool the request did not offer, with a warning in x-mock-warning and the journal', async () => {
+    const content = 'And the weather in Oslo tomorrow?';
+    const offered = await openai.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.input_schema } }],
+      })
+      .withResponse();
+    expect(offered.response.headers.get('x-mock-warning')).toBeNull();
+    const other = await openai.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content }],
+        tools: [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }],
+        stream: true,
+      })
+      .withResponse();
+    const warning = 'fixture "weather" calls a tool the request did not offer: "get_weather" (it offered "get_time")';
+    expect(other.response.headers.get('x-mock-warning')).toBe(warning);
+    // Sent all the same, as the fixture says.
+    const names: string[] = [];
+    for await (const chunk of other.data)
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.name) names.push(call.function.name);
+    expect(names).toEqual(['get_weather']);
+    const none = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] }).withResponse();
+    expect(none.response.headers.get('x-mock-warning')).toContain('(it offered no tools)');
+    const journal = (await gw.requests()).filter((e) => e.fixture === 'weather').slice(-3);
+    expect(journal.map((e) => e.warnings)).toEqual([undefined, [warning], [expect.stringContaining('(it offered no tools)')]]);
+  });
+
   it('runs a sequence: first a 503, then the reply', async () => {
     const ask = () => openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'flaky' }] });
     await expect(ask()).rejects.toMatchObject({ status: 503, message: expect.stringContaining('warming up') });
@@ -435,6 +466,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const res = await admin('/fixtures', { method: 'POST', body: JSON.stringify({ match: { turn: 'first' }, reply: { txt: 'x' } }) });
     expect(res.status).toBe(400);
     const { error } = await res.json();
+    // Worded as the route, not the Gateway operation behind it.
+    expect(error).toMatch(/^POST \/__admin\/fixtures: invalid fixtures:/);
+    expect(error).not.toContain('gateway.fixtures.add()');
     expect(error).toContain('at /match/turn: must be integer');
     expect(error).toContain('at /reply: must NOT have additional properties (txt)');
     const badArgs = await admin('/fixtures', {
@@ -463,7 +497,7 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     expect((await (await admin('/scenarios')).json()).scenarios[0].state).toBe('Started');
   });
 
-  it('issues scoped tokens: other models are forbidden, and the quota ends in the vendor quota error', async () => {
+  it('issues scoped tokens: other models are forbidden (spending none of the quota), and the quota ends in the vendor quota error', async () => {
     await admin('/fixtures', { method: 'POST', body: JSON.stringify({ reply: { text: 'ok' }, priority: -1 }) });
     const issued = await (await admin('/tokens', { method: 'POST', body: JSON.stringify({ models: ['gpt-4o'], quota: 2 }) })).json();
     expect(issued.token).toMatch(/^sk-[A-Za-z0-9]{48}$/);
@@ -471,6 +505,9 @@ describe.runIf(socketSuites)('control plane over a real socket', () => {
     const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] });
     const forbidden = await ask('gpt-4o-mini').catch((e) => e);
     expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    // The 403 spent nothing: the quota of 2 still answers two requests the token may make.
+    await ask('gpt-4o');
+    expect((await (await admin('/tokens')).json()).tokens.find((t: { token: string }) => t.token === issued.token).used).toBe(1);
     await ask('gpt-4o');
     const spent = await ask('gpt-4o').catch((e) => e);
     expect(spent).toBeInstanceOf(OpenAI.RateLimitError);
@@ -536,7 +573,8 @@ describe.runIf(socketSuites)('fixture files', () => {
     const { code, output } = await runCli(['--port', '0', '--fixtures', dir]);
     expect(code).toBe(2);
     expect(output).toContain('b.yml: invalid fixture');
-    expect(output).toContain('fixture 0 ("bad"), at /error/status: must be >= 400');
+    // The place is a JSON pointer into the file (b.yml holds an array).
+    expect(output).toContain('fixture 0 ("bad"), at /0/error/status: must be >= 400');
   });
 });
 

@@ -175,7 +175,7 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
   });
 
   it('answers a name in no family with the vendor’s 404', async () => {
-    for (const model of ['gpt-nonsense', 'claude-poem-5', 'llama-3', 'gpt-5.7x', 'x'.repeat(300)]) {
+    for (const model of ['gpt-nonsense', 'claude-poem', 'llama-3', 'gpt-5.7x', 'x'.repeat(300)]) {
       const e = await openai.chat.completions
         .create({ model, messages: [{ role: 'user', content: 'Hi' }] })
         .catch((error: unknown) => error);
@@ -183,7 +183,7 @@ describe('every SDK model id is served on its endpoint (in-process)', () => {
       expect(e).toMatchObject({ code: 'model_not_found' });
     }
     await expect(
-      anthropic.messages.create({ model: 'claude-poem-5', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+      anthropic.messages.create({ model: 'claude-poem', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
     ).rejects.toMatchObject({ status: 404 });
     await expect(openai.models.retrieve('gpt-nonsense')).rejects.toMatchObject({ status: 404 });
   });

@@ -144,14 +144,25 @@ const CASES: Case[] = [
   { method: 'GET', path: '//v1/models/x', expect: { status: 404, format: 'openai' } },
   { method: 'GET', path: '/xv1/models/x', expect: { status: 404, format: 'openai' } },
   { method: 'POST', path: '/v1/messages/x', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
-  // OpenAI's files are there for OpenAI's clients only: another vendor's client finds no such path (a 404 in its format, not a 405).
+  // /v1/files is three vendors' path: each client's own files endpoints take its requests.
   { method: 'POST', path: '/v1/files', expect: id('openai', 'POST', '/v1/files') },
   { method: 'GET', path: '/v1/files', expect: id('openai', 'GET', '/v1/files') },
   { method: 'GET', path: '/v1/files/f', expect: id('openai', 'GET', '/v1/files/:id', { id: 'f' }) },
   { method: 'GET', path: '/v1/files/f/content', expect: id('openai', 'GET', '/v1/files/:id/content', { id: 'f' }) },
   { method: 'DELETE', path: '/v1/files/f', expect: id('openai', 'DELETE', '/v1/files/:id', { id: 'f' }) },
-  { method: 'POST', path: '/v1/files', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
-  { method: 'DELETE', path: '/v1/files/f', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },
+  { method: 'POST', path: '/v1/files', headers: ANTHROPIC, expect: id('anthropic', 'POST', '/v1/files') },
+  { method: 'GET', path: '/v1/files', headers: ANTHROPIC, expect: id('anthropic', 'GET', '/v1/files') },
+  { method: 'GET', path: '/v1/files/f', headers: ANTHROPIC, expect: id('anthropic', 'GET', '/v1/files/:id', { id: 'f' }) },
+  {
+    method: 'GET',
+    path: '/v1/files/f/content',
+    headers: ANTHROPIC,
+    expect: id('anthropic', 'GET', '/v1/files/:id/content', { id: 'f' }),
+  },
+  { method: 'DELETE', path: '/v1/files/f', headers: ANTHROPIC, expect: id('anthropic', 'DELETE', '/v1/files/:id', { id: 'f' }) },
+  { method: 'GET', path: '/v1/files', headers: GOOGLE, expect: id('gemini', 'GET', '/v1/files') },
+  { method: 'GET', path: '/v1/files/f', headers: GOOGLE, expect: id('gemini', 'GET', '/v1/files/:id', { id: 'f' }) },
+  { method: 'DELETE', path: '/v1/files/f', headers: GOOGLE, expect: id('gemini', 'DELETE', '/v1/files/:id', { id: 'f' }) },
   { method: 'PUT', path: '/v1/files', expect: { status: 405, format: 'openai', allow: 'GET, POST' } },
   // Unknown paths, in the format that recognizes the caller.
   { method: 'POST', path: '/v1/nope', expect: { status: 404, format: 'openai' } },

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupServer } from 'msw/node';
 import OpenAI, { toFile } from 'openai';
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { toFile as toAnthropicFile } from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { createGateway, type Gateway } from '../src/index.ts';
 import { declaredStores, defineStore, HeldStore, SHARED, StoreRegistry, type Owner } from '../src/core/stores.ts';
 import { strictListen } from './helpers/modes.ts';
@@ -103,10 +104,15 @@ async function fillEveryStore(test?: string): Promise<void> {
   const input = await openai.files.create({ file: await toFile(Buffer.from(`${JSON.stringify(line)}\n`), 'in.jsonl'), purpose: 'batch' });
   await openai.batches.create({ input_file_id: input.id, endpoint: '/v1/moderations', completion_window: '24h' });
   await openai.responses.create({ model: 'gpt-4o-mini', input: 'Keep this too.' });
+  await openai.vectorStores.create({ name: 'kept' });
+  await openai.conversations.create({ items: [{ type: 'message', role: 'user', content: 'Keep this conversation.' }] });
   await openai.images.generate({ model: 'dall-e-2', prompt: 'a kept picture', response_format: 'url', size: '256x256' });
+  await anthropic.beta.files.upload({ file: await toAnthropicFile(Buffer.from('kept'), 'kept.txt') });
   await anthropic.messages.batches.create({
     requests: [{ custom_id: 'one', params: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: ask } }],
   });
+  const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: 'http://127.0.0.1:2', headers: defaultHeaders } });
+  await google.files.upload({ file: new Blob(['kept'], { type: 'text/plain' }) });
   const system = [{ type: 'text' as const, text: 'A long cached preamble. '.repeat(400), cache_control: { type: 'ephemeral' as const } }];
   await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, system, messages: ask });
 }

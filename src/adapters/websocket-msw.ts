@@ -62,7 +62,7 @@ function initOf(arg: unknown): { protocols?: string | string[]; headers?: Record
 }
 
 interface MswClient {
-  send(data: string): void;
+  send(data: string | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
 }
 
@@ -79,7 +79,7 @@ function openInProcess(client: MswClient, out: Outbound, pending: Pending, reque
     return;
   }
   const sink: SocketSink = {
-    send: (text) => client.send(text),
+    send: (text, binary) => client.send(binary ? new TextEncoder().encode(text).buffer : text),
     // In-process every frame is handed to the client's WebSocket as an event at once: nothing is buffered.
     buffered: () => 0,
     whenDrained: (resume) => queueMicrotask(resume),

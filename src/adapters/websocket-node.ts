@@ -38,7 +38,8 @@ export async function handleUpgrade(
   let out: Outbound;
   let inbound: Inbound;
   try {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Clients that join a base URL ending in / to a path (@google/genai's Live) ask for //ws/…: one path, as servers read it.
+    const url = new URL((req.url ?? '/').replace(/^\/+/, '/'), 'http://localhost');
     const header = (name: string) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
@@ -65,7 +66,7 @@ export async function handleUpgrade(
   });
   server.handleUpgrade(req, socket, head, (client) => {
     const sink: SocketSink = {
-      send: (text) => client.send(text),
+      send: (text, binary) => client.send(binary ? Buffer.from(text) : text),
       buffered: () => client.bufferedAmount,
       // Past the high-water mark the socket's own write said so: its 'drain' comes once it is empty.
       whenDrained: (resume) => (client.bufferedAmount < HIGH_WATER_BYTES ? queueMicrotask(resume) : void socket.once('drain', resume)),

@@ -3,6 +3,17 @@
 import { GatewayError } from '../core/errors.ts';
 import { hashString, makeId } from '../core/seed.ts';
 import type { TokenScope, IssuedToken } from '../types/keys.ts';
+
+/**
+ * A token asked for a model outside its scope (403). The request spends none of the token's quota: the
+ * pipeline gives back the use it counted at authentication, as new-api's distributor refuses such a
+ * request before its relay bills anything.
+ */
+export class ModelScopeError extends GatewayError {
+  constructor(message: string) {
+    super('permission', message, { param: 'model' });
+  }
+}
 export type { IssuedToken } from '../types/keys.ts';
 
 /**
@@ -11,7 +22,7 @@ export type { IssuedToken } from '../types/keys.ts';
  * `openai-insecure-api-key.<token>`, or a credential a format reads itself (a KeyReader: AWS's signed
  * Authorization header names the token as its access key id).
  */
-export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'query-key' | 'subprotocol' | KeyReader;
+export type KeyWay = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'query-key' | 'access-token' | 'subprotocol' | KeyReader;
 
 /** A format's own way of carrying a token. */
 export interface KeyReader {
@@ -38,6 +49,7 @@ export function presentedKey(source: KeySource, ways: readonly KeyWay[]): string
     if (typeof way === 'object') token = way.read(source);
     else if (way === 'bearer') token = /^Bearer\s+(.+)$/i.exec(source.header('authorization') ?? '')?.[1];
     else if (way === 'query-key') token = source.url.searchParams.get('key');
+    else if (way === 'access-token') token = source.url.searchParams.get('access_token');
     else if (way === 'subprotocol') {
       const protocols = (source.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
       token = protocols.find((p) => p.startsWith(KEY_SUBPROTOCOL))?.slice(KEY_SUBPROTOCOL.length);
@@ -142,9 +154,18 @@ export const maskedSearch = (url: URL): string => rewrittenSearch(url, maskKey);
 export const HOW_KEYS_ARE_SET =
   'Tokens are issued by the gateway: set them with --token (CLI, repeatable), the `tokens` option of createGateway(), or POST /__admin/tokens; with none set, the one token is sk-test.';
 
-/** A short-lived client secret (`ek_…`), minted for one realtime session configuration. */
+/** Who an ephemeral key is for: OpenAI realtime's client secrets (`ek_…`), Gemini Live's auth tokens (`auth_tokens/…`). */
+export type EphemeralKind = 'realtime' | 'live';
+
+/** A short-lived client secret, minted for one live session configuration. */
 interface EphemeralKey {
   value: string;
+  /** Which sockets take it (default realtime). */
+  kind?: EphemeralKind;
+  /** Sessions it may still open (Gemini's `uses`); unlimited when absent. */
+  uses?: number;
+  /** Unix seconds after which it opens no new session (Gemini's `newSessionExpireTime`). */
+  startBy?: number;
   /** Unix seconds, on the gateway's clock. */
   expiresAt: number;
   /** The token that minted it (its scope applies). */
@@ -164,16 +185,27 @@ export class KeyStore {
 
   /** Mints an ephemeral key (`ek_` + 32 characters, deterministic in order of minting); only endpoints marked `ephemeral` take it. */
   mint(fields: Omit<EphemeralKey, 'value'>): EphemeralKey {
-    const key = { value: makeId('ek_', 32, hashString(`ephemeral key ${++this.minted}`)), ...fields };
+    const prefix = fields.kind === 'live' ? 'auth_tokens/' : 'ek_';
+    const key = { value: makeId(prefix, 32, hashString(`ephemeral key ${++this.minted}`)), ...fields };
     if (this.ephemeral.size >= MAX_EPHEMERAL) this.ephemeral.delete(this.ephemeral.keys().next().value!);
     this.ephemeral.set(key.value, key);
     return key;
   }
 
   /** The ephemeral key, if it was minted and has not expired at `now` (Unix seconds). */
-  ephemeralKey(value: string, now: number): EphemeralKey | undefined {
+  ephemeralKey(value: string, now: number, kind: EphemeralKind = 'realtime'): EphemeralKey | undefined {
     const key = this.ephemeral.get(value);
-    return key && now < key.expiresAt && this.tokens.has(key.parent) ? key : undefined;
+    return key && (key.kind ?? 'realtime') === kind && now < key.expiresAt && this.tokens.has(key.parent) ? key : undefined;
+  }
+
+  /** Spends one of an ephemeral key's uses; false when none is left (a key without `uses` is never spent). */
+  useEphemeral(value: string): boolean {
+    const key = this.ephemeral.get(value);
+    if (!key) return false;
+    if (key.uses === undefined) return true;
+    if (key.uses <= 0) return false;
+    key.uses--;
+    return true;
   }
 
   /** Every non-empty key passes as if issued (unscoped, unlimited); the issued ones keep their scopes. */
@@ -224,13 +256,17 @@ export class KeyStore {
     entry.used++;
   }
 
+  /** Gives back the use spend() counted, for a request the token was not allowed to make (ModelScopeError). */
+  refund(token: string): void {
+    const entry = this.tokens.get(token);
+    if (entry && entry.used > 0) entry.used--;
+  }
+
   /** Fails unless the token may call `model`. */
   allow(token: string, model: string): void {
     const models = this.tokens.get(token)?.models;
     if (models && !models.includes(model)) {
-      throw new GatewayError('permission', `This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`, {
-        param: 'model',
-      });
+      throw new ModelScopeError(`This token may not use model \`${model}\`; it is scoped to: ${models.join(', ')}.`);
     }
   }
 

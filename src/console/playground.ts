@@ -95,6 +95,15 @@ export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readon
     <div class="narrow"><label for="max-tokens">Max tokens</label><input id="max-tokens" name="maxTokens" type="number" min="1" step="1" placeholder="default" inputmode="numeric"></div>
     <div class="narrow"><label class="inline"><input id="stream" name="stream" type="checkbox" checked> Stream</label></div>
   </div>
+  <div class="row">
+    <div><label for="latency">Latency</label><select id="latency" name="latency" aria-describedby="latency-hint">
+      <option value="">the server's own</option>
+      <option value="realistic">realistic: 450 ms to the first token, then 60 tokens/s</option>
+      <option value="slow">slow: 2 s to the first token, then 15 tokens/s</option>
+      <option value="ttft=1000,tps=5,jitter=0">very slow: 1 s, then 5 tokens/s</option>
+    </select>
+    <p class="meta" id="latency-hint">Sent as the <code>x-mock-latency</code> header, so a stream arrives at a pace you can watch.</p></div>
+  </div>
   <div class="actions">
     <button id="send" type="submit">Send</button>
     <button id="stop" type="button" class="secondary" hidden>Stop</button>

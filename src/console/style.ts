@@ -64,6 +64,8 @@ td .linkish { background: none; border: 0; color: var(--accent); padding: 0; tex
 .output { white-space: pre-wrap; word-break: break-word; margin-top: 1rem; padding: .75rem; min-height: 3rem; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; }
 .output.error, .notice.error { background: var(--badbg); color: var(--bad); border-color: #ff8182; }
 .notice { padding: .5rem .75rem; border-radius: 6px; background: var(--soft); border: 1px solid var(--line); margin: .5rem 0; }
+/* A generated token is one long word: it breaks anywhere rather than run out of its box on a phone. */
+.notice code { overflow-wrap: anywhere; }
 .notice.ok { background: var(--okbg); color: var(--ok); border-color: #4ac26b; }
 .meta { color: var(--muted); font-size: .9rem; margin: .4rem 0; }
 .meta.good { color: var(--ok); } .meta.bad { color: var(--bad); }
@@ -92,7 +94,7 @@ dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; word-break: break-word; }
   table.cards thead { display: none; }
   table.cards tr { display: block; padding: .4rem 0; border-bottom: 1px solid var(--line); }
   table.cards tbody tr:last-child { border-bottom: 0; }
-  table.cards td { display: block; border: 0; padding: .1rem .6rem; }
+  table.cards td { display: block; border: 0; padding: .1rem .6rem; overflow-wrap: anywhere; }
   table.cards td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
   table.cards tr.json { padding-top: 0; }
 }

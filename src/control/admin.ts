@@ -4,6 +4,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Gateway, GatewayTest, RequestFilter, RequestSummary } from '../api.ts';
 import { FixtureLimitError, FixtureValidationError, fixturesOf } from '../fixtures/error.ts';
 import { failureOf } from './errors.ts';
+import type { FolderReload } from '../fixtures/folder.ts';
 
 function filterOf(req: Request): RequestFilter {
   const q = req.query as Record<string, string | undefined>;
@@ -171,12 +172,19 @@ class LiveFeed {
 
 const fail = (res: Response, status: number, message: string) => void res.status(status).json({ error: message });
 
-/** The control plane's settings from the server: how long a live-feed follower may read nothing. */
-interface AdminOptions {
-  readerTimeoutMs: number;
+/** The server's fixture folder, if it has one (fixtures/folder.ts). */
+interface Folder {
+  readonly dir: string;
+  reload(): FolderReload;
 }
 
-export function adminRouter(gateway: Gateway, version: string, { readerTimeoutMs }: AdminOptions): Router {
+/** The control plane's settings from the server: how long a live-feed follower may read nothing, and its fixture folder. */
+interface AdminOptions {
+  readerTimeoutMs: number;
+  folder?: Folder;
+}
+
+export function adminRouter(gateway: Gateway, version: string, { readerTimeoutMs, folder }: AdminOptions): Router {
   const router = express.Router({ caseSensitive: true });
   const feed = new LiveFeed(gateway, readerTimeoutMs);
   // Every body is read as JSON, whatever type it declares: `curl -d '{…}'` labels it a form. (The
@@ -215,10 +223,27 @@ export function adminRouter(gateway: Gateway, version: string, { readerTimeoutMs
       const ids = viewOf(gateway, req).fixtures.add(...(fixturesOf(req.body) as never[]));
       res.status(201).json({ ids });
     } catch (error) {
-      if (error instanceof FixtureValidationError) return fail(res, 400, error.message);
+      // Worded as the route the fixtures came by, not the Gateway operation behind it.
+      if (error instanceof FixtureValidationError) {
+        const test = testOf(req);
+        return fail(res, 400, `POST /__admin/fixtures${test === undefined ? '' : `?test=${encodeURIComponent(test)}`}: ${error.detail}`);
+      }
       if (error instanceof FixtureLimitError) return fail(res, 409, error.message);
       throw error;
     }
+  });
+  // The --fixtures folder read again: its fixtures in place of those in force, unless a file is bad
+  // (then its error, and the fixtures in force stay).
+  router.post('/fixtures/reload', (_req, res) => {
+    if (!folder)
+      return fail(
+        res,
+        409,
+        'POST /__admin/fixtures/reload: this server has no fixture folder to read again (start it with --fixtures <dir>).',
+      );
+    const result = folder.reload();
+    if (!result.ok) return fail(res, 400, `POST /__admin/fixtures/reload: ${result.error.message} (the fixtures in force stay)`);
+    res.json({ reloaded: true, dir: folder.dir, files: result.files, fixtures: result.fixtures });
   });
   router.delete('/fixtures/:id', (req, res) => {
     const test = testOf(req);

@@ -19,3 +19,10 @@ export function clockProblem(seconds: number): string | undefined {
   if (seconds <= LATEST_CLOCK_SECONDS) return undefined;
   return `the clock may not pass 9999-12-31T23:59:59Z (${LATEST_CLOCK_SECONDS} Unix seconds)`;
 }
+
+/**
+ * The age in seconds of something that runs on the gateway's clock (a batch, a background response):
+ * the time since `createdAt`, or the times it was polled, whichever is more. So a client polling under
+ * the fixed clock sees every stage in turn, and `advanceClock` moves everything on at once.
+ */
+export const ageOn = (now: number, createdAt: number, polls: number): number => Math.max(now - createdAt, polls);

@@ -37,7 +37,12 @@ interface GatewayErrorInit {
   status?: number;
   /** Extra response headers (retry-after, allow…). */
   headers?: Record<string, string>;
+  /** Machine-readable detail of the cause, where a vendor's body carries it (Anthropic's `error.details`, with its `error_code`). */
+  details?: ErrorDetails;
 }
+
+/** An error's detail: its `error_code` and the fields that code defines. */
+export type ErrorDetails = { error_code: string } & Record<string, unknown>;
 
 export class GatewayError extends Error {
   readonly kind: ErrorKind;
@@ -45,6 +50,7 @@ export class GatewayError extends Error {
   readonly param?: string;
   readonly code?: string;
   readonly headers: Record<string, string>;
+  readonly details?: ErrorDetails;
 
   constructor(kind: ErrorKind, message: string, init: GatewayErrorInit = {}) {
     super(message);
@@ -54,6 +60,7 @@ export class GatewayError extends Error {
     this.param = init.param;
     this.code = init.code;
     this.headers = init.headers ?? {};
+    if (init.details) this.details = init.details;
   }
 }
 

@@ -11,6 +11,11 @@ export interface ModelFamily extends Omit<ModelInfo, 'id' | 'created' | 'resolve
   family: string;
   /** A regular expression the whole id must match (anchored here). */
   pattern: string;
+  /**
+   * A last resort (a vendor's scheme at large: `gemini-<version>-<any words>`): tried after a snapshot
+   * of a known model, so `gemini-2.5-flash-latest` stays `gemini-2.5-flash`.
+   */
+  fallback?: boolean;
 }
 
 /** Longest id resolved by family: vendors' ids are short, and a megabyte "model" should not be matched. */
@@ -38,7 +43,11 @@ export class Catalogue {
   /** Ids resolved by family, kept (bounded) since every request resolves its model. */
   private readonly byName: (id: string) => ModelInfo | undefined;
 
-  constructor(models: readonly ModelEntry[], families: readonly ModelFamily[] = []) {
+  /** Only the catalogue's ids and the aliases resolve (the `strictModels` option): no families, no snapshots. */
+  private readonly exact: boolean;
+
+  constructor(models: readonly ModelEntry[], families: readonly ModelFamily[] = [], exact = false) {
+    this.exact = exact;
     this.families = families.map((family) => ({ family, pattern: new RegExp(`^(?:${family.pattern})$`) }));
     for (const f of families) this.byFamily.set(f.family, f);
     this.byName = memoize((id: string) => this.resolve(id), { entries: 1000 });
@@ -61,7 +70,7 @@ export class Catalogue {
 
   /** The model `id` names: in the catalogue, an alias, or by the vendors' naming; undefined for none. */
   get(id: string): ModelInfo | undefined {
-    return this.byId.get(id) ?? (id.length <= MAX_MODEL_ID_CHARS ? this.byName(id) : undefined);
+    return this.byId.get(id) ?? (!this.exact && id.length <= MAX_MODEL_ID_CHARS ? this.byName(id) : undefined);
   }
 
   /** The catalogue and the aliases (ids resolved by family are endless, so not listed). */
@@ -75,18 +84,19 @@ export class Catalogue {
   }
 
   private resolve(id: string): ModelInfo | undefined {
-    const family = this.families.find((f) => f.pattern.test(id))?.family;
+    const family = this.families.find((f) => !f.family.fallback && f.pattern.test(id))?.family;
     if (family) return this.fromFamily(id, family);
     // A snapshot of a known model is that model; of a family's name, the family.
     const base = id.replace(SNAPSHOT, '');
-    if (base === id) return undefined;
-    const known = this.byId.get(base) ?? this.resolve(base);
-    return known && { ...known, id, display_name: id, resolved_by: known.resolved_by ?? 'family', resolved_to: known.resolved_to ?? base };
+    const known = base === id ? undefined : (this.byId.get(base) ?? this.resolve(base));
+    if (known)
+      return { ...known, id, display_name: id, resolved_by: known.resolved_by ?? 'family', resolved_to: known.resolved_to ?? base };
+    return this.fromFamily(id, this.families.find((f) => f.family.fallback && f.pattern.test(id))?.family);
   }
 
   private fromFamily(id: string, family: ModelFamily | undefined): ModelInfo | undefined {
     if (!family) return undefined;
-    const { family: name, pattern: _, ...info } = family;
+    const { family: name, pattern: _, fallback: __, ...info } = family;
     return { ...info, id, created: FAMILY_CREATED, display_name: id, resolved_by: 'family', resolved_to: name };
   }
 }

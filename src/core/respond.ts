@@ -9,6 +9,7 @@ import type { Owner } from './stores.ts';
 import type { ModelInfo } from './models.ts';
 import { synthesizeText, synthesizeThinking } from './synthesize/text.ts';
 import { Budget, synthesizeJson } from './synthesize/json.ts';
+import { PromptValues } from './synthesize/prompt-values.ts';
 import { answeredApproval, chooseTools, toolNameFor } from './tools.ts';
 import {
   approvedCall,
@@ -114,15 +115,26 @@ function synthesizeAnswer(request: CanonicalRequest, key: number, budget: Budget
   return output.type === 'json' ? JSON.stringify({ answer: text }) : text;
 }
 
-/** Function calls as blocks, arguments as pinned or synthesized from the tool's schema. */
-function functionCalls(key: number, budget: Budget, calls: (PinnedToolCall | ToolSpec)[]): Block[] {
+/**
+ * Function calls as blocks, arguments as pinned or synthesized from the tool's schema, taking what
+ * the prompt gives where a parameter fits it (prompt-values.ts; each call reads the prompt afresh).
+ */
+function functionCalls(key: number, budget: Budget, calls: (PinnedToolCall | ToolSpec)[], prompt = ''): Block[] {
   return calls.map((call, i) => ({
     type: 'tool_call',
     id: makeId('', 24, deriveKey(key, `call:${i}`)),
     name: call.name,
     arguments:
       'parameters' in call
-        ? JSON.stringify(synthesizeJson(call.parameters, deriveKey(key, `args:${i}`), `the parameters of tool "${call.name}"`, budget))
+        ? JSON.stringify(
+            synthesizeJson(
+              call.parameters,
+              deriveKey(key, `args:${i}`),
+              `the parameters of tool "${call.name}"`,
+              budget,
+              new PromptValues(prompt),
+            ),
+          )
         : typeof call.arguments === 'string'
           ? call.arguments
           : JSON.stringify(call.arguments ?? {}),
@@ -167,6 +179,7 @@ function toolBlocks(
       key,
       budget,
       chosen.filter((t) => !t.builtin),
+      lastUserText(request),
     ),
   );
 }

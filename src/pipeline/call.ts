@@ -3,7 +3,7 @@
 // name a Call without importing the pipeline that runs them.
 import type { GatewayError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/journal.ts';
-import type { KeyWay } from '../auth/keys.ts';
+import type { EphemeralKind, KeyWay } from '../auth/keys.ts';
 import type { RateWindow } from '../core/ratelimit.ts';
 import type { Usage } from '../core/reply.ts';
 import type { Runtime } from '../runtime.ts';
@@ -109,14 +109,19 @@ interface Route {
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
   upgrade?: boolean;
-  /** Also takes the ephemeral client secrets the realtime routes mint (those work nowhere else). */
-  ephemeral?: boolean;
+  /** Also takes the ephemeral keys of this kind (realtime's client secrets, Live's auth tokens; those work nowhere else). */
+  ephemeral?: EphemeralKind;
 }
 
 /** A POST that takes a body: its handler always has one (a body that is neither a JSON object nor a form was refused). */
 export interface BodyEndpoint extends Route {
   method: 'POST';
   bodiless?: false;
+  /**
+   * A body of bytes, never parsed (a resumable upload's chunk): read within the body limit and handed
+   * over as `call.body.data`, an Upload of the request's content type.
+   */
+  rawBody?: true;
   handle: Handler<JsonObject>;
 }
 

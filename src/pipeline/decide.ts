@@ -7,6 +7,7 @@ import type { JournalEntry } from '../core/journal.ts';
 import type { CanonicalReply } from '../core/reply.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import { requestKey, respond, type PinnedReply } from '../core/respond.ts';
+import type { FileSearcher } from '../core/synthesize/builtin.ts';
 import { parseLatency, toLatency, type LatencyProfile } from '../core/timing.ts';
 import { countPromptTokens } from '../core/tokens.ts';
 import type { Capability } from '../core/models.ts';
@@ -14,6 +15,7 @@ import type { NearMiss } from '../fixtures/match.ts';
 import type { Runtime } from '../runtime.ts';
 import { requestOwnerKey, requestTestId } from '../scope.ts';
 import type { Inbound } from './exchange.ts';
+import { quotedName } from './params.ts';
 
 /** The live state a decision reads and updates: settings, tokens, fixtures, catalogue, test scopes, prompt cache. */
 export type DecisionState = Pick<
@@ -127,12 +129,15 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   const answer = taken?.answer;
   const name = taken ? (taken.entry.fixture.name ?? taken.entry.id) : undefined;
   entry.fixture ??= name;
+  const unoffered = unofferedCalls(answer?.reply?.toolCalls, request);
+  if (unoffered.length) (entry.warnings ??= []).push(unofferedWarning(name!, unoffered, request));
   if (answer?.error) {
     const e = answer.error;
     throw new GatewayError(kindForStatus(e.status), e.message ?? `Error ${e.status} from fixture "${name}".`, {
       status: e.status,
       code: e.code,
       headers: e.headers,
+      details: e.details,
     });
   }
   return {
@@ -144,8 +149,29 @@ export function decide(ctx: DecisionContext, request: CanonicalRequest): Decisio
   };
 }
 
-/** The answer to a chat-like request: the decision, and the reply it pins or synthesizes. */
-export function answer(ctx: DecisionContext, request: CanonicalRequest): Answered | Forward {
+/** The tools a fixture's reply calls that the request did not offer (each once, in order). */
+function unofferedCalls(calls: readonly { name: string }[] | undefined, request: CanonicalRequest): string[] {
+  if (!calls?.length) return [];
+  const offered = new Set(request.tools.map((t) => t.name));
+  return [...new Set(calls.map((c) => c.name).filter((n) => !offered.has(n)))];
+}
+
+/**
+ * The warning (journal `warnings`, `x-mock-warning`) for a fixture that calls tools the request did not
+ * offer: sent as the fixture says (a test may want exactly that), but a client's tool loop will not find them.
+ */
+function unofferedWarning(fixture: string, names: readonly string[], request: CanonicalRequest): string {
+  const list = (all: readonly string[]) =>
+    `${all.slice(0, 5).map(quotedName).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
+  const offered = request.tools.length ? `it offered ${list(request.tools.map((t) => t.name))}` : 'it offered no tools';
+  return `fixture ${quotedName(fixture)} calls ${names.length === 1 ? 'a tool' : 'tools'} the request did not offer: ${list(names)} (${offered})`;
+}
+
+/**
+ * The answer to a chat-like request: the decision, and the reply it pins or synthesizes. `searchFiles`
+ * answers the request's file searches from stores its format holds (else they are synthesized).
+ */
+export function answer(ctx: DecisionContext, request: CanonicalRequest, searchFiles?: FileSearcher): Answered | Forward {
   requireContext(ctx.runtime, request);
   const decision = decide(ctx, request);
   if (isForward(decision)) return decision;
@@ -160,6 +186,7 @@ export function answer(ctx: DecisionContext, request: CanonicalRequest): Answere
     created: runtime.now(),
     model: runtime.catalogue.get(request.model),
     cache: { store: runtime.promptCache, scope, now: runtime.now(), owner },
+    searchFiles,
   };
   // Drawn against the reply's key (what respond() derives), before the reply: some faults shape it.
   const struck = fault && faultStrikes(fault, requestKey(request, seed)) ? fault : undefined;

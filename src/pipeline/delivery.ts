@@ -44,9 +44,10 @@ function sleep(ms: number, inbound: Call['inbound']): Promise<void> {
 
 /**
  * A streamed reply writing `events` when due, made as they are written, in `framing` (SSE unless told
- * otherwise); progress and outcome go to the journal.
+ * otherwise); progress and outcome go to the journal. (A stored stream, a background response's, is
+ * written with it directly.)
  */
-function eventStreamReply(
+export function eventStreamReply(
   call: Call,
   events: Iterable<StreamEvent>,
   framing: Framing = sse,

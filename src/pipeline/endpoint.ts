@@ -4,7 +4,16 @@ import { asGatewayError, GatewayError } from '../core/errors.ts';
 import { boundEntry, boundedHeaders, JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
 import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
-import { HOW_KEYS_ARE_SET, maskedHeaders, maskedSearch, maskKey, presentedKey, type KeyWay } from '../auth/keys.ts';
+import {
+  HOW_KEYS_ARE_SET,
+  maskedHeaders,
+  maskedSearch,
+  maskKey,
+  ModelScopeError,
+  presentedKey,
+  type EphemeralKind,
+  type KeyWay,
+} from '../auth/keys.ts';
 import type { Runtime } from '../runtime.ts';
 import type { BodyEndpoint, Call, EndpointSpec, FormatEdge, Params } from './call.ts';
 import {
@@ -104,12 +113,14 @@ function journalForm(body: FormBody): JsonObject {
 
 /**
  * Who sent a request: the issued token it acts for, the rate window it counts in ('' on a route without
- * rate limits), and the client secret it presented instead of a token, if any.
+ * rate limits), the client secret it presented instead of a token, if any, and whether it spent a use of
+ * the token's quota.
  */
 interface Caller {
   token: string;
   scope: string;
   clientSecret?: string;
+  spent?: boolean;
 }
 
 /**
@@ -117,12 +128,12 @@ interface Caller {
  * its rate limits). A client secret (`ek_…`, on the routes that take one) acts for the token that minted
  * it: that token's scope, quota and limits apply, as if it had been presented.
  */
-function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral = false, limited = false): Caller {
+function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[], ephemeral?: EphemeralKind, limited = false): Caller {
   const presented = presentedKey(inbound, ways);
   if (!presented) {
     throw new GatewayError('authentication', `You didn't provide an API key. ${HOW_KEYS_ARE_SET}`, { code: 'invalid_api_key' });
   }
-  const minted = ephemeral ? runtime.tokens.ephemeralKey(presented, runtime.now()) : undefined;
+  const minted = ephemeral ? runtime.tokens.ephemeralKey(presented, runtime.now(), ephemeral) : undefined;
   const token = minted?.parent ?? presented;
   if (!runtime.tokens.has(token)) {
     throw new GatewayError('authentication', `Incorrect API key provided: ${maskKey(presented)}. ${HOW_KEYS_ARE_SET}`, {
@@ -134,7 +145,7 @@ function authenticate(inbound: Inbound, runtime: Runtime, ways: readonly KeyWay[
   // Refused by a rate limit before the quota is touched: the services bill no refused request.
   if (limited) admitRequest(runtime, token, scope);
   runtime.tokens.spend(token);
-  return minted ? { token, scope, clientSecret: presented } : { token, scope };
+  return minted ? { token, scope, clientSecret: presented, spent: true } : { token, scope, spent: true };
 }
 
 /** Rate windows are the token's, and each test's own when the request carries a test id. */
@@ -215,6 +226,13 @@ async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, 
     return { parse: noBody };
   }
   const contentType = inbound.header('content-type');
+  if ('rawBody' in spec && spec.rawBody) {
+    const bytes = await inbound.bytes(runtime.maxBodyBytes);
+    entry.bodyBytes = bytes.byteLength;
+    entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, await decodeInSlices(bytes, new TextDecoder('latin1')));
+    const upload: Upload = { filename: '', type: contentType ?? '', bytes };
+    return { received: bytes, parse: async () => ({ data: upload }) as unknown as JsonObject };
+  }
   const boundary = multipartBoundary(contentType);
   if (boundary !== undefined) {
     const bytes = await inbound.bytes(runtime.maxBodyBytes);
@@ -318,6 +336,7 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   let received: string | Uint8Array | undefined;
   // The answer under way: a stream it started is ended if what follows fails (activeStreams stayed counted).
   let underway: Outbound | undefined;
+  let caller: Caller | undefined;
   try {
     if (unloaded) throw unloaded;
     // One sequence for every request: the body (if any) is in and measured, then the token, then the parse.
@@ -326,9 +345,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
     // A route with no ways to present a token is public (generated image files).
     // POSTs count against the token's rate limits (model listings and file downloads do not).
     const limited = spec.method === 'POST';
-    const { token, scope, clientSecret } = spec.auth.length
-      ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited)
-      : publicCaller;
+    caller = spec.auth.length ? authenticate(inbound, runtime, spec.auth, spec.ephemeral, limited) : publicCaller;
+    const { token, scope, clientSecret } = caller;
     const body = lenientBody(await read.parse(), runtime, entry);
     const call: Call = { inbound, params, body, requestId: entry.requestId, runtime, entry, token, clientSecret, format: spec.format };
     const handled = await handle(spec, call);
@@ -345,6 +363,8 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
       Object.assign(out.headers, spec.format.rateLimitHeaders(chargeReply(runtime, token, entry, scope)));
   } catch (error) {
     if (underway) abandon(underway);
+    // A request its token was not allowed to make spends none of its quota.
+    if (error instanceof ModelScopeError && caller?.spent) runtime.tokens.refund(caller.token);
     entry.requestId ||= requestIdFor(spec.format, inbound, runtime.seed);
     if (error instanceof ClientGone) {
       // Nothing is answered to a client that left while sending its body: journaled as such, not as a 500 it never saw.

@@ -38,7 +38,8 @@ export interface Outbound {
 
 /** What the adapter gives a WebSocket session to talk through. */
 export interface SocketSink {
-  send(text: string): void;
+  /** Sends one frame: text, or the same UTF-8 as a binary frame (Gemini Live's frames are binary). */
+  send(text: string, binary?: boolean): void;
   /** Bytes sent that the reader has not taken yet (0 where the carrier buffers nothing: in-process). */
   buffered(): number;
   /** Calls `resume` once the reader has taken what was buffered. */

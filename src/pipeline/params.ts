@@ -26,13 +26,14 @@ export function unknownParamsReport(body: object): ((names: string[]) => void) |
 const QUOTED_NAME_CHARS = 100;
 
 /**
- * The journal's and the header's words for one. The name is quoted as JSON with everything outside
+ * A name as the journal's and the header's words quote it (here, an unknown parameter's; decide.ts, a tool's). The name is quoted as JSON with everything outside
  * printable ASCII escaped, since a header value may not carry control characters (a fuzzed name held NUL).
  */
-const unrecognizedWarning = (name: string) => {
+export const quotedName = (name: string) => {
   const cut = name.length > QUOTED_NAME_CHARS ? `${name.slice(0, QUOTED_NAME_CHARS)}…` : name;
-  return `unrecognized request argument ${JSON.stringify(cut).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
+  return JSON.stringify(cut).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 };
+const unrecognizedWarning = (name: string) => `unrecognized request argument ${quotedName(name)}`;
 
 /** Unknown names named one by one, at most: a body may hold 10 000 keys, and the header must stay small. */
 const WARNED_NAMES = 10;

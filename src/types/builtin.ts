@@ -70,6 +70,8 @@ export interface FileSearchResult {
   text: string;
   /** 0..1, most relevant first. */
   score: number;
+  /** The file's attributes in its vector store. */
+  attributes?: Record<string, string | number | boolean>;
 }
 
 /** A place a maps search found. */

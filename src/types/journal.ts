@@ -28,7 +28,7 @@ export interface JournalEntry {
   fixture?: string;
   /** In strict mode, for an unmatched request: the nearest fixture and its conditions. */
   nearMiss?: unknown;
-  /** What the gateway accepted but did not know: `unrecognized request argument "foo"` (also sent as x-mock-warning). */
+  /** What the gateway accepted but did not know (`unrecognized request argument "foo"`), or a fixture calling a tool the request did not offer (also sent as x-mock-warning). */
   warnings?: string[];
   /** The response status (0 when the connection was broken instead). */
   status: number;
@@ -59,6 +59,8 @@ export interface JournalEntry {
    * (`more` counts the rest). Its `usage` and `costUsd` are then the sums of its requests'.
    */
   batch?: { requests: BatchRequestRecord[]; more: number };
+  /** Items a request sent only to be dropped (a traces ingest: accepted, answered 204, kept nowhere). */
+  dropped?: number;
   /** What the reply cost in USD at the price table in force (core/prices.ts); absent when the model has no price or nothing was replied. */
   costUsd?: number;
 }

@@ -190,8 +190,15 @@ const numberOf = (id: string) => {
   return value === '' ? undefined : Number(value);
 };
 
-/** The request, exactly as it will be sent: the vendor's request, sent the way chosen. */
+/** The request, exactly as it will be sent: with the pace chosen (x-mock-latency), so a stream can be watched. */
 function build(): Built {
+  const b = buildRequest();
+  const latency = field<HTMLSelectElement>('latency').value;
+  return latency ? { ...b, headers: { ...b.headers, 'x-mock-latency': latency } } : b;
+}
+
+/** The request for the model, format and fields chosen, sent the way chosen. */
+function buildRequest(): Built {
   const model = current();
   return through(vendorRequest(), throughSelect.value as Through, model);
 }

@@ -172,6 +172,31 @@ export async function synthesizeSpeechSliced(
   }
 }
 
+/**
+ * The speech of each text block of a reply, as a live session speaks it: a block at a time, sliced
+ * (synthesizeSpeechSliced), a turn for other clients before each block; `voice` undefined makes none
+ * (a text response) but keeps the turns. Each block's key is `key(index)`. A session that ends
+ * meanwhile (`work.stopped()`) gets nothing more made (undefined).
+ */
+export async function speakTextBlocks(
+  blocks: readonly { type: string; text?: string }[],
+  voice: string | undefined,
+  key: (block: number) => number,
+  work: SpeechWork,
+): Promise<Map<number, Int16Array> | undefined> {
+  const speech = new Map<number, Int16Array>();
+  for (let b = 0; b < blocks.length; b++) {
+    await yieldToLoop();
+    if (work.stopped?.()) return undefined;
+    const block = blocks[b];
+    if (voice === undefined || block.type !== 'text') continue;
+    const samples = await synthesizeSpeechSliced([{ text: block.text ?? '', voice }], key(b), {}, work);
+    if (!samples) return undefined;
+    speech.set(b, samples);
+  }
+  return speech;
+}
+
 /** Little-endian bytes of the samples, whatever the platform's byte order. */
 export function pcmBytes(samples: Int16Array): Uint8Array {
   const bytes = new Uint8Array(samples.length * 2);

@@ -8,6 +8,7 @@ import { GatewayError } from '../errors.ts';
 import { Rng, stableStringify, withFaker } from '../seed.ts';
 import { Budget, MAX_SCHEMA_CHARS } from './budget.ts';
 import { parsePattern, stringForPattern } from './pattern.ts';
+import type { PromptValues } from './prompt-values.ts';
 
 export { Budget } from './budget.ts';
 
@@ -214,7 +215,11 @@ class Generator {
   /** Property name → its faker hint. */
   private readonly hints = new Map<string, [RegExp, (f: Faker) => string]>();
 
-  constructor(root: unknown, key: number, faker: Faker, budget: Budget) {
+  /** What the conversation gives for the properties (tool arguments), if anything. */
+  private readonly prompt?: PromptValues;
+
+  constructor(root: unknown, key: number, faker: Faker, budget: Budget, prompt?: PromptValues) {
+    this.prompt = prompt && !prompt.empty ? prompt : undefined;
     this.root = root;
     this.rng = new Rng(key);
     this.faker = faker;
@@ -333,8 +338,11 @@ class Generator {
         `no value validates against ${name ? `the schema of "${name}"` : 'the schema'} (false, or contradictory combinators).`,
       );
     if (s.const !== undefined) return this.verbatim(s.const);
-    if (Array.isArray(s.enum) && s.enum.length) return this.verbatim(this.rng.pick(s.enum));
-    switch (this.typeOf(s, level)) {
+    if (Array.isArray(s.enum) && s.enum.length) return this.verbatim(this.given(name, s, 'enum') ?? this.rng.pick(s.enum));
+    const type = this.typeOf(s, level);
+    const given = type === 'integer' || type === 'number' || type === 'string' ? this.given(name, s, type) : undefined;
+    if (given !== undefined) return this.verbatim(given);
+    switch (type) {
       case 'null':
         return null;
       case 'boolean':
@@ -352,7 +360,14 @@ class Generator {
     }
   }
 
-  /** A value the schema gives (const, enum): counted by its size, since it may be repeated many times. */
+  /** The value the conversation gives property `name`, if any (see prompt-values.ts). */
+  private given(name: string, s: Schema, type: string): unknown {
+    if (!this.prompt || !name) return undefined;
+    this.budget.visit();
+    return this.prompt.take(name, s, type);
+  }
+
+  /** A value the schema gives (const, enum), or the conversation: counted by its size, since it may be repeated many times. */
   private verbatim(value: unknown): unknown {
     this.budget.produce(
       typeof value === 'string' ? value.length : value !== null && typeof value === 'object' ? JSON.stringify(value).length : 1,
@@ -650,7 +665,13 @@ function decimals(x: number): number {
  * A value valid against `schema`, the same for the same key. `budget` counts the work; pass one
  * budget to every value of a request (choices × tools) so their sum stays under one ceiling.
  */
-export function synthesizeJson(schema: object, key: number, what = 'the schema', budget = new Budget(what)): unknown {
+export function synthesizeJson(
+  schema: object,
+  key: number,
+  what = 'the schema',
+  budget = new Budget(what),
+  prompt?: PromptValues,
+): unknown {
   budget.what = what;
   if (minimumSize(schema) > BUDGET) {
     throw new GatewayError(
@@ -658,5 +679,5 @@ export function synthesizeJson(schema: object, key: number, what = 'the schema',
       `model-gateway-mock could not produce a value for ${what}: its minimums (minItems, minLength, minProperties) multiply out to more than ${BUDGET} characters.`,
     );
   }
-  return withFaker(key, (faker) => new Generator(schema, key, faker, budget).value(schema, 0, ''));
+  return withFaker(key, (faker) => new Generator(schema, key, faker, budget, prompt).value(schema, 0, ''));
 }

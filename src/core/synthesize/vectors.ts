@@ -113,3 +113,40 @@ export function float32Bytes(v: Float32Array): Uint8Array {
   v.forEach((x, i) => view.setFloat32(i * 4, x, true));
   return bytes;
 }
+
+/** Dimensions a held passage's vector has (OpenAI's vector stores embed at 256 with text-embedding-3-large). */
+export const PASSAGE_DIMS = 256;
+
+/**
+ * The vector a file search compares passages and queries by: what `/v1/embeddings` answers for the
+ * text with `model: "text-embedding-3-small"` and `dimensions: 256` under the gateway's seed, so a test
+ * can work out which passage a query finds.
+ */
+export function passageVector(text: string, seed: number): Float32Array {
+  return embed(text, embeddingSpace('text-embedding-3-small', seed), 1536, PASSAGE_DIMS);
+}
+
+/** Work passageVector() does for `text` (see embedWork). */
+export const passageWork = (text: string) => embedWork(text, 1536);
+
+/**
+ * The `max` items nearest `query` by cosine (their vectors are unit length), best first, scored in
+ * [0, 1] (a negative cosine scores 0); items scoring under `threshold` are left out. Ties keep the items' order.
+ */
+export function nearest<T extends { vector: Float32Array }>(
+  query: Float32Array,
+  items: Iterable<T>,
+  max: number,
+  threshold = 0,
+): { item: T; score: number }[] {
+  const scored: { item: T; score: number; at: number }[] = [];
+  let at = 0;
+  for (const item of items) {
+    const score = Math.max(0, Math.round(cosine(query, item.vector) * 1e6) / 1e6);
+    if (score >= threshold) scored.push({ item, score, at: at++ });
+  }
+  return scored
+    .sort((a, b) => b.score - a.score || a.at - b.at)
+    .slice(0, max)
+    .map(({ item, score }) => ({ item, score }));
+}

@@ -30,7 +30,9 @@ const RATE_LIMITED = {
 
 /** The error body; a batch result's error has no request of its own (`request_id: null`). */
 export function anthropicErrorBody(error: GatewayError, requestId: string | null) {
-  return { type: 'error', error: { type: TYPE[error.kind], message: error.message }, request_id: requestId };
+  // `details` (with its `error_code`) only where the service sends it: @anthropic-ai/sdk raises a typed error by it.
+  const details = error.details ? { details: error.details } : {};
+  return { type: 'error', error: { type: TYPE[error.kind], message: error.message, ...details }, request_id: requestId };
 }
 
 /** A failure as Anthropic answers it: status, body (with the request id), and its rate-limit headers on a 429. */

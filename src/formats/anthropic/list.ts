@@ -9,7 +9,8 @@ export function listPage<T>(call: Call, all: readonly T[], idOf: (item: T) => st
   const params = call.inbound.url.searchParams;
   const limit = params.has('limit') ? Number(params.get('limit')) : 20;
   checkField('limit', Number.isInteger(limit) ? limit : params.get('limit'), { types: ['integer'], min: 1, max: 1000 });
-  const after = params.get('after_id');
+  // `page`: the cursor of the SDK's PageCursor (a page's `next_page`, its last id).
+  const after = params.get('after_id') ?? params.get('page');
   const before = params.get('before_id');
   const find = (id: string) => {
     const at = all.findIndex((item) => idOf(item) === id);

@@ -1,5 +1,6 @@
 // What /v1/messages and each request of a Message Batch share: the anthropic-version header, the
 // body parsed and checked, the model required, and the pipeline's answer (fixtures, overrides, synthesis).
+import { checkFileSources } from './files.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -52,6 +53,7 @@ export async function answerMessage(
 ): Promise<{ request: CanonicalRequest; answered: Answered | Forward }> {
   const request = parseMessagesRequest(body, version);
   requireChatModel(ctx.runtime.catalogue, request.model);
+  checkFileSources(ctx, body);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools);
   return { request, answered: answer(ctx, request) };

@@ -3,7 +3,6 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { EndpointSpec } from '../../pipeline/call.ts';
-import type { Inbound } from '../../pipeline/exchange.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { deliver } from '../../pipeline/delivery.ts';
 import { isForward } from '../../pipeline/decide.ts';
@@ -13,6 +12,7 @@ import { messageStreamEvents, renderMessage } from './render.ts';
 import { answerMessage, anthropicVersion, KEY_OR_BEARER, requireChatModel } from './messages.ts';
 import { listPage } from './list.ts';
 import { batchEndpoints } from './batches.ts';
+import { anthropicFileEndpoints, fromAnthropicClient } from './files.ts';
 
 function modelObject(m: ModelInfo) {
   return {
@@ -22,9 +22,6 @@ function modelObject(m: ModelInfo) {
     created_at: new Date(m.created * 1000).toISOString().replace('.000Z', 'Z'),
   };
 }
-
-/** Anthropic clients (SDKs, the AI SDK) always send anthropic-version; OpenAI clients never do. */
-const fromAnthropicClient = (inbound: Inbound) => inbound.header('anthropic-version') !== undefined;
 
 export const anthropicEndpoints: EndpointSpec[] = [
   {
@@ -78,4 +75,5 @@ export const anthropicEndpoints: EndpointSpec[] = [
     },
   },
   ...batchEndpoints,
+  ...anthropicFileEndpoints,
 ];

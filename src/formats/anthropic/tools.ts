@@ -259,7 +259,9 @@ export function parseMessagesTools(raw: unknown[] | undefined, servers: unknown[
   const seen = new Set<string>();
   all.forEach((t, i) => {
     if (seen.has(t.name))
-      throw invalid(`tools.${Math.min(i, (raw ?? []).length - 1)}.name`, `Tool names must be unique. Found duplicate: '${t.name}'`);
+      throw invalid(`tools.${Math.min(i, (raw ?? []).length - 1)}.name`, `Tool names must be unique. Found duplicate: '${t.name}'`, {
+        error_code: 'tool_name_conflict',
+      });
     seen.add(t.name);
   });
   return all;

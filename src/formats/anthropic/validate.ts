@@ -1,5 +1,5 @@
 // Field checks in Anthropic's wording (its API reports validation errors pydantic-style: `path: message`).
-import { GatewayError } from '../../core/errors.ts';
+import { type ErrorDetails, GatewayError } from '../../core/errors.ts';
 import { type FieldChecker, fieldChecker, type JsonType } from '../fields.ts';
 
 const NAMES: Record<JsonType, string> = {
@@ -11,7 +11,8 @@ const NAMES: Record<JsonType, string> = {
   array: 'a valid list',
 };
 
-export const invalid = (param: string, message: string) => new GatewayError('invalid_request', `${param}: ${message}`, { param });
+export const invalid = (param: string, message: string, details?: ErrorDetails) =>
+  new GatewayError('invalid_request', `${param}: ${message}`, { param, details });
 
 const quoted = (values: readonly string[]) =>
   values

@@ -7,7 +7,7 @@ import { builtinTools, camelTool } from './tools.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
-const VOICES = [
+export const VOICES = [
   'Zephyr',
   'Puck',
   'Charon',
@@ -337,7 +337,7 @@ const GEMINI_FRAMING: TokenFraming = { priming: 0, perMessage: 0, roles: false }
 /** Implicit caching: repeated prefixes are reported exactly (step 1), kept 5 minutes after their last use. */
 const IMPLICIT_CACHE: CacheRequest = { automatic: { stepTokens: 1, ttlSeconds: 300 } };
 
-const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
+const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high', XHIGH: 'xhigh' };
 
 /**
  * thinkingConfig: `thinkingBudget` 0 turns thinking off, -1 (or none) leaves it dynamic (the default

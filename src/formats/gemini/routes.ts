@@ -1,4 +1,5 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
+import { checkFileUris, geminiFileEndpoints } from './files.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -18,6 +19,11 @@ import type { Block, CanonicalReply } from '../../core/reply.ts';
 import { encodeImage, type ImageFormat, MIME_TYPES, sniffImage } from '../../core/synthesize/image.ts';
 import { generateStreamEvents, renderGenerate } from './render.ts';
 import { answer, isForward, decide, type Forward } from '../../pipeline/decide.ts';
+import { lazyImport } from '../../core/lazy.ts';
+import { later } from '../../pipeline/later.ts';
+
+/** Gemini Live's handlers (speech synthesis, the session): loaded on the first request to one of its routes. */
+const live = lazyImport('Live handlers', () => import('./live-routes.ts'));
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
 const MAX_BATCH = 100;
@@ -74,6 +80,7 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
   const { request, options } = parseGenerateRequest(call.body, model, stream);
   requireModel(call, model, action, request.output.type);
+  checkFileUris(call, call.body);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
@@ -220,22 +227,54 @@ function getModel(call: Call) {
 
 const versions = ['/v1beta', '/v1'];
 
-export const geminiEndpoints: EndpointSpec[] = versions.flatMap((v): EndpointSpec[] => [
-  { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
-  {
-    method: 'GET',
-    path: `${v}/models`,
-    format: geminiFormat,
-    auth: KEY_WAYS,
-    accepts: v === '/v1' ? fromGoogleClient : undefined,
-    handle: listModels,
-  },
-  {
-    method: 'GET',
-    path: `${v}/models/:model`,
-    format: geminiFormat,
-    auth: KEY_WAYS,
-    accepts: v === '/v1' ? fromGoogleClient : undefined,
-    handle: getModel,
-  },
-]);
+export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
+  .concat(
+    versions.flatMap((v): EndpointSpec[] => [
+      { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
+      {
+        method: 'GET',
+        path: `${v}/models`,
+        format: geminiFormat,
+        auth: KEY_WAYS,
+        accepts: v === '/v1' ? fromGoogleClient : undefined,
+        handle: listModels,
+      },
+      {
+        method: 'GET',
+        path: `${v}/models/:model`,
+        format: geminiFormat,
+        auth: KEY_WAYS,
+        accepts: v === '/v1' ? fromGoogleClient : undefined,
+        handle: getModel,
+      },
+    ]),
+  )
+  .concat(
+    // Gemini Live: the key in `?key=`; the Constrained form takes ephemeral tokens in `?access_token=`.
+    ['v1beta', 'v1alpha', 'v1'].map(
+      (v): EndpointSpec => ({
+        method: 'GET',
+        path: `/ws/google.ai.generativelanguage.${v}.GenerativeService.BidiGenerateContent`,
+        format: geminiFormat,
+        auth: KEY_WAYS,
+        upgrade: true,
+        handle: later(live, (m) => m.liveHandlers.upgrade),
+      }),
+    ),
+    {
+      method: 'GET',
+      path: '/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContentConstrained',
+      format: geminiFormat,
+      auth: ['access-token', ...KEY_WAYS],
+      upgrade: true,
+      ephemeral: 'live',
+      handle: later(live, (m) => m.liveHandlers.upgrade),
+    },
+    {
+      method: 'POST',
+      path: '/v1alpha/auth_tokens',
+      format: geminiFormat,
+      auth: KEY_WAYS,
+      handle: later(live, (m) => m.liveHandlers.authTokens),
+    },
+  );

@@ -26,6 +26,7 @@ import type { StreamEvent } from '../../pipeline/framing.ts';
 import { checkFields, invalid, invalidType, invalidValue, missing, unknownField } from './validate.ts';
 import { type FieldRules, isOneOf, refuseUnrecognized, type JsonObject } from '../fields.ts';
 import { decide, isForward, requireModel } from '../../pipeline/decide.ts';
+import { transcriptionUsage } from './transcription-usage.ts';
 
 // ---- speech ----
 
@@ -344,17 +345,8 @@ async function transcribe(call: Call<JsonObject>, translate: boolean) {
   const transcript = synthesizeTranscript(probed.duration, key, pinned !== undefined ? [pinned].flat()[0] : probed.text);
   const text = transcript.text;
   const whisper = ask.model.startsWith('whisper');
-  const audioTokens = Math.ceil(probed.duration * AUDIO_TOKENS_PER_SECOND);
-  const promptTokens = ask.prompt ? countTokens(ask.prompt) : 0;
-  const outputTokens = countTokens(text);
-  const tokenUsage = {
-    type: 'tokens',
-    input_tokens: audioTokens + promptTokens,
-    input_token_details: { text_tokens: promptTokens, audio_tokens: audioTokens },
-    output_tokens: outputTokens,
-    total_tokens: audioTokens + promptTokens + outputTokens,
-  };
-  const durationUsage = { type: 'duration', seconds: Math.ceil(probed.duration) };
+  const tokenUsage = transcriptionUsage('gpt-4o-transcribe', probed.duration, ask.prompt, text);
+  const durationUsage = transcriptionUsage('whisper-1', probed.duration, ask.prompt, text);
   const logprobs = () =>
     synthesizeLogprobs(text, 0, key).map((l) => ({ token: l.token, logprob: l.logprob, bytes: [...new TextEncoder().encode(l.token)] }));
   if (ask.stream) {

@@ -5,6 +5,7 @@
 // answered when the batch is created, in counted slices; what the batch's status shows then follows
 // its age on the gateway's clock (see `stageAt`), and its output and error files are written, as
 // Files, once it has ended.
+import { ageOn } from '../../core/clock.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { BatchRequestRecord } from '../../core/journal.ts';
 import { lineSpans } from '../../core/lines.ts';
@@ -124,12 +125,8 @@ const CREATE_FIELDS = {
 
 const LINE_FIELDS = ['custom_id', 'method', 'url', 'body'];
 
-/**
- * A batch's age in seconds: the time on the gateway's clock since its creation, or the times it was
- * retrieved, whichever is more. So a client polling under the fixed clock sees every stage in turn,
- * and `advanceClock` moves every batch on at once.
- */
-const ageOf = (b: HeldBatch, now: number) => Math.max(now - b.createdAt, b.polls);
+/** A batch's age in seconds on the gateway's clock, moved on by its polls (see ageOn). */
+const ageOf = (b: HeldBatch, now: number) => ageOn(now, b.createdAt, b.polls);
 
 /**
  * Where a batch is at `age`: validating for its first second; then failed (a refused file), or

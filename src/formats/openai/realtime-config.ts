@@ -16,6 +16,8 @@ interface TurnDetection {
 }
 
 export interface SessionConfig {
+  /** A conversation with responses, or transcription only (`?intent=transcription`: no responses). */
+  type: 'realtime' | 'transcription';
   model: string;
   instructions: string;
   voice: string;
@@ -32,8 +34,16 @@ export interface SessionConfig {
   speed: number;
 }
 
-export function defaultConfig(model: string, beta: boolean): SessionConfig {
+export function defaultConfig(model: string, beta: boolean, type: SessionConfig['type'] = 'realtime'): SessionConfig {
+  if (type === 'transcription')
+    return {
+      ...defaultConfig(model, beta),
+      type,
+      transcription: { model: 'gpt-4o-transcribe', language: null, prompt: '' },
+      turnDetection: { ...vad({ type: 'server_vad' }), createResponse: false, interruptResponse: false },
+    };
   return {
+    type,
     model,
     instructions: '',
     voice: 'alloy',
@@ -201,7 +211,57 @@ function checkTranscription(param: string, value: JsonObject | null | undefined)
  */
 export function applySession(base: SessionConfig, session: unknown, beta: boolean, path = 'session'): SessionConfig {
   checkField(path, session, { types: ['object'], required: true });
+  if (base.type === 'transcription') return applyTranscription({ ...base }, session, beta, path);
   return beta ? applyBeta({ ...base }, session, path) : applyGa({ ...base }, session, path);
+}
+
+const INPUT_AUDIO_FIELDS = {
+  format: { types: ['object'] },
+  transcription: optional('object'),
+  turn_detection: optional('object'),
+  noise_reduction: optional('object'),
+} as const satisfies FieldRules;
+const GA_TRANSCRIPTION_FIELDS = {
+  type: { types: ['string'], required: true, values: ['transcription'] },
+  audio: { types: ['object'] },
+  include: optional('array'),
+} as const satisfies FieldRules;
+const BETA_TRANSCRIPTION_FIELDS = {
+  input_audio_format: BETA_FIELDS.input_audio_format,
+  input_audio_transcription: optional('object'),
+  input_audio_noise_reduction: optional('object'),
+  turn_detection: optional('object'),
+  include: optional('array'),
+  client_secret: optional('object'),
+  modalities: BETA_FIELDS.modalities,
+} as const satisfies FieldRules;
+
+/** A transcription session's update (GA `session.update` with type transcription, beta `transcription_session.update`): input audio only. */
+function applyTranscription(next: SessionConfig, s: JsonObject, beta: boolean, path: string): SessionConfig {
+  let transcription: JsonObject | null | undefined;
+  let turnDetection: JsonObject | null | undefined;
+  if (beta) {
+    checkFields(s, BETA_TRANSCRIPTION_FIELDS, `${path}.`);
+    transcription = s.input_audio_transcription;
+    turnDetection = s.turn_detection;
+  } else {
+    checkFields(s, GA_TRANSCRIPTION_FIELDS, `${path}.`);
+    if (s.audio) {
+      checkFields(s.audio, { input: { types: ['object'] } }, `${path}.audio.`);
+      const input: JsonObject = s.audio.input ?? {};
+      checkFields(input, INPUT_AUDIO_FIELDS, `${path}.audio.input.`);
+      if (input.format) checkFields(input.format, FORMAT_FIELDS, `${path}.audio.input.format.`);
+      transcription = input.transcription;
+      turnDetection = input.turn_detection;
+    }
+  }
+  const at = beta ? `${path}.input_audio_transcription` : `${path}.audio.input.transcription`;
+  const t = checkTranscription(at, transcription);
+  if (t !== undefined) next.transcription = t && { model: 'gpt-4o-transcribe', ...transcription };
+  const d = checkVad(beta ? `${path}.turn_detection` : `${path}.audio.input.turn_detection`, turnDetection);
+  // A transcription session never responds: its turn detection only commits.
+  if (d !== undefined) next.turnDetection = d && { ...d, createResponse: false, interruptResponse: false };
+  return next;
 }
 
 /** The settings both protocols, and a response.create, name alike. */
@@ -343,6 +403,34 @@ const PCM = { type: 'audio/pcm', rate: 24000 };
 
 /** The session object the client sees, in its protocol's shape. */
 export function renderSession(c: SessionConfig, id: string, expiresAt: number, beta: boolean): JsonObject {
+  if (c.type === 'transcription') {
+    const vadShown = c.turnDetection && {
+      type: c.turnDetection.type,
+      threshold: c.turnDetection.threshold,
+      prefix_padding_ms: c.turnDetection.prefixPaddingMs,
+      silence_duration_ms: c.turnDetection.silenceDurationMs,
+    };
+    if (beta)
+      return {
+        id,
+        object: 'realtime.transcription_session',
+        expires_at: expiresAt,
+        input_audio_format: 'pcm16',
+        input_audio_transcription: c.transcription,
+        turn_detection: vadShown,
+        input_audio_noise_reduction: null,
+        include: null,
+        client_secret: null,
+      };
+    return {
+      type: 'transcription',
+      object: 'realtime.transcription_session',
+      id,
+      expires_at: expiresAt,
+      audio: { input: { format: PCM, transcription: c.transcription, noise_reduction: null, turn_detection: vadShown } },
+      include: null,
+    };
+  }
   if (beta) {
     return {
       id,

@@ -9,12 +9,11 @@ import {
   durationOf,
   pcmBytes,
   SPEECH_SAMPLE_RATE,
+  speakTextBlocks,
   synthesizeSpeech,
-  synthesizeSpeechSliced,
   toBase64,
   type SpeechWork,
 } from '../../core/synthesize/audio.ts';
-import { yieldToLoop } from '../../core/slices.ts';
 import type { JsonObject } from '../fields.ts';
 
 /** Output audio tokens per second (realtime models count about one per 50 ms). */
@@ -186,33 +185,14 @@ function audioRuns(samples: Int16Array, parts: number): Int16Array[] {
   );
 }
 
-/**
- * The speech of each text block of an audio response, synthesized a slice (about a second of speech)
- * at a time with a turn for other clients between slices, its samples counted on `work`; a session
- * that ends meanwhile (`work.stopped()`) gets nothing more made (undefined).
- */
-export async function speakBlocks(
-  reply: CanonicalReply,
-  ctx: ResponseContext,
-  work: SpeechWork,
-): Promise<Map<number, Int16Array> | undefined> {
-  const speech = new Map<number, Int16Array>();
-  const blocks = reply.choices[0].blocks;
-  for (let b = 0; b < blocks.length; b++) {
-    await yieldToLoop();
-    if (work.stopped?.()) return undefined;
-    const block = blocks[b];
-    if (!ctx.audio || block.type !== 'text') continue;
-    const samples = await synthesizeSpeechSliced(
-      [{ text: block.text, voice: ctx.voice }],
-      deriveKey(reply.key, `realtime-speech:${b}`),
-      {},
-      work,
-    );
-    if (!samples) return undefined;
-    speech.set(b, samples);
-  }
-  return speech;
+/** The speech of each text block of an audio response (core's speakTextBlocks, keyed as realtime always was). */
+export function speakBlocks(reply: CanonicalReply, ctx: ResponseContext, work: SpeechWork): Promise<Map<number, Int16Array> | undefined> {
+  return speakTextBlocks(
+    reply.choices[0].blocks,
+    ctx.audio ? ctx.voice : undefined,
+    (b) => deriveKey(reply.key, `realtime-speech:${b}`),
+    work,
+  );
 }
 
 /** The response's events; `speech` holds each text block's samples for an audio response (from speakBlocks). */

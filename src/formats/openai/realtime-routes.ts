@@ -8,7 +8,7 @@ import { requireModel } from '../../pipeline/decide.ts';
 import { RealtimeSession } from './realtime.ts';
 import { applySession, defaultConfig, renderSession } from './realtime-config.ts';
 import { checkField, checkFields, missing } from './validate.ts';
-import type { JsonObject } from '../fields.ts';
+import { isJsonObject, type JsonObject } from '../fields.ts';
 
 const BETA_SUBPROTOCOL = 'openai-beta.realtime-v1';
 const DEFAULT_MODEL = 'gpt-realtime';
@@ -47,7 +47,11 @@ function upgrade(call: Call): Outbound {
   const beta = isBeta(call);
   const ephemeral = call.clientSecret === undefined ? undefined : call.runtime.tokens.ephemeralKey(call.clientSecret, call.runtime.now());
   const preset = ephemeral?.session;
-  const model = realtimeModel(call, call.inbound.url.searchParams.get('model') ?? preset?.model);
+  // A transcription session names no model (its transcription model is set in the session); a key minted for one opens one.
+  const transcription = call.inbound.url.searchParams.get('intent') === 'transcription' || preset?.type === 'transcription';
+  const model = transcription
+    ? String(preset?.model ?? call.inbound.url.searchParams.get('model') ?? DEFAULT_MODEL)
+    : realtimeModel(call, call.inbound.url.searchParams.get('model') ?? preset?.model);
   const offered = protocols(call);
   return {
     status: 101,
@@ -57,7 +61,13 @@ function upgrade(call: Call): Outbound {
       // Browsers offer `realtime` and need it back; the service answers nothing else.
       protocol: offered.includes('realtime') ? 'realtime' : offered[0],
       maxFrameBytes: call.runtime.maxBodyBytes,
-      open: (sink) => new RealtimeSession(call, sink, { model, beta, preset: preset && { ...preset, type: 'realtime', model: undefined } }),
+      open: (sink) =>
+        new RealtimeSession(call, sink, {
+          model,
+          beta,
+          transcription,
+          preset: preset && (transcription ? transcriptionPreset(preset, beta) : { ...preset, type: 'realtime', model: undefined }),
+        }),
     },
   };
 }
@@ -84,10 +94,12 @@ function clientSecrets(call: Call<JsonObject>): Outbound {
   checkFields(body, { expires_after: { types: ['object'] }, session: { types: ['object'] } });
   const seconds = lifetime(body.expires_after);
   const session = body.session ?? { type: 'realtime' };
-  if (session.type === 'transcription')
-    throw new GatewayError('invalid_request', 'Transcription sessions are not emulated yet; use session.type "realtime".', {
-      param: 'session.type',
-    });
+  if (session.type === 'transcription') {
+    const config = applySession(defaultConfig(DEFAULT_MODEL, false, 'transcription'), session, false);
+    const key = mint(call, session, seconds);
+    const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
+    return json({ value: key.value, expires_at: key.expiresAt, session: renderSession(config, id, key.expiresAt, false) });
+  }
   const model = realtimeModel(call, session.model ?? DEFAULT_MODEL);
   // Checked as a session.update would be, so a bad configuration is refused here, not at connect.
   const config = applySession(defaultConfig(model, false), { ...session, model: undefined }, false);
@@ -106,6 +118,17 @@ function sessions(call: Call<JsonObject>): Outbound {
   const key = mint(call, { ...betaAsGa(rest), model }, 60);
   const id = makeId('sess_', 21, deriveKey(hashString(key.value), 'session'));
   return json({ ...renderSession(config, id, key.expiresAt, true), client_secret: { value: key.value, expires_at: key.expiresAt } });
+}
+
+/** A transcription key's session (GA's shape) as the preset of a session in the client's protocol. */
+function transcriptionPreset(preset: JsonObject, beta: boolean): JsonObject {
+  if (!beta) return preset;
+  const audio: unknown = preset.audio;
+  const input: JsonObject = isJsonObject(audio) && isJsonObject(audio.input) ? audio.input : {};
+  return {
+    ...(input.transcription !== undefined ? { input_audio_transcription: input.transcription } : {}),
+    ...(input.turn_detection !== undefined ? { turn_detection: input.turn_detection } : {}),
+  };
 }
 
 /** The handlers of the realtime routes (routes-media.ts: loaded on the first request to one). */

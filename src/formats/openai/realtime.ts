@@ -9,14 +9,14 @@ import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { pcmFromBase64, SPEECH_SAMPLE_RATE, type SpeechWork } from '../../core/synthesize/audio.ts';
-import { yieldToLoop } from '../../core/slices.ts';
 import { transcribe } from '../../core/transcribe.ts';
-import { frameLength, loudness } from '../../core/voice.ts';
+import { TurnDetector } from '../../core/voice.ts';
 import type { Call } from '../../pipeline/call.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
-import { HIGH_WATER_BYTES, play } from '../../pipeline/playback.ts';
+import { SocketPump, type PumpLimit } from '../../pipeline/socket-pump.ts';
 import { openaiErrorBody } from './errors.ts';
+import { transcriptionUsage } from './transcription-usage.ts';
 import { ConversationItems, type Item } from './realtime-items.ts';
 import {
   applyResponse,
@@ -78,6 +78,7 @@ const CLIENT_EVENTS = [
   'conversation.item.delete',
   'response.create',
   'response.cancel',
+  'transcription_session.update',
 ];
 
 /** The fields of the events that name an item, and of conversation.item.truncate. */
@@ -99,9 +100,6 @@ const ROLE_CONTENT = {
   assistant: ['output_text', 'output_audio', 'text', 'audio'],
 };
 
-/** Samples in one frame of the voice activity detector (10 ms). */
-const VAD_FRAME = frameLength(SPEECH_SAMPLE_RATE);
-
 interface Active {
   plan: ResponsePlan;
   ctx: ResponseContext;
@@ -116,6 +114,8 @@ interface RealtimeOptions {
   beta: boolean;
   /** The configuration an ephemeral key was minted for, applied before session.created. */
   preset?: JsonObject;
+  /** A transcription session (`?intent=transcription`): input audio transcribed, no responses. */
+  transcription?: boolean;
 }
 
 export class RealtimeSession implements SocketPeer {
@@ -133,29 +133,17 @@ export class RealtimeSession implements SocketPeer {
   private buffer: Int16Array[] = [];
   private bufferBytes = 0;
   private active?: Active;
-  private events = 0;
-  private bytes = 0;
-  /** Bytes of server frames sent. */
-  private sent = 0;
-  private refusing = false;
-  /** Handling of client events waits for the reader to take what was sent (see pump). */
-  private awaitingReader = false;
+  /** The client's events in order, the limits, back-pressure and playback (socket-pump.ts). */
+  private readonly pump: SocketPump;
   private gone = false;
-  /** The response whose speech is being made (between response.create and its first event). */
+  /** The response whose speech is being made (between response.create and its first event); client events meanwhile are held. */
   private preparing?: ResponseContext;
-  /** Client events that arrived meanwhile, handled in order once its events are stamped. */
-  private waiting: string[] = [];
-  private waitingBytes = 0;
-  /** Client events received but not handled yet (a burst read at once), in order. */
-  private inbox: string[] = [];
-  /** Events this turn may still handle; the rest wait for the next turn. */
-  private turnBudget = REALTIME_LIMITS.eventsPerTurn;
-  private nextTurnBooked = false;
   private readonly timer: ReturnType<typeof setTimeout>;
   private responses = 0;
   private tokensUsed = 0;
-  // Voice activity: samples examined, whether speech is on, where it began, silence since.
-  private vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+  /** Server VAD, and the item id of the speech it heard start. */
+  private readonly vad = new TurnDetector(SPEECH_SAMPLE_RATE);
+  private vadItemId = '';
   /** A running hash of the buffered audio, the key of what the transcription rule hears in it. */
   private audioKey = 0;
 
@@ -164,9 +152,14 @@ export class RealtimeSession implements SocketPeer {
     this.sink = sink;
     this.beta = options.beta;
     const { runtime } = call;
+    this.pump = new SocketPump(sink, REALTIME_LIMITS, runtime.readerTimeoutMs, {
+      handle: (text) => this.handle(text),
+      overLimit: (limit) => this.overLimit(limit),
+      readerGone: () => this.dropReader(),
+    });
     this.key = hashString(`realtime ${options.model} ${options.beta} ${call.inbound.url.search}`, runtime.seed);
     this.items = new ConversationItems(runtime.realtimeItems);
-    this.config = defaultConfig(options.model, options.beta);
+    this.config = defaultConfig(options.model, options.beta, options.transcription ? 'transcription' : 'realtime');
     if (options.preset) this.config = applySession(this.config, options.preset, false);
     this.sessionId = makeId('sess_', 21, deriveKey(this.key, 'session'));
     this.conversationId = makeId('conv_', 21, deriveKey(this.key, 'conversation'));
@@ -180,8 +173,14 @@ export class RealtimeSession implements SocketPeer {
       REALTIME_LIMITS.durationMs,
     );
     this.timer.unref?.();
-    this.emit('session.created', { session: this.session() });
-    if (this.beta) this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
+    this.emit(this.sessionEvent('created'), { session: this.session() });
+    if (this.beta && this.config.type === 'realtime')
+      this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
+  }
+
+  /** session.created/updated; a beta transcription session's are transcription_session's. */
+  private sessionEvent(what: 'created' | 'updated'): string {
+    return this.beta && this.config.type === 'transcription' ? `transcription_session.${what}` : `session.${what}`;
   }
 
   private session(): JsonObject {
@@ -215,25 +214,35 @@ export class RealtimeSession implements SocketPeer {
   /** One server frame on the wire, counted against the session's limit on server bytes. */
   private send(text: string): void {
     this.call.entry.eventsSent++;
-    this.sent += text.length;
-    this.sink.send(text);
-    if (this.sent > REALTIME_LIMITS.serverBytes && !this.refusing) {
-      this.refusing = true;
-      this.refuse(
-        'session_byte_limit',
-        `This session was sent more than ${REALTIME_LIMITS.serverBytes} bytes, the emulator's limit for one session; open a new one.`,
-      );
-    }
+    this.pump.send(text);
   }
 
-  /**
-   * Drops a session whose reader took nothing for the reader timeout while frames waited for it: a
-   * close frame (1008, reader_timeout) goes behind what it has not taken, and the connection is dropped.
-   */
+  private overLimit(limit: PumpLimit): void {
+    const L = REALTIME_LIMITS;
+    if (limit === 'serverBytes')
+      return this.refuse(
+        'session_byte_limit',
+        `This session was sent more than ${L.serverBytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
+    if (limit === 'events')
+      return this.refuse(
+        'session_event_limit',
+        `This session sent more than ${L.events} events, the emulator's limit for one session; open a new one.`,
+      );
+    if (limit === 'bytes')
+      return this.refuse(
+        'session_byte_limit',
+        `This session sent more than ${L.bytes} bytes, the emulator's limit for one session; open a new one.`,
+      );
+    this.refuse(
+      'event_queue_full',
+      `This session sent more than ${L.waitingEvents} events (or ${L.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`,
+    );
+  }
+
+  /** The pump dropped a reader that took nothing for the reader timeout: the session ends, aborted. */
   private dropReader(): void {
     if (this.gone) return;
-    this.sink.close(1008, 'reader_timeout');
-    this.sink.terminate();
     this.closed();
     this.call.entry.outcome = 'aborted';
   }
@@ -256,8 +265,7 @@ export class RealtimeSession implements SocketPeer {
     clearTimeout(this.timer);
     this.items.release();
     const { entry } = this.call;
-    this.waiting = [];
-    this.inbox = [];
+    this.pump.stop();
     if (this.active || this.preparing) {
       this.active?.stop();
       entry.outcome = 'aborted';
@@ -266,73 +274,13 @@ export class RealtimeSession implements SocketPeer {
 
   receive(text: string): void {
     if (this.gone) return;
-    this.events++;
-    this.bytes += text.length;
-    if (this.events > REALTIME_LIMITS.events)
-      return this.refuse(
-        'session_event_limit',
-        `This session sent more than ${REALTIME_LIMITS.events} events, the emulator's limit for one session; open a new one.`,
-      );
-    if (this.bytes > REALTIME_LIMITS.bytes)
-      return this.refuse(
-        'session_byte_limit',
-        `This session sent more than ${REALTIME_LIMITS.bytes} bytes, the emulator's limit for one session; open a new one.`,
-      );
-    this.inbox.push(text);
-    this.pump();
-  }
-
-  /**
-   * Handles the inbox in order, at most eventsPerTurn events a turn: thousands of events read at once
-   * are handled a counted slice at a time with the event loop served in between, so other clients'
-   * requests and sockets are answered meanwhile. A steady trickle is handled as it comes.
-   */
-  private pump(): void {
-    if (this.nextTurnBooked || this.awaitingReader) return;
-    while (this.inbox.length && this.turnBudget > 0 && !this.gone) {
-      // What the reader has not taken is over the high-water mark: no more client events are read or
-      // handled until it drains, so a client that sends and never reads holds its own frames, not ours.
-      if (this.sink.buffered() >= HIGH_WATER_BYTES) return this.awaitReader();
-      this.turnBudget--;
-      this.handle(this.inbox.shift()!);
-    }
-    if (!this.inbox.length || this.gone) return;
-    this.nextTurnBooked = true;
-    void yieldToLoop().then(() => {
-      this.nextTurnBooked = false;
-      this.turnBudget = REALTIME_LIMITS.eventsPerTurn;
-      this.pump();
-    });
-  }
-
-  private awaitReader(): void {
-    this.awaitingReader = true;
-    this.sink.pauseReading(true);
-    const limit = this.call.runtime.readerTimeoutMs;
-    const idle = limit > 0 ? setTimeout(() => this.dropReader(), limit) : undefined;
-    this.sink.whenDrained(() => {
-      clearTimeout(idle);
-      this.awaitingReader = false;
-      if (this.gone) return;
-      this.sink.pauseReading(false);
-      this.pump();
-    });
+    this.pump.receive(text);
   }
 
   /** One client event: parsed and dispatched, or held while a response is prepared (all but response.create, which is refused then). */
   private handle(text: string): void {
     if (this.gone) return;
-    if (this.preparing && !this.isCreate(text)) {
-      this.waiting.push(text);
-      this.waitingBytes += text.length;
-      if (this.waiting.length > REALTIME_LIMITS.waitingEvents || this.waitingBytes > REALTIME_LIMITS.waitingBytes) {
-        return this.refuse(
-          'event_queue_full',
-          `This session sent more than ${REALTIME_LIMITS.waitingEvents} events (or ${REALTIME_LIMITS.waitingBytes} bytes of them) while a response was being prepared, the emulator's limit; wait for response.created before sending more.`,
-        );
-      }
-      return;
-    }
+    if (this.preparing && !this.isCreate(text)) return void this.pump.hold(text);
     let event: JsonObject;
     try {
       event = JSON.parse(text);
@@ -383,7 +331,21 @@ export class RealtimeSession implements SocketPeer {
           session: { types: ['object'], required: true },
         });
         this.config = applySession(this.config, event.session, this.beta);
-        return this.emit('session.updated', { session: this.session() });
+        return this.emit(this.sessionEvent('updated'), { session: this.session() });
+      case 'transcription_session.update':
+        if (!this.beta || this.config.type !== 'transcription')
+          throw invalid(
+            'type',
+            'transcription_session.update is for beta transcription sessions (?intent=transcription); use session.update.',
+            'invalid_value',
+          );
+        checkFields(event, {
+          type: { types: ['string'] },
+          event_id: { types: ['string'] },
+          session: { types: ['object'], required: true },
+        });
+        this.config = applySession(this.config, event.session, true);
+        return this.emit('transcription_session.updated', { session: this.session() });
       case 'input_audio_buffer.append':
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, audio: { types: ['string'], required: true } });
         return this.append(event.audio);
@@ -416,6 +378,12 @@ export class RealtimeSession implements SocketPeer {
       case 'conversation.item.truncate':
         return this.truncate(event);
       case 'response.create':
+        if (this.config.type === 'transcription')
+          throw invalid(
+            'type',
+            'Transcription sessions do not create responses: their audio is transcribed as it is committed.',
+            'invalid_value',
+          );
         checkFields(event, { type: { types: ['string'] }, event_id: { types: ['string'] }, response: { types: ['object'] } });
         return this.respond(event.response ?? {});
       case 'response.cancel':
@@ -547,7 +515,8 @@ export class RealtimeSession implements SocketPeer {
     this.buffer = [];
     this.bufferBytes = 0;
     this.audioKey = 0;
-    this.vad = { at: 0, speaking: false, startMs: 0, silentMs: 0, itemId: '', tail: new Int16Array(0) };
+    this.vad.reset();
+    this.vadItemId = '';
   }
 
   private append(audio: string): void {
@@ -565,37 +534,21 @@ export class RealtimeSession implements SocketPeer {
     if (this.config.turnDetection) this.detect(samples);
   }
 
-  /** Server VAD: speech where 10 ms frames are louder than the threshold; a turn ends after enough silence. */
+  /** Server VAD (core/voice.ts): speech started interrupts a response, speech stopped commits the turn. */
   private detect(chunk: Int16Array): void {
     const d = this.config.turnDetection!;
-    const floor = d.threshold * 0.05;
-    // Frames run across appends: what did not fill a frame waits for the next chunk.
-    const samples = new Int16Array(this.vad.tail.length + chunk.length);
-    samples.set(this.vad.tail);
-    samples.set(chunk, this.vad.tail.length);
-    const whole = samples.length - (samples.length % VAD_FRAME);
-    this.vad.tail = samples.slice(whole);
-    for (let start = 0; start < whole; start += VAD_FRAME) {
-      const loud = loudness(samples, start, start + VAD_FRAME) > floor;
-      const ms = (this.vad.at += VAD_FRAME) / (SPEECH_SAMPLE_RATE / 1000);
-      if (loud && !this.vad.speaking) {
-        this.vad.speaking = true;
-        this.vad.silentMs = 0;
-        this.vad.itemId = this.nextId('item_');
-        this.vad.startMs = Math.max(0, ms - 10 - d.prefixPaddingMs);
-        this.emit('input_audio_buffer.speech_started', { audio_start_ms: Math.round(this.vad.startMs), item_id: this.vad.itemId });
+    this.vad.feed(chunk, d, (edge) => {
+      if (edge.type === 'start') {
+        this.vadItemId = this.nextId('item_');
+        this.emit('input_audio_buffer.speech_started', { audio_start_ms: Math.round(edge.ms), item_id: this.vadItemId });
         if (this.active && d.interruptResponse) this.stop('cancelled', { type: 'cancelled', reason: 'turn_detected' });
-      } else if (this.vad.speaking) {
-        this.vad.silentMs = loud ? 0 : this.vad.silentMs + 10;
-        if (this.vad.silentMs >= d.silenceDurationMs) {
-          this.vad.speaking = false;
-          this.emit('input_audio_buffer.speech_stopped', { audio_end_ms: Math.round(ms), item_id: this.vad.itemId });
-          this.commit(this.vad.itemId);
-          if (d.createResponse && !this.active && !this.preparing) this.respond({});
-          if (this.gone) return;
-        }
+        return;
       }
-    }
+      this.emit('input_audio_buffer.speech_stopped', { audio_end_ms: Math.round(edge.ms), item_id: this.vadItemId });
+      this.commit(this.vadItemId);
+      if (d.createResponse && !this.active && !this.preparing) this.respond({});
+      return !this.gone;
+    });
   }
 
   private commit(itemId?: string): void {
@@ -628,14 +581,15 @@ export class RealtimeSession implements SocketPeer {
     this.addItem(item);
     if (this.config.transcription) {
       audio.transcript = heard;
-      if (!this.beta)
+      if (!this.beta || this.config.type === 'transcription')
         this.emit('conversation.item.input_audio_transcription.delta', { item_id: id, content_index: 0, delta: heard, logprobs: null });
+      const { model, prompt } = this.config.transcription;
       this.emit('conversation.item.input_audio_transcription.completed', {
         item_id: id,
         content_index: 0,
         transcript: heard,
         logprobs: null,
-        usage: { type: 'duration', seconds: Math.ceil(ms / 1000) },
+        usage: transcriptionUsage(String(model), ms / 1000, typeof prompt === 'string' ? prompt : undefined, heard),
       });
     }
   }
@@ -767,10 +721,7 @@ export class RealtimeSession implements SocketPeer {
    * handled yet; one may start another response, which holds the rest again.
    */
   private resume(): void {
-    this.inbox.unshift(...this.waiting);
-    this.waiting = [];
-    this.waitingBytes = 0;
-    this.pump();
+    this.pump.resume();
   }
 
   private play(plan: ResponsePlan, ctx: ResponseContext, fault: Answered['fault']): void {
@@ -805,37 +756,25 @@ export class RealtimeSession implements SocketPeer {
     this.active = active;
     call.runtime.activeStreams++;
     const openedAt = events.map((e) => e.opened);
-    active.stop = play(
-      events,
-      {
-        // One WebSocket message per event; past the high-water mark the response waits for the reader.
-        write: (chunk) => {
-          for (const { data } of chunk) if (data && !this.gone) this.send(data);
-          return this.sink.buffered() < HIGH_WATER_BYTES;
-        },
-        whenDrained: (resume) => this.sink.whenDrained(resume),
-        end: () => {
-          if (active.cut) {
-            this.sink.terminate();
-            this.closed();
-          }
-        },
-        drop: () => this.dropReader(),
+    active.stop = this.pump.play(events, {
+      sent: () => call.entry.eventsSent++,
+      end: () => {
+        if (active.cut) {
+          this.sink.terminate();
+          this.closed();
+        }
       },
-      {
-        onProgress: (sent) => {
-          active.opened = openedAt[sent - 1] ?? active.opened;
-        },
-        onEnd: () => {
-          call.runtime.activeStreams--;
-          if (this.active === active) {
-            this.active = undefined;
-            this.remember(plan.items.length, plan);
-          }
-        },
+      onProgress: (sent) => {
+        active.opened = openedAt[sent - 1] ?? active.opened;
       },
-      call.runtime.readerTimeoutMs,
-    );
+      onEnd: () => {
+        call.runtime.activeStreams--;
+        if (this.active === active) {
+          this.active = undefined;
+          this.remember(plan.items.length, plan);
+        }
+      },
+    });
   }
 
   /** Stops the active response: the client cancelled, or a new turn interrupted it. */

@@ -45,7 +45,7 @@ const FIELDS = {
   prompt_cache_retention: optional('string'),
   service_tier: { types: ['string'], nullable: true, values: ['auto', 'default', 'flex', 'scale', 'priority'] },
   background: optional('boolean'),
-  // Accepted with background (its completion window and continuation id change nothing here).
+  // Checked (background.ts); its completion window and continuation id change nothing here.
   background_options: optional('object'),
   prompt: optional('object'),
   conversation: optional('string', 'object'),
@@ -60,11 +60,28 @@ const FIELDS = {
 /** A request's body once checked against FIELDS. */
 type ResponsesBody = CheckedFields<typeof FIELDS>;
 
+/** How a background response runs on the gateway's clock (background.ts runs it). */
+export interface BackgroundRun {
+  reply: CanonicalReply;
+  call: ResponsesCall;
+  latency: LatencyProfile;
+  /** Unix seconds, on the gateway's clock. */
+  createdAt: number;
+  /** Seconds it stays in progress: its reply's delay, at least one. */
+  runSeconds: number;
+  /** Times it was retrieved: its age counts at least one second each. */
+  polls: number;
+  /** Its age when a cancel came while it ran. */
+  cancelAge?: number;
+  /** A stream of it was read to its end: it has completed, whatever the clock says. */
+  watched?: boolean;
+}
+
 /** What the store keeps of a response: the object, its input items, and the conversation after it. */
 export interface StoredResponse {
   response: JsonObject;
-  /** Created with `background: true` (answered at once all the same): cancel() then returns it as it stands. */
-  background?: boolean;
+  /** Created with `background: true`: how it runs on the gateway's clock (background.ts). */
+  run?: BackgroundRun;
   inputItems: JsonObject[];
   conversation: Message[];
 }
@@ -218,7 +235,7 @@ function parseTextFormat(text: JsonObject | null | undefined): OutputFormat {
   return { type: 'json_schema', name: format.name, schema: format.schema };
 }
 
-interface ResponsesCall {
+export interface ResponsesCall {
   request: CanonicalRequest;
   body: ResponsesBody;
   /** The input items of this request (for input_items). */
@@ -238,7 +255,8 @@ export function storedResponse(call: Call, id: string, byPath = false): StoredRe
   });
 }
 
-export function parseResponsesRequest(body: JsonObject, previous: StoredResponse | undefined): ResponsesCall {
+/** `previous`: the stored response `previous_response_id` names, or the conversation `conversation` names (its messages). */
+export function parseResponsesRequest(body: JsonObject, previous: Pick<StoredResponse, 'conversation'> | undefined): ResponsesCall {
   checkFields(body, FIELDS);
   checkMetadata(body.metadata);
   if (body.previous_response_id && !previous) {
@@ -391,7 +409,15 @@ export function responseUsage(
   };
 }
 
-export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state: 'final' | 'initial' = 'final'): JsonObject {
+/**
+ * The response object: `final` (completed or incomplete, with its output and usage), `initial` (in
+ * progress, as a stream opens), or a background response's `queued` or `cancelled` (no output).
+ */
+export function renderResponse(
+  reply: CanonicalReply,
+  call: ResponsesCall,
+  state: 'final' | 'initial' | 'queued' | 'cancelled' = 'final',
+): JsonObject {
   refuseBlockedPrompt(reply);
   const { body, request } = call;
   const choice: Choice = reply.choices[0];
@@ -402,8 +428,8 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     id: responseId(reply),
     object: 'response',
     created_at: reply.created,
-    status: final ? (incomplete ? 'incomplete' : 'completed') : 'in_progress',
-    background: false,
+    status: final ? (incomplete ? 'incomplete' : 'completed') : state === 'initial' ? 'in_progress' : state,
+    background: body.background === true,
     access_programs: null,
     completed_at: final && !incomplete ? reply.created : null,
     error: null,
@@ -415,6 +441,9 @@ export function renderResponse(reply: CanonicalReply, call: ResponsesCall, state
     output: final ? outputItems(reply, call) : [],
     parallel_tool_calls: request.parallelToolCalls,
     previous_response_id: body.previous_response_id ?? null,
+    ...(body.conversation
+      ? { conversation: { id: typeof body.conversation === 'string' ? body.conversation : body.conversation.id } }
+      : {}),
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     service_tier: 'default',
     store: body.store !== false,
@@ -453,7 +482,10 @@ export function* responseStreamEvents(reply: CanonicalReply, call: ResponsesCall
   });
   for (const step of planSteps(reply, latency)) {
     if (step.first) {
-      emit(step.due, 'response.created', { response: renderResponse(reply, call, 'initial') });
+      // A background response opens queued, as the service runs it.
+      const background = call.body.background === true;
+      emit(step.due, 'response.created', { response: renderResponse(reply, call, background ? 'queued' : 'initial') });
+      if (background) emit(step.due, 'response.queued', { response: renderResponse(reply, call, 'queued') });
       emit(step.due, 'response.in_progress', { response: renderResponse(reply, call, 'initial') });
       if (hidden) {
         // Reasoning with no summary: its item opens and closes before the answer.

@@ -2,7 +2,8 @@
 // (~15 modules with speech synthesis, audio encoders and image codecs). The table holds what routing
 // needs (method, path, format, auth), so a request gets the same 404, 405, 401 or body-limit answer
 // as before; a handler's module is imported on the first request to one of its routes, not with the package.
-import { lazyImport, type Lazy } from '../../core/lazy.ts';
+import { lazyImport } from '../../core/lazy.ts';
+import { later } from '../../pipeline/later.ts';
 import type { EndpointSpec, Handler } from '../../pipeline/call.ts';
 import type { JsonObject } from '../../pipeline/exchange.ts';
 import { openaiFormat } from './format.ts';
@@ -12,17 +13,6 @@ const audio = lazyImport('audio handlers', () => import('./audio.ts'));
 const images = lazyImport('image handlers', () => import('./images.ts'));
 const imageEdits = lazyImport('image edit handlers', () => import('./image-edits.ts'));
 const imageVariations = lazyImport('image variation handlers', () => import('./image-variations.ts'));
-
-/**
- * The handler `handler` picks from `module` (`m.realtimeHandlers.upgrade`, ...): the first call loads the
- * module, then calls through; once it is loaded, calls go straight through, adding no turn.
- */
-function later<M, Body extends JsonObject | undefined>(module: Lazy<M>, handler: (loaded: M) => Handler<Body>): Handler<Body> {
-  return (call) => {
-    const loading = module.ready();
-    return loading ? loading.then(() => handler(module.get())(call)) : handler(module.get())(call);
-  };
-}
 
 const BEARER = ['bearer'] as const;
 const post = (path: string, handle: Handler<JsonObject>): EndpointSpec => ({
@@ -40,7 +30,7 @@ export const realtimeEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: ['bearer', 'subprotocol'],
     upgrade: true,
-    ephemeral: true,
+    ephemeral: 'realtime',
     handle: later(realtime, (m) => m.realtimeHandlers.upgrade),
   },
   post(

@@ -29,6 +29,13 @@ import { fileEndpoints } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
 import { moderationEndpoints } from './moderations.ts';
 import { batchEndpoints } from './batches.ts';
+import { vectorSearcher, vectorStoreEndpoints } from './vector-stores.ts';
+import { conversationEndpoints, withConversation } from './conversations.ts';
+import type { JsonObject } from '../fields.ts';
+import { cancelRun, checkBackground, retrieveRun, runEvents, startRun, streamRun } from './background.ts';
+import { invalid } from './validate.ts';
+import { inputTokenEndpoints } from './input-tokens.ts';
+import { traceEndpoints } from './traces.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
 import { audioEndpoints, imageEditEndpoints, imageEndpoints, imageVariationEndpoints, realtimeEndpoints } from './routes-media.ts';
 import { STORED, storeChat, storedBytes, storedChatEndpoints } from './stored-chat.ts';
@@ -161,15 +168,22 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     async handle(call) {
       const body = call.body;
+      const turn = withConversation(call);
       const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
-      const parsed = parseResponsesRequest(body, previous);
+      const parsed = parseResponsesRequest(body, previous ?? (turn && { conversation: turn.history }));
       const { request } = parsed;
       requireModel(call, request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
-      const answered = answer(call, request);
+      checkBackground(body);
+      const answered = answer(call, request, vectorSearcher(call));
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       parsed.images = await imageFiles(reply, request);
+      // The turn joins its conversation: the input as given, then the output.
+      turn?.append(parsed.items, renderResponse(reply, parsed).output as JsonObject[]);
+      // A background response runs on the gateway's clock (a fault or a fixture's raw body is answered as it is).
+      const run =
+        body.background === true && !answered.fault && answered.raw === undefined ? startRun(call, reply, parsed, latency) : undefined;
       if (body.store !== false) {
         const said: Message = {
           role: 'assistant',
@@ -180,15 +194,20 @@ export const openaiEndpoints: EndpointSpec[] = [
         };
         const entry: StoredResponse = {
           response: renderResponse(reply, parsed),
-          ...(body.background === true && { background: true }),
+          ...(run && { run }),
           inputItems: listedInputItems(parsed.items, reply),
           conversation: [...request.messages, said],
         };
         heldFor(call, STORED).set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
       }
+      // Not streamed, a background response is answered at once, queued.
+      if (run && !request.stream) {
+        call.entry.usage = reply.usage;
+        return json(renderResponse(reply, parsed, 'queued'));
+      }
       return deliver(call, answered, request.stream, {
         json: () => renderResponse(reply, parsed),
-        events: () => responseStreamEvents(reply, parsed, latency),
+        events: () => (run ? runEvents(run, 0, -1) : responseStreamEvents(reply, parsed, latency)),
       });
     },
   },
@@ -206,7 +225,19 @@ export const openaiEndpoints: EndpointSpec[] = [
     path: '/v1/responses/:id',
     format: openaiFormat,
     auth: BEARER,
-    handle: (call) => json(storedResponse(call, String(call.params.id), true).response),
+    handle(call) {
+      const found = storedResponse(call, String(call.params.id), true);
+      if (call.inbound.url.searchParams.get('stream') === 'true') {
+        if (!found.run)
+          throw invalid(
+            'stream',
+            'Only responses created with background=true can be streamed; retrieve this one without stream.',
+            undefined,
+          );
+        return streamRun(call, found.run);
+      }
+      return json(found.run ? retrieveRun(call, found.run) : found.response);
+    },
   },
   {
     method: 'DELETE',
@@ -237,10 +268,9 @@ export const openaiEndpoints: EndpointSpec[] = [
     auth: BEARER,
     bodiless: true,
     handle(call) {
-      // Background responses are answered at once (not emulated yet): cancelling one that has finished
-      // returns it as it stands, as the service does for a finished background response.
+      // A running background response is cancelled; one that has finished is returned as it stands.
       const found = storedResponse(call, String(call.params.id), true);
-      if (found.background) return json(found.response);
+      if (found.run) return json(cancelRun(call, found.run));
       throw new GatewayError(
         'invalid_request',
         'Only responses created with background=true can be cancelled; this response has already completed.',
@@ -252,10 +282,14 @@ export const openaiEndpoints: EndpointSpec[] = [
   // Anthropic's Files API lives at /v1/files too: its clients get Anthropic's answer, not OpenAI's 401.
   ...fileEndpoints.map((e) => ({ ...e, accepts: fromOpenAIClient })),
   ...uploadEndpoints,
+  ...vectorStoreEndpoints,
+  ...conversationEndpoints,
   ...moderationEndpoints,
   // A batch's lines are answered by the endpoints above and below (the table is complete when a batch runs).
   ...batchEndpoints((path) => openaiEndpoints.find((e) => e.method === 'POST' && e.path === path)!),
   ...compactEndpoints,
+  ...inputTokenEndpoints,
+  ...traceEndpoints,
   ...imageVariationEndpoints,
   ...embeddingEndpoints,
   ...realtimeEndpoints,

@@ -183,7 +183,13 @@ function serverItems(block: ServerBlock, ctx: ItemContext): JsonObject[] {
           status: 'completed',
           queries: u.queries,
           results: ctx.include.includes('file_search_call.results')
-            ? u.results.map((r) => ({ file_id: r.fileId, filename: r.filename, score: r.score, text: r.text, attributes: {} }))
+            ? u.results.map((r) => ({
+                file_id: r.fileId,
+                filename: r.filename,
+                score: r.score,
+                text: r.text,
+                attributes: r.attributes ?? {},
+              }))
             : null,
         },
       ];
