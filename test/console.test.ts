@@ -351,6 +351,14 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
         const endpoint = (await page.textContent('#endpoint'))!;
         expect(endpoint.split('?')[0], what).toBe(`POST ${journal.requests[0].path}`);
         if (through === 'azure') expect(endpoint, what).toContain('?api-version=2024-10-21');
+        if (stream) {
+          // The requests page assembles the stream it journaled, whatever way it came (Bedrock's event-stream frames too).
+          const requests = await open('/console/requests');
+          await requests.locator('#rows tr button[data-open]').first().click();
+          await requests.waitForFunction(() => !(document.querySelector('#assembled') as HTMLElement).hidden);
+          expect(await requests.textContent('#res-text'), what).toBe(await page.textContent('#reply'));
+          await requests.close();
+        }
       }
     }
     await page.screenshot({ path: join(SHOTS, 'playground-through.png'), fullPage: true });

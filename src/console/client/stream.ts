@@ -22,10 +22,12 @@ export interface StreamSink {
 /** The text API a journaled request spoke, from its path and format; undefined for other endpoints. */
 export function textApiOf(path: string, format?: string): TextApi | undefined {
   if (format === 'gemini') return /:(?:stream)?generateContent$/i.test(path.split('?')[0]) ? 'gemini' : undefined;
+  if (format === 'bedrock') return /\/converse-stream$/.test(path) ? 'converse' : undefined;
+  // The dialects' paths too: Azure's deployments and /openai/v1, OpenRouter's /api/v1, Claude on Vertex.
   if (/\/chat\/completions$/.test(path)) return 'chat';
-  if (/\/v1\/completions$/.test(path)) return 'completions';
+  if (/\/(?:v1|deployments\/[^/]+)\/completions$/.test(path)) return 'completions';
   if (/\/v1\/responses$/.test(path)) return 'responses';
-  if (/\/v1\/messages$/.test(path)) return 'messages';
+  if (/\/v1\/messages$|:streamRawPredict$/.test(path)) return 'messages';
   return undefined;
 }
 
