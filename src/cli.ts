@@ -47,8 +47,8 @@ Usage: model-gateway-mock [options]
                       none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
-  --strict-models     serve only the catalogue's model ids and --model aliases (no names resolved by family)
                       (by default they are accepted, journaled and named in x-mock-warning)
+  --strict-models     serve only the catalogue's model ids and --model aliases (no names resolved by family)
   --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
   --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
                       --upstream-anthropic, --upstream-gemini <url>

@@ -244,10 +244,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     socket.once('close', () => upgraded.delete(socket));
     void handleUpgrade(runtime, endpoints, FALLBACK_FORMAT, req, socket, head);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4010, bindHost, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 4010, bindHost, () => resolve());
+    });
+  } catch (error) {
+    // A start that fails (a port in use) leaves nothing behind: no watcher reloading into a gateway no
+    // server answers for, no certificate folder until the process exits.
+    folder?.close();
+    http2.close();
+    if (tls && 'folder' in tls) removeCertificate(tls.folder as string);
+    throw error;
+  }
   // The first API request is then as quick as the hundredth: the tokenizer, faker and the media
   // handlers load now, in the background, instead of with it; express after the first answer (above).
   preloadLazy();

@@ -86,6 +86,21 @@ describe.each(heldModes)('Conversations ($name)', (mode) => {
     );
   });
 
+  it('adds no turn a fault failed: the SDK retries it, and the conversation holds it once', async () => {
+    const openai = ctx.gw.openai('conv-fault');
+    const conv = await openai.conversations.create();
+    const failed = await failure(
+      openai.responses.create(
+        { model: 'gpt-4.1-mini', input: 'My name is Ada.', conversation: conv.id },
+        { headers: { 'x-mock-fault': 'STREAM_ERROR,status=500' }, maxRetries: 0 },
+      ),
+    );
+    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((await openai.conversations.items.list(conv.id)).data).toEqual([]);
+    await openai.responses.create({ model: 'gpt-4.1-mini', input: 'My name is Ada.', conversation: conv.id });
+    expect((await openai.conversations.items.list(conv.id)).data).toHaveLength(2);
+  });
+
   it("keeps two tests' conversations apart on one server; a test's reset drops its own", async () => {
     const a = ctx.gw.openai('conv-a');
     const b = ctx.gw.openai('conv-b');

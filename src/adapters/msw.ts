@@ -80,7 +80,9 @@ const encoder = new TextEncoder();
 
 function responseOf(out: Outbound, signal: AbortSignal, readerTimeoutMs: number): Response {
   if (out.broken) return brokenResponse(out.broken);
-  const headers = { ...CORS_HEADERS, ...out.headers };
+  // Headers fetch refuses (a CR/LF in a value) throw here, before any body is made: a stream made first
+  // would play on (journaled completed, or growing an orphaned queue) after the Response failed.
+  const headers = new Headers({ ...CORS_HEADERS, ...out.headers });
   if (isProxied(out.body)) {
     const proxied = out.body;
     return new Response(

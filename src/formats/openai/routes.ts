@@ -179,8 +179,9 @@ export const openaiEndpoints: EndpointSpec[] = [
       if (isForward(answered)) return answered;
       const { reply, latency } = answered;
       parsed.images = await imageFiles(reply, request);
-      // The turn joins its conversation: the input as given, then the output.
-      turn?.append(parsed.items, renderResponse(reply, parsed).output as JsonObject[]);
+      // The turn joins its conversation (the input as given, then the output) unless a fault fails it:
+      // the SDK retries a failed turn, which would otherwise be in the conversation twice.
+      if (!answered.fault) turn?.append(parsed.items, renderResponse(reply, parsed).output as JsonObject[]);
       // A background response runs on the gateway's clock (a fault or a fixture's raw body is answered as it is).
       const run =
         body.background === true && !answered.fault && answered.raw === undefined ? startRun(call, reply, parsed, latency) : undefined;
