@@ -181,6 +181,47 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.close();
   });
 
+  it('gives each cloud and router client its constructor options, which work as copied: Azure, Vertex, Bedrock, OpenRouter', async () => {
+    const page = await open('/');
+    const clients: [id: string, path: RegExp, dialect: string][] = [
+      ['azure', /^\/openai\/deployments\/[^/]+\/chat\/completions/, 'azure'],
+      ['ai-sdk-azure', /^\/openai\/v1\/chat\/completions$/, 'azure'],
+      [
+        'vertex-genai',
+        /^\/v1beta1\/projects\/my-project\/locations\/us-central1\/publishers\/google\/models\/gemini-2\.5-flash:generateContent$/,
+        'vertex',
+      ],
+      ['anthropic-vertex', /\/publishers\/anthropic\/models\/[^/]+:rawPredict$/, 'vertex'],
+      ['anthropic-bedrock', /^\/model\/[^/]+\/invoke$/, 'bedrock'],
+      ['bedrock-runtime', /^\/model\/[^/]+\/converse$/, 'bedrock'],
+      ['openrouter', /^\/api\/v1\/chat\/completions$/, 'openrouter'],
+    ];
+    // Folded until opened: the page stays short, on a phone too.
+    expect(await page.isVisible('#snippet-azure')).toBe(false);
+    const dir = mkdtempSync(join(ROOT, 'test', '.snippets-'));
+    try {
+      for (const [id, path, dialect] of clients) {
+        await page.click(`#cloud-${id} > summary`);
+        await page.click(`button[data-copy-from="snippet-${id}"]`);
+        const code = await page.evaluate(() => navigator.clipboard.readText());
+        expect(code, id).toContain(cli.url);
+        await admin('/requests', 'DELETE');
+        const file = join(dir, `${id}.mjs`);
+        writeFileSync(file, code);
+        const out = await run(process.execPath, [file], { cwd: dir });
+        expect(out.stdout.trim(), id).toMatch(/\w{3,}/);
+        const journal = (await admin('/requests')) as { requests: { path: string; status: number; dialect?: string }[] };
+        expect(
+          journal.requests.map((r) => [r.path.split('?')[0], r.status, r.dialect]),
+          id,
+        ).toEqual([[expect.stringMatching(path), 200, dialect]]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await page.close();
+  });
+
   it('streams the reply in pieces as they are produced, with usage and timing', async () => {
     const page = await open('/console/playground');
     expect(await page.inputValue('#token')).toBe('sk-console');
@@ -264,6 +305,63 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
     await page.waitForFunction(() => /output tokens/.test(document.querySelector('#usage')!.textContent!));
     const expected = await sdk.responses.create({ model: 'gpt-4o-mini', input: 'Hello responses', temperature: 1 });
     expect(await page.textContent('#reply')).toBe(expected.output_text);
+    await page.close();
+  });
+
+  it('sends a request through each cloud and router, as its clients send it, and the journal names the dialect', async () => {
+    const page = await open('/console/playground');
+    // A Gemini model is not served through Azure: the way is offered only where it serves the model.
+    await page.selectOption('#model', 'gemini-2.5-flash');
+    expect(await page.$eval('#through option[value="azure"]', (o) => (o as HTMLOptionElement).disabled)).toBe(true);
+    const ways: [model: string, through: string, format: string, path: RegExp][] = [
+      ['gpt-4o-mini', 'azure', 'chat', /^\/openai\/deployments\/gpt-4o-mini\/chat\/completions$/],
+      ['gpt-4o-mini', 'openrouter', 'chat', /^\/api\/v1\/chat\/completions$/],
+      [
+        'gemini-2.5-flash',
+        'vertex',
+        'gemini',
+        /^\/v1beta1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/google\/models\/gemini-2\.5-flash:/,
+      ],
+      ['claude-sonnet-5-5', 'vertex', 'messages', /\/publishers\/anthropic\/models\/claude-sonnet-5-5:(stream)?[rR]awPredict$/],
+      ['gpt-4o-mini', 'bedrock', 'converse', /^\/model\/gpt-4o-mini\/converse(-stream)?$/],
+    ];
+    for (const [model, through, format, path] of ways) {
+      await page.selectOption('#model', model);
+      await page.selectOption('#through', through);
+      expect(await page.inputValue('#format'), through).toBe(format);
+      for (const stream of [true, false]) {
+        await admin('/requests', 'DELETE');
+        await page.setChecked('#stream', stream);
+        await page.fill('#message', `Hello through ${through}`);
+        await page.click('#send');
+        await page.waitForFunction(
+          () =>
+            /ms in all/.test(document.querySelector('#usage')!.textContent!) &&
+            !(document.querySelector('#send') as HTMLButtonElement).disabled,
+        );
+        const what = `${model} through ${through}, stream ${stream}`;
+        expect(await page.getAttribute('#reply', 'class'), what).toBe('output');
+        expect((await page.textContent('#reply'))!.length, what).toBeGreaterThan(10);
+        expect(await page.textContent('#usage'), what).toMatch(/^HTTP 200 .*output tokens/);
+        const journal = (await admin('/requests')) as { requests: { path: string; status: number; dialect?: string; stream?: boolean }[] };
+        expect(journal.requests, what).toHaveLength(1);
+        expect(journal.requests[0], what).toMatchObject({ status: 200, dialect: through });
+        expect(journal.requests[0].path, what).toMatch(path);
+        // The endpoint line says where it went, the query (Azure's api-version, Gemini's alt=sse) included.
+        const endpoint = (await page.textContent('#endpoint'))!;
+        expect(endpoint.split('?')[0], what).toBe(`POST ${journal.requests[0].path}`);
+        if (through === 'azure') expect(endpoint, what).toContain('?api-version=2024-10-21');
+        if (stream) {
+          // The requests page assembles the stream it journaled, whatever way it came (Bedrock's event-stream frames too).
+          const requests = await open('/console/requests');
+          await requests.locator('#rows tr button[data-open]').first().click();
+          await requests.waitForFunction(() => !(document.querySelector('#assembled') as HTMLElement).hidden);
+          expect(await requests.textContent('#res-text'), what).toBe(await page.textContent('#reply'));
+          await requests.close();
+        }
+      }
+    }
+    await page.screenshot({ path: join(SHOTS, 'playground-through.png'), fullPage: true });
     await page.close();
   });
 

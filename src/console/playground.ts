@@ -6,6 +6,7 @@ import type { IssuedToken } from '../auth/keys.ts';
 import { snippetToken } from './home.ts';
 import { familyOf, RULES } from '../formats/openai/images.ts';
 import { ASPECT_RATIOS, GENERATION_FIELDS } from '../formats/gemini/parse.ts';
+import { openrouterId } from '../formats/openrouter/models.ts';
 
 /** The kinds the playground can call, in picker order, with their group labels. */
 const PLAYGROUND_KINDS: readonly [Capability, string][] = [
@@ -28,6 +29,8 @@ interface PlaygroundModel {
   vendor: string;
   kind: Capability;
   dimensions?: number;
+  /** Its id on OpenRouter (`openai/gpt-4o-mini`), for requests sent through it. */
+  routerId: string;
   /** Image models: what the gateway accepts for size (OpenAI) or aspect ratio (Gemini), and for the number of images. */
   sizes?: string[];
   defaultSize?: string;
@@ -49,7 +52,16 @@ export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readon
   const models = catalogue.flatMap((m): PlaygroundModel[] => {
     const kind = kindOf(m);
     if (!kind) return [];
-    return [{ id: m.id, vendor: m.owned_by, kind, dimensions: m.dimensions, ...(kind === 'image' ? imageChoices(m) : {}) }];
+    return [
+      {
+        id: m.id,
+        vendor: m.owned_by,
+        kind,
+        dimensions: m.dimensions,
+        routerId: openrouterId(m),
+        ...(kind === 'image' ? imageChoices(m) : {}),
+      },
+    ];
   });
   const data: PlaygroundData = { token: snippetToken(tokens), tokens: tokens.map((t) => t.token), models };
   const groups = PLAYGROUND_KINDS.map(([kind, label]) => {
@@ -66,6 +78,7 @@ export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readon
   <div class="row">
     <div><label for="model">Model</label><select id="model" name="model">${groups}</select></div>
     <div><label for="format">Request format</label><select id="format" name="format" aria-describedby="endpoint"></select></div>
+    <div><label for="through">Through</label><select id="through" name="through" aria-describedby="endpoint"><option value="direct">Direct</option><option value="azure">Azure OpenAI</option><option value="openrouter">OpenRouter</option><option value="vertex">Vertex AI</option><option value="bedrock">Bedrock Converse</option></select></div>
   </div>
   <p class="meta mono" id="endpoint"></p>
   <div id="system-field"><label for="system">System prompt</label><textarea id="system" name="system" rows="2" placeholder="Optional"></textarea></div>
@@ -110,7 +123,7 @@ export function playgroundPage(tokens: readonly IssuedToken[], catalogue: readon
 </div>`;
   return page({
     path: '/console/playground',
-    lead: 'Send a request to any model through the public API, as a client would. A bad token shows the gateway’s own error.',
+    lead: 'Send a request to any model through the public API, as a client would, directly or through a cloud or a router. A bad token shows the gateway’s own error.',
     body,
     script: 'playground',
     data,

@@ -70,6 +70,7 @@ td .linkish { background: none; border: 0; color: var(--accent); padding: 0; tex
 .meta { color: var(--muted); font-size: .9rem; margin: .4rem 0; }
 .meta.good { color: var(--ok); } .meta.bad { color: var(--bad); }
 #token-status:empty, #endpoint:empty { display: none; }
+#endpoint { overflow-wrap: anywhere; }
 .media img { max-width: 100%; height: auto; border-radius: 6px; border: 1px solid var(--line); }
 .media audio { width: 100%; margin-top: .5rem; }
 .media img + img { margin-top: .5rem; }
@@ -79,6 +80,8 @@ ol.tools .mono { white-space: pre-wrap; word-break: break-word; }
 .vector { font: 13px ui-monospace, monospace; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 details > summary { cursor: pointer; font-weight: 600; margin: .25rem 0; }
+details.cloud { border-bottom: 1px solid var(--line); padding: .15rem 0; }
+details.cloud > summary code { display: block; font-weight: normal; font-size: .875rem; overflow-wrap: anywhere; margin-left: 1rem; }
 dl.kv { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem .75rem; margin: .5rem 0; }
 dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; word-break: break-word; }
 @media (max-width: 40rem) {

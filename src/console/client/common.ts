@@ -103,14 +103,23 @@ interface SseEvent {
   data: string;
 }
 
+/** Calls `onChunk` with each chunk of `body` as it arrives, until it ends or `signal` aborts. */
+async function eachChunk(body: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void, signal?: AbortSignal): Promise<void> {
+  const reader = body.getReader();
+  signal?.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    onChunk(value);
+  }
+}
+
 /** Reads a server-sent-event body, calling `onEvent` for each event as it arrives. */
 export async function readEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: (event: SseEvent) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const reader = body.getReader();
-  signal?.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   const decoder = new TextDecoder();
   let buffer = '';
   const flush = (block: string) => {
@@ -122,17 +131,19 @@ export async function readEvents(
     }
     if (data.length) onEvent({ event, data: data.join('\n') });
   };
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    // Keep a trailing CR: its LF may come in the next chunk.
-    const cut = buffer.endsWith('\r') ? buffer.length - 1 : buffer.length;
-    const text = buffer.slice(0, cut).replace(/\r\n?/g, '\n');
-    const blocks = text.split('\n\n');
-    buffer = blocks.pop()! + buffer.slice(cut);
-    for (const block of blocks) flush(block);
-  }
+  await eachChunk(
+    body,
+    (value) => {
+      buffer += decoder.decode(value, { stream: true });
+      // Keep a trailing CR: its LF may come in the next chunk.
+      const cut = buffer.endsWith('\r') ? buffer.length - 1 : buffer.length;
+      const text = buffer.slice(0, cut).replace(/\r\n?/g, '\n');
+      const blocks = text.split('\n\n');
+      buffer = blocks.pop()! + buffer.slice(cut);
+      for (const block of blocks) flush(block);
+    },
+    signal,
+  );
   if (buffer.trim()) flush(buffer.replace(/\r\n?/g, '\n'));
 }
 
@@ -142,4 +153,52 @@ export function formatJson(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * Reads an AWS event-stream body (Bedrock's streams), calling `onEvent` for each frame as it arrives:
+ * its `:event-type` (an exception frame as `error`) and its payload as text. The frames' CRCs are the
+ * transport's business; a frame is taken by its lengths.
+ */
+export async function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: SseEvent) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = new Uint8Array(0);
+  await eachChunk(
+    body,
+    (value) => {
+      const joined = new Uint8Array(buffer.length + value.length);
+      joined.set(buffer);
+      joined.set(value, buffer.length);
+      buffer = joined;
+      // A frame: total length, headers length, prelude CRC, headers, payload, message CRC.
+      while (buffer.length >= 12) {
+        const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+        const total = view.getUint32(0);
+        // The smallest frame is its prelude and its CRC: anything less would never be consumed.
+        if (total < 16) throw new Error(`malformed event-stream frame: ${total} bytes long`);
+        if (buffer.length < total) break;
+        const headersEnd = 12 + view.getUint32(4);
+        const headers: Record<string, string> = {};
+        for (let at = 12; at < headersEnd; ) {
+          const nameLength = view.getUint8(at);
+          const name = decoder.decode(buffer.subarray(at + 1, at + 1 + nameLength));
+          at += 1 + nameLength;
+          const type = view.getUint8(at++);
+          // Bedrock's headers are strings (type 7): a 2-byte length, then the text. Other types end the reading.
+          if (type !== 7) break;
+          const length = view.getUint16(at);
+          headers[name] = decoder.decode(buffer.subarray(at + 2, at + 2 + length));
+          at += 2 + length;
+        }
+        const data = decoder.decode(buffer.subarray(headersEnd, total - 4));
+        onEvent({ event: headers[':message-type'] === 'event' ? (headers[':event-type'] ?? 'message') : 'error', data });
+        buffer = buffer.slice(total);
+      }
+    },
+    signal,
+  );
 }

@@ -1,6 +1,6 @@
 // The playground's script: builds the request the chosen model's API expects, sends it with fetch
 // like any client, and shows the reply as it arrives (text streamed, audio played, images shown).
-import { $, announce, el, errorMessage, pageData, readEvents, wireCopyButtons } from './common.ts';
+import { $, announce, el, errorMessage, pageData, readEvents, readEventStream, wireCopyButtons } from './common.ts';
 import { readGemini, readStreamEvent, type StreamSink, type TextApi, type Usage } from './stream.ts';
 
 interface Model {
@@ -8,6 +8,8 @@ interface Model {
   vendor: string;
   kind: 'chat' | 'completion' | 'embedding' | 'rerank' | 'speech' | 'image';
   dimensions?: number;
+  /** Its id on OpenRouter (`openai/gpt-4o-mini`). */
+  routerId: string;
   /** Image models: the sizes (OpenAI) or aspect ratios (Gemini) they draw, the default, and the most images a request may ask. */
   sizes?: string[];
   defaultSize?: string;
@@ -31,7 +33,8 @@ type Format =
   | 'speech'
   | 'gemini-speech'
   | 'images'
-  | 'gemini-image';
+  | 'gemini-image'
+  | 'converse';
 const FORMAT_LABELS: Record<Format, string> = {
   chat: 'Chat completions',
   responses: 'Responses',
@@ -44,7 +47,39 @@ const FORMAT_LABELS: Record<Format, string> = {
   'gemini-speech': 'Generate content (audio)',
   images: 'Image generation',
   'gemini-image': 'Generate content (image)',
+  converse: 'Converse',
 };
+
+/** The way a request reaches the gateway: the vendor's own paths, or a cloud's or a router's (a dialect). */
+type Through = 'direct' | 'azure' | 'openrouter' | 'vertex' | 'bedrock';
+const THROUGH: readonly Through[] = ['direct', 'azure', 'openrouter', 'vertex', 'bedrock'];
+/** The formats each dialect serves (the rest of a model's formats are not offered through it). */
+const AZURE_FORMATS: Format[] = ['chat', 'responses', 'completions', 'embeddings', 'speech', 'images'];
+const OPENROUTER_FORMATS: Format[] = ['chat', 'responses', 'completions', 'embeddings'];
+/** Any project, location and api-version are taken; these are what the clouds' docs use. */
+const VERTEX_GOOGLE = '/v1beta1/projects/my-project/locations/us-central1/publishers/google/models';
+const VERTEX_ANTHROPIC = '/v1/projects/my-project/locations/us-east5/publishers/anthropic/models';
+const AZURE_API_VERSION = '2024-10-21';
+/** The formats a model can be called in through `through`, the most natural first; none where that way does not serve the model. */
+function formatsThrough(model: Model, through: Through): Format[] {
+  const all = formatsFor(model);
+  switch (through) {
+    case 'direct':
+      return all;
+    case 'azure':
+      // Azure OpenAI deploys OpenAI's models.
+      return model.vendor === 'openai' ? all.filter((f) => AZURE_FORMATS.includes(f)) : [];
+    case 'openrouter':
+      return all.filter((f) => OPENROUTER_FORMATS.includes(f));
+    case 'vertex':
+      // Vertex serves a model under its vendor's publisher: Gemini's methods for Google's, rawPredict for Claude.
+      if (model.vendor === 'google') return all.filter((f) => f.startsWith('gemini'));
+      return model.vendor === 'anthropic' ? all.filter((f) => f === 'messages') : [];
+    case 'bedrock':
+      return model.kind === 'chat' ? ['converse'] : [];
+  }
+}
+
 const OPENAI_VOICES = ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
 const GEMINI_VOICES = ['Kore', 'Puck', 'Charon', 'Fenrir', 'Aoede', 'Leda', 'Orus', 'Zephyr'];
 
@@ -77,6 +112,7 @@ const field = <T extends HTMLElement>(id: string) => $<T>(`#${id}`);
 const tokenInput = field<HTMLInputElement>('token');
 const modelSelect = field<HTMLSelectElement>('model');
 const formatSelect = field<HTMLSelectElement>('format');
+const throughSelect = field<HTMLSelectElement>('through');
 const message = field<HTMLTextAreaElement>('message');
 const reply = field('reply');
 const media = field('media');
@@ -88,13 +124,19 @@ const streamBox = field<HTMLInputElement>('stream');
 const current = () => data.models.find((m) => m.id === modelSelect.value) ?? data.models[0];
 
 /** Shows the fields the chosen model and format use. */
-function refreshFields(resetFormat: boolean): void {
+function refreshFields(resetFormat: boolean, keepFormat = false): void {
   const model = current();
   if (resetFormat) {
-    formatSelect.replaceChildren(...formatsFor(model).map((f) => el('option', { value: f }, FORMAT_LABELS[f])));
+    // Only the ways that serve this model; the one chosen stays where it can.
+    for (const option of throughSelect.options) option.disabled = formatsThrough(model, option.value as Through).length === 0;
+    if (throughSelect.selectedOptions[0]?.disabled) throughSelect.value = 'direct';
+    const was = formatSelect.value;
+    const formats = formatsThrough(model, throughSelect.value as Through);
+    formatSelect.replaceChildren(...formats.map((f) => el('option', { value: f }, FORMAT_LABELS[f])));
+    if (keepFormat && formats.includes(was as Format)) formatSelect.value = was;
   }
   const format = formatSelect.value as Format;
-  const text = ['chat', 'responses', 'messages', 'gemini'].includes(format);
+  const text = ['chat', 'responses', 'messages', 'gemini', 'converse'].includes(format);
   field('system-field').hidden = !text;
   field('sampling').hidden = !(text || format === 'completions');
   field('documents-field').hidden = format !== 'rerank';
@@ -130,7 +172,8 @@ function refreshFields(resetFormat: boolean): void {
 /** The endpoint line, and the curl command when it is shown: both always the request Send would make now. */
 function showRequest(): void {
   const b = build();
-  field('endpoint').textContent = `POST ${new URL(b.url).pathname}${b.format === 'gemini' && b.stream ? '?alt=sse' : ''}`;
+  const url = new URL(b.url);
+  field('endpoint').textContent = `POST ${url.pathname}${url.search}`;
   if (!field('curl-box').hidden) field('curl').textContent = asCurl(b);
 }
 
@@ -154,8 +197,50 @@ function build(): Built {
   return latency ? { ...b, headers: { ...b.headers, 'x-mock-latency': latency } } : b;
 }
 
-/** The request for the model, format and fields chosen. */
+/** The request for the model, format and fields chosen, sent the way chosen. */
 function buildRequest(): Built {
+  const model = current();
+  return through(vendorRequest(), throughSelect.value as Through, model);
+}
+
+/** `b` (a request on the vendor's own paths) as the dialect `via` expects it: its path, its key header, its body. */
+function through(b: Built, via: Through, model: Model): Built {
+  const url = new URL(b.url);
+  const token = tokenInput.value.trim();
+  const json = { 'content-type': 'application/json' };
+  switch (via) {
+    case 'direct':
+    case 'bedrock':
+      return b;
+    case 'openrouter':
+      url.pathname = `/api${url.pathname}`;
+      return { ...b, url: url.href, body: { ...b.body, model: model.routerId } };
+    case 'azure': {
+      // The Responses API has no deployment path; every other operation is the deployment's, which names the model.
+      if (b.format === 'responses') url.pathname = `/openai${url.pathname}`;
+      else {
+        url.pathname = url.pathname.replace(/^\/v1/, `/openai/deployments/${encodeURIComponent(model.id)}`);
+        url.searchParams.set('api-version', AZURE_API_VERSION);
+      }
+      const { model: _named, ...body } = b.body;
+      return { ...b, url: url.href, headers: { 'api-key': token, ...json }, body: b.format === 'responses' ? b.body : body };
+    }
+    case 'vertex': {
+      const bearer = { authorization: `Bearer ${token}`, ...json };
+      if (b.format !== 'messages') {
+        url.pathname = url.pathname.replace(/^\/v1beta\/models/, VERTEX_GOOGLE);
+        return { ...b, url: url.href, headers: bearer };
+      }
+      // Claude on Vertex: the model in the path, the API version in the body.
+      url.pathname = `${VERTEX_ANTHROPIC}/${encodeURIComponent(model.id)}:${b.stream ? 'streamRawPredict' : 'rawPredict'}`;
+      const { model: _named, ...body } = b.body;
+      return { ...b, url: url.href, headers: bearer, body: { anthropic_version: 'vertex-2023-10-16', ...body } };
+    }
+  }
+}
+
+/** The request on the vendor's own paths. */
+function vendorRequest(): Built {
   const model = current();
   const format = formatSelect.value as Format;
   const token = tokenInput.value.trim();
@@ -286,6 +371,21 @@ function buildRequest(): Built {
       };
       return { url: `${origin}/v1/images/generations`, headers: bearer, body, format, stream: false };
     }
+    case 'converse': {
+      // Bedrock's own schema: content blocks, a system list, inferenceConfig; the model in the path.
+      const modelId = encodeURIComponent(model.id);
+      return {
+        url: `${origin}/model/${modelId}/${stream ? 'converse-stream' : 'converse'}`,
+        headers: bearer,
+        body: {
+          messages: [{ role: 'user', content: [{ text }] }],
+          system: system ? [{ text: system }] : undefined,
+          inferenceConfig: { temperature, maxTokens },
+        },
+        format,
+        stream,
+      };
+    }
     case 'gemini-image': {
       const n = numberOf('n') ?? 1;
       const aspectRatio = field<HTMLSelectElement>('size').value || undefined;
@@ -342,6 +442,10 @@ function readWhole(format: Format, d: any, p: Progress): void {
       break;
     case 'gemini':
       readGemini(d, p);
+      break;
+    case 'converse':
+      for (const c of d.output?.message?.content ?? []) if (c.text) p.text(c.text);
+      p.usage({ input: d.usage?.inputTokens, output: d.usage?.outputTokens });
       break;
   }
 }
@@ -454,7 +558,9 @@ async function submit(): Promise<void> {
       playAudio(blob.type ? blob : new Blob([blob], { type: 'audio/wav' }));
       facts.push(`${blob.size} bytes of ${res.headers.get('content-type') ?? 'audio'}`);
     } else if (b.stream && res.body) {
-      await readEvents(res.body, (e) => readStreamEvent(b.format as TextApi, e.event, e.data, progress), controller.signal);
+      // Bedrock streams in AWS event-stream frames, the others in server-sent events.
+      const read = b.format === 'converse' ? readEventStream : readEvents;
+      await read(res.body, (e) => readStreamEvent(b.format as TextApi, e.event, e.data, progress), controller.signal);
       facts.push(`${pieces} streamed pieces`);
     } else {
       const d = await res.json();
@@ -532,6 +638,7 @@ form.addEventListener('input', showRequest);
 form.addEventListener('change', showRequest);
 modelSelect.addEventListener('change', () => refreshFields(true));
 formatSelect.addEventListener('change', () => refreshFields(false));
+throughSelect.addEventListener('change', () => refreshFields(true, true));
 streamBox.addEventListener('change', () => refreshFields(false));
 tokenInput.addEventListener('input', () => (field('token-status').textContent = ''));
 // Ctrl/Cmd+Enter sends from the message box.
@@ -543,5 +650,6 @@ const params = new URLSearchParams(location.search);
 if (params.get('token')) tokenInput.value = params.get('token')!;
 if (params.get('model') && data.models.some((m) => m.id === params.get('model'))) modelSelect.value = params.get('model')!;
 else if (data.models.some((m) => m.id === 'gpt-4o-mini')) modelSelect.value = 'gpt-4o-mini';
+if (THROUGH.includes(params.get('through') as Through)) throughSelect.value = params.get('through')!;
 refreshFields(true);
 wireCopyButtons();

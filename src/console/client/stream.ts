@@ -2,7 +2,7 @@
 // arrive, the inspector assembles a journaled stream from them. One reader, so both read alike.
 
 /** The text APIs, by how their streams are shaped. */
-export type TextApi = 'chat' | 'completions' | 'responses' | 'messages' | 'gemini';
+export type TextApi = 'chat' | 'completions' | 'responses' | 'messages' | 'gemini' | 'converse';
 
 export interface Usage {
   input?: number;
@@ -22,10 +22,12 @@ export interface StreamSink {
 /** The text API a journaled request spoke, from its path and format; undefined for other endpoints. */
 export function textApiOf(path: string, format?: string): TextApi | undefined {
   if (format === 'gemini') return /:(?:stream)?generateContent$/i.test(path.split('?')[0]) ? 'gemini' : undefined;
+  if (format === 'bedrock') return /\/converse-stream$/.test(path) ? 'converse' : undefined;
+  // The dialects' paths too: Azure's deployments and /openai/v1, OpenRouter's /api/v1, Claude on Vertex.
   if (/\/chat\/completions$/.test(path)) return 'chat';
-  if (/\/v1\/completions$/.test(path)) return 'completions';
+  if (/\/(?:v1|deployments\/[^/]+)\/completions$/.test(path)) return 'completions';
   if (/\/v1\/responses$/.test(path)) return 'responses';
-  if (/\/v1\/messages$/.test(path)) return 'messages';
+  if (/\/v1\/messages$|:streamRawPredict$/.test(path)) return 'messages';
   return undefined;
 }
 
@@ -33,7 +35,7 @@ export function textApiOf(path: string, format?: string): TextApi | undefined {
 export function readStreamEvent(api: TextApi, event: string, data: string, sink: StreamSink): void {
   if (data === '[DONE]') return;
   const d = JSON.parse(data);
-  if (d.error || event === 'error') return sink.error(d.error?.message ?? data);
+  if (d.error || event === 'error') return sink.error(d.error?.message ?? d.message ?? data);
   switch (api) {
     case 'chat':
     case 'completions': {
@@ -61,6 +63,13 @@ export function readStreamEvent(api: TextApi, event: string, data: string, sink:
       break;
     case 'gemini':
       readGemini(d, sink);
+      break;
+    case 'converse':
+      // Bedrock's ConverseStream: the event is named by the frame, its payload is the event's member.
+      if (event === 'contentBlockDelta' && d.delta?.text) sink.text(d.delta.text);
+      if (event === 'contentBlockStart' && d.start?.toolUse) sink.tool?.(d.contentBlockIndex ?? 0, d.start.toolUse.name, '');
+      if (event === 'contentBlockDelta' && d.delta?.toolUse) sink.tool?.(d.contentBlockIndex ?? 0, undefined, d.delta.toolUse.input ?? '');
+      if (event === 'metadata') sink.usage({ input: d.usage?.inputTokens, output: d.usage?.outputTokens });
       break;
   }
 }

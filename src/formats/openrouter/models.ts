@@ -24,7 +24,7 @@ export function catalogueId(name: string): string | undefined {
 export const madeBy = (name: string, model: Pick<ModelInfo, 'owned_by'>) => name.slice(0, name.indexOf('/')) === vendorOf(model);
 
 /** A catalogue model's OpenRouter id. */
-const openrouterId = (m: ModelInfo) => `${vendorOf(m)}/${dotted(vendorOf(m), m.id)}`;
+export const openrouterId = (m: Pick<ModelInfo, 'id' | 'owned_by'>) => `${vendorOf(m)}/${dotted(vendorOf(m), m.id)}`;
 
 /** The provider OpenRouter names for a model's maker (the reply's `provider`). */
 export function providerName(m: Pick<ModelInfo, 'owned_by'>): string {
