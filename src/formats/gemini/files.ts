@@ -5,7 +5,6 @@
 // are held per test (core/stores.ts), apart from the other vendors', and expire 48 hours after upload
 // on the gateway's clock, as Gemini's do. A `fileData` part whose `fileUri` names a file the request's
 // test holds reads as the same `inlineData` would (`checkFileUris`); one it does not hold is Gemini's 403.
-import { createHash } from 'node:crypto';
 import { GatewayError } from '../../core/errors.ts';
 import { makeId } from '../../core/seed.ts';
 import { defineStore } from '../../core/stores.ts';
@@ -27,6 +26,8 @@ interface GeminiFile {
   received: number;
   /** Set once finalized: a file; until then an upload under way, not listed. */
   bytes?: Uint8Array;
+  /** Its SHA-256 as Gemini shows it (the hex digest, base64-encoded), set once finalized. */
+  sha256?: string;
   createdAt: number;
   /** Where its URI points (the origin the upload came to). */
   origin: string;
@@ -56,6 +57,23 @@ const FILES = defineStore<GeminiFile>({
   }),
 });
 
+/** `chunks` as one array of `length` bytes. */
+function joined(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}
+
+/** The bytes' SHA-256 as Gemini shows it, the hex digest base64-encoded (Web Crypto: this module runs in browsers too). */
+async function sha256Of(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return btoa(Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''));
+}
+
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 function fileObject(f: GeminiFile): JsonObject {
@@ -68,7 +86,7 @@ function fileObject(f: GeminiFile): JsonObject {
     createTime: iso(f.createdAt),
     updateTime: iso(f.createdAt),
     expirationTime: iso(f.createdAt + KEPT_SECONDS),
-    sha256Hash: Buffer.from(createHash('sha256').update(bytes).digest('hex')).toString('base64'),
+    sha256Hash: f.sha256 ?? '',
     uri: `${f.origin}/v1beta/files/${f.id}`,
     state: 'ACTIVE',
     source: 'UPLOADED',
@@ -146,7 +164,7 @@ function start(call: Call<JsonObject>, bytes: Uint8Array): Outbound {
 }
 
 /** `upload` (and `finalize`): a chunk at its offset; the last one makes the file. */
-function upload(call: Call<JsonObject>, bytes: Uint8Array, command: string): Outbound {
+async function upload(call: Call<JsonObject>, bytes: Uint8Array, command: string): Promise<Outbound> {
   const id = call.inbound.url.searchParams.get('upload_id') ?? '';
   const view = heldFor(call, FILES);
   const f = view.get(id);
@@ -163,8 +181,9 @@ function upload(call: Call<JsonObject>, bytes: Uint8Array, command: string): Out
     return { status: 200, headers: { 'x-goog-upload-status': 'active', 'content-type': 'application/json' }, body: '' };
   if (f.received !== f.declared)
     throw new GatewayError('invalid_request', `The upload was finalized at ${f.received} bytes; it declared ${f.declared}.`);
-  f.bytes = f.chunks.length === 1 ? f.chunks[0] : Buffer.concat(f.chunks);
+  f.bytes = f.chunks.length === 1 ? f.chunks[0] : joined(f.chunks, f.received);
   f.chunks = [];
+  f.sha256 = await sha256Of(f.bytes);
   return {
     status: 200,
     headers: { 'x-goog-upload-status': 'final', 'content-type': 'application/json' },
