@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../dist/src/index.js';
+import { countLoopTurns } from './load.ts';
 
 const { values } = parseArgs({
   options: { requests: { type: 'string', default: '10000' }, 'max-tokens': { type: 'string', default: '200' } },
@@ -24,17 +25,11 @@ const requests = Array.from({ length: N }, (_, i) => ({
 }));
 // Warm-up: the tokenizer and faker load with the first request.
 await client.messages.create(requests[0].params);
-let turns = 0;
-let ticking = true;
-const tick = () => {
-  turns++;
-  if (ticking) setImmediate(tick);
-};
-setImmediate(tick);
+const stopCounting = countLoopTurns();
 const started = performance.now();
 const batch = await client.messages.batches.create({ requests });
 const createMs = performance.now() - started;
-ticking = false;
+const turns = stopCounting();
 let bytes = 0;
 for await (const line of await client.messages.batches.results(batch.id)) bytes += JSON.stringify(line).length + 1;
 server.close();

@@ -31,3 +31,18 @@ export async function load(server: Running, stream: boolean, seconds: number, co
   if (r.non2xx || r.errors) throw new Error(`${server.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   return { rps: r.requests.average, p99: r.latency.p99, cpuUs };
 }
+
+/** Counts the event loop's turns from now on (a setImmediate ticker); the returned function stops it and gives the count. */
+export function countLoopTurns(): () => number {
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return () => {
+    ticking = false;
+    return turns;
+  };
+}

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import OpenAI, { toFile } from 'openai';
 import { setupServer } from 'msw/node';
 import { createGateway } from '../dist/src/index.js';
+import { countLoopTurns } from './load.ts';
 
 const { values } = parseArgs({
   options: { lines: { type: 'string', default: '10000' }, 'max-tokens': { type: 'string', default: '200' } },
@@ -25,17 +26,11 @@ const bodies = Array.from({ length: N }, (_, i) => ({
 await client.chat.completions.create(bodies[0]);
 const jsonl = bodies.map((body, i) => JSON.stringify({ custom_id: `r${i}`, method: 'POST', url: '/v1/chat/completions', body })).join('\n');
 const file = await client.files.create({ file: await toFile(Buffer.from(jsonl), 'lines.jsonl'), purpose: 'batch' });
-let turns = 0;
-let ticking = true;
-const tick = () => {
-  turns++;
-  if (ticking) setImmediate(tick);
-};
-setImmediate(tick);
+const stopCounting = countLoopTurns();
 const started = performance.now();
 const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
 const createMs = performance.now() - started;
-ticking = false;
+const turns = stopCounting();
 gateway.advanceClock(3);
 const done = await client.batches.retrieve(batch.id);
 const outputBytes = (await (await client.files.content(done.output_file_id!)).arrayBuffer()).byteLength;
