@@ -6,5 +6,5 @@ import module from 'node:module';
 module.enableCompileCache?.();
 // Stop signals are handled before the CLI's modules load (a small module of its own): a `docker stop`
 // or a CI teardown at any moment of the start exits 0 instead of finding no handler.
-(await import('../dist/src/shutdown.js')).handleStopSignals();
-await import('../dist/src/cli.js');
+(await import('../dist/src/shutdown.bundle.js')).handleStopSignals();
+await import('../dist/src/cli.bundle.js');

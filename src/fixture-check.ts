@@ -7,7 +7,7 @@ import { lazyOwnModule } from './core/lazy.ts';
 
 type Validate = typeof import('./fixtures/validate.ts');
 
-export const fixtureCheck = lazyOwnModule<Validate>('./fixtures/validate', import.meta.url, () => import('./fixtures/validate.ts'));
+export const fixtureCheck = lazyOwnModule<Validate>('fixtures/validate', () => import('./fixtures/validate.ts'));
 
 /** validateFixtures, loaded on first use. */
 export const validateFixtures: Validate['validateFixtures'] = (fixtures, source) => fixtureCheck.get().validateFixtures(fixtures, source);

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
@@ -26,6 +27,7 @@ import { preloadMediaHandlers } from './formats/openai/routes-media.ts';
 import { validateFixtures } from './fixture-check.ts';
 import type { FixtureFolder } from './fixtures/folder.ts';
 import type { Runtime } from './runtime.ts';
+import { ownModule } from './own.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -86,18 +88,18 @@ function http1Only(req: NodeRequest, res: NodeResponse): void {
 
 /**
  * One of our own modules, loaded when first needed, synchronously (require of an ES module, Node >=
- * 22.12; the same instance an import gets): `path` is relative to this file, in src or in dist.
+ * 22.12; the same instance an import gets): `path` is from src/ (see own.ts).
  */
 function sibling<T>(path: string): T {
-  return createRequire(import.meta.url)(new URL(`${path}${import.meta.url.slice(-3)}`, import.meta.url).pathname) as T;
+  return createRequire(import.meta.url)(fileURLToPath(ownModule(path))) as T;
 }
 
 // The standalone server serves no msw handlers (`gateway.handlers` loads msw if ever read), and ajv
 // loads with the first fixture to check.
 const standaloneParts: GatewayParts = {
   handlers: (runtime, origin) => [
-    ...sibling<typeof import('./adapters/msw.ts')>('./adapters/msw').mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
-    ...sibling<typeof import('./adapters/websocket-msw.ts')>('./adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
+    ...sibling<typeof import('./adapters/msw.ts')>('adapters/msw').mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
+    ...sibling<typeof import('./adapters/websocket-msw.ts')>('adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
   ],
   validate: validateFixtures,
 };
@@ -198,31 +200,34 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     whenIdle = [];
     for (const resume of waiting) resume();
   };
-  // express (~130 ms of CPU, most of it one require of its tree) loads after the first request (a health
-  // probe, typically, answered first), one package of its tree per event-loop turn while no request is
-  // in flight, so a request waits for one package at most, not for all of them; the pages and the
-  // control plane then find it loaded (a page asked for earlier loads it at once).
+  // Nothing loads for a health probe: a server that was only probed stays as small as it started. The
+  // first API request loads what answering needs (the tokenizer and faker, which it waits for, and the
+  // media handlers); express (~130 ms of CPU, most of it one require of its tree) then loads one package
+  // of its tree per event-loop turn while no request is in flight, so a request waits for one package at
+  // most, not for all of them; the pages and the control plane then find it loaded (a page asked for
+  // earlier loads it at once).
   let warming = false;
-  const warmPages = () => {
+  const warmUp = () => {
     if (warming) return;
     warming = true;
+    preloadLazy();
     setImmediate(
       () =>
         void loadInSteps('express', import.meta.url, { busy, stopped: () => closed })
-          .then(() => (closed ? undefined : loadPages()))
+          .then(() => (closed ? undefined : (preloadMediaHandlers(), loadPages())))
           .catch(() => {}),
     );
   };
   const listener = (req: NodeRequest, res: NodeResponse) => {
     inFlight++;
     res.once('close', settled);
-    warmPages();
     const target = req.url ?? '/';
     // The API's paths go straight to the router; the rest to the pages (which pass on what they do not serve).
     if (!apiPrefixes.some((p) => target.startsWith(p))) {
       if (health(req, res)) return;
       return 'stream' in req ? http1Only(req, res) : pages(req, res as ServerResponse);
     }
+    warmUp();
     if (req.method === 'OPTIONS') return preflight(req, res);
     void router.handle(req, res, CORS_HEADERS);
   };
@@ -257,10 +262,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (tls && 'folder' in tls) removeCertificate(tls.folder as string);
     throw error;
   }
-  // The first API request is then as quick as the hundredth: the tokenizer, faker and the media
-  // handlers load now, in the background, instead of with it; express after the first answer (above).
-  preloadLazy();
-  preloadMediaHandlers();
   const address = server.address() as AddressInfo;
   // Bound to every interface (0.0.0.0, ::), the server is reached here through loopback: no client can connect to 0.0.0.0 everywhere.
   const reachable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;

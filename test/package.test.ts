@@ -135,8 +135,11 @@ describe.runIf(socketSuites)('the npm package', () => {
     ]) {
       expect(files).toContain(f);
     }
-    // Every module ships with its types.
-    const js = files.filter((f) => f.endsWith('.js') && f.startsWith('dist/'));
+    // The CLI runs from its bundle (scripts/bundle.ts), beside the modules.
+    expect(files).toContain('dist/src/cli.bundle.js');
+    // Every module ships with its types (the bundle's files are the CLI's alone: no entry point exports them).
+    const bundled = /(^|\/)bundle-[^/]+\.js$|\.bundle\.js$/;
+    const js = files.filter((f) => f.endsWith('.js') && f.startsWith('dist/') && !bundled.test(f));
     expect(js.filter((f) => !files.includes(f.replace(/\.js$/, '.d.ts')))).toEqual([]);
   });
 

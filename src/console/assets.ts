@@ -4,18 +4,19 @@
 // (40,000 requests for missing names, which need no token, held 220 MB).
 import { readFile } from 'node:fs/promises';
 import { STYLE } from './style.ts';
+import { ownFile } from '../own.ts';
 
 const cache = new Map<string, Promise<string | undefined>>();
 
 async function load(name: string): Promise<string | undefined> {
-  const js = new URL(`./client/${name}.js`, import.meta.url);
+  const js = ownFile(`console/client/${name}.js`);
   try {
     return await readFile(js, 'utf8');
   } catch {
     // Running from source: no compiled file beside this one.
   }
   try {
-    const source = await readFile(new URL(`./client/${name}.ts`, import.meta.url), 'utf8');
+    const source = await readFile(ownFile(`console/client/${name}.ts`), 'utf8');
     const { stripTypeScriptTypes } = await import('node:module');
     return stripTypeScriptTypes(source);
   } catch {

@@ -3,6 +3,8 @@
 // In Node a module loads with require (require(esm) for ES modules), so a caller that never awaited
 // still gets it, synchronously, and there is only ever one copy; a browser loads it with import().
 
+import { ownModule } from '../own.ts';
+
 type NodeRequire = (id: string) => unknown;
 
 const nodeModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
@@ -27,12 +29,15 @@ export function lazyModule<T>(specifier: string, from: string, load: () => Promi
   return lazy(specifier, require, load, init);
 }
 
-/**
- * One of our own modules, `path` relative to `from` (an import.meta.url) without its extension: `.ts`
- * running from src/, `.js` from dist/, as `from` is.
- */
-export function lazyOwnModule<T>(path: string, from: string, load: () => Promise<T>): Lazy<T> {
-  return lazyModule(`${path}${from.slice(from.lastIndexOf('.'))}`, from, load);
+/** One of our own modules, by its path from src/ without an extension (see own.ts). */
+export function lazyOwnModule<T>(path: string, load: () => Promise<T>): Lazy<T> {
+  const require =
+    nodeModule &&
+    (() => {
+      const url = ownModule(path);
+      return nodeModule.createRequire(url.href)(decodeURIComponent(url.pathname)) as T;
+    });
+  return lazy(path, require, load);
 }
 
 /**

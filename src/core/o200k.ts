@@ -6,6 +6,7 @@
 // results on varied text), including the package's own rules: a whole pre-token is looked up as a string;
 // byte sequences met while merging are looked up as text when they are valid UTF-8, after the text
 // decoder drops a leading byte-order mark; tokens that start with one are byte tokens, never strings.
+import { ownFile } from '../own.ts';
 
 type NodeFs = { readFileSync(path: string): Uint8Array };
 type NodeModule = { createRequire(from: string): ((id: string) => unknown) & { resolve(id: string): string } };
@@ -240,14 +241,13 @@ type Host = { getBuiltinModule(id: string): unknown };
 const host = () => (globalThis as unknown as { process: Host }).process;
 
 /**
- * The table beside this module: dist/src/core/o200k_base.bin, where the build writes it (running from src/,
+ * The build's table: dist/src/core/o200k_base.bin, where the build writes it (running from src/,
  * there is none, and the tables are parsed from the package's rank file instead).
  */
 function tablePath(): string {
   const { fileURLToPath } = host().getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
-  const { dirname, join } = host().getBuiltinModule('node:path') as { dirname(p: string): string; join(...p: string[]): string };
   // A string, not a URL: under jsdom the global URL is jsdom's, which node:url does not take.
-  return join(dirname(fileURLToPath(import.meta.url)), 'o200k_base.bin');
+  return fileURLToPath(ownFile('core/o200k_base.bin').href);
 }
 
 /** The package's rank file, parsed (the build's input, and the fallback where no table was built). */

@@ -1,5 +1,5 @@
-// What loads on first use (lazy.ts), loaded now: the standalone server calls this right after it
-// listens, so its first API request finds the tokenizer and faker ready instead of waiting for them.
+// What loads on first use (lazy.ts), loaded now: the standalone server calls this with its first API
+// request, which waits for the tokenizer and faker, and its media handlers load alongside.
 import { tokenizerReady } from './tokens.ts';
 import { fakerReady } from './seed.ts';
 

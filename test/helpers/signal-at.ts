@@ -1,6 +1,6 @@
 // Preloaded into a CLI process (node --import) by test/cli.test.ts: the process sends itself SIGTERM at
 // the point MGM_TEST_SIGNAL_AT names, so a signal arrives exactly there, whatever the machine's load:
-//   load    the moment the CLI's own module (dist/src/cli.js) is loaded, before any of it runs;
+//   load    the moment the CLI's own module (dist/src/cli.bundle.js) is loaded, before any of it runs;
 //   listen  the moment the server asks to listen (before it could answer anything);
 //   banner  the moment the first output is written (when a supervisor can first learn the server is up).
 // A signal sent to the process itself is delivered before kill() returns: with no handler installed by
@@ -14,7 +14,7 @@ const signal = () => process.kill(process.pid, 'SIGTERM');
 if (at === 'load') {
   registerHooks({
     load(url, context, next) {
-      if (url.endsWith('/dist/src/cli.js')) signal();
+      if (url.endsWith('/dist/src/cli.bundle.js')) signal();
       return next(url, context);
     },
   });

@@ -7,6 +7,7 @@
 // the work on its own thread: the same code either way, so the same pixels and the same bytes.
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { IMAGE_WORK_LIMITS } from './image-work.ts';
+import { ownModule } from '../../own.ts';
 import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 
 type Worker = import('node:worker_threads').Worker;
@@ -85,8 +86,8 @@ function loadWorkerClass() {
     : Promise.resolve(undefined));
 }
 
-/** The worker script beside this module: .ts when run from the sources (Node strips the types), .js when built. */
-const scriptUrl = () => new URL(import.meta.url.endsWith('.ts') ? './image-thread.ts' : './image-thread.js', import.meta.url);
+/** The worker script: .ts when run from the sources (Node strips the types), .js when built (see own.ts). */
+const scriptUrl = () => ownModule('core/synthesize/image-thread');
 
 function spawn(WorkerClass: typeof import('node:worker_threads').Worker): Thread {
   const thread: Thread = { worker: new WorkerClass(scriptUrl()), busy: false, answered: false };

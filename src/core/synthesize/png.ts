@@ -8,7 +8,7 @@ import { yieldToLoop } from '../slices.ts';
 import { lazyOwnModule } from '../lazy.ts';
 
 // fflate (~90 KB, ~15 ms to load) loads with the first PNG read, not with the package.
-const fflate = lazyOwnModule<typeof import('./inflate.ts')>('./inflate', import.meta.url, () => import('./inflate.ts'));
+const fflate = lazyOwnModule<typeof import('./inflate.ts')>('core/synthesize/inflate', () => import('./inflate.ts'));
 
 interface PngPixels {
   width: number;
