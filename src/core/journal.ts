@@ -162,10 +162,10 @@ const HEADER_CHARS = 16 * 1024;
 
 /** `headers` within HEADER_CHARS: as they are when they fit, else each name and value cut at JOURNAL_FIELD_CHARS and those past the bound left out, counted. */
 export function boundedHeaders(headers: Record<string, string>): Record<string, string> {
-  const entries = Object.entries(headers);
   let size = 0;
-  for (const [name, value] of entries) size += name.length + String(value).length;
+  for (const name in headers) size += name.length + String(headers[name]).length;
   if (size <= HEADER_CHARS) return headers;
+  const entries = Object.entries(headers);
   let left = HEADER_CHARS;
   const out: Record<string, string> = {};
   let kept = 0;
@@ -185,13 +185,13 @@ export function boundedHeaders(headers: Record<string, string>): Record<string, 
 /**
  * Bounds the fields of `entry` a client's request wrote (an 8 MiB model id on /v1/embeddings was
  * recorded before it was known, and kept): each string at JOURNAL_FIELD_CHARS, copied. Bodies are
- * bounded where they are read (shortenedBody), captured answers where they are written (captureBytes).
+ * bounded where they are read (shortenedBody), captured answers where they are written (captureBytes),
+ * headers when the entry is made (boundedHeaders).
  */
 export function boundEntry(entry: JournalEntry): void {
   entry.method = cut(entry.method, JOURNAL_FIELD_CHARS);
   entry.path = cut(entry.path, JOURNAL_FIELD_CHARS);
   entry.query = cut(entry.query, JOURNAL_FIELD_CHARS);
-  entry.headers = boundedHeaders(entry.headers);
   if (entry.model !== undefined) entry.model = cut(entry.model, JOURNAL_FIELD_CHARS);
   if (entry.fixture !== undefined) entry.fixture = cut(entry.fixture, JOURNAL_FIELD_CHARS);
   for (const record of entry.batch?.requests ?? []) {
