@@ -49,6 +49,12 @@ export interface PinnedReply {
   /** Reasoning to show first (formats that show reasoning do). */
   thinking?: string;
   finishReason?: FinishReason;
+  /**
+   * The vendor's own finish reason, sent as it is where a format has such reasons: Gemini's (`SPII`,
+   * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, `CONTINUATION` with its
+   * `continuationToken`…, every member of @google/genai's FinishReason). Other formats send `finishReason`'s.
+   */
+  vendorFinishReason?: string;
   /** Replaces counted usage figures. */
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */
