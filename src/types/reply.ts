@@ -50,9 +50,10 @@ export interface PinnedReply {
   thinking?: string;
   finishReason?: FinishReason;
   /**
-   * The vendor's own finish reason, sent as it is where a format has such reasons: Gemini's (`SPII`,
+   * A vendor's own finish reason, sent as it is by the format whose reason it is: Gemini's (`SPII`,
    * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, `CONTINUATION` with its
-   * `continuationToken`…, every member of @google/genai's FinishReason). Other formats send `finishReason`'s.
+   * `continuationToken`…, every member of @google/genai's FinishReason) or Anthropic's (`pause_turn`,
+   * `model_context_window_exceeded`). Every other format sends `finishReason`'s.
    */
   vendorFinishReason?: string;
   /** Replaces counted usage figures. */

@@ -132,7 +132,10 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
 function candidate(choice: Choice, parts: unknown[], finished: boolean, key: number) {
   // Output the filter blocked is withheld: the candidate has no content at all.
   const blocked = choice.finishReason === 'content_filter';
-  const reason = choice.vendorFinishReason ?? FINISH[choice.finishReason];
+  const reason =
+    choice.vendorFinishReason !== undefined && FINISH_REASONS.includes(choice.vendorFinishReason)
+      ? choice.vendorFinishReason
+      : FINISH[choice.finishReason];
   return {
     ...(blocked ? {} : { content: { parts, role: 'model' } }),
     ...(finished ? { finishReason: reason, safetyRatings: blocked ? BLOCKED : SAFETY, ...grounding(choice) } : {}),
