@@ -20,7 +20,7 @@ import { FIELDS as RESPONSES_FIELDS } from '../src/formats/openai/responses.ts';
 import { TYPES as RESPONSES_TOOL_TYPES } from '../src/formats/openai/tools.ts';
 import { MESSAGE_FIELDS } from '../src/formats/anthropic/parse.ts';
 import { TAGS as ANTHROPIC_TOOL_TYPES } from '../src/formats/anthropic/tools.ts';
-import { STOP_REASONS } from '../src/formats/anthropic/render.ts';
+import { STOP_REASONS, STREAM_EVENTS } from '../src/formats/anthropic/render.ts';
 import { GENERATION_FIELDS, REQUEST_FIELDS } from '../src/formats/gemini/parse.ts';
 import { FIELD_NAMES as GEMINI_TOOL_FIELDS } from '../src/formats/gemini/tools.ts';
 import { VERTEX_GENERATION, VERTEX_REQUEST } from '../src/formats/vertex/gemini.ts';
@@ -101,6 +101,13 @@ const CHECKS: Record<string, Check> = {
     type: 'StopReason',
     read: 'tags',
     knows: among(STOP_REASONS),
+  },
+  'anthropic.stream-events': {
+    package: '@anthropic-ai/sdk',
+    file: 'resources/messages/messages.d.ts',
+    type: 'RawMessageStreamEvent',
+    read: 'tags',
+    knows: among(STREAM_EVENTS),
   },
   'gemini.config': {
     package: '@google/genai',

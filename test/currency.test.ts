@@ -17,14 +17,23 @@ const run = (...args: string[]) =>
 describe('the currency check', () => {
   it('reads the SDK types it checks: properties, union tags and enum values', () => {
     const sdk = (pkg: string, file: string) => join(root, 'node_modules', pkg, file);
-    const [tools, params, finish] = typeMembers([
+    const [tools, params, finish, events] = typeMembers([
       { file: sdk('openai', 'resources/responses/responses.d.ts'), type: 'Tool', read: 'tags' },
       { file: sdk('@anthropic-ai/sdk', 'resources/messages/messages.d.ts'), type: 'MessageCreateParamsBase', read: 'properties' },
       { file: sdk('@google/genai', 'dist/genai.d.ts'), type: 'FinishReason', read: 'tags' },
+      { file: sdk('@anthropic-ai/sdk', 'resources/messages/messages.d.ts'), type: 'RawMessageStreamEvent', read: 'tags' },
     ]);
     expect(tools).toEqual(expect.arrayContaining(['function', 'web_search', 'mcp', 'apply_patch', 'custom']));
     expect(params).toEqual(expect.arrayContaining(['model', 'messages', 'max_tokens', 'tools', 'thinking']));
     expect(finish).toEqual(expect.arrayContaining(['STOP', 'MALFORMED_FUNCTION_CALL', 'CONTINUATION']));
+    expect(events.sort()).toEqual([
+      'content_block_delta',
+      'content_block_start',
+      'content_block_stop',
+      'message_delta',
+      'message_start',
+      'message_stop',
+    ]);
   });
 
   it('finds nothing missing for the pinned SDK versions, and exits 0', async () => {

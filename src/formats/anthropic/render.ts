@@ -20,6 +20,18 @@ const STOP: Record<FinishReason, string> = {
 /** Every stop reason a message can end with: the canonical ones' and those only a fixture names (`vendorFinishReason`). */
 export const STOP_REASONS = [...new Set(Object.values(STOP)), 'pause_turn', 'model_context_window_exceeded'];
 
+/** Every event a message stream sends (`ping` besides the SDK's RawMessageStreamEvent members; `npm run currency` checks the union against this). */
+export const STREAM_EVENTS = [
+  'message_start',
+  'ping',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+] as const;
+type StreamEventType = (typeof STREAM_EVENTS)[number];
+
 /** The choice's stop reason: a fixture's own when it is one of Anthropic's, else its canonical one's. */
 const stopReason = (choice: Choice) =>
   choice.vendorFinishReason !== undefined && STOP_REASONS.includes(choice.vendorFinishReason)
@@ -64,7 +76,7 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
 export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): Generator<StreamEvent> {
   const choice = reply.choices[0];
   const events: StreamEvent[] = [];
-  const emit = (due: number, type: string, data: Record<string, unknown>) =>
+  const emit = (due: number, type: StreamEventType, data: Record<string, unknown>) =>
     events.push({ due, data: JSON.stringify({ type, ...data }), event: type });
   const rendered = renderedBlocks(reply, request);
   // Each canonical block's first content index (a server tool is two blocks, a cited text several).
@@ -105,7 +117,7 @@ export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRe
   }
 }
 
-type Emit = (due: number, type: string, data: Record<string, unknown>) => void;
+type Emit = (due: number, type: StreamEventType, data: Record<string, unknown>) => void;
 
 const EMPTY_THINKING = { type: 'thinking', thinking: '', signature: '' };
 
