@@ -31,6 +31,8 @@ const fixtures = [
     error: { status: 413, message: 'Request exceeds the maximum allowed number of bytes.' },
   },
   { name: 'broken', match: { userMessage: 'break' }, error: { status: 500, message: 'Internal server error' } },
+  { name: 'paused', match: { userMessage: 'pause your turn' }, reply: { text: 'Searching…', vendorFinishReason: 'pause_turn' } },
+  { name: 'gemini-only', match: { userMessage: 'a gemini reason' }, reply: { text: 'Fine.', vendorFinishReason: 'SPII' } },
 ];
 
 const SDKS = [
@@ -58,6 +60,17 @@ describe.each(modes)('Anthropic messages ($name)', (mode) => {
       expect(m.usage.input_tokens).toBeGreaterThan(0);
       expect(m.usage.output_tokens).toBeGreaterThan(0);
       expect(m.usage.cache_read_input_tokens).toBe(0);
+    });
+
+    it("ends with a fixture's own Anthropic stop reason, plain and streamed; another vendor's is not sent", async () => {
+      const m = await client().messages.create({ model: MODEL, max_tokens: 300, messages: ask('pause your turn') });
+      expect(m.stop_reason).toBe('pause_turn');
+      const streamed = await client()
+        .messages.stream({ model: MODEL, max_tokens: 300, messages: ask('pause your turn') })
+        .finalMessage();
+      expect(streamed.stop_reason).toBe('pause_turn');
+      const other = await client().messages.create({ model: MODEL, max_tokens: 300, messages: ask('a gemini reason') });
+      expect(other.stop_reason).toBe('end_turn');
     });
 
     it('streams with messages.stream(): text events add up to finalMessage()', async () => {

@@ -1,7 +1,7 @@
 // The Gemini generate-content format through @google/genai, @ai-sdk/google and plain fetch, in both modes.
 import { readText } from '../src/core/audio/watermark.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, GoogleGenAI, Modality, Type } from '@google/genai';
+import { ApiError, FinishReason, type GenerateContentResponse, GoogleGenAI, Modality, Type } from '@google/genai';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
@@ -23,6 +23,15 @@ const fixtures = [
   },
   { name: 'denied', match: { userMessage: 'deny me' }, error: { status: 403, message: 'Permission denied.' } },
   { name: 'internal', match: { userMessage: 'fail please' }, error: { status: 500, message: 'An internal error has occurred.' } },
+  { name: 'malformed', match: { userMessage: 'call it badly' }, reply: { text: '', vendorFinishReason: 'MALFORMED_FUNCTION_CALL' } },
+  { name: 'spii', match: { userMessage: 'tell me secrets' }, reply: { blocked: 'output' as const, vendorFinishReason: 'SPII' } },
+  {
+    name: 'part one',
+    match: { userMessage: 'write a long one' },
+    once: true,
+    reply: { text: 'Part one. ', vendorFinishReason: 'CONTINUATION' },
+  },
+  { name: 'again', match: { userMessage: 'write another' }, once: true, reply: { text: 'Part one. ', vendorFinishReason: 'CONTINUATION' } },
   // Four samples: 1, -1, 256, -32768, as base64 little-endian PCM.
   {
     name: 'clip',
@@ -147,6 +156,32 @@ describe.each(modes)('Gemini generate-content ($name)', (mode) => {
     const colours = JSON.parse(b.text!);
     expect(colours.length).toBeGreaterThan(0);
     expect(colours.every((c: string) => ['red', 'green'].includes(c))).toBe(true);
+  });
+
+  it("ends with a fixture's own Gemini finish reasons; a CONTINUATION's token is followed by the SDK", async () => {
+    const ai = clients.v1beta;
+    const malformed = await ai.models.generateContent({ model: MODEL, contents: 'call it badly' });
+    expect(malformed.candidates![0].finishReason).toBe(FinishReason.MALFORMED_FUNCTION_CALL);
+    const spii = await ai.models.generateContent({ model: MODEL, contents: 'tell me secrets' });
+    expect(spii.candidates![0].finishReason).toBe(FinishReason.SPII);
+    expect(spii.candidates![0].content).toBeUndefined();
+    let last: GenerateContentResponse | undefined;
+    for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'call it badly' })) last = chunk;
+    expect(last!.candidates![0].finishReason).toBe(FinishReason.MALFORMED_FUNCTION_CALL);
+    // Told not to continue, the SDK hands back the CONTINUATION and its token.
+    const cut = await ai.models.generateContent({ model: MODEL, contents: 'write a long one', config: { automaticContinuation: false } });
+    expect(cut.candidates![0]).toMatchObject({ finishReason: FinishReason.CONTINUATION, content: { parts: [{ text: 'Part one. ' }] } });
+    const token = cut.candidates![0].continuationToken!;
+    expect(Buffer.from(token, 'base64').toString('base64')).toBe(token);
+    // By default it sends the token back and the emulator goes on (the fixture was for one reply only).
+    const before = (await gw.requests()).length;
+    const whole = await ai.models.generateContent({ model: MODEL, contents: 'write another' });
+    expect(whole.candidates![0].finishReason).toBe(FinishReason.STOP);
+    expect(whole.text).toMatch(/^Part one\. ./);
+    const sent = (await gw.requests()).slice(before);
+    expect(sent).toHaveLength(2);
+    expect((sent[0].body as { continuationToken?: string }).continuationToken).toBeUndefined();
+    expect((sent[1].body as { continuationToken?: string }).continuationToken).toMatch(/^[A-Za-z0-9+/]+=*$/);
   });
 
   describe('speech', () => {

@@ -40,6 +40,34 @@ describe.each(modes)('Responses API ($name)', (mode) => {
     expect(r.usage!.total_tokens).toBe(r.usage!.input_tokens + r.usage!.output_tokens);
   });
 
+  it("fails a stream part-way with the service's numbered error event, which the SDK raises as its APIError", async () => {
+    const fault = { headers: { 'x-mock-fault': 'STREAM_ERROR,after=3,status=500' } };
+    const raw = await fetch(`${ctx.gw.root}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json', ...fault.headers },
+      body: JSON.stringify({ model: MODEL, input: 'Stream it', stream: true }),
+    });
+    const frames = (await raw.text()).trim().split('\n\n');
+    expect(frames).toHaveLength(4);
+    const last = frames.at(-1)!.split('\n');
+    expect(last[0]).toBe('event: error');
+    const error = JSON.parse(last[1].slice('data: '.length));
+    expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'sequence_number', 'type']);
+    expect(error).toMatchObject({ type: 'error', code: null, param: null, sequence_number: 3 });
+    assertSchema('ResponseErrorEvent', error);
+    const seen: string[] = [];
+    const stream = ctx.client.responses.stream({ model: MODEL, input: 'Stream it' }, fault);
+    stream.on('event', (e) => seen.push(e.type));
+    const failed = await stream.finalResponse().catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect((failed as InstanceType<typeof OpenAI.APIError>).message).toContain('injected');
+    expect(seen).toEqual(['response.created', 'response.in_progress', 'response.output_item.added']);
+    const iterated = await (async () => {
+      for await (const _ of await ctx.client.responses.create({ model: MODEL, input: 'Stream it', stream: true }, fault));
+    })().catch((e: unknown) => e);
+    expect(iterated).toBeInstanceOf(OpenAI.APIError);
+  });
+
   it('streams the full event sequence, numbered, ending in the same response', async () => {
     const plain = await ctx.client.responses.create({ model: MODEL, input: 'Stream it' });
     const stream = ctx.client.responses.stream({ model: MODEL, input: 'Stream it' });

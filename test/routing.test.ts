@@ -125,6 +125,9 @@ const CASES: Case[] = [
     path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
     expect: id('gemini', 'POST', '/v1beta/models/:call', { call: 'gemini-2.5-flash:streamGenerateContent' }),
   },
+  // Gemini's decisions: under /v1beta, and under /v1 for Google clients.
+  { method: 'POST', path: '/v1beta/decisions', expect: id('gemini', 'POST', '/v1beta/decisions') },
+  { method: 'POST', path: '/v1/decisions', headers: GOOGLE, expect: id('gemini', 'POST', '/v1/decisions') },
   // Literal paths before parameters, however listed.
   { method: 'POST', path: '/v1/responses/compact', expect: id('openai', 'POST', '/v1/responses/compact') },
   { method: 'GET', path: '/v1/responses/compact', expect: id('openai', 'GET', '/v1/responses/:id', { id: 'compact' }) },

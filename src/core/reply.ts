@@ -61,6 +61,8 @@ export interface Choice {
   index: number;
   blocks: Block[];
   finishReason: FinishReason;
+  /** A fixture's vendor finish reason (PinnedReply.vendorFinishReason), for the formats that have their own. */
+  vendorFinishReason?: string;
   /** The stop string that ended generation, when finishReason is 'stop_sequence'. */
   stopSequence?: string;
   /** Tokens of outputTokens spent reasoning (shown as a thinking block or hidden), and the signature that vouches for them. */

@@ -323,6 +323,7 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
       index,
       blocks,
       finishReason: reason,
+      ...(pinned?.vendorFinishReason !== undefined && { vendorFinishReason: pinned.vendorFinishReason }),
       stopSequence,
       outputTokens: visible + reasoning,
       ...(reasoning > 0
@@ -358,7 +359,14 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
 
 /** A blocked choice says nothing and ends by the filter; a refusal is its words alone. */
 function safetyChoice(index: number, pinned: PinnedReply): Choice | undefined {
-  if (pinned.blocked) return { index, blocks: [], finishReason: 'content_filter', outputTokens: 0 };
+  if (pinned.blocked)
+    return {
+      index,
+      blocks: [],
+      finishReason: 'content_filter',
+      ...(pinned.vendorFinishReason !== undefined && { vendorFinishReason: pinned.vendorFinishReason }),
+      outputTokens: 0,
+    };
   if (pinned.refusal === undefined) return undefined;
   return { index, blocks: [{ type: 'refusal', text: pinned.refusal }], finishReason: 'refusal', outputTokens: countTokens(pinned.refusal) };
 }

@@ -115,6 +115,8 @@ interface Rendering {
   framing?: Framing;
   /** The stream's content type, when not the framing's own. */
   contentType?: string;
+  /** A failure after `after` events, when this stream's error event is not its format's (the Responses API's numbered `error` event). */
+  streamError?: (error: GatewayError, after: number) => RecordedEvent;
 }
 
 /**
@@ -199,10 +201,15 @@ export function decidedStream(call: Call, decision: Decision, key: number, event
 }
 
 /** `events` with a stream fault applied, the error as the format's own in-stream event. */
-function formatFaultedEvents(call: Call, events: Iterable<StreamEvent>, fault: FaultSpec | undefined): Iterable<StreamEvent> {
+function formatFaultedEvents(
+  call: Call,
+  events: Iterable<StreamEvent>,
+  fault: FaultSpec | undefined,
+  streamError: Rendering['streamError'] = (error) => call.format.streamError(error, call.requestId),
+): Iterable<StreamEvent> {
   if (!fault) return events;
   call.entry.fault = fault.type; // the stream is answered 200: without this the journal shows no fault
-  return faultedEvents(events, fault, (error) => [call.format.streamError(error, call.requestId)]);
+  return faultedEvents(events, fault, (error, after) => [streamError(error, after)]);
 }
 
 /** The Outbound of an answer, streamed or not, with its fault (if any) inflicted. */
@@ -213,7 +220,12 @@ export function deliver(call: Call, answered: Answered, stream: boolean, render:
   call.entry.usage = answered.raw === undefined ? reply.usage : call.format.usageOf(answered.raw);
   if (fault && isConnectionFault(fault)) return brokenConnection(fault, reply.key);
   if (!stream) return plainReply(call, () => answered.raw ?? render.json(), replyDelay(reply, latency), fault, reply.key);
-  const events = formatFaultedEvents(call, answered.raw === undefined ? render.events() : rawEvents(call, answered.raw), fault);
+  const events = formatFaultedEvents(
+    call,
+    answered.raw === undefined ? render.events() : rawEvents(call, answered.raw),
+    fault,
+    render.streamError,
+  );
   return eventStreamReply(call, events, render.framing, render.contentType, fault?.type === 'STREAM_CUT');
 }
 

@@ -49,6 +49,13 @@ export interface PinnedReply {
   /** Reasoning to show first (formats that show reasoning do). */
   thinking?: string;
   finishReason?: FinishReason;
+  /**
+   * A vendor's own finish reason, sent as it is by the format whose reason it is: Gemini's (`SPII`,
+   * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, `CONTINUATION` with its
+   * `continuationToken`…, every member of @google/genai's FinishReason) or Anthropic's (`pause_turn`,
+   * `model_context_window_exceeded`). Every other format sends `finishReason`'s.
+   */
+  vendorFinishReason?: string;
   /** Replaces counted usage figures. */
   usage?: Partial<Usage>;
   /** For an embedding request: the vector to return instead of a synthesized one. */

@@ -9,7 +9,7 @@ import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optiona
 const SYSTEM_IN_MESSAGES_SINCE = '2026-10-21';
 
 /** The fields of a messages request (and of count_tokens, which takes a subset). */
-const MESSAGE_FIELDS = {
+export const MESSAGE_FIELDS = {
   model: { types: ['string'], required: true },
   max_tokens: { types: ['integer'], required: true, min: 1 },
   messages: { types: ['array'], required: true },

@@ -1,6 +1,6 @@
 // Canonical reply → Anthropic Message JSON and its event stream.
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { Block, CanonicalReply, FinishReason, Usage } from '../../core/reply.ts';
+import type { Block, CanonicalReply, Choice, FinishReason, Usage } from '../../core/reply.ts';
 import { makeId } from '../../core/seed.ts';
 import { planSteps, type StreamStep } from '../../core/plan.ts';
 import { messageContainer, renderedBlocks, serverToolUsage, textSegments, type Rendered } from './tool-blocks.ts';
@@ -16,6 +16,27 @@ const STOP: Record<FinishReason, string> = {
   content_filter: 'refusal',
   refusal: 'refusal',
 };
+
+/** Every stop reason a message can end with: the canonical ones' and those only a fixture names (`vendorFinishReason`). */
+export const STOP_REASONS = [...new Set(Object.values(STOP)), 'pause_turn', 'model_context_window_exceeded'];
+
+/** Every event a message stream sends (`ping` besides the SDK's RawMessageStreamEvent members; `npm run currency` checks the union against this). */
+export const STREAM_EVENTS = [
+  'message_start',
+  'ping',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+] as const;
+type StreamEventType = (typeof STREAM_EVENTS)[number];
+
+/** The choice's stop reason: a fixture's own when it is one of Anthropic's, else its canonical one's. */
+const stopReason = (choice: Choice) =>
+  choice.vendorFinishReason !== undefined && STOP_REASONS.includes(choice.vendorFinishReason)
+    ? choice.vendorFinishReason
+    : STOP[choice.finishReason];
 
 /** Usage as Anthropic reports it: `input_tokens` without what was read from or written to the cache. `started`: message_start's, before any output. */
 function usageBody(usage: Usage, started = false) {
@@ -43,7 +64,7 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
   return {
     ...messageHead(reply, request),
     content: renderedBlocks(reply, request).flatMap((r) => r.blocks),
-    stop_reason: STOP[choice.finishReason],
+    stop_reason: stopReason(choice),
     stop_sequence: choice.stopSequence ?? null,
     stop_details: null,
     container: messageContainer(reply),
@@ -55,7 +76,7 @@ export function renderMessage(reply: CanonicalReply, request: CanonicalRequest) 
 export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRequest, latency: LatencyProfile): Generator<StreamEvent> {
   const choice = reply.choices[0];
   const events: StreamEvent[] = [];
-  const emit = (due: number, type: string, data: Record<string, unknown>) =>
+  const emit = (due: number, type: StreamEventType, data: Record<string, unknown>) =>
     events.push({ due, data: JSON.stringify({ type, ...data }), event: type });
   const rendered = renderedBlocks(reply, request);
   // Each canonical block's first content index (a server tool is two blocks, a cited text several).
@@ -82,7 +103,7 @@ export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRe
     if (step.last) {
       emit(step.due, 'message_delta', {
         delta: {
-          stop_reason: STOP[choice.finishReason],
+          stop_reason: stopReason(choice),
           stop_sequence: choice.stopSequence ?? null,
           stop_details: null,
           container: messageContainer(reply),
@@ -96,7 +117,7 @@ export function* messageStreamEvents(reply: CanonicalReply, request: CanonicalRe
   }
 }
 
-type Emit = (due: number, type: string, data: Record<string, unknown>) => void;
+type Emit = (due: number, type: StreamEventType, data: Record<string, unknown>) => void;
 
 const EMPTY_THINKING = { type: 'thinking', thinking: '', signature: '' };
 

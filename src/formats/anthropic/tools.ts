@@ -107,7 +107,7 @@ TYPES.mcp_toolset = {
 };
 
 /** The tag names a wrong `type` is told (pydantic's discriminated union lists them). */
-const TAGS = ['custom', ...Object.keys(TYPES)];
+export const TAGS = ['custom', ...Object.keys(TYPES)];
 
 const NO_PARAMETERS = { type: 'object', properties: {} };
 

@@ -1,5 +1,6 @@
 // The Gemini wire format as the pipeline sees it: its request ids, how an API key travels, and its error renderers.
 import type { VendorFormat } from '../format.ts';
+import type { Inbound } from '../../pipeline/exchange.ts';
 import { geminiErrorResponse, geminiStreamError } from './errors.ts';
 import type { Usage } from '../../core/reply.ts';
 import { count, foldedUsage, usageFrom } from '../raw-usage.ts';
@@ -42,3 +43,12 @@ export const geminiFormat: VendorFormat = {
   // Google's API versions /v1beta and /v1alpha are its own; its SDK sends the key in x-goog-api-key.
   recognizes: (request) => /^\/v1(?:beta|alpha)(?:\/|$)/.test(request.url.pathname) || request.header('x-goog-api-key') !== undefined,
 };
+
+/** How a Gemini client may send its key: `?key=`, x-goog-api-key, or a bearer token. */
+export const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
+
+/** Google clients send their key as x-goog-api-key or ?key=, and name themselves in x-goog-api-client. */
+export const fromGoogleClient = (inbound: Inbound) =>
+  inbound.header('x-goog-api-key') !== undefined ||
+  inbound.header('x-goog-api-client') !== undefined ||
+  inbound.url.searchParams.has('key');

@@ -40,7 +40,7 @@ export const VOICES = [
   'Sulafat',
 ];
 
-const REQUEST_FIELDS = {
+export const REQUEST_FIELDS = {
   contents: { types: ['array'], required: true, min: 1 },
   systemInstruction: { types: ['object'] },
   tools: { types: ['array'] },

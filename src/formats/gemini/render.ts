@@ -19,6 +19,38 @@ const FINISH: Record<FinishReason, string> = {
   refusal: 'STOP',
 };
 
+/**
+ * Gemini's own finish reasons, which a fixture names by `vendorFinishReason` (every member of
+ * @google/genai's FinishReason; `npm run currency` checks the list against it).
+ */
+const OWN_FINISH = [
+  'FINISH_REASON_UNSPECIFIED',
+  'SAFETY',
+  'RECITATION',
+  'LANGUAGE',
+  'OTHER',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'MALFORMED_FUNCTION_CALL',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_OTHER',
+  'NO_IMAGE',
+  'IMAGE_RECITATION',
+  'UNEXPECTED_TOOL_CALL',
+  'TOO_MANY_TOOL_CALLS',
+  'MISSING_THOUGHT_SIGNATURE',
+  'MALFORMED_RESPONSE',
+  'ESCALATION',
+  'PUP_LIMITED_DISABLED',
+  'CONTINUATION',
+  'MODEL_ARMOR',
+];
+
+/** Every finish reason a Gemini reply can end with. */
+export const FINISH_REASONS = [...new Set([...Object.values(FINISH), ...OWN_FINISH])];
+
 const SAFETY = [
   'HARM_CATEGORY_HATE_SPEECH',
   'HARM_CATEGORY_DANGEROUS_CONTENT',
@@ -97,15 +129,24 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
   };
 }
 
-function candidate(choice: Choice, parts: unknown[], finished: boolean) {
+function candidate(choice: Choice, parts: unknown[], finished: boolean, key: number) {
   // Output the filter blocked is withheld: the candidate has no content at all.
   const blocked = choice.finishReason === 'content_filter';
+  const reason =
+    choice.vendorFinishReason !== undefined && FINISH_REASONS.includes(choice.vendorFinishReason)
+      ? choice.vendorFinishReason
+      : FINISH[choice.finishReason];
   return {
     ...(blocked ? {} : { content: { parts, role: 'model' } }),
-    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: blocked ? BLOCKED : SAFETY, ...grounding(choice) } : {}),
+    ...(finished ? { finishReason: reason, safetyRatings: blocked ? BLOCKED : SAFETY, ...grounding(choice) } : {}),
+    // A reply cut short to be continued carries the opaque token the next request sends back.
+    ...(finished && reason === 'CONTINUATION' ? { continuationToken: continuationToken(key, choice.index) } : {}),
     index: choice.index,
   };
 }
+
+/** The opaque (base64) token of a CONTINUATION finish: the reply's, so the same request gets the same token. */
+const continuationToken = (key: number, index: number) => toBase64(new TextEncoder().encode(`continue:${makeId('', 24, key)}:${index}`));
 
 /** A block's parts: code run is two, a search none (it grounds the candidate), the rest one. */
 function partsOf(choice: Choice, block: Block, options: GeminiOptions): unknown[] {
@@ -134,6 +175,7 @@ export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest,
         c,
         c.blocks.flatMap((b) => partsOf(c, b, options)),
         true,
+        reply.key,
       ),
     ),
     usageMetadata: usageMetadata(reply, request),
@@ -171,7 +213,7 @@ export function* generateStreamEvents(
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     if (!parts.length && !step.last) continue;
     const body = {
-      candidates: [candidate(choice, parts, step.last)],
+      candidates: [candidate(choice, parts, step.last, reply.key)],
       usageMetadata: next.done ? usageMetadata(reply, request) : prompt,
       ...tail(reply, request),
     };

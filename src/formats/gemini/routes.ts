@@ -4,12 +4,12 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
+import { json, mayBeBig } from '../../pipeline/exchange.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
 import { jsonArray, sse } from '../../pipeline/framing.ts';
 import { operationRequest } from '../../core/request.ts';
 import { hashString } from '../../core/seed.ts';
-import { geminiFormat } from './format.ts';
+import { fromGoogleClient, geminiFormat, KEY_WAYS } from './format.ts';
 import { checkField } from './validate.ts';
 import { isJsonObject, type JsonObject } from '../fields.ts';
 import { embed, embeddingSpace } from '../../core/synthesize/vectors.ts';
@@ -21,11 +21,11 @@ import { generateStreamEvents, renderGenerate } from './render.ts';
 import { answer, isForward, decide, type Forward } from '../../pipeline/decide.ts';
 import { lazyImport } from '../../core/lazy.ts';
 import { later } from '../../pipeline/later.ts';
+import { decisionEndpoints } from './decisions.ts';
 
 /** Gemini Live's handlers (speech synthesis, the session): loaded on the first request to one of its routes. */
 const live = lazyImport('Live handlers', () => import('./live-routes.ts'));
 
-const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
 const MAX_BATCH = 100;
 const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
 
@@ -203,12 +203,6 @@ async function action(call: Call<JsonObject>) {
   return generate(call, model, name);
 }
 
-/** Google clients send their key as x-goog-api-key or ?key=, and name themselves in x-goog-api-client. */
-const fromGoogleClient = (inbound: Inbound) =>
-  inbound.header('x-goog-api-key') !== undefined ||
-  inbound.header('x-goog-api-client') !== undefined ||
-  inbound.url.searchParams.has('key');
-
 function listModels(call: Call) {
   const params = call.inbound.url.searchParams;
   const size = Math.min(Number(params.get('pageSize') ?? 50) || 50, 1000);
@@ -228,6 +222,7 @@ function getModel(call: Call) {
 const versions = ['/v1beta', '/v1'];
 
 export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
+  .concat(decisionEndpoints)
   .concat(
     versions.flatMap((v): EndpointSpec[] => [
       { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },

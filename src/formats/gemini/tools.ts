@@ -73,7 +73,7 @@ const BUILTINS: Record<string, { rules: FieldRules; spec: (tool: JsonObject) => 
 const INERT = ['retrieval', 'exaAiSearch', 'parallelAiSearch', 'mcpServers'];
 
 /** The fields a Tool may have, by either spelling. */
-const FIELD_NAMES = ['functionDeclarations', ...Object.keys(BUILTINS), ...INERT];
+export const FIELD_NAMES = ['functionDeclarations', ...Object.keys(BUILTINS), ...INERT];
 const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 /** A Tool with its fields under their camelCase names (the API takes either). */

@@ -55,3 +55,15 @@ export const openaiErrorResponse = (error: GatewayError): Outbound =>
 
 // The openai SDK throws an APIError for any event whose data has an `error` field.
 export const openaiStreamError = (error: GatewayError): RecordedEvent => ({ data: JSON.stringify(openaiErrorBody(error)) });
+
+/**
+ * A failure part-way through a Responses stream as the service sends it: an `error` event with its code,
+ * message and param, numbered after the `after` events that went before (the SDK raises it as an APIError).
+ */
+export function responsesStreamError(error: GatewayError, after: number): RecordedEvent {
+  const { error: body } = openaiErrorBody(error);
+  return {
+    event: 'error',
+    data: JSON.stringify({ type: 'error', code: body.code, message: body.message, param: body.param, sequence_number: after }),
+  };
+}

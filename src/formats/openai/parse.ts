@@ -9,7 +9,7 @@ const nullableInt = (min?: number, max?: number) => ({ ...optional('integer'), m
 const nullableNum = (min?: number, max?: number) => ({ ...optional('number'), min, max });
 
 /** Every field of CreateChatCompletionRequest, with its type and bounds. */
-const CHAT_FIELDS = {
+export const CHAT_FIELDS = {
   model: { types: ['string'], required: true },
   messages: { types: ['array'], required: true, min: 1 },
   audio: optional('object'),

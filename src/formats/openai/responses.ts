@@ -18,7 +18,7 @@ import { annotations, builtinItemEvents, builtinItems, type ImageFiles, type Ite
 import { heldFor } from '../../scope.ts';
 import { STORED } from './stored-chat.ts';
 
-const FIELDS = {
+export const FIELDS = {
   model: { types: ['string'], required: true },
   input: { types: ['string', 'array'] },
   instructions: optional('string'),

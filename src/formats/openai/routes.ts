@@ -3,6 +3,7 @@ import type { ModelInfo } from '../../core/models.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { EndpointSpec } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
+import { responsesStreamError } from './errors.ts';
 import { deliver } from '../../pipeline/delivery.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import { chatStreamEvents, renderChat } from './chat.ts';
@@ -209,6 +210,7 @@ export const openaiEndpoints: EndpointSpec[] = [
       return deliver(call, answered, request.stream, {
         json: () => renderResponse(reply, parsed),
         events: () => (run ? runEvents(run, 0, -1) : responseStreamEvents(reply, parsed, latency)),
+        streamError: responsesStreamError,
       });
     },
   },

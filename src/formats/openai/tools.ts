@@ -122,7 +122,7 @@ const RULES = {
 } as const satisfies Record<string, FieldRules>;
 
 /** Every tool type, by the rule set that checks it (dated types share their family's). */
-const TYPES: Record<string, keyof typeof RULES> = {
+export const TYPES: Record<string, keyof typeof RULES> = {
   function: 'function',
   file_search: 'file_search',
   computer: 'computer',

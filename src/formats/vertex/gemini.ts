@@ -71,8 +71,8 @@ function targetOf(call: Call, publisher: string): Target {
 
 // What Vertex AI takes beyond the Gemini API (the fields @google/genai sends only in Vertex mode).
 const OBJECT = { types: ['object'] } as const;
-const VERTEX_REQUEST = { modelArmorConfig: OBJECT, outputConfig: OBJECT } as const satisfies FieldRules;
-const VERTEX_GENERATION = {
+export const VERTEX_REQUEST = { modelArmorConfig: OBJECT, outputConfig: OBJECT } as const satisfies FieldRules;
+export const VERTEX_GENERATION = {
   routingConfig: OBJECT,
   modelConfig: OBJECT,
   audioTimestamp: { types: ['boolean'] },
