@@ -1,4 +1,4 @@
-// The engine under every live session (OpenAI realtime, Gemini Live): the client's frames handled in
+// The engine under every socket session (OpenAI realtime, Gemini Live, Responses over WebSocket): the client's frames handled in
 // order a counted slice per turn of the event loop, held while a response is being prepared, read no
 // further while the reader leaves the session's own frames unread (back-pressure), and counted against
 // the session's limits; the session's frames counted on the way out, and a response's planned events
@@ -171,7 +171,12 @@ export class SocketPump {
    */
   play(
     frames: Iterable<PlannedFrame>,
-    hooks: { sent: () => void; end?: () => void; onProgress?: (sent: number) => void; onEnd: () => void },
+    hooks: {
+      sent: (data: string) => void;
+      end?: () => void;
+      onProgress?: (sent: number) => void;
+      onEnd: (outcome: 'completed' | 'aborted') => void;
+    },
   ): () => void {
     return play(
       frames,
@@ -179,7 +184,7 @@ export class SocketPump {
         write: (chunk) => {
           for (const { data } of chunk as readonly PlannedFrame[])
             if (data && !this.stopped) {
-              hooks.sent();
+              hooks.sent(data);
               this.send(data);
             }
           return this.sink.buffered() < HIGH_WATER_BYTES;
