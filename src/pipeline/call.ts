@@ -48,7 +48,7 @@ export type Params = Record<string, string | readonly string[] | undefined>;
  * pipeline's (endpoint.ts).
  */
 type CallState = DecisionState &
-  Pick<Runtime, 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments'>;
+  Pick<Runtime, 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments' | 'sockets'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):

@@ -7,6 +7,7 @@ import { yieldToLoop } from '../core/slices.ts';
 import type { StreamEvent } from './framing.ts';
 import type { SocketSink } from './exchange.ts';
 import { HIGH_WATER_BYTES, play } from './playback.ts';
+import type { SocketSessions } from './socket-sessions.ts';
 
 /** Limits of one session; past one the session hears of it (`overLimit`) and ends itself. */
 interface PumpLimits {
@@ -63,9 +64,15 @@ export class SocketPump {
   private stopped = false;
   /** Frames written as binary (Gemini Live's are; the SDKs read either). */
   private readonly binary: boolean;
+  /** The session holds a place under the ceiling on open sessions; false: it must refuse itself (and is stopped). */
+  readonly admitted: boolean;
+  private readonly sessions: SocketSessions;
 
-  constructor(sink: SocketSink, limits: PumpLimits, readerTimeoutMs: number, host: PumpHost, binary = false) {
+  constructor(sink: SocketSink, limits: PumpLimits, readerTimeoutMs: number, host: PumpHost, sessions: SocketSessions, binary = false) {
     this.sink = sink;
+    this.sessions = sessions;
+    this.admitted = sessions.take();
+    this.stopped = !this.admitted;
     this.limits = limits;
     this.readerTimeoutMs = readerTimeoutMs;
     this.host = host;
@@ -115,6 +122,7 @@ export class SocketPump {
 
   /** The session ended: nothing more is handled. */
   stop(): void {
+    if (this.admitted && !this.stopped) this.sessions.give();
     this.stopped = true;
     this.inbox = [];
     this.waiting = [];

@@ -119,6 +119,7 @@ export class LiveSession implements SocketPeer {
         overLimit: (limit) => this.overLimit(limit),
         readerGone: () => this.dropReader(),
       },
+      call.runtime.sockets,
       true,
     );
     call.entry.stream = true;
@@ -136,6 +137,12 @@ export class LiveSession implements SocketPeer {
       t.unref?.();
       this.timers.push(t);
     }
+    // One session too many: the service's quota refusal, a close 1011 with RESOURCE_EXHAUSTED.
+    if (!this.pump.admitted)
+      this.close(
+        1011,
+        `RESOURCE_EXHAUSTED: ${call.runtime.sockets.max} sessions are open, the emulator's ceiling (maxSockets); close one first.`,
+      );
   }
 
   private log(from: 'client' | 'server', type: string): void {

@@ -55,3 +55,8 @@ export const openaiErrorResponse = (error: GatewayError): Outbound =>
 
 // The openai SDK throws an APIError for any event whose data has an `error` field.
 export const openaiStreamError = (error: GatewayError): RecordedEvent => ({ data: JSON.stringify(openaiErrorBody(error)) });
+
+/** A socket session (realtime, Responses over WebSocket) over the ceiling on sessions open at once: its error message. */
+export function tooManySessions(max: number): string {
+  return `Too many concurrent sessions: ${max} are open, the emulator's ceiling (maxSockets, --max-sockets). Close one before opening another.`;
+}

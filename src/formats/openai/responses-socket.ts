@@ -4,7 +4,7 @@
 // journaled, answered by the same handler with its fixtures, faults and stored state), so a response
 // made on the socket is retrievable over HTTP and `previous_response_id` works across both. Responses
 // run one at a time, in the order they were asked for, as the service runs them.
-import { GatewayError } from '../../core/errors.ts';
+import { type ErrorKind, GatewayError } from '../../core/errors.ts';
 import type { Call } from '../../pipeline/call.ts';
 import {
   abandon,
@@ -21,6 +21,7 @@ import {
 import { utf8, type StreamEvent } from '../../pipeline/framing.ts';
 import type { EventPlayback } from '../../pipeline/playback.ts';
 import { SocketPump, type PlannedFrame } from '../../pipeline/socket-pump.ts';
+import { tooManySessions } from './errors.ts';
 
 /** Limits of one socket; the queue's and the duration's close it (an error event, then 1008). */
 const RESPONSES_SOCKET_LIMITS = {
@@ -62,15 +63,21 @@ class ResponsesSocket implements SocketPeer {
     this.call = call;
     this.sink = sink;
     this.requests = requests;
-    this.pump = new SocketPump(sink, RESPONSES_SOCKET_LIMITS, call.runtime.readerTimeoutMs, {
-      handle: (text) => this.handle(text),
-      overLimit: () =>
-        this.refuse(
-          'event_queue_full',
-          `This connection sent more than ${RESPONSES_SOCKET_LIMITS.waitingEvents} events (or ${RESPONSES_SOCKET_LIMITS.waitingBytes} bytes of them) while a response was under way, the emulator's limit; wait for each response's last event before sending the next.`,
-        ),
-      readerGone: () => this.dropReader(),
-    });
+    this.pump = new SocketPump(
+      sink,
+      RESPONSES_SOCKET_LIMITS,
+      call.runtime.readerTimeoutMs,
+      {
+        handle: (text) => this.handle(text),
+        overLimit: () =>
+          this.refuse(
+            'event_queue_full',
+            `This connection sent more than ${RESPONSES_SOCKET_LIMITS.waitingEvents} events (or ${RESPONSES_SOCKET_LIMITS.waitingBytes} bytes of them) while a response was under way, the emulator's limit; wait for each response's last event before sending the next.`,
+          ),
+        readerGone: () => this.dropReader(),
+      },
+      call.runtime.sockets,
+    );
     call.entry.stream = true;
     call.entry.outcome = 'streaming';
     this.timer = setTimeout(
@@ -82,6 +89,7 @@ class ResponsesSocket implements SocketPeer {
       RESPONSES_SOCKET_LIMITS.durationMs,
     );
     this.timer.unref?.();
+    if (!this.pump.admitted) this.refuse('rate_limit_exceeded', tooManySessions(call.runtime.sockets.max), 'rate_limit');
   }
 
   receive(text: string): void {
@@ -135,9 +143,9 @@ class ResponsesSocket implements SocketPeer {
   }
 
   /** Ends the connection for exceeding a limit: an error event, then close 1008 (policy violation). */
-  private refuse(code: string, message: string): void {
+  private refuse(code: string, message: string, kind: ErrorKind = 'invalid_request'): void {
     if (this.gone) return;
-    this.fail(new GatewayError('invalid_request', message, { code }));
+    this.fail(new GatewayError(kind, message, { code }));
     this.sink.close(1008, code);
     this.closed();
   }
