@@ -109,6 +109,11 @@ interface Route {
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
   upgrade?: boolean;
+  /**
+   * How its service refuses a handshake it will not serve, when not with the HTTP error: the socket
+   * accepted, then closed with this code and reason (Gemini Live's 1008).
+   */
+  refusedUpgrade?: (out: Outbound) => { code: number; reason: string };
   /** Also takes the ephemeral keys of this kind (realtime's client secrets, Live's auth tokens; those work nowhere else). */
   ephemeral?: EphemeralKind;
 }

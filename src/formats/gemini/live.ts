@@ -29,6 +29,7 @@ import { answer, isForward } from '../../pipeline/decide.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { type PlannedFrame, type PumpLimit, SocketPump } from '../../pipeline/socket-pump.ts';
 import { isJsonObject, type JsonObject } from '../fields.ts';
+import { closeReason } from './live-refusal.ts';
 import { closeCodeOf, type LiveConfig, parseSetup } from './live-setup.ts';
 import { parseGenerateRequest } from './parse.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
@@ -170,9 +171,7 @@ export class LiveSession implements SocketPeer {
   /** Closes with a close frame; the reason is cut to the 123 bytes a close frame carries. */
   private close(code: number, reason: string): void {
     if (this.gone) return;
-    const bytes = new TextEncoder().encode(reason);
-    const cut = bytes.length <= 123 ? reason : `${new TextDecoder().decode(bytes.slice(0, 120)).replace(/\uFFFD$/, '')}...`;
-    this.sink.close(code, cut);
+    this.sink.close(code, closeReason(reason));
     this.closed();
   }
 
