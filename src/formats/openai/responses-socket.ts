@@ -11,6 +11,7 @@ import {
   isJsonObject,
   isPlayback,
   tooLarge,
+  type ConnectionCache,
   type Inbound,
   type JsonObject,
   type Outbound,
@@ -57,6 +58,8 @@ class ResponsesSocket implements SocketPeer {
   private readonly pump: SocketPump;
   private active?: Active;
   private gone = false;
+  /** The connection's last response, continued with previous_response_id on this socket even when not stored (`store: false`). */
+  private readonly cache: ConnectionCache = {};
   private readonly timer: ReturnType<typeof setTimeout>;
 
   constructor(call: Call, sink: SocketSink, requests: SocketRequests) {
@@ -222,6 +225,7 @@ class ResponsesSocket implements SocketPeer {
       text: async (limit) => (within(limit), text),
       bytes: async (limit) => (within(limit), bytes),
       signal,
+      connection: this.cache,
     };
   }
 

@@ -185,7 +185,9 @@ export const openaiEndpoints: EndpointSpec[] = [
       // A background response runs on the gateway's clock (a fault or a fixture's raw body is answered as it is).
       const run =
         body.background === true && !answered.fault && answered.raw === undefined ? startRun(call, reply, parsed, latency) : undefined;
-      if (body.store !== false) {
+      // Kept when stored, and on a Responses socket as its connection's last response whatever `store` says.
+      const connection = call.inbound.connection;
+      if (body.store !== false || connection) {
         const said: Message = {
           role: 'assistant',
           parts: reply.choices[0].blocks.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : [])),
@@ -199,7 +201,9 @@ export const openaiEndpoints: EndpointSpec[] = [
           inputItems: listedInputItems(parsed.items, reply),
           conversation: [...request.messages, said],
         };
-        heldFor(call, STORED).set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
+        const key = `response:${responseId(reply)}`;
+        if (body.store !== false) heldFor(call, STORED).set(key, entry, storedBytes(call, reply));
+        if (connection) Object.assign(connection, { key, value: entry });
       }
       // Not streamed, a background response is answered at once, queued.
       if (run && !request.stream) {
