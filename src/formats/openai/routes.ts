@@ -1,6 +1,7 @@
 // The OpenAI-format endpoints under /v1.
 import type { ModelInfo } from '../../core/models.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { withoutOutput } from '../../core/reply.ts';
 import type { EndpointSpec } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { deliver } from '../../pipeline/delivery.ts';
@@ -33,7 +34,7 @@ import { vectorSearcher, vectorStoreEndpoints } from './vector-stores.ts';
 import { conversationEndpoints, withConversation } from './conversations.ts';
 import type { JsonObject } from '../fields.ts';
 import { cancelRun, checkBackground, retrieveRun, runEvents, startRun, streamRun } from './background.ts';
-import { invalid } from './validate.ts';
+import { invalid, invalidType } from './validate.ts';
 import { inputTokenEndpoints } from './input-tokens.ts';
 import { traceEndpoints } from './traces.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
@@ -167,7 +168,11 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     async handle(call) {
-      const body = call.body;
+      // `generate` is the socket's alone (a warm-up: the request's state made ready, nothing generated); over HTTP it is an unknown parameter.
+      const { generate, ...socketBody } = call.body;
+      const body = call.inbound.connection ? socketBody : call.body;
+      if (call.inbound.connection && generate !== undefined && typeof generate !== 'boolean')
+        throw invalidType('generate', ['boolean'], generate);
       const turn = withConversation(call);
       const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
       const parsed = parseResponsesRequest(body, previous ?? (turn && { conversation: turn.history }));
@@ -175,8 +180,9 @@ export const openaiEndpoints: EndpointSpec[] = [
       requireModel(call, request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
       checkBackground(body);
-      const answered = answer(call, request, vectorSearcher(call));
+      let answered = answer(call, request, vectorSearcher(call));
       if (isForward(answered)) return answered;
+      if (call.inbound.connection && generate === false) answered = { ...answered, reply: withoutOutput(answered.reply) };
       const { reply, latency } = answered;
       parsed.images = await imageFiles(reply, request);
       // The turn joins its conversation (the input as given, then the output) unless a fault fails it:
