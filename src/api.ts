@@ -62,6 +62,12 @@ export interface GatewayOptions {
    * pauses meanwhile: at most 64 KiB wait unread per connection.
    */
   readerTimeoutMs?: number;
+  /**
+   * Socket sessions open at once, every kind together (OpenAI realtime, Gemini Live, Responses over
+   * WebSocket); one more is refused as its service refuses it (realtime and Responses: a 429
+   * `rate_limit_exceeded` error event, then close 1008; Live: close 1011, RESOURCE_EXHAUSTED). Default 256.
+   */
+  maxSockets?: number;
   /** How many requests the journal keeps. Default 1000 (bodies over 64 KiB are kept shortened to about 64 KiB). */
   journalSize?: number;
   /** Bytes of stored state (Responses kept for `previous_response_id` and retrieval, chat completions created with `store: true`). Default 64 MiB. */
@@ -336,4 +342,6 @@ export interface Gateway {
   models(): ModelInfo[];
   /** Streams still being written (useful to see that aborted streams stop). */
   readonly activeStreams: number;
+  /** Socket sessions open now, the `maxSockets` ceiling, and how many were refused for it. */
+  readonly sockets: { readonly open: number; readonly max: number; readonly refused: number };
 }

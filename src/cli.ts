@@ -11,6 +11,7 @@ import { parseLatency } from './core/timing.ts';
 import { LATEST_CLOCK_SECONDS } from './core/clock.ts';
 import { checkPrices } from './core/prices.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_READER_TIMEOUT_MS, deploymentsOf, shippedCatalogue } from './runtime.ts';
+import { DEFAULT_MAX_SOCKETS } from './pipeline/socket-sessions.ts';
 import { handleStopSignals } from './shutdown.ts';
 import { FixtureValidationError } from './fixtures/error.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -36,6 +37,8 @@ Usage: model-gateway-mock [options]
   --max-body <bytes>  largest accepted request body (default ${DEFAULT_MAX_BODY_BYTES})
   --reader-timeout <ms>  drop a client that takes nothing of a waiting answer (a stream, a big body, a
                       realtime socket) for this long; 0 never drops one (default ${DEFAULT_READER_TIMEOUT_MS})
+  --max-sockets <n>   socket sessions open at once, realtime, Live and Responses sockets together; one
+                      more is refused as the service refuses it (default ${DEFAULT_MAX_SOCKETS})
   --tls               serve HTTPS and WSS (needed by the openai SDK's realtime client) with a
                       self-signed certificate generated at start; its path is printed
   --tls-cert <file>   serve TLS with this PEM certificate (with --tls-key)
@@ -90,6 +93,7 @@ const OPTIONS = {
   clock: { type: 'string' },
   'max-body': { type: 'string' },
   'reader-timeout': { type: 'string' },
+  'max-sockets': { type: 'string' },
   model: { type: 'string', multiple: true },
   deployment: { type: 'string', multiple: true },
   strict: { type: 'boolean' },
@@ -344,6 +348,7 @@ async function main(): Promise<void> {
     clock: clock as 'fixed' | 'real' | number | undefined,
     maxBodyBytes: integer('max-body', values['max-body'], 1),
     readerTimeoutMs: integer('reader-timeout', values['reader-timeout'], 0, 2 ** 31 - 1, ' (milliseconds; 0 never drops a reader)'),
+    maxSockets: integer('max-sockets', values['max-sockets'], 0),
     models: values.model,
     deployments,
     strict: values.strict,

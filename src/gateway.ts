@@ -274,6 +274,10 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     get activeStreams() {
       return runtime.activeStreams;
     },
+    get sockets() {
+      const { open, max, refused } = runtime.sockets;
+      return { open, max, refused };
+    },
   };
   runtimes.set(gateway, runtime);
   return gateway;

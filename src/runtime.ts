@@ -16,6 +16,7 @@ import { Spending } from './core/spending.ts';
 import shipped from '../catalog/models.json' with { type: 'json' };
 import shippedPrices from '../catalog/prices.json' with { type: 'json' };
 import type { GatewayOptions } from './api.ts';
+import { DEFAULT_MAX_SOCKETS, SocketSessions } from './pipeline/socket-sessions.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** How long a reader may take nothing with bytes waiting for it, unless `readerTimeoutMs` says (pipeline/playback.ts). */
@@ -63,6 +64,8 @@ export class Runtime {
   readonly deployments: ReadonlyMap<string, string>;
   /** Live streams, so a test can see production stop when a client leaves. */
   activeStreams = 0;
+  /** Socket sessions open at once (realtime, Live, Responses over WebSocket) under the `maxSockets` ceiling. */
+  readonly sockets: SocketSessions;
 
   constructor(options: GatewayOptions = {}) {
     this.seed = options.seed ?? 0;
@@ -81,6 +84,10 @@ export class Runtime {
         `model-gateway-mock options, readerTimeoutMs: expected whole milliseconds from 0 (never) to ${MAX_TIMER_MS}, got ${timeout}`,
       );
     this.readerTimeoutMs = timeout;
+    const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
+    if (!Number.isInteger(maxSockets) || maxSockets < 0)
+      throw new Error(`model-gateway-mock options, maxSockets: expected a whole number of sessions from 0, got ${maxSockets}`);
+    this.sockets = new SocketSessions(maxSockets);
     this.tokens = new KeyStore(options.tokens?.length ? options.tokens : [DEFAULT_KEY], options.acceptAnyKey ?? false);
     this.fixtures = new FixtureSet(options.fixtures ?? []);
     try {

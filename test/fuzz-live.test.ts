@@ -62,6 +62,22 @@ const message = fc.oneof(
     [k === 'turns' || k === 'turnComplete' ? 'clientContent' : k === 'functionResponses' ? 'toolResponse' : 'realtimeInput']: { [k]: v },
   })),
   fc.string({ maxLength: 12 }),
+  // Out of order and the wrong way round: a server's messages sent by the client, two kinds in one
+  // message, a turn left open, a tool response to a call never made, JSON that is no object.
+  fc.constantFrom<unknown>(
+    { setupComplete: {} },
+    { serverContent: { turnComplete: true } },
+    { toolCallCancellation: { ids: ['x'] } },
+    { clientContent: { turns: [{ role: 'user', parts: [{ text: 'a' }] }] }, realtimeInput: { text: 'b' } },
+    { realtimeInput: { text: 'both', audio: { data: pcm, mimeType: 'audio/pcm;rate=16000' } } },
+    { clientContent: { turns: [{ role: 'model', parts: [{ text: 'I said' }] }], turnComplete: false } },
+    { toolResponse: { functionResponses: [{ id: 'never-called', name: 'nope', response: { x: 1 } }] } },
+    { realtimeInput: { activityEnd: {} } },
+    {},
+    [],
+    42,
+    null,
+  ),
 );
 const cases = fc.record({
   setup: fc.oneof(
@@ -164,7 +180,53 @@ describe('Gemini Live fuzz (socket)', () => {
   it('every bad message closes the session with 1007 or 1008 and what to fix; every good session answers; the server stays up', async () => {
     await fuzz(nodeSocket(`${server.url.replace('http', 'ws')}${PATH}`));
     await expect.poll(() => server.gateway.activeStreams).toBe(0);
+    // Every session gave its place under the ceiling back.
+    await expect.poll(() => server.gateway.sockets.open).toBe(0);
   }, 300_000);
+});
+
+describe('Gemini Live: out-of-order and wrong-way messages, one by one', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, seed: 1 });
+  });
+  afterAll(() => server.close());
+  // After a good setup: what the service closes with (1007 and what to fix), or `answered` when it goes on.
+  const table: [unknown, string | RegExp][] = [
+    [{ setupComplete: {} }, 'Invalid JSON payload received. Unknown name "setupComplete": Cannot find field.'],
+    [{ serverContent: { turnComplete: true } }, 'Invalid JSON payload received. Unknown name "serverContent": Cannot find field.'],
+    [{ toolCallCancellation: { ids: ['x'] } }, 'Invalid JSON payload received. Unknown name "toolCallCancellation": Cannot find field.'],
+    [
+      { clientContent: { turns: [] }, realtimeInput: { text: 'b' } },
+      /^Request contains an invalid argument: a message holds exactly one of/,
+    ],
+    [{}, /^Request contains an invalid argument: a message holds exactly one of/],
+    [{ realtimeInput: { activityEnd: {} } }, 'Explicit activity control is not supported when automatic activity detection is enabled.'],
+    [{ setup: { model: MODEL } }, /setup/],
+    [[], /^Invalid JSON payload received\. A message must be a JSON object/],
+    [42, /^Invalid JSON payload received\. A message must be a JSON object/],
+    [null, /^Invalid JSON payload received\. A message must be a JSON object/],
+    // A response to a call never made is taken and ignored; the turn after it is answered.
+    [{ toolResponse: { functionResponses: [{ id: 'never-called', name: 'nope', response: { x: 1 } }] } }, 'answered'],
+  ];
+  it.each(table)('%j', async (message, expected) => {
+    const ws = new WebSocket(`${server.url.replace('http', 'ws')}${PATH}`);
+    await new Promise((r) => ws.once('open', r));
+    const outcome = new Promise<{ code: number; reason: string }>((resolve) => {
+      ws.on('message', (d) => String(d).includes('turnComplete') && resolve({ code: 0, reason: 'answered' }));
+      ws.on('close', (code, reason) => resolve({ code, reason: String(reason) }));
+    });
+    for (const m of [{ setup: { model: MODEL, generationConfig: { responseModalities: ['TEXT'] } } }, message]) ws.send(JSON.stringify(m));
+    ws.send(JSON.stringify({ clientContent: { turns: [{ role: 'user', parts: [{ text: 'sentinel' }] }], turnComplete: true } }));
+    const { code, reason } = await outcome;
+    ws.close();
+    expect(reason).toMatch(expected);
+    expect(code).toBe(expected === 'answered' ? 0 : 1007);
+    // The server opens the next session.
+    const next = new WebSocket(`${server.url.replace('http', 'ws')}${PATH}`);
+    await new Promise((r) => next.once('open', r));
+    next.close();
+  });
 });
 
 describe('Gemini Live fuzz (in-process)', () => {
@@ -175,5 +237,6 @@ describe('Gemini Live fuzz (in-process)', () => {
   it('the same over msw', async () => {
     await fuzz(webSocket(`wss://generativelanguage.googleapis.com${PATH}`));
     await expect.poll(() => gateway.activeStreams).toBe(0);
+    await expect.poll(() => gateway.sockets.open).toBe(0);
   }, 300_000);
 });

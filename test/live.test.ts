@@ -73,8 +73,17 @@ function audioOf(ms: LiveServerMessage[]): Int16Array {
   return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
 }
 
-function liveSuite(name: string, make: () => Client, fixtures: () => { use(f: object): void }) {
+function liveSuite(name: string, make: (apiKey?: string) => Client, fixtures: () => { use(f: object): void }) {
   describe(name, () => {
+    it('refuses a bad key as the service does: the socket accepted, then closed 1008 with the reason', async () => {
+      await expect(connect(make('sk-wrong'))).rejects.toThrow(
+        /Live connection closed before setup completed \(code 1008\): Incorrect API key provided/,
+      );
+      // Still serving.
+      const live = await connect(make(), { responseModalities: [Modality.TEXT] });
+      live.session.close();
+    });
+
     it('answers a text turn, with usage', async () => {
       const live = await connect(make(), { responseModalities: [Modality.TEXT], systemInstruction: 'Be brief.' });
       live.session.sendClientContent({ turns: 'Hello there' });
@@ -175,7 +184,7 @@ describe('Gemini Live over a socket', () => {
     server = await startServer({ port: 0, seed: 3 });
   });
   afterAll(() => server.close());
-  const make = () => new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: server.url } });
+  const make = (apiKey = 'sk-test') => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: server.url } });
   liveSuite('the Node client', make, () => ({ use: (f) => void server.gateway.use(f as never) }));
 
   it('answers the same prompt with the same fixture on Live and on generate-content', async () => {
@@ -207,12 +216,12 @@ describe('Gemini Live over a socket', () => {
     const ms = await live.until(turnComplete);
     live.session.close();
     expect(textOf(ms).length).toBeGreaterThan(0);
-    // One use only.
-    await expect(connect(client)).rejects.toThrow();
+    // One use only: refused as the service refuses it, the socket accepted and closed 1008 with the reason.
+    await expect(connect(client)).rejects.toThrow(/closed before setup completed \(code 1008\): The auth token has been used/);
     const expired = await ai.authTokens.create({ config: { uses: 5, httpOptions: { apiVersion: 'v1alpha' } } });
     server.gateway.advanceClock(120);
     const late = new GoogleGenAI({ apiKey: expired.name!, httpOptions: { baseUrl: server.url, apiVersion: 'v1alpha' } });
-    await expect(connect(late)).rejects.toThrow();
+    await expect(connect(late)).rejects.toThrow(/closed before setup completed \(code 1008\): The auth token has expired/);
   });
 
   it('closes bad setups and bad messages with the service codes, and stays up', async () => {
@@ -288,7 +297,7 @@ describe('Gemini Live in-process with msw', () => {
   afterAll(() => mock.close());
   liveSuite(
     'the web client on the global WebSocket',
-    () => new WebGenAI({ apiKey: 'sk-test' }),
+    (apiKey = 'sk-test') => new WebGenAI({ apiKey }),
     () => ({ use: (f) => void gateway.use(f as never) }),
   );
 });

@@ -177,6 +177,62 @@ describe.each(setups)('Responses over WebSocket ($name)', (setup) => {
     c.socket.close();
   });
 
+  it('continues a store: false response on its own connection only, from the connection-local cache as the service does', async () => {
+    const c = connect(s.root);
+    await c.opened;
+    // Its own words: ids are made from the request, and another test stores 'My name is Ada.'.
+    c.send({ type: 'response.create', model: 'gpt-4.1', store: false, input: 'My name is Grace, off the record.' });
+    const [unstored] = (await c.until('response.completed')).filter((e) => e.type === 'response.completed');
+    const id = unstored.response.id as string;
+    // On the same socket it is continued.
+    c.send({ type: 'response.create', model: 'gpt-4.1', store: false, previous_response_id: id, input: 'What is my name?' });
+    const done = (await c.until('response.completed', 2)).filter((e) => e.type === 'response.completed');
+    expect(done[1].response.previous_response_id).toBe(id);
+    expect(c.events.filter((e) => e.type === 'error')).toEqual([]);
+    // Off it, it is kept nowhere: not retrievable, not continued over HTTP nor on another socket.
+    await expect(client.responses.retrieve(id)).rejects.toMatchObject({ status: 404 });
+    await expect(client.responses.create({ model: 'gpt-4.1', previous_response_id: id, input: 'Hi' })).rejects.toMatchObject({
+      status: 400,
+      code: 'previous_response_not_found',
+    });
+    const other = connect(s.root);
+    await other.opened;
+    other.send({ type: 'response.create', model: 'gpt-4.1', previous_response_id: id, input: 'Hi' });
+    const [error] = (await other.until('error')).filter((e) => e.type === 'error');
+    expect(error).toMatchObject({ status: 400, error: { code: 'previous_response_not_found' } });
+    other.socket.close();
+    // The connection keeps its last response only: the first is gone once the second is made.
+    c.send({ type: 'response.create', model: 'gpt-4.1', previous_response_id: id, input: 'Again?' });
+    const [gone] = (await c.until('error')).filter((e) => e.type === 'error');
+    expect(gone).toMatchObject({ status: 400, error: { code: 'previous_response_not_found' } });
+    c.socket.close();
+  });
+
+  it('answers a generate: false warm-up with a response and no output, which the next turn continues', async () => {
+    const c = connect(s.root);
+    await c.opened;
+    c.send({
+      type: 'response.create',
+      model: 'gpt-4.1',
+      generate: false,
+      instructions: 'Be brief.',
+      input: 'Warm-up: you are a tour guide.',
+    });
+    const [warm] = (await c.until('response.completed')).filter((e) => e.type === 'response.completed');
+    expect(warm.response).toMatchObject({ status: 'completed', output: [], usage: { output_tokens: 0 } });
+    expect(warm.response.usage.input_tokens).toBeGreaterThan(0);
+    expect(c.events.map((e) => e.type)).not.toContain('response.output_item.added');
+    c.send({ type: 'response.create', model: 'gpt-4.1', previous_response_id: warm.response.id, input: 'Where to first?' });
+    const done = (await c.until('response.completed', 2)).filter((e) => e.type === 'response.completed');
+    expect(done[1].response.previous_response_id).toBe(warm.response.id);
+    expect(done[1].response.output.length).toBeGreaterThan(0);
+    // A generate that is no boolean is the error event naming it.
+    c.send({ type: 'response.create', model: 'gpt-4.1', generate: 'no', input: 'Hi' });
+    const [error] = (await c.until('error')).filter((e) => e.type === 'error');
+    expect(error).toMatchObject({ status: 400, error: { param: 'generate', code: 'invalid_type' } });
+    c.socket.close();
+  });
+
   it('answers bad client events with the error event the HTTP route would give, and goes on', async () => {
     const c = connect(s.root);
     await c.opened;

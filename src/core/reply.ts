@@ -83,6 +83,15 @@ export interface CanonicalReply {
   promptBlocked?: boolean;
 }
 
+/** A reply of which nothing was generated (a warm-up): every choice empty, only the prompt counted. */
+export function withoutOutput(reply: CanonicalReply): CanonicalReply {
+  return {
+    ...reply,
+    choices: reply.choices.map(({ index }) => ({ index, blocks: [], finishReason: 'stop', outputTokens: 0 })),
+    usage: { ...reply.usage, outputTokens: 0, reasoningTokens: 0, serverToolUses: undefined },
+  };
+}
+
 /** The text of a choice: its text blocks, joined. */
 export function choiceText(choice: Choice): string {
   return joinedTexts(choice.blocks);

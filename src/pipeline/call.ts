@@ -48,7 +48,7 @@ export type Params = Record<string, string | readonly string[] | undefined>;
  * pipeline's (endpoint.ts).
  */
 type CallState = DecisionState &
-  Pick<Runtime, 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments'>;
+  Pick<Runtime, 'prices' | 'maxBodyBytes' | 'activeStreams' | 'realtimeItems' | 'readerTimeoutMs' | 'deployments' | 'sockets'>;
 
 /**
  * A request as its handler gets it. `Body` is what the endpoint promises of the body (see EndpointSpec):
@@ -109,6 +109,11 @@ interface Route {
   accepts?(inbound: Inbound): boolean;
   /** A WebSocket endpoint: its GET is an upgrade, answered with an Outbound that carries `socket`. */
   upgrade?: boolean;
+  /**
+   * How its service refuses a handshake it will not serve, when not with the HTTP error: the socket
+   * accepted, then closed with this code and reason (Gemini Live's 1008).
+   */
+  refusedUpgrade?: (out: Outbound) => { code: number; reason: string };
   /** Also takes the ephemeral keys of this kind (realtime's client secrets, Live's auth tokens; those work nowhere else). */
   ephemeral?: EphemeralKind;
 }

@@ -384,7 +384,26 @@ export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound:
   captureResponse(entry, out, started);
   // What the client wrote into the entry (a model id, a path), bounded now that the request is decided.
   boundEntry(entry);
+  if (spec.refusedUpgrade && !out.socket && out.status >= 400 && (inbound.header('upgrade') ?? '').toLowerCase() === 'websocket')
+    return closedSocket(out, spec.refusedUpgrade(out));
   return out;
+}
+
+/** A refused handshake as a service that accepts the socket and closes it at once (the journal keeps the error). */
+function closedSocket(out: Outbound, close: { code: number; reason: string }): Outbound {
+  abandon(out);
+  return {
+    status: 101,
+    headers: out.headers,
+    body: null,
+    socket: {
+      maxFrameBytes: 64 * 1024,
+      open: (sink) => {
+        sink.close(close.code, close.reason);
+        return { receive: () => {}, closed: () => {} };
+      },
+    },
+  };
 }
 
 /** The answer for a known path asked with a method it does not serve. */

@@ -18,6 +18,14 @@ export interface Inbound {
   bytes(limit: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
+  /** A request sent over a socket session (a Responses socket's response.create): what that connection keeps of its last answer. */
+  connection?: ConnectionCache;
+}
+
+/** The one object a socket connection keeps between its requests, by key (the Responses socket's last response). */
+export interface ConnectionCache {
+  key?: string;
+  value?: unknown;
 }
 
 /** A broken connection instead of a response; `bytes` are written first where the fault sends any. */

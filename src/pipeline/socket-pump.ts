@@ -1,4 +1,4 @@
-// The engine under every live session (OpenAI realtime, Gemini Live): the client's frames handled in
+// The engine under every socket session (OpenAI realtime, Gemini Live, Responses over WebSocket): the client's frames handled in
 // order a counted slice per turn of the event loop, held while a response is being prepared, read no
 // further while the reader leaves the session's own frames unread (back-pressure), and counted against
 // the session's limits; the session's frames counted on the way out, and a response's planned events
@@ -7,6 +7,7 @@ import { yieldToLoop } from '../core/slices.ts';
 import type { StreamEvent } from './framing.ts';
 import type { SocketSink } from './exchange.ts';
 import { HIGH_WATER_BYTES, play } from './playback.ts';
+import type { SocketSessions } from './socket-sessions.ts';
 
 /** Limits of one session; past one the session hears of it (`overLimit`) and ends itself. */
 interface PumpLimits {
@@ -63,9 +64,15 @@ export class SocketPump {
   private stopped = false;
   /** Frames written as binary (Gemini Live's are; the SDKs read either). */
   private readonly binary: boolean;
+  /** The session holds a place under the ceiling on open sessions; false: it must refuse itself (and is stopped). */
+  readonly admitted: boolean;
+  private readonly sessions: SocketSessions;
 
-  constructor(sink: SocketSink, limits: PumpLimits, readerTimeoutMs: number, host: PumpHost, binary = false) {
+  constructor(sink: SocketSink, limits: PumpLimits, readerTimeoutMs: number, host: PumpHost, sessions: SocketSessions, binary = false) {
     this.sink = sink;
+    this.sessions = sessions;
+    this.admitted = sessions.take();
+    this.stopped = !this.admitted;
     this.limits = limits;
     this.readerTimeoutMs = readerTimeoutMs;
     this.host = host;
@@ -115,6 +122,7 @@ export class SocketPump {
 
   /** The session ended: nothing more is handled. */
   stop(): void {
+    if (this.admitted && !this.stopped) this.sessions.give();
     this.stopped = true;
     this.inbox = [];
     this.waiting = [];
@@ -171,7 +179,12 @@ export class SocketPump {
    */
   play(
     frames: Iterable<PlannedFrame>,
-    hooks: { sent: () => void; end?: () => void; onProgress?: (sent: number) => void; onEnd: () => void },
+    hooks: {
+      sent: (data: string) => void;
+      end?: () => void;
+      onProgress?: (sent: number) => void;
+      onEnd: (outcome: 'completed' | 'aborted') => void;
+    },
   ): () => void {
     return play(
       frames,
@@ -179,7 +192,7 @@ export class SocketPump {
         write: (chunk) => {
           for (const { data } of chunk as readonly PlannedFrame[])
             if (data && !this.stopped) {
-              hooks.sent();
+              hooks.sent(data);
               this.send(data);
             }
           return this.sink.buffered() < HIGH_WATER_BYTES;

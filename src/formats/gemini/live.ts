@@ -29,6 +29,7 @@ import { answer, isForward } from '../../pipeline/decide.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { type PlannedFrame, type PumpLimit, SocketPump } from '../../pipeline/socket-pump.ts';
 import { isJsonObject, type JsonObject } from '../fields.ts';
+import { closeReason } from './live-refusal.ts';
 import { closeCodeOf, type LiveConfig, parseSetup } from './live-setup.ts';
 import { parseGenerateRequest } from './parse.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
@@ -119,6 +120,7 @@ export class LiveSession implements SocketPeer {
         overLimit: (limit) => this.overLimit(limit),
         readerGone: () => this.dropReader(),
       },
+      call.runtime.sockets,
       true,
     );
     call.entry.stream = true;
@@ -136,6 +138,12 @@ export class LiveSession implements SocketPeer {
       t.unref?.();
       this.timers.push(t);
     }
+    // One session too many: the service's quota refusal, a close 1011 with RESOURCE_EXHAUSTED.
+    if (!this.pump.admitted)
+      this.close(
+        1011,
+        `RESOURCE_EXHAUSTED: ${call.runtime.sockets.max} sessions are open, the emulator's ceiling (maxSockets); close one first.`,
+      );
   }
 
   private log(from: 'client' | 'server', type: string): void {
@@ -163,9 +171,7 @@ export class LiveSession implements SocketPeer {
   /** Closes with a close frame; the reason is cut to the 123 bytes a close frame carries. */
   private close(code: number, reason: string): void {
     if (this.gone) return;
-    const bytes = new TextEncoder().encode(reason);
-    const cut = bytes.length <= 123 ? reason : `${new TextDecoder().decode(bytes.slice(0, 120)).replace(/\uFFFD$/, '')}...`;
-    this.sink.close(code, cut);
+    this.sink.close(code, closeReason(reason));
     this.closed();
   }
 

@@ -4,7 +4,8 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { json, mayBeBig } from '../../pipeline/exchange.ts';
+import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
+import { liveRefusal } from './live-refusal.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
 import { jsonArray, sse } from '../../pipeline/framing.ts';
 import { operationRequest } from '../../core/request.ts';
@@ -253,6 +254,7 @@ export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
         format: geminiFormat,
         auth: KEY_WAYS,
         upgrade: true,
+        refusedUpgrade: liveRefusal,
         handle: later(live, (m) => m.liveHandlers.upgrade),
       }),
     ),
@@ -262,6 +264,7 @@ export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
       format: geminiFormat,
       auth: ['access-token', ...KEY_WAYS],
       upgrade: true,
+      refusedUpgrade: liveRefusal,
       ephemeral: 'live',
       handle: later(live, (m) => m.liveHandlers.upgrade),
     },

@@ -67,3 +67,8 @@ export function responsesStreamError(error: GatewayError, after: number): Record
     data: JSON.stringify({ type: 'error', code: body.code, message: body.message, param: body.param, sequence_number: after }),
   };
 }
+
+/** A socket session (realtime, Responses over WebSocket) over the ceiling on sessions open at once: its error message. */
+export function tooManySessions(max: number): string {
+  return `Too many concurrent sessions: ${max} are open, the emulator's ceiling (maxSockets, --max-sockets). Close one before opening another.`;
+}

@@ -4,7 +4,7 @@
 // back as timed events. GA event names by default, beta names for beta clients.
 import { shortenedBody } from '../../core/journal.ts';
 import { detached } from '../../core/strings.ts';
-import { asGatewayError, GatewayError } from '../../core/errors.ts';
+import { asGatewayError, type ErrorKind, GatewayError } from '../../core/errors.ts';
 import { isConnectionFault } from '../../core/faults.ts';
 import type { CanonicalRequest, Message, Part } from '../../core/request.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
@@ -15,7 +15,7 @@ import type { Call } from '../../pipeline/call.ts';
 import type { SocketPeer, SocketSink } from '../../pipeline/exchange.ts';
 import { faultedEvents } from '../../pipeline/delivery.ts';
 import { SocketPump, type PumpLimit } from '../../pipeline/socket-pump.ts';
-import { openaiErrorBody } from './errors.ts';
+import { openaiErrorBody, tooManySessions } from './errors.ts';
 import { transcriptionUsage } from './transcription-usage.ts';
 import { ConversationItems, type Item } from './realtime-items.ts';
 import {
@@ -152,11 +152,17 @@ export class RealtimeSession implements SocketPeer {
     this.sink = sink;
     this.beta = options.beta;
     const { runtime } = call;
-    this.pump = new SocketPump(sink, REALTIME_LIMITS, runtime.readerTimeoutMs, {
-      handle: (text) => this.handle(text),
-      overLimit: (limit) => this.overLimit(limit),
-      readerGone: () => this.dropReader(),
-    });
+    this.pump = new SocketPump(
+      sink,
+      REALTIME_LIMITS,
+      runtime.readerTimeoutMs,
+      {
+        handle: (text) => this.handle(text),
+        overLimit: (limit) => this.overLimit(limit),
+        readerGone: () => this.dropReader(),
+      },
+      runtime.sockets,
+    );
     this.key = hashString(`realtime ${options.model} ${options.beta} ${call.inbound.url.search}`, runtime.seed);
     this.items = new ConversationItems(runtime.realtimeItems);
     this.config = defaultConfig(options.model, options.beta, options.transcription ? 'transcription' : 'realtime');
@@ -173,6 +179,11 @@ export class RealtimeSession implements SocketPeer {
       REALTIME_LIMITS.durationMs,
     );
     this.timer.unref?.();
+    // One session too many: the service's rate-limit error event instead of session.created, then close.
+    if (!this.pump.admitted) {
+      this.refuse('rate_limit_exceeded', tooManySessions(runtime.sockets.max), 'rate_limit');
+      return;
+    }
     this.emit(this.sessionEvent('created'), { session: this.session() });
     if (this.beta && this.config.type === 'realtime')
       this.emit('conversation.created', { conversation: { id: this.conversationId, object: 'realtime.conversation' } });
@@ -252,9 +263,9 @@ export class RealtimeSession implements SocketPeer {
   }
 
   /** Ends the session for exceeding a limit: an error event, then close 1008 (policy violation). */
-  private refuse(code: string, message: string): void {
+  private refuse(code: string, message: string, kind: ErrorKind = 'invalid_request'): void {
     if (this.gone) return;
-    this.fail(new GatewayError('invalid_request', message, { code }));
+    this.fail(new GatewayError(kind, message, { code }));
     this.sink.close(1008, code);
     this.closed();
   }

@@ -4,14 +4,14 @@
 // journaled, answered by the same handler with its fixtures, faults and stored state), so a response
 // made on the socket is retrievable over HTTP and `previous_response_id` works across both. Responses
 // run one at a time, in the order they were asked for, as the service runs them.
-import { GatewayError } from '../../core/errors.ts';
-import { yieldToLoop } from '../../core/slices.ts';
+import { type ErrorKind, GatewayError } from '../../core/errors.ts';
 import type { Call } from '../../pipeline/call.ts';
 import {
   abandon,
   isJsonObject,
   isPlayback,
   tooLarge,
+  type ConnectionCache,
   type Inbound,
   type JsonObject,
   type Outbound,
@@ -20,13 +20,19 @@ import {
   type SocketSink,
 } from '../../pipeline/exchange.ts';
 import { utf8, type StreamEvent } from '../../pipeline/framing.ts';
-import { HIGH_WATER_BYTES, play, type EventPlayback } from '../../pipeline/playback.ts';
+import type { EventPlayback } from '../../pipeline/playback.ts';
+import { SocketPump, type PlannedFrame } from '../../pipeline/socket-pump.ts';
+import { tooManySessions } from './errors.ts';
 
 /** Limits of one socket; the queue's and the duration's close it (an error event, then 1008). */
 const RESPONSES_SOCKET_LIMITS = {
+  /** Client events and bytes in one connection, and bytes sent on it: none but the duration's, as the service's. */
+  events: Infinity,
+  bytes: Infinity,
+  serverBytes: Infinity,
   /** Client events held, in order, while a response is under way (and their bytes). */
-  queuedEvents: 64,
-  queuedBytes: 16 * 1024 * 1024,
+  waitingEvents: 64,
+  waitingBytes: 16 * 1024 * 1024,
   /** Client events handled in one turn of the event loop (a burst read at once is handled this many at a time). */
   eventsPerTurn: 64,
   /** Wall-clock length of a connection, as the service's 60 minutes. */
@@ -48,20 +54,33 @@ class ResponsesSocket implements SocketPeer {
   private readonly call: Call;
   private readonly sink: SocketSink;
   private readonly requests: SocketRequests;
-  /** Client events received and not handled yet, in order, and their bytes. */
-  private inbox: string[] = [];
-  private inboxBytes = 0;
+  /** The client's events in order, one response at a time, back-pressure and playback (socket-pump.ts). */
+  private readonly pump: SocketPump;
   private active?: Active;
   private gone = false;
-  private awaitingReader = false;
-  private nextTurnBooked = false;
-  private turnBudget = RESPONSES_SOCKET_LIMITS.eventsPerTurn;
+  /** The connection's last response, continued with previous_response_id on this socket even when not stored (`store: false`). */
+  private readonly cache: ConnectionCache = {};
   private readonly timer: ReturnType<typeof setTimeout>;
 
   constructor(call: Call, sink: SocketSink, requests: SocketRequests) {
     this.call = call;
     this.sink = sink;
     this.requests = requests;
+    this.pump = new SocketPump(
+      sink,
+      RESPONSES_SOCKET_LIMITS,
+      call.runtime.readerTimeoutMs,
+      {
+        handle: (text) => this.handle(text),
+        overLimit: () =>
+          this.refuse(
+            'event_queue_full',
+            `This connection sent more than ${RESPONSES_SOCKET_LIMITS.waitingEvents} events (or ${RESPONSES_SOCKET_LIMITS.waitingBytes} bytes of them) while a response was under way, the emulator's limit; wait for each response's last event before sending the next.`,
+          ),
+        readerGone: () => this.dropReader(),
+      },
+      call.runtime.sockets,
+    );
     call.entry.stream = true;
     call.entry.outcome = 'streaming';
     this.timer = setTimeout(
@@ -73,25 +92,18 @@ class ResponsesSocket implements SocketPeer {
       RESPONSES_SOCKET_LIMITS.durationMs,
     );
     this.timer.unref?.();
+    if (!this.pump.admitted) this.refuse('rate_limit_exceeded', tooManySessions(call.runtime.sockets.max), 'rate_limit');
   }
 
   receive(text: string): void {
-    if (this.gone) return;
-    this.inbox.push(text);
-    this.inboxBytes += text.length;
-    if (this.inbox.length > RESPONSES_SOCKET_LIMITS.queuedEvents || this.inboxBytes > RESPONSES_SOCKET_LIMITS.queuedBytes)
-      return this.refuse(
-        'event_queue_full',
-        `This connection sent more than ${RESPONSES_SOCKET_LIMITS.queuedEvents} events (or ${RESPONSES_SOCKET_LIMITS.queuedBytes} bytes of them) while a response was under way, the emulator's limit; wait for each response's last event before sending the next.`,
-      );
-    this.pump();
+    if (!this.gone) this.pump.receive(text);
   }
 
   closed(): void {
     if (this.gone) return;
     this.gone = true;
     clearTimeout(this.timer);
-    this.inbox = [];
+    this.pump.stop();
     const { entry } = this.call;
     if (this.active) {
       // Synthesis stops at once: the playback makes no more events, a delay being waited out ends.
@@ -102,48 +114,8 @@ class ResponsesSocket implements SocketPeer {
     } else if (entry.outcome === 'streaming') entry.outcome = 'completed';
   }
 
-  /**
-   * Handles the inbox in order: one response at a time, the events after it held until its last event
-   * is sent; at most eventsPerTurn events a turn, and none while the reader has the high-water mark
-   * unread (a client that sends and never reads holds its own frames, not ours).
-   */
-  private pump(): void {
-    if (this.nextTurnBooked || this.awaitingReader) return;
-    while (this.inbox.length && !this.active && this.turnBudget > 0 && !this.gone) {
-      if (this.sink.buffered() >= HIGH_WATER_BYTES) return this.awaitReader();
-      this.turnBudget--;
-      const text = this.inbox.shift()!;
-      this.inboxBytes -= text.length;
-      this.handle(text);
-    }
-    if (!this.inbox.length || this.active || this.gone) return;
-    this.nextTurnBooked = true;
-    void yieldToLoop().then(() => {
-      this.nextTurnBooked = false;
-      this.turnBudget = RESPONSES_SOCKET_LIMITS.eventsPerTurn;
-      this.pump();
-    });
-  }
-
-  private awaitReader(): void {
-    this.awaitingReader = true;
-    this.sink.pauseReading(true);
-    const limit = this.call.runtime.readerTimeoutMs;
-    const idle = limit > 0 ? setTimeout(() => this.dropReader(), limit) : undefined;
-    this.sink.whenDrained(() => {
-      clearTimeout(idle);
-      this.awaitingReader = false;
-      if (this.gone) return;
-      this.sink.pauseReading(false);
-      this.pump();
-    });
-  }
-
-  /** A reader that took nothing for the reader timeout: a close frame behind what it has not taken, and the connection dropped. */
+  /** The reader took nothing for the reader timeout: the pump closed and dropped the connection. */
   private dropReader(): void {
-    if (this.gone) return;
-    this.sink.close(1008, 'reader_timeout');
-    this.sink.terminate();
     this.closed();
     this.call.entry.outcome = 'aborted';
   }
@@ -170,19 +142,20 @@ class ResponsesSocket implements SocketPeer {
 
   private send(text: string): void {
     this.call.entry.eventsSent++;
-    this.sink.send(text);
+    this.pump.send(text);
   }
 
   /** Ends the connection for exceeding a limit: an error event, then close 1008 (policy violation). */
-  private refuse(code: string, message: string): void {
+  private refuse(code: string, message: string, kind: ErrorKind = 'invalid_request'): void {
     if (this.gone) return;
-    this.fail(new GatewayError('invalid_request', message, { code }));
+    this.fail(new GatewayError(kind, message, { code }));
     this.sink.close(1008, code);
     this.closed();
   }
 
-  /** One client event: a response.create starts its response; anything else is answered with the error event. */
+  /** One client event: held while a response is under way (one at a time, in order); a response.create starts its response; anything else is answered with the error event. */
   private handle(text: string): void {
+    if (this.active) return void this.pump.hold(text);
     let event: unknown;
     try {
       event = JSON.parse(text);
@@ -252,6 +225,7 @@ class ResponsesSocket implements SocketPeer {
       text: async (limit) => (within(limit), text),
       bytes: async (limit) => (within(limit), bytes),
       signal,
+      connection: this.cache,
     };
   }
 
@@ -299,44 +273,39 @@ class ResponsesSocket implements SocketPeer {
 
   private next(): void {
     this.active = undefined;
-    this.pump();
+    this.pump.resume();
   }
 
   private playOut(body: EventPlayback, streamId: string | undefined): () => void {
     const { hooks } = body;
     const tag = streamId === undefined ? '' : `,"stream_id":${JSON.stringify(streamId)}}`;
-    let index = 0;
     const frame = (e: StreamEvent, at: number) => {
       const data = e.data.startsWith('{"error":') ? errorEvent(e.data, at) : e.data;
       return tag && data.endsWith('}') ? data.slice(0, -1) + tag : data;
     };
-    return play(
-      body.events,
-      {
-        write: (events) => {
-          let shown = '';
-          for (const [i, e] of events.entries()) {
-            const text = frame(e, index + i);
-            shown += `${text}\n`;
-            this.send(text);
-          }
-          index += events.length;
-          // The POST's journal entry keeps the frames as sent, one a line.
-          hooks.onProgress?.(index, utf8(shown));
-          return this.sink.buffered() < HIGH_WATER_BYTES;
-        },
-        whenDrained: (resume) => this.sink.whenDrained(resume),
-        end: () => {
-          if (!body.breakAtEnd) return this.next();
-          // A cut stream: its events, then the connection drops.
-          this.sink.terminate();
-          this.closed();
-        },
-        drop: () => this.dropReader(),
+    function* frames(): Generator<PlannedFrame> {
+      let index = 0;
+      for (const e of body.events) yield { ...e, data: frame(e, index++) };
+    }
+    // The POST's journal entry keeps the frames as sent, one a line.
+    let shown = '';
+    return this.pump.play(frames(), {
+      sent: (data) => {
+        this.call.entry.eventsSent++;
+        shown += `${data}\n`;
       },
-      { onEnd: hooks.onEnd },
-      this.call.runtime.readerTimeoutMs,
-    );
+      onProgress: (sent) => {
+        hooks.onProgress?.(sent, utf8(shown));
+        shown = '';
+      },
+      end: () => {
+        if (!body.breakAtEnd) return this.next();
+        // A cut stream: its events, then the connection drops.
+        this.sink.terminate();
+        this.closed();
+      },
+      onEnd: (outcome) => hooks.onEnd?.(outcome),
+    });
   }
 }
 

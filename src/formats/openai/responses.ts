@@ -246,6 +246,9 @@ export interface ResponsesCall {
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
 export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
+  // On a Responses socket, its last response first (a `store: false` one is kept nowhere else), for previous_response_id only.
+  const { connection } = call.inbound;
+  if (!byPath && connection?.key === `response:${id}`) return connection.value as StoredResponse;
   const found = heldFor(call, STORED).get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });

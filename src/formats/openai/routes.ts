@@ -1,6 +1,7 @@
 // The OpenAI-format endpoints under /v1.
 import type { ModelInfo } from '../../core/models.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { withoutOutput } from '../../core/reply.ts';
 import type { EndpointSpec } from '../../pipeline/call.ts';
 import { json } from '../../pipeline/exchange.ts';
 import { responsesStreamError } from './errors.ts';
@@ -34,7 +35,7 @@ import { vectorSearcher, vectorStoreEndpoints } from './vector-stores.ts';
 import { conversationEndpoints, withConversation } from './conversations.ts';
 import type { JsonObject } from '../fields.ts';
 import { cancelRun, checkBackground, retrieveRun, runEvents, startRun, streamRun } from './background.ts';
-import { invalid } from './validate.ts';
+import { invalid, invalidType } from './validate.ts';
 import { inputTokenEndpoints } from './input-tokens.ts';
 import { traceEndpoints } from './traces.ts';
 // Realtime, audio and images: their handlers load on their first request (routes-media.ts).
@@ -168,7 +169,11 @@ export const openaiEndpoints: EndpointSpec[] = [
     format: openaiFormat,
     auth: BEARER,
     async handle(call) {
-      const body = call.body;
+      // `generate` is the socket's alone (a warm-up: the request's state made ready, nothing generated); over HTTP it is an unknown parameter.
+      const { generate, ...socketBody } = call.body;
+      const body = call.inbound.connection ? socketBody : call.body;
+      if (call.inbound.connection && generate !== undefined && typeof generate !== 'boolean')
+        throw invalidType('generate', ['boolean'], generate);
       const turn = withConversation(call);
       const previous = typeof body.previous_response_id === 'string' ? storedResponse(call, body.previous_response_id) : undefined;
       const parsed = parseResponsesRequest(body, previous ?? (turn && { conversation: turn.history }));
@@ -176,8 +181,9 @@ export const openaiEndpoints: EndpointSpec[] = [
       requireModel(call, request.model, 'chat');
       await countPromptTokensInSlices(request.messages, request.tools);
       checkBackground(body);
-      const answered = answer(call, request, vectorSearcher(call));
+      let answered = answer(call, request, vectorSearcher(call));
       if (isForward(answered)) return answered;
+      if (call.inbound.connection && generate === false) answered = { ...answered, reply: withoutOutput(answered.reply) };
       const { reply, latency } = answered;
       parsed.images = await imageFiles(reply, request);
       // The turn joins its conversation (the input as given, then the output) unless a fault fails it:
@@ -186,7 +192,9 @@ export const openaiEndpoints: EndpointSpec[] = [
       // A background response runs on the gateway's clock (a fault or a fixture's raw body is answered as it is).
       const run =
         body.background === true && !answered.fault && answered.raw === undefined ? startRun(call, reply, parsed, latency) : undefined;
-      if (body.store !== false) {
+      // Kept when stored, and on a Responses socket as its connection's last response whatever `store` says.
+      const connection = call.inbound.connection;
+      if (body.store !== false || connection) {
         const said: Message = {
           role: 'assistant',
           parts: reply.choices[0].blocks.flatMap((b) => (b.type === 'text' ? [{ type: 'text' as const, text: b.text }] : [])),
@@ -200,7 +208,9 @@ export const openaiEndpoints: EndpointSpec[] = [
           inputItems: listedInputItems(parsed.items, reply),
           conversation: [...request.messages, said],
         };
-        heldFor(call, STORED).set(`response:${responseId(reply)}`, entry, storedBytes(call, reply));
+        const key = `response:${responseId(reply)}`;
+        if (body.store !== false) heldFor(call, STORED).set(key, entry, storedBytes(call, reply));
+        if (connection) Object.assign(connection, { key, value: entry });
       }
       // Not streamed, a background response is answered at once, queued.
       if (run && !request.stream) {
