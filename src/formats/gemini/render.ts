@@ -1,7 +1,7 @@
 // Canonical reply → Gemini GenerateContentResponse JSON, streamed as SSE or as a JSON array.
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason } from '../../core/reply.ts';
-import { makeId } from '../../core/seed.ts';
+import { deriveKey, makeId, Rng } from '../../core/seed.ts';
 import { planSteps } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
@@ -19,21 +19,24 @@ const FINISH: Record<FinishReason, string> = {
   refusal: 'STOP',
 };
 
-const SAFETY = [
+/** What a safety block reports: one category rated HIGH and marked blocked, the rest NEGLIGIBLE. */
+const BLOCKED = [
   'HARM_CATEGORY_HATE_SPEECH',
   'HARM_CATEGORY_DANGEROUS_CONTENT',
   'HARM_CATEGORY_HARASSMENT',
   'HARM_CATEGORY_SEXUALLY_EXPLICIT',
-].map((category) => ({ category, probability: 'NEGLIGIBLE' }));
-
-/** What a safety block reports: one category rated HIGH and marked blocked, the rest as ever. */
-const BLOCKED = SAFETY.map((r) => (r.category === 'HARM_CATEGORY_DANGEROUS_CONTENT' ? { ...r, probability: 'HIGH', blocked: true } : r));
+].map((category) =>
+  category === 'HARM_CATEGORY_DANGEROUS_CONTENT'
+    ? { category, probability: 'HIGH', blocked: true }
+    : { category, probability: 'NEGLIGIBLE' },
+);
 
 function part(block: Block, options: GeminiOptions, signature?: string): Record<string, unknown> | undefined {
   switch (block.type) {
     case 'text':
     case 'refusal':
-      return { text: block.text };
+      // A model that spent its limit thinking sends a content of no parts.
+      return block.text ? { text: block.text } : undefined;
     case 'thinking':
       return options.includeThoughts ? { text: block.text, thought: true } : undefined;
     case 'tool_call':
@@ -61,6 +64,9 @@ function signatureFor(choice: Choice, block: Block): string | undefined {
     : undefined;
 }
 
+/** Models before 2.5 (no thinking) report candidates by modality and, unstreamed, a mean log-probability. */
+const before25 = (model: string) => /^gemini-(1\.|2\.0)/.test(model);
+
 const modalities = (counts: [string, number][]) =>
   counts.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }));
 
@@ -83,7 +89,7 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
         ];
   return {
     promptTokenCount: inputTokens,
-    candidatesTokenCount: candidates,
+    ...(candidates ? { candidatesTokenCount: candidates } : {}),
     totalTokenCount: inputTokens + reply.usage.outputTokens,
     ...(cachedInputTokens ? { cachedContentTokenCount: cachedInputTokens } : {}),
     promptTokensDetails: modalities([
@@ -92,17 +98,40 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
       ['AUDIO', audio],
     ]),
     ...(cachedInputTokens ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedInputTokens }] } : {}),
-    ...(candidates ? { candidatesTokensDetails: modalities(output) } : {}),
+    // 2.5 models split their candidates by modality only where some are not text (speech, images).
+    ...(candidates && (before25(request.model) || output[0][0] !== 'TEXT' || imageTokens)
+      ? { candidatesTokensDetails: modalities(output) }
+      : {}),
     ...(reasoningTokens ? { thoughtsTokenCount: reasoningTokens } : {}),
   };
 }
 
-function candidate(choice: Choice, parts: unknown[], finished: boolean) {
+/** What the service says of a 2.5 model's finish on function calls (and of no other finish). */
+const CALLED = 'Model generated function call(s).';
+
+/** A mean log-probability in the range the recorded 2.0 replies show, from the reply's key. */
+const avgLogprobs = (reply: CanonicalReply, choice: Choice) =>
+  -(0.02 + 0.4 * new Rng(deriveKey(reply.key, `avgLogprobs${choice.index}`)).next());
+
+/**
+ * A candidate as the service sends it: safety ratings only on a block (the recorded unblocked replies
+ * carry none), finishMessage on a 2.5 model's function calls, avgLogprobs on an older model's unstreamed one.
+ */
+function candidate(choice: Choice, parts: unknown[], finished: boolean, request: CanonicalRequest, logprobs?: number) {
   // Output the filter blocked is withheld: the candidate has no content at all.
   const blocked = choice.finishReason === 'content_filter';
+  const called = !before25(request.model) && choice.blocks.some((b) => b.type === 'tool_call');
   return {
-    ...(blocked ? {} : { content: { parts, role: 'model' } }),
-    ...(finished ? { finishReason: FINISH[choice.finishReason], safetyRatings: blocked ? BLOCKED : SAFETY, ...grounding(choice) } : {}),
+    ...(blocked ? {} : { content: { ...(parts.length ? { parts } : {}), role: 'model' } }),
+    ...(finished
+      ? {
+          finishReason: FINISH[choice.finishReason],
+          ...(blocked ? { safetyRatings: BLOCKED } : {}),
+          ...(called ? { finishMessage: CALLED } : {}),
+          ...(logprobs !== undefined ? { avgLogprobs: logprobs } : {}),
+          ...grounding(choice),
+        }
+      : {}),
     index: choice.index,
   };
 }
@@ -134,6 +163,8 @@ export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest,
         c,
         c.blocks.flatMap((b) => partsOf(c, b, options)),
         true,
+        request,
+        before25(request.model) ? avgLogprobs(reply, c) : undefined,
       ),
     ),
     usageMetadata: usageMetadata(reply, request),
@@ -171,7 +202,7 @@ export function* generateStreamEvents(
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     if (!parts.length && !step.last) continue;
     const body = {
-      candidates: [candidate(choice, parts, step.last)],
+      candidates: [candidate(choice, parts, step.last, request)],
       usageMetadata: next.done ? usageMetadata(reply, request) : prompt,
       ...tail(reply, request),
     };
