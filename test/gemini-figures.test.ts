@@ -182,7 +182,7 @@ describe.each(heldModes)('Gemini figures against the recorded service ($name)', 
     const cand = reply.candidates![0];
     const v20 = request.model.startsWith('gemini-2.0');
     expect([real.finish, alsoFinish]).toContain(cand.finishReason);
-    expect(Boolean(reply.text)).toBe(text);
+    expect(Boolean(cand.content?.parts?.some((p) => p.text))).toBe(text);
     expect(usage.candidatesTokenCount !== undefined).toBe(real.candidates !== undefined);
     expect(usage.thoughtsTokenCount !== undefined).toBe(real.thoughts !== undefined);
     const ours: Record<Kind, number | undefined> = {
@@ -229,6 +229,20 @@ describe.each(heldModes)('Gemini figures against the recorded service ($name)', 
     const body = (await res.json()) as { candidates: { finishMessage?: string; content: { parts: { functionCall?: unknown }[] } }[] };
     expect(body.candidates[0].content.parts[0].functionCall).toBeDefined();
     expect(body.candidates[0].finishMessage).toBe(message);
+  });
+
+  it('a follow-up turn reports its thoughts, of the size the recorded follow-ups show (91 and 194)', async () => {
+    const reply = await client().models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: [
+        { role: 'user', parts: [{ text: 'Tell me a story in 100 words?' }] },
+        { role: 'model', parts: [{ text: 'Once upon a time a lighthouse keeper found a message in a bottle.' }] },
+        { role: 'user', parts: [{ text: 'What happened next?' }] },
+      ],
+    });
+    const thoughts = reply.usageMetadata!.thoughtsTokenCount!;
+    expect(thoughts / 91).toBeGreaterThanOrEqual(0.1);
+    expect(thoughts / 194).toBeLessThanOrEqual(10);
   });
 
   it('streamed, a 2.0 reply has no avgLogprobs and a 2.5 reply its thoughts on the last chunk only', async () => {
