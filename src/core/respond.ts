@@ -303,8 +303,12 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     let blocks = [...server, ...calls];
     let reason: FinishReason = pinned?.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
     let stopSequence: string | undefined;
+    const thought = reasoningTokens(request, ctx.model?.reasoning === true, inputTokens, choiceKey);
+    // Where thinking is spent first, the answer is cut to what it left of the limit.
+    const first = request.reasoning?.firstFromLimit && request.maxTokens !== undefined;
+    const limited = first ? { ...request, maxTokens: Math.max(0, request.maxTokens! - thought) } : request;
     if (text !== undefined) {
-      const cut = finish(text, request, pinned?.finishReason ?? (calls.length ? 'tool_calls' : undefined));
+      const cut = finish(text, limited, pinned?.finishReason ?? (calls.length ? 'tool_calls' : undefined));
       const citations = server.length ? citationsOf(cut.text, server, pinned?.citations) : [];
       blocks = [...server, { type: 'text', text: cut.text, ...(citations.length ? { citations } : {}) }, ...calls];
       reason = cut.reason;
@@ -312,8 +316,8 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     }
     const visible = blocks.reduce((n, b) => n + blockTokens(b), 0);
     // Reasoning never takes the reply past its token limit: it is cut to what the answer leaves.
-    let reasoning = reasoningTokens(request, ctx.model?.reasoning === true, inputTokens, choiceKey);
-    if (request.maxTokens !== undefined) reasoning = Math.min(reasoning, Math.max(0, request.maxTokens - visible));
+    let reasoning = thought;
+    if (request.maxTokens !== undefined) reasoning = Math.min(reasoning, Math.max(0, request.maxTokens - (first ? 0 : visible)));
     const thinking = thinkingBlock(request, choiceKey, reasoning, pinned?.thinking);
     if (thinking) {
       blocks = [thinking, ...blocks];

@@ -67,7 +67,11 @@ export interface CanonicalRequest {
    * reasoning models reason (see core/reasoning.ts), except that shown thinking asked with a budget is
    * given on any model.
    */
-  reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; show?: boolean };
+  /**
+   * `firstFromLimit`: thinking comes first out of `maxTokens` and the answer gets what is left (none
+   * when thinking took it all), rather than thinking being cut to what the answer leaves.
+   */
+  reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; show?: boolean; firstFromLimit?: boolean };
   /** Prompt caching as the client asked for it (see core/cache.ts); absent: none. */
   cache?: CacheRequest;
   /** How this format frames a conversation in tokens; absent: OpenAI's chat framing (core/tokens.ts). */

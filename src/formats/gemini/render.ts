@@ -1,7 +1,7 @@
 // Canonical reply → Gemini GenerateContentResponse JSON, streamed as SSE or as a JSON array.
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Block, CanonicalReply, Choice, FinishReason } from '../../core/reply.ts';
-import { makeId } from '../../core/seed.ts';
+import { deriveKey, makeId, Rng } from '../../core/seed.ts';
 import { planSteps } from '../../core/plan.ts';
 import type { LatencyProfile } from '../../core/timing.ts';
 import { pcmBytes, toBase64 } from '../../core/synthesize/audio.ts';
@@ -51,21 +51,24 @@ const OWN_FINISH = [
 /** Every finish reason a Gemini reply can end with. */
 export const FINISH_REASONS = [...new Set([...Object.values(FINISH), ...OWN_FINISH])];
 
-const SAFETY = [
+/** What a safety block reports: one category rated HIGH and marked blocked, the rest NEGLIGIBLE. */
+const BLOCKED = [
   'HARM_CATEGORY_HATE_SPEECH',
   'HARM_CATEGORY_DANGEROUS_CONTENT',
   'HARM_CATEGORY_HARASSMENT',
   'HARM_CATEGORY_SEXUALLY_EXPLICIT',
-].map((category) => ({ category, probability: 'NEGLIGIBLE' }));
-
-/** What a safety block reports: one category rated HIGH and marked blocked, the rest as ever. */
-const BLOCKED = SAFETY.map((r) => (r.category === 'HARM_CATEGORY_DANGEROUS_CONTENT' ? { ...r, probability: 'HIGH', blocked: true } : r));
+].map((category) =>
+  category === 'HARM_CATEGORY_DANGEROUS_CONTENT'
+    ? { category, probability: 'HIGH', blocked: true }
+    : { category, probability: 'NEGLIGIBLE' },
+);
 
 function part(block: Block, options: GeminiOptions, signature?: string): Record<string, unknown> | undefined {
   switch (block.type) {
     case 'text':
     case 'refusal':
-      return { text: block.text };
+      // A model that spent its limit thinking sends a content of no parts.
+      return block.text ? { text: block.text } : undefined;
     case 'thinking':
       return options.includeThoughts ? { text: block.text, thought: true } : undefined;
     case 'tool_call':
@@ -93,6 +96,9 @@ function signatureFor(choice: Choice, block: Block): string | undefined {
     : undefined;
 }
 
+/** Models before 2.5 (no thinking) report candidates by modality and, unstreamed, a mean log-probability. */
+const before25 = (model: string) => /^gemini-(1\.|2\.0)/.test(model);
+
 const modalities = (counts: [string, number][]) =>
   counts.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }));
 
@@ -115,7 +121,7 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
         ];
   return {
     promptTokenCount: inputTokens,
-    candidatesTokenCount: candidates,
+    ...(candidates ? { candidatesTokenCount: candidates } : {}),
     totalTokenCount: inputTokens + reply.usage.outputTokens,
     ...(cachedInputTokens ? { cachedContentTokenCount: cachedInputTokens } : {}),
     promptTokensDetails: modalities([
@@ -124,21 +130,44 @@ function usageMetadata(reply: CanonicalReply, request: CanonicalRequest) {
       ['AUDIO', audio],
     ]),
     ...(cachedInputTokens ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cachedInputTokens }] } : {}),
-    ...(candidates ? { candidatesTokensDetails: modalities(output) } : {}),
+    // 2.5 models split their candidates by modality only where some are not text (speech, images).
+    ...(candidates && (before25(request.model) || output[0][0] !== 'TEXT' || imageTokens)
+      ? { candidatesTokensDetails: modalities(output) }
+      : {}),
     ...(reasoningTokens ? { thoughtsTokenCount: reasoningTokens } : {}),
   };
 }
 
-function candidate(choice: Choice, parts: unknown[], finished: boolean, key: number) {
+/** What the service says of a 2.5 model's finish on function calls (and of no other finish). */
+const CALLED = 'Model generated function call(s).';
+
+/** A mean log-probability in the range the recorded 2.0 replies show, from the reply's key. */
+const avgLogprobs = (reply: CanonicalReply, choice: Choice) =>
+  -(0.02 + 0.4 * new Rng(deriveKey(reply.key, `avgLogprobs${choice.index}`)).next());
+
+/**
+ * A candidate as the service sends it: safety ratings only on a block (the recorded unblocked replies
+ * carry none), finishMessage on a 2.5 model's function calls, avgLogprobs on an older model's unstreamed one.
+ */
+function candidate(choice: Choice, parts: unknown[], finished: boolean, request: CanonicalRequest, key: number, logprobs?: number) {
   // Output the filter blocked is withheld: the candidate has no content at all.
   const blocked = choice.finishReason === 'content_filter';
+  const called = !before25(request.model) && choice.blocks.some((b) => b.type === 'tool_call');
   const reason =
     choice.vendorFinishReason !== undefined && FINISH_REASONS.includes(choice.vendorFinishReason)
       ? choice.vendorFinishReason
       : FINISH[choice.finishReason];
   return {
-    ...(blocked ? {} : { content: { parts, role: 'model' } }),
-    ...(finished ? { finishReason: reason, safetyRatings: blocked ? BLOCKED : SAFETY, ...grounding(choice) } : {}),
+    ...(blocked ? {} : { content: { ...(parts.length ? { parts } : {}), role: 'model' } }),
+    ...(finished
+      ? {
+          finishReason: reason,
+          ...(blocked ? { safetyRatings: BLOCKED } : {}),
+          ...(called ? { finishMessage: CALLED } : {}),
+          ...(logprobs !== undefined ? { avgLogprobs: logprobs } : {}),
+          ...grounding(choice),
+        }
+      : {}),
     // A reply cut short to be continued carries the opaque token the next request sends back.
     ...(finished && reason === 'CONTINUATION' ? { continuationToken: continuationToken(key, choice.index) } : {}),
     index: choice.index,
@@ -175,7 +204,9 @@ export function renderGenerate(reply: CanonicalReply, request: CanonicalRequest,
         c,
         c.blocks.flatMap((b) => partsOf(c, b, options)),
         true,
+        request,
         reply.key,
+        before25(request.model) ? avgLogprobs(reply, c) : undefined,
       ),
     ),
     usageMetadata: usageMetadata(reply, request),
@@ -213,7 +244,7 @@ export function* generateStreamEvents(
     else if (block && step.text) parts = [part({ ...block, text: step.text }, options)].filter(Boolean);
     if (!parts.length && !step.last) continue;
     const body = {
-      candidates: [candidate(choice, parts, step.last, reply.key)],
+      candidates: [candidate(choice, parts, step.last, request, reply.key)],
       usageMetadata: next.done ? usageMetadata(reply, request) : prompt,
       ...tail(reply, request),
     };
