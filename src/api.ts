@@ -50,7 +50,8 @@ export interface GatewayOptions {
   /**
    * Deployment names (Azure OpenAI's: a cloud account's own names for its models) mapped to models of
    * the catalogue. A deployment named for a catalogue model (`gpt-4o-mini`) needs no entry; any other
-   * name is the cloud's own 404 (`DeploymentNotFound`) until mapped here.
+   * name is the cloud's own 404 (`DeploymentNotFound`) until mapped here. The other clouds' model ids
+   * (Vertex AI's, Bedrock's, OpenRouter's) are looked up here first too.
    * @example createGateway({ deployments: { 'prod-chat': 'gpt-4o-mini' } })
    */
   deployments?: Record<string, string>;

@@ -45,9 +45,9 @@ Usage: model-gateway-mock [options]
   --tls-key <file>    the PEM private key of --tls-cert
   --model <name=base> serve your own model name (a gateway alias or deployment) as a model id or a
                       family (e.g. my-gpt=gpt-4o, team-fast=claude-haiku); repeatable
-  --deployment <name=model>  answer a cloud's deployment name (Azure OpenAI's) as a model of the
-                      catalogue (e.g. prod-chat=gpt-4o-mini); a deployment named for a model needs
-                      none; repeatable
+  --deployment <name=model>  answer a cloud's own model name (an Azure OpenAI deployment, a Vertex
+                      AI or Bedrock model id) as a model of the catalogue (e.g.
+                      prod-chat=gpt-4o-mini); a deployment named for a model needs none; repeatable
   --strict            answer only from fixtures: an unmatched request gets 404 with a near-miss report
   --strict-params     refuse request parameters the gateway does not know with the vendor's 400
                       (by default they are accepted, journaled and named in x-mock-warning)

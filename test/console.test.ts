@@ -816,6 +816,11 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
         reply: { text: 'Alpha beta gamma, delta epsilon.' },
       },
       {
+        name: 'assembled-invoke',
+        match: { userMessage: { contains: 'invoke my text' } },
+        reply: { text: 'Alpha beta gamma, delta epsilon.' },
+      },
+      {
         name: 'assembled-tool',
         match: { userMessage: { contains: 'assemble my call' } },
         reply: { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
@@ -845,6 +850,27 @@ describe.runIf(socketSuites && (available || process.env.CI))('console pages in 
       }),
     });
     await res.text();
+    // Bedrock's InvokeModelWithResponseStream: Messages events inside event-stream `chunk` frames.
+    const invoked = await fetch(`${cli.url}/model/claude-haiku-4-5/invoke-with-response-stream`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-console', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        anthropic_version: 'bedrock-2023-05-31',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'Please invoke my text' }],
+      }),
+    });
+    expect(invoked.status).toBe(200);
+    await invoked.arrayBuffer();
+
+    const invokeRow = page.locator('#rows tr', { hasText: 'invoke my text' }).first();
+    await expect.poll(() => invokeRow.textContent()).toMatch(/events, completed/);
+    await invokeRow.locator('button[data-open]').click();
+    await page.waitForFunction(() => /event: chunk/.test(document.querySelector('#res-body')!.textContent!));
+    // Opened first, so nothing of another entry is on the page: the assembled box is this stream's.
+    await page.waitForFunction(() => !(document.querySelector('#assembled') as HTMLElement).hidden);
+    expect(await page.textContent('#assembled-heading')).toBe('Assembled text');
+    expect(await page.textContent('#res-text')).toBe('Alpha beta gamma, delta epsilon.');
 
     const text = page.locator('#rows tr', { hasText: 'assemble my text' }).first();
     await expect.poll(() => text.textContent()).toMatch(/events, completed/);

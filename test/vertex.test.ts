@@ -71,7 +71,7 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
   let direct: GoogleGenAI;
   let claude: AnthropicVertex;
   beforeAll(async () => {
-    gw = await mode.start({ fixtures });
+    gw = await mode.start({ fixtures, deployments: { 'my-gemini': MODEL, 'my-claude': CLAUDE_MODEL } });
     const httpOptions = { baseUrl: gw.root };
     const googleAuthOptions = { authClient: accessToken('sk-test') };
     vertex = new GoogleGenAI({ vertexai: true, project: PROJECT, location: 'us-central1', httpOptions, googleAuthOptions });
@@ -334,6 +334,22 @@ describe.each(modes)('Vertex AI ($name)', (mode) => {
       expect(refused).toBeInstanceOf(Anthropic.AuthenticationError);
       expect(refused.error).toMatchObject({ error: { status: 'UNAUTHENTICATED' } });
     });
+  });
+
+  it('answers a name the deployments option maps (as Azure deployments are): pinned fixtures match, a wrong publisher is a 404', async () => {
+    const gemini = await vertex.models.generateContent({ model: 'my-gemini', contents: 'Pin me on Gemini' });
+    expect(gemini.text).toBe('Pinned for Gemini.');
+    expect(gemini.modelVersion).toBe('my-gemini');
+    const message = await claude.messages.create({
+      model: 'my-claude',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Pin me on Claude' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'Pinned for Claude.', citations: null }]);
+    const wrong = await failure(vertex.models.generateContent({ model: 'my-claude', contents: 'Hi' }));
+    expect(wrong).toBeInstanceOf(ApiError);
+    expect(wrong.status).toBe(404);
+    expect(wrong.message).toContain('publishers/anthropic');
   });
 
   describe('the AI SDK with @ai-sdk/google-vertex', () => {

@@ -23,6 +23,8 @@ export interface StreamSink {
 export function textApiOf(path: string, format?: string): TextApi | undefined {
   if (format === 'gemini') return /:(?:stream)?generateContent$/i.test(path.split('?')[0]) ? 'gemini' : undefined;
   if (format === 'bedrock') return /\/converse-stream$/.test(path) ? 'converse' : undefined;
+  // Bedrock's InvokeModelWithResponseStream: Messages events, each in a `chunk` frame (readStreamEvent unwraps them).
+  if (/^\/model\/[^/]+\/invoke-with-response-stream$/.test(path)) return 'messages';
   // The dialects' paths too: Azure's deployments and /openai/v1, OpenRouter's /api/v1, Claude on Vertex.
   if (/\/chat\/completions$/.test(path)) return 'chat';
   if (/\/(?:v1|deployments\/[^/]+)\/completions$/.test(path)) return 'completions';
@@ -35,6 +37,11 @@ export function textApiOf(path: string, format?: string): TextApi | undefined {
 export function readStreamEvent(api: TextApi, event: string, data: string, sink: StreamSink): void {
   if (data === '[DONE]') return;
   const d = JSON.parse(data);
+  // An AWS event-stream `chunk` frame (InvokeModel's stream): its `bytes` are the event, base64 of UTF-8 JSON.
+  if (event === 'chunk' && typeof d.bytes === 'string') {
+    const inner = new TextDecoder().decode(Uint8Array.from(atob(d.bytes), (c) => c.charCodeAt(0)));
+    return readStreamEvent(api, JSON.parse(inner).type ?? 'message', inner, sink);
+  }
   if (d.error || event === 'error') return sink.error(d.error?.message ?? d.message ?? data);
   switch (api) {
     case 'chat':

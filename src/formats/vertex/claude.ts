@@ -69,14 +69,14 @@ const whereOf = (call: Call) =>
 export function enterMessages(call: Call): void {
   const target = String(call.params.call);
   const id = target.slice(0, target.lastIndexOf(':'));
-  asAnthropic(call, vertexModel(call.runtime.catalogue, 'anthropic', id, `${whereOf(call)}/${id}`).id);
+  asAnthropic(call, vertexModel(call.runtime, 'anthropic', id, `${whereOf(call)}/${id}`).id);
 }
 
 /** count-tokens:rawPredict: the body names the model (a Vertex id), as count_tokens does. */
 export function enterCountTokens(call: Call): void {
   const named = call.body?.model;
   if (typeof named !== 'string') throw invalid('model', 'Field required (a Claude model id, such as claude-sonnet-4-5@20250929).');
-  asAnthropic(call, vertexModel(call.runtime.catalogue, 'anthropic', named, `${whereOf(call)}/${named}`).id);
+  asAnthropic(call, vertexModel(call.runtime, 'anthropic', named, `${whereOf(call)}/${named}`).id);
 }
 
 /** …/publishers/anthropic/models/{model}:{method} for a method Claude models on Vertex AI do not have. */

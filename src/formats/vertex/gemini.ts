@@ -151,7 +151,7 @@ const additions = new WeakMap<Call, Additions>();
  */
 export async function enterGemini(call: Call): Promise<void> {
   const target = targetOf(call, 'google');
-  const model = vertexModel(call.runtime.catalogue, 'google', target.id, target.resource);
+  const model = vertexModel(call.runtime, 'google', target.id, target.resource);
   call.params.call = `${model.id}:${target.method}`;
   call.canonicalPath = GEMINI_MODELS + call.params.call;
   const body = call.body ?? {};
@@ -306,7 +306,7 @@ function unknownMethod({ resource, method }: Target): GatewayError {
 export async function geminiOwnMethod(call: Call<JsonObject>) {
   const target = targetOf(call, 'google');
   if (target.method !== 'computeTokens' && target.method !== 'predict') throw unknownMethod(target);
-  const model = vertexModel(call.runtime.catalogue, 'google', target.id, target.resource);
+  const model = vertexModel(call.runtime, 'google', target.id, target.resource);
   call.entry.model = model.id;
   if (target.method === 'computeTokens') return computeTokens(call, model);
   requireEmbedding(target, model.info);
@@ -445,6 +445,6 @@ export function listPublisherModels(call: Call) {
 export function getPublisherModel(call: Call) {
   const publisher = String(call.params.publisher);
   const id = String(call.params.model);
-  const model = vertexModel(call.runtime.catalogue, publisher, id, `publishers/${publisher}/models/${id}`);
+  const model = vertexModel(call.runtime, publisher, id, `publishers/${publisher}/models/${id}`);
   return json(publisherModel(publisher, { ...model.info, id: model.id }));
 }
