@@ -27,7 +27,7 @@ const probes = (list: readonly EndpointSpec[]): EndpointSpec[] =>
         id: endpointId(spec),
         auth: [],
         upgrade: undefined,
-        ...(spec.method === 'POST' && { bodiless: true }),
+        ...((spec.method === 'POST' || spec.method === 'PATCH') && { bodiless: true }),
         handle: ({ params }: { params: unknown }) => json({ id: endpointId(spec), params }),
       }) as EndpointSpec,
   );

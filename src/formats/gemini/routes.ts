@@ -1,5 +1,6 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
 import { checkFileUris, geminiFileEndpoints } from './files.ts';
+import { geminiCacheEndpoints, withCachedContent } from './caches.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -78,9 +79,11 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
 
 async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
-  const { request, options } = parseGenerateRequest(call.body, model, stream);
+  const { body, cachedTokens } = withCachedContent(call, call.body, model);
+  const { request, options } = parseGenerateRequest(body, model, stream);
+  if (cachedTokens !== undefined) request.cache = { ...request.cache, held: cachedTokens };
   requireModel(call, model, action, request.output.type);
-  checkFileUris(call, call.body);
+  checkFileUris(call, body);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
@@ -228,6 +231,7 @@ function getModel(call: Call) {
 const versions = ['/v1beta', '/v1'];
 
 export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
+  .concat(geminiCacheEndpoints)
   .concat(
     versions.flatMap((v): EndpointSpec[] => [
       { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
