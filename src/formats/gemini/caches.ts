@@ -15,6 +15,7 @@ import { heldFor } from '../../scope.ts';
 import type { JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
 import { geminiFormat } from './format.ts';
+import { listPage } from './pages.ts';
 import { parseGenerateRequest } from './parse.ts';
 
 interface GeminiCache {
@@ -154,18 +155,11 @@ async function create(call: Call<JsonObject>) {
 }
 
 function list(call: Call) {
-  const q = call.inbound.url.searchParams;
-  const size = Math.min(Math.max(1, Number(q.get('pageSize') ?? 100) || 100), 1000);
-  const from = Number(q.get('pageToken') ?? 0) || 0;
   const now = call.runtime.now();
   const all = heldFor(call, GEMINI_CACHES)
     .values()
     .filter((c) => c.expiresAt > now);
-  const page = all.slice(from, from + size);
-  return json({
-    ...(page.length ? { cachedContents: page.map(cacheObject) } : {}),
-    ...(from + size < all.length ? { nextPageToken: String(from + size) } : {}),
-  });
+  return listPage(call, all, 'cachedContents', cacheObject, 100, 1000);
 }
 
 function update(call: Call<JsonObject>) {

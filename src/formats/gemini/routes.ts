@@ -1,6 +1,7 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
 import { checkFileUris, geminiFileEndpoints } from './files.ts';
 import { geminiCacheEndpoints, withCachedContent } from './caches.ts';
+import { createBatch, geminiBatchEndpoints } from './batches.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -28,7 +29,7 @@ const live = lazyImport('Live handlers', () => import('./live-routes.ts'));
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
 const MAX_BATCH = 100;
-const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
+const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents', 'batchGenerateContent'];
 
 function modelObject(m: ModelInfo) {
   const methods = m.capabilities.includes('embedding')
@@ -177,6 +178,7 @@ async function action(call: Call<JsonObject>) {
   }
   call.entry.model = model;
   if (name === 'countTokens') return countTokens(call, model);
+  if (name === 'batchGenerateContent') return createBatch(call, model, generateSpec);
   if (name === 'embedContent') {
     const one = embedOne(call, model, call.body, '');
     if (isForward(one)) return one;
@@ -230,8 +232,11 @@ function getModel(call: Call) {
 
 const versions = ['/v1beta', '/v1'];
 
+/** The synchronous generate-content endpoint, which answers a batch's requests. */
+const generateSpec: EndpointSpec = { method: 'POST', path: '/v1beta/models/:call', format: geminiFormat, auth: KEY_WAYS, handle: action };
+
 export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
-  .concat(geminiCacheEndpoints)
+  .concat(geminiCacheEndpoints, geminiBatchEndpoints)
   .concat(
     versions.flatMap((v): EndpointSpec[] => [
       { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
