@@ -93,3 +93,23 @@ describe.each(heldModes)('Gemini batches ($name)', (mode) => {
     expect([...(await b.batches.list()).page]).toEqual([]);
   });
 });
+
+describe('Gemini batches: the ceilings', () => {
+  const ctx = withHeld(heldModes[0]);
+  const ai = () => new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root, headers: { 'x-mock-test-id': 'ceilings' } } });
+
+  it('refuses a batch past 10,000 requests, and a file line that is not JSON, with Google 400s, holding nothing', async () => {
+    const many = Array.from({ length: 10_001 }, () => ({ contents: 'x' }));
+    const tooMany = await failure(ai().batches.create({ model: MODEL, src: many }));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.message).toContain('at most 10000 a batch');
+    const input = await ai().files.upload({
+      file: new Blob(['{"key":"a","request":{"contents":[]}}\nnot json'], { type: 'application/jsonl' }),
+    });
+    const bad = await failure(ai().batches.create({ model: MODEL, src: input.name! }));
+    expect(bad.status).toBe(400);
+    expect(bad.message).toContain('Line 2');
+    expect([...(await ai().batches.list()).page]).toEqual([]);
+    expect((await ai().models.generateContent({ model: MODEL, contents: 'still served' })).text).toBeTruthy();
+  });
+});
