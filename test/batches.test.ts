@@ -434,15 +434,15 @@ describe.each(modes)('a request no endpoint takes, in the caller’s format ($na
   it("Google's client under /v1beta and /v1alpha: Google's error body", async () => {
     for (const apiVersion of ['v1beta', 'v1alpha']) {
       const ai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: gw.root, apiVersion } });
-      // Cached contents are not emulated yet (files are): their path is no endpoint's.
-      const error = await ai.caches.list().then(
+      // File search stores are not emulated: their path is no endpoint's.
+      const error = await ai.fileSearchStores.list().then(
         () => undefined as never,
         (e: unknown) => e as ApiError,
       );
       expect(error, apiVersion).toBeInstanceOf(ApiError);
       expect(error.status).toBe(404);
       expect(JSON.parse(error.message)).toEqual({
-        error: { code: 404, message: `Invalid URL (GET /${apiVersion}/cachedContents)`, status: 'NOT_FOUND' },
+        error: { code: 404, message: `Invalid URL (GET /${apiVersion}/fileSearchStores)`, status: 'NOT_FOUND' },
       });
     }
   });

@@ -317,8 +317,9 @@ const ANTHROPIC_MODEL = { workspace_id: 'ws_1' } satisfies Record<string, unknow
 // @google/genai: what its Gemini API mode refuses before sending (routingConfig, modelSelectionConfig, audioTimestamp,
 // modelArmorConfig, generationOutputConfig; countTokens' systemInstruction, tools, generationConfig; embedContent's mimeType,
 // autoTruncate, documentOcr, audioTrackExtraction) is left undefined, and so are those that exclude another sent here: they are
-// sent in calls of their own (responseJsonSchema in the stream, speechConfig to a TTS model, imageConfig to an image model).
-// cachedContent and continuationToken are accepted, not emulated (docs/not-emulated-yet.md).
+// sent in calls of their own (responseJsonSchema in the stream, speechConfig to a TTS model, imageConfig to an image model,
+// cachedContent naming a cache made first, which excludes systemInstruction and tools).
+// continuationToken is accepted, not emulated (docs/not-emulated-yet.md); so is Vertex AI's cachedContent.
 const GENERATE = {
   httpOptions: { timeout: 60_000 },
   abortSignal: new AbortController().signal,
@@ -346,7 +347,7 @@ const GENERATE = {
   ],
   toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } },
   labels: { team: 'a' },
-  cachedContent: 'cachedContents/c1',
+  cachedContent: undefined,
   responseModalities: ['TEXT'],
   mediaResolution: MediaResolution.MEDIA_RESOLUTION_LOW,
   speechConfig: undefined,
@@ -758,6 +759,15 @@ const CALLS: [string, (c: Clients) => Promise<void>][] = [
       for await (const chunk of stream) chunks.push(chunk);
       expect(chunks.length).toBeGreaterThan(0);
       expect(chunks.at(-1)?.candidates?.[0].finishReason).toBeDefined();
+    },
+  ],
+  [
+    'Gemini cachedContent',
+    async ({ google }) => {
+      const text = Array.from({ length: 300 }, (_, i) => `Line ${i} of the manual.`).join(' ');
+      const cache = await google.caches.create({ model: 'gemini-2.5-flash', config: { contents: [{ role: 'user', parts: [{ text }] }] } });
+      const r = await google.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Hi', config: { cachedContent: cache.name } });
+      expect(r.usageMetadata?.cachedContentTokenCount).toBe(cache.usageMetadata?.totalTokenCount);
     },
   ],
   [

@@ -27,7 +27,7 @@ const probes = (list: readonly EndpointSpec[]): EndpointSpec[] =>
         id: endpointId(spec),
         auth: [],
         upgrade: undefined,
-        ...(spec.method === 'POST' && { bodiless: true }),
+        ...((spec.method === 'POST' || spec.method === 'PATCH') && { bodiless: true }),
         handle: ({ params }: { params: unknown }) => json({ id: endpointId(spec), params }),
       }) as EndpointSpec,
   );
@@ -167,6 +167,13 @@ const CASES: Case[] = [
   { method: 'GET', path: '/v1/files/f', headers: GOOGLE, expect: id('gemini', 'GET', '/v1/files/:id', { id: 'f' }) },
   { method: 'DELETE', path: '/v1/files/f', headers: GOOGLE, expect: id('gemini', 'DELETE', '/v1/files/:id', { id: 'f' }) },
   { method: 'PUT', path: '/v1/files', expect: { status: 405, format: 'openai', allow: 'GET, POST' } },
+  // /v1/batches is OpenAI's and Gemini's: each client's own batches endpoints take its requests.
+  { method: 'GET', path: '/v1/batches', expect: id('openai', 'GET', '/v1/batches') },
+  { method: 'GET', path: '/v1/batches/b', expect: id('openai', 'GET', '/v1/batches/:id', { id: 'b' }) },
+  { method: 'GET', path: '/v1/batches', headers: GOOGLE, expect: id('gemini', 'GET', '/v1/batches') },
+  { method: 'GET', path: '/v1/batches/b', headers: GOOGLE, expect: id('gemini', 'GET', '/v1/batches/:id', { id: 'b' }) },
+  { method: 'POST', path: '/v1/batches/b:cancel', headers: GOOGLE, expect: id('gemini', 'POST', '/v1/batches/:id', { id: 'b:cancel' }) },
+  { method: 'DELETE', path: '/v1/batches/b', headers: GOOGLE, expect: id('gemini', 'DELETE', '/v1/batches/:id', { id: 'b' }) },
   // Unknown paths, in the format that recognizes the caller.
   { method: 'POST', path: '/v1/nope', expect: { status: 404, format: 'openai' } },
   { method: 'POST', path: '/v1/nope', headers: ANTHROPIC, expect: { status: 404, format: 'anthropic' } },

@@ -113,6 +113,8 @@ async function fillEveryStore(test?: string): Promise<void> {
   });
   const google = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: 'http://127.0.0.1:2', headers: defaultHeaders } });
   await google.files.upload({ file: new Blob(['kept'], { type: 'text/plain' }) });
+  await google.batches.create({ model: 'gemini-2.5-flash', src: [{ contents: 'Keep this batch.' }] });
+  await google.caches.create({ model: 'gemini-2.5-flash', config: { contents: 'A long cached manual. '.repeat(400) } });
   const system = [{ type: 'text' as const, text: 'A long cached preamble. '.repeat(400), cache_control: { type: 'ephemeral' as const } }];
   await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, system, messages: ask });
 }

@@ -11,7 +11,7 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 export function preflightHeaders(requestedHeaders: string | undefined): Record<string, string> {
   return {
     ...CORS_HEADERS,
-    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+    'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
     'access-control-allow-headers': requestedHeaders ?? '*',
     'access-control-max-age': '86400',
   };

@@ -61,6 +61,8 @@ export class PromptCache {
     owner: Owner = SHARED,
   ): CacheFigures {
     const asked = request.cache;
+    // An explicit cache the request names is read whole (its store counted it when it was made).
+    if (asked?.held) return { read: asked.held, written: 0, writtenLong: 0 };
     // Most prompts are shorter than any cacheable prefix: nothing to hash or look up.
     if (!asked || (!asked.automatic && !asked.breakpoints?.length) || prefix.at(-1)! < minTokens) return NONE;
     const keys = boundaryKeys(scope, request, asked);

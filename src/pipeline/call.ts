@@ -118,9 +118,9 @@ interface Route {
   ephemeral?: EphemeralKind;
 }
 
-/** A POST that takes a body: its handler always has one (a body that is neither a JSON object nor a form was refused). */
+/** A POST (or a PATCH, Gemini's updates) that takes a body: its handler always has one (a body that is neither a JSON object nor a form was refused). */
 export interface BodyEndpoint extends Route {
-  method: 'POST';
+  method: 'POST' | 'PATCH';
   bodiless?: false;
   /**
    * A body of bytes, never parsed (a resumable upload's chunk): read within the body limit and handed

@@ -221,7 +221,7 @@ const publicCaller: Caller = { token: '', scope: '' };
  * no body.
  */
 async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, entry: JournalEntry): Promise<BodyRead> {
-  if (spec.method !== 'POST') {
+  if (spec.method !== 'POST' && spec.method !== 'PATCH') {
     entry.requestId = requestIdFor(spec.format, inbound, runtime.seed);
     return { parse: noBody };
   }
@@ -281,8 +281,8 @@ function lenientBody(body: JsonObject | undefined, runtime: Runtime, entry: Jour
   return own;
 }
 
-/** Whether an endpoint's handler is promised a body: a POST not marked `bodiless`. */
-const takesBody = (spec: EndpointSpec): spec is BodyEndpoint => spec.method === 'POST' && !spec.bodiless;
+/** Whether an endpoint's handler is promised a body: a POST not marked `bodiless`, or a PATCH. */
+const takesBody = (spec: EndpointSpec): spec is BodyEndpoint => (spec.method === 'POST' || spec.method === 'PATCH') && !spec.bodiless;
 
 const hasBody = (call: Call): call is Call<JsonObject> => call.body !== undefined;
 

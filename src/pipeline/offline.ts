@@ -9,7 +9,7 @@ import { asGatewayError, GatewayError } from '../core/errors.ts';
 import type { JournalEntry } from '../core/journal.ts';
 import { BATCH_DISCOUNT } from '../core/prices.ts';
 import type { Usage } from '../core/reply.ts';
-import type { Call, EndpointSpec } from './call.ts';
+import type { Call, EndpointSpec, Params } from './call.ts';
 import { isForward } from './decide.ts';
 import { bodyRequestId, handle } from './endpoint.ts';
 import { isPieces, isPlayback, tooLarge, type Inbound, type JsonObject, type Outbound } from './exchange.ts';
@@ -54,7 +54,8 @@ async function bodyText(out: Outbound): Promise<string> {
  * Answers `body`, a POST to `path`, by `spec`'s handler as the pipeline would over HTTP, under the
  * headers, token and test of `batch` (the request that brought it: its `x-mock-*` headers apply; its
  * body's leniency about unknown parameters too). The body was read from JSON of `bytes` bytes with the
- * pipeline's checks (parseJson); `text` (what brought it) makes its request id.
+ * pipeline's checks (parseJson); `text` (what brought it) makes its request id; `params` are the path's
+ * (a Gemini line's `models/{model}:generateContent`).
  */
 export async function answerOffline(
   batch: Call,
@@ -63,6 +64,7 @@ export async function answerOffline(
   body: JsonObject,
   bytes: number,
   text: string,
+  params: Params = {},
 ): Promise<OfflineAnswer> {
   const inbound: Inbound = {
     method: 'POST',
@@ -84,7 +86,7 @@ export async function answerOffline(
       throw new GatewayError('invalid_request', 'A batch request cannot be streamed: leave `stream` out of it.', { param: 'stream' });
     const call: Call = {
       inbound,
-      params: {},
+      params,
       body,
       requestId,
       runtime: batch.runtime,

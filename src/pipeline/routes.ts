@@ -16,7 +16,7 @@ import { matchSegments, tablePath } from './paths.ts';
 import { endpointId } from './mount.ts';
 
 /** The methods endpoints take, in the order a 405 lists them. */
-const METHODS = ['GET', 'POST', 'DELETE'] as const;
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 
 /** What the table makes of a request: the endpoint that takes it, or the endpoints of its path (a 405), or nothing (a 404). */
 type Routed = { spec: EndpointSpec; params: Params } | { allowed: readonly EndpointSpec[] } | undefined;

@@ -89,9 +89,12 @@ export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | '
 /**
  * Prompt caching: explicit breakpoints (the prefix up to and including message `after`, or the tools
  * alone for -1, is cached for `ttlSeconds`), or automatic caching of every message-boundary prefix, its
- * cached figure rounded down to a multiple of `stepTokens`, kept `ttlSeconds`, routed by `key`.
+ * cached figure rounded down to a multiple of `stepTokens`, kept `ttlSeconds`, routed by `key`; or an
+ * explicit cache's tokens (`held`), which the request names and the gateway keeps apart.
  */
 export interface CacheRequest {
+  /** Tokens an explicit cache the request names holds (Gemini's `cachedContent`): read from the cache, whatever else. */
+  held?: number;
   breakpoints?: { after: number; ttlSeconds: number }[];
   automatic?: { stepTokens: number; ttlSeconds: number; key?: string };
 }

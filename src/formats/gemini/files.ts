@@ -14,6 +14,7 @@ import { heldFor } from '../../scope.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
 import { geminiFormat } from './format.ts';
+import { listPage } from './pages.ts';
 
 interface GeminiFile {
   /** `abc123…`: the file's name is `files/<id>`. */
@@ -232,21 +233,22 @@ export const geminiFileEndpoints: EndpointSpec[] = VERSIONS.flatMap((v): Endpoin
       },
     },
     route('GET', '/files', (call) => {
-      const q = call.inbound.url.searchParams;
-      const size = Math.min(Math.max(1, Number(q.get('pageSize') ?? 10) || 10), 100);
-      const from = Number(q.get('pageToken') ?? 0) || 0;
       const now = call.runtime.now();
       const all = heldFor(call, FILES)
         .values()
         .filter((f) => f.bytes && f.createdAt + KEPT_SECONDS > now)
         .reverse();
-      const page = all.slice(from, from + size);
-      return json({
-        ...(page.length ? { files: page.map(fileObject) } : {}),
-        ...(from + size < all.length ? { nextPageToken: String(from + size) } : {}),
-      });
+      return listPage(call, all, 'files', fileObject, 10, 100);
     }),
-    route('GET', '/files/:id', (call) => json(fileObject(found(call, String(call.params.id))))),
+    route('GET', '/files/:id', (call) => {
+      const id = String(call.params.id);
+      // `files/<id>:download?alt=media` (files.download): the bytes, for the files the gateway writes (a batch's results).
+      if (id.endsWith(':download')) {
+        const f = found(call, id.slice(0, -':download'.length));
+        return { status: 200, headers: { 'content-type': f.mimeType }, body: f.bytes! };
+      }
+      return json(fileObject(found(call, id)));
+    }),
     route('DELETE', '/files/:id', (call) => {
       const f = found(call, String(call.params.id));
       heldFor(call, FILES).delete(f.id);
@@ -254,6 +256,37 @@ export const geminiFileEndpoints: EndpointSpec[] = VERSIONS.flatMap((v): Endpoin
     }),
   ];
 });
+
+/**
+ * Keeps `bytes` as a finished file of the request's test, written by the gateway (a batch's results),
+ * as `files/<prefix><id>`; undefined when the store is full.
+ */
+export async function writeFile(call: Call, bytes: Uint8Array, mimeType: string, displayName: string): Promise<string | undefined> {
+  const view = heldFor(call, FILES);
+  const id = freshId(
+    call,
+    (i) => view.get(i),
+    (key) => `batch-${makeId('', 12, key).toLowerCase()}`,
+  );
+  const f: GeminiFile = {
+    id,
+    displayName,
+    mimeType,
+    declared: bytes.byteLength,
+    chunks: [],
+    received: bytes.byteLength,
+    bytes,
+    sha256: await sha256Of(bytes),
+    createdAt: call.runtime.now(),
+    origin: call.inbound.url.origin,
+  };
+  return view.set(id, f, bytes.byteLength + OVERHEAD) ? `files/${id}` : undefined;
+}
+
+/** A finished file's bytes, as the request's test holds it (a batch's input file); Gemini's 403 otherwise. */
+export function fileBytes(call: Call, name: string): Uint8Array {
+  return found(call, name.replace(/^files\//, '')).bytes!;
+}
 
 /** The id a Files API URI names (`…/v1beta/files/<id>`, `…/v1/files/<id>`, or `files/<id>`), else undefined (a bucket or a video link). */
 const fileIdOf = (uri: string) => /(?:^|\/v1(?:beta)?\/)files\/([a-z0-9-]+)$/.exec(uri)?.[1];

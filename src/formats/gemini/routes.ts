@@ -1,5 +1,7 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
 import { checkFileUris, geminiFileEndpoints } from './files.ts';
+import { geminiCacheEndpoints, withCachedContent } from './caches.ts';
+import { createBatch, geminiBatchEndpoints } from './batches.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -28,7 +30,7 @@ import { decisionEndpoints } from './decisions.ts';
 const live = lazyImport('Live handlers', () => import('./live-routes.ts'));
 
 const MAX_BATCH = 100;
-const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
+const ACTIONS = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents', 'batchGenerateContent'];
 
 function modelObject(m: ModelInfo) {
   const methods = m.capabilities.includes('embedding')
@@ -79,9 +81,11 @@ function requireModel(call: Call, model: string, action: string, output: OutputF
 
 async function generate(call: Call<JsonObject>, model: string, action: string) {
   const stream = action === 'streamGenerateContent';
-  const { request, options } = parseGenerateRequest(call.body, model, stream);
+  const { body, cachedTokens } = withCachedContent(call, call.body, model);
+  const { request, options } = parseGenerateRequest(body, model, stream);
+  if (cachedTokens !== undefined) request.cache = { ...request.cache, held: cachedTokens };
   requireModel(call, model, action, request.output.type);
-  checkFileUris(call, call.body);
+  checkFileUris(call, body);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
@@ -175,6 +179,7 @@ async function action(call: Call<JsonObject>) {
   }
   call.entry.model = model;
   if (name === 'countTokens') return countTokens(call, model);
+  if (name === 'batchGenerateContent') return createBatch(call, model, generateSpec);
   if (name === 'embedContent') {
     const one = embedOne(call, model, call.body, '');
     if (isForward(one)) return one;
@@ -222,8 +227,11 @@ function getModel(call: Call) {
 
 const versions = ['/v1beta', '/v1'];
 
+/** The synchronous generate-content endpoint, which answers a batch's requests. */
+const generateSpec: EndpointSpec = { method: 'POST', path: '/v1beta/models/:call', format: geminiFormat, auth: KEY_WAYS, handle: action };
+
 export const geminiEndpoints: EndpointSpec[] = geminiFileEndpoints
-  .concat(decisionEndpoints)
+  .concat(decisionEndpoints, geminiCacheEndpoints, geminiBatchEndpoints)
   .concat(
     versions.flatMap((v): EndpointSpec[] => [
       { method: 'POST', path: `${v}/models/:call`, format: geminiFormat, auth: KEY_WAYS, handle: action },
