@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
@@ -27,7 +26,7 @@ import { preloadMediaHandlers } from './formats/openai/routes-media.ts';
 import { validateFixtures } from './fixture-check.ts';
 import type { FixtureFolder } from './fixtures/folder.ts';
 import type { Runtime } from './runtime.ts';
-import { ownModule } from './own.ts';
+import { OWN_ROOT, ownModule } from './own.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -91,7 +90,7 @@ function http1Only(req: NodeRequest, res: NodeResponse): void {
  * 22.12; the same instance an import gets): `path` is from src/ (see own.ts).
  */
 function sibling<T>(path: string): T {
-  return createRequire(import.meta.url)(fileURLToPath(ownModule(path))) as T;
+  return createRequire(OWN_ROOT)(ownModule(path)) as T;
 }
 
 // The standalone server serves no msw handlers (`gateway.handlers` loads msw if ever read), and ajv

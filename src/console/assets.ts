@@ -9,14 +9,14 @@ import { ownFile } from '../own.ts';
 const cache = new Map<string, Promise<string | undefined>>();
 
 async function load(name: string): Promise<string | undefined> {
-  const js = ownFile(`console/client/${name}.js`);
+  const js = new URL(ownFile(`console/client/${name}.js`));
   try {
     return await readFile(js, 'utf8');
   } catch {
     // Running from source: no compiled file beside this one.
   }
   try {
-    const source = await readFile(ownFile(`console/client/${name}.ts`), 'utf8');
+    const source = await readFile(new URL(ownFile(`console/client/${name}.ts`)), 'utf8');
     const { stripTypeScriptTypes } = await import('node:module');
     return stripTypeScriptTypes(source);
   } catch {

@@ -3,7 +3,7 @@
 // In Node a module loads with require (require(esm) for ES modules), so a caller that never awaited
 // still gets it, synchronously, and there is only ever one copy; a browser loads it with import().
 
-import { ownModule } from '../own.ts';
+import { OWN_ROOT, ownModule } from '../own.ts';
 
 type NodeRequire = (id: string) => unknown;
 
@@ -31,12 +31,7 @@ export function lazyModule<T>(specifier: string, from: string, load: () => Promi
 
 /** One of our own modules, by its path from src/ without an extension (see own.ts). */
 export function lazyOwnModule<T>(path: string, load: () => Promise<T>): Lazy<T> {
-  const require =
-    nodeModule &&
-    (() => {
-      const url = ownModule(path);
-      return nodeModule.createRequire(url.href)(decodeURIComponent(url.pathname)) as T;
-    });
+  const require = nodeModule && (() => nodeModule.createRequire(OWN_ROOT)(ownModule(path)) as T);
   return lazy(path, require, load);
 }
 

@@ -247,7 +247,7 @@ const host = () => (globalThis as unknown as { process: Host }).process;
 function tablePath(): string {
   const { fileURLToPath } = host().getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
   // A string, not a URL: under jsdom the global URL is jsdom's, which node:url does not take.
-  return fileURLToPath(ownFile('core/o200k_base.bin').href);
+  return fileURLToPath(ownFile('core/o200k_base.bin'));
 }
 
 /** The package's rank file, parsed (the build's input, and the fallback where no table was built). */

@@ -7,7 +7,7 @@
 // the work on its own thread: the same code either way, so the same pixels and the same bytes.
 import { importNodeOnly, runsOnNode } from '../node-only.ts';
 import { IMAGE_WORK_LIMITS } from './image-work.ts';
-import { ownModule } from '../../own.ts';
+import { OWN_ROOT, ownModule } from '../../own.ts';
 import type { ImageFormat, PictureOptions, RgbaImage } from './image-types.ts';
 
 type Worker = import('node:worker_threads').Worker;
@@ -87,7 +87,7 @@ function loadWorkerClass() {
 }
 
 /** The worker script: .ts when run from the sources (Node strips the types), .js when built (see own.ts). */
-const scriptUrl = () => ownModule('core/synthesize/image-thread');
+const scriptUrl = () => new URL(ownModule('core/synthesize/image-thread'), OWN_ROOT);
 
 function spawn(WorkerClass: typeof import('node:worker_threads').Worker): Thread {
   const thread: Thread = { worker: new WorkerClass(scriptUrl()), busy: false, answered: false };
