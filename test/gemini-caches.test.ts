@@ -101,6 +101,15 @@ describe.each(heldModes)('Gemini cached contents ($name)', (mode) => {
     );
     expect(other.status).toBe(400);
     expect(other.message).toContain('has to be the same');
+    // A ttl past the last time a Timestamp holds is Google's 400, and nothing is kept: the list still answers.
+    const forever = await failure(ai.caches.create({ model: MODEL, config: { ...cacheConfig, ttl: '99999999999999s' } }));
+    expect(forever.status).toBe(400);
+    expect(forever.message).toContain('9999-12-31T23:59:59Z');
+    const stretched = await failure(ai.caches.update({ name: cache.name!, config: { ttl: '99999999999999s' } }));
+    expect(stretched.status).toBe(400);
+    const names: string[] = [];
+    for await (const c of await ai.caches.list()) names.push(c.name!);
+    expect(names).toEqual([cache.name]);
   });
 
   it("keeps two tests' caches apart; a test's reset drops its own; a cache expires at its TTL on the clock", async () => {

@@ -188,36 +188,42 @@ export async function createBatch(call: Call<JsonObject>, model: string, generat
   let elapsedMs = 0;
   const rows: JsonObject[] = [];
   const path = `/v1beta/models/${model}:generateContent`;
-  for (const r of requests) {
-    const answer = await answerOffline(call, generate, path, r.request, r.text.length, r.text, { call: `${model}:generateContent` });
-    elapsedMs += answer.delayMs;
-    const body = JSON.parse(answer.body) as JsonObject;
-    const failed = answer.status >= 400;
-    if (failed) b.counts.failed++;
-    const result = failed ? { error: fieldsOf(body.error) } : { response: body };
-    rows.push(
-      b.file === undefined && typeof input.fileName === 'string'
-        ? { ...(r.key !== undefined && { key: r.key }), ...result }
-        : { ...result, ...(r.metadata && { metadata: r.metadata }) },
-    );
-    if (answer.usage) {
-      usage.inputTokens += answer.usage.inputTokens;
-      usage.outputTokens += answer.usage.outputTokens;
-      usage.cachedInputTokens += answer.usage.cachedInputTokens;
-      usage.reasoningTokens += answer.usage.reasoningTokens;
-    }
-    if (answer.costUsd !== undefined) costUsd = roundUsd((costUsd ?? 0) + answer.costUsd);
-    chars += answer.body.length;
-    if (chars > MAX_RESULT_CHARS)
-      throw new GatewayError(
-        'invalid_request',
-        `The batch's results would hold more than ${MAX_RESULT_CHARS / 1024 / 1024} MiB in model-gateway-mock: send fewer requests, or smaller ones.`,
+  // A batch refused part-way (its results past the ceiling, a failure answering a line) is not kept.
+  try {
+    for (const r of requests) {
+      const answer = await answerOffline(call, generate, path, r.request, r.text.length, r.text, { call: `${model}:generateContent` });
+      elapsedMs += answer.delayMs;
+      const body = JSON.parse(answer.body) as JsonObject;
+      const failed = answer.status >= 400;
+      if (failed) b.counts.failed++;
+      const result = failed ? { error: fieldsOf(body.error) } : { response: body };
+      rows.push(
+        b.file === undefined && typeof input.fileName === 'string'
+          ? { ...(r.key !== undefined && { key: r.key }), ...result }
+          : { ...result, ...(r.metadata && { metadata: r.metadata }) },
       );
-    work += r.text.length + answer.body.length + 1024;
-    if (work >= SLICE_CHARS) {
-      await yieldToLoop();
-      work = 0;
+      if (answer.usage) {
+        usage.inputTokens += answer.usage.inputTokens;
+        usage.outputTokens += answer.usage.outputTokens;
+        usage.cachedInputTokens += answer.usage.cachedInputTokens;
+        usage.reasoningTokens += answer.usage.reasoningTokens;
+      }
+      if (answer.costUsd !== undefined) costUsd = roundUsd((costUsd ?? 0) + answer.costUsd);
+      chars += answer.body.length;
+      if (chars > MAX_RESULT_CHARS)
+        throw new GatewayError(
+          'invalid_request',
+          `The batch's results would hold more than ${MAX_RESULT_CHARS / 1024 / 1024} MiB in model-gateway-mock: send fewer requests, or smaller ones.`,
+        );
+      work += r.text.length + answer.body.length + 1024;
+      if (work >= SLICE_CHARS) {
+        await yieldToLoop();
+        work = 0;
+      }
     }
+  } catch (error) {
+    view.delete(b.id);
+    throw error;
   }
   b.processingSeconds = Math.max(1, Math.ceil(elapsedMs / 1000));
   if (typeof input.fileName === 'string') {

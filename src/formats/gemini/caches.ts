@@ -6,6 +6,7 @@
 // (core/stores.ts) and expire on the gateway's clock (`ttl`, default an hour, or `expireTime`).
 import { GatewayError } from '../../core/errors.ts';
 import { DEFAULT_CACHE_MIN_TOKENS } from '../../core/cache.ts';
+import { LATEST_CLOCK_SECONDS } from '../../core/clock.ts';
 import { makeId } from '../../core/seed.ts';
 import { defineStore } from '../../core/stores.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
@@ -92,7 +93,7 @@ function expiryOf(body: JsonObject, now: number): number | undefined {
         'invalid_request',
         `Invalid value at 'cached_content.ttl' (type.googleapis.com/google.protobuf.Duration), "${String(body.ttl)}": a duration in seconds ends in "s", such as "3600s".`,
       );
-    return now + Math.ceil(Number(m[1]));
+    return latest(now + Math.ceil(Number(m[1])), 'ttl');
   }
   if (body.expireTime !== undefined) {
     const at = typeof body.expireTime === 'string' ? Date.parse(body.expireTime) : NaN;
@@ -103,9 +104,18 @@ function expiryOf(body: JsonObject, now: number): number | undefined {
       );
     const seconds = Math.ceil(at / 1000);
     if (seconds <= now) throw new GatewayError('invalid_request', 'expire_time must be in the future.');
-    return seconds;
+    return latest(seconds, 'expire_time');
   }
   return undefined;
+}
+
+/** An expiry no later than a Timestamp can say (9999-12-31T23:59:59Z), else Google's 400 naming the field. */
+function latest(seconds: number, field: 'ttl' | 'expire_time'): number {
+  if (seconds <= LATEST_CLOCK_SECONDS) return seconds;
+  throw new GatewayError(
+    'invalid_request',
+    `Invalid value at 'cached_content.${field}': the cache would expire after 9999-12-31T23:59:59Z, the latest time a Timestamp holds. Give a shorter ${field}.`,
+  );
 }
 
 async function create(call: Call<JsonObject>) {

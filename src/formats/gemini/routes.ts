@@ -6,7 +6,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ModelInfo } from '../../core/models.ts';
 import { countEachInSlices, countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
-import { json, mayBeBig, type Inbound } from '../../pipeline/exchange.ts';
+import { json, mayBeBig } from '../../pipeline/exchange.ts';
 import { liveRefusal } from './live-refusal.ts';
 import { decidedReply, deliver } from '../../pipeline/delivery.ts';
 import { jsonArray, sse } from '../../pipeline/framing.ts';
