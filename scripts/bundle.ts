@@ -20,6 +20,13 @@ const entries = [
   'adapters/msw',
   'adapters/websocket-msw',
 ];
+// Every module of ours loaded by path must be an entry: one that is not would load in the sources and
+// the build, and fail only in the CLI.
+const byPath = /(?:lazyOwnModule<[^>]*>|ownModule|sibling<[^>]*>)\('([^']+)'/g;
+const src = `${root}src`;
+for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')))
+  for (const [, path] of readFileSync(`${src}/${file}`, 'utf8').matchAll(byPath))
+    if (!entries.includes(path)) throw new Error(`bundle: src/${file} loads ${path} by path; add it to scripts/bundle.ts's entries`);
 await build({
   entryPoints: entries.map((e) => `${out}/${e}.js`),
   outbase: out,
