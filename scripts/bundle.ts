@@ -22,7 +22,7 @@ const entries = [
 ];
 // Every module of ours loaded by path must be an entry: one that is not would load in the sources and
 // the build, and fail only in the CLI.
-const byPath = /(?:lazyOwnModule<[^>]*>|ownModule|sibling<[^>]*>)\('([^']+)'/g;
+const byPath = /(?:lazyOwnModule<[^>]*>|requireOwn<[^>]*>|ownModule)\('([^']+)'/g;
 const src = `${root}src`;
 for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')))
   for (const [, path] of readFileSync(`${src}/${file}`, 'utf8').matchAll(byPath))

@@ -6,7 +6,6 @@ import { createServer as createTlsServer } from 'node:https';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
@@ -26,7 +25,7 @@ import { preloadMediaHandlers } from './formats/openai/routes-media.ts';
 import { validateFixtures } from './fixture-check.ts';
 import type { FixtureFolder } from './fixtures/folder.ts';
 import type { Runtime } from './runtime.ts';
-import { OWN_ROOT, ownModule } from './own.ts';
+import { requireOwn } from './core/lazy.ts';
 
 export interface ServerOptions extends Omit<GatewayOptions, 'origin'> {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -85,20 +84,12 @@ function http1Only(req: NodeRequest, res: NodeResponse): void {
   writeWhole(res, 505, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) }, body);
 }
 
-/**
- * One of our own modules, loaded when first needed, synchronously (require of an ES module, Node >=
- * 22.12; the same instance an import gets): `path` is from src/ (see own.ts).
- */
-function sibling<T>(path: string): T {
-  return createRequire(OWN_ROOT)(ownModule(path)) as T;
-}
-
 // The standalone server serves no msw handlers (`gateway.handlers` loads msw if ever read), and ajv
 // loads with the first fixture to check.
 const standaloneParts: GatewayParts = {
   handlers: (runtime, origin) => [
-    ...sibling<typeof import('./adapters/msw.ts')>('adapters/msw').mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
-    ...sibling<typeof import('./adapters/websocket-msw.ts')>('adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
+    ...requireOwn<typeof import('./adapters/msw.ts')>('adapters/msw').mswHandlers(runtime, origin, endpoints, FALLBACK_FORMAT),
+    ...requireOwn<typeof import('./adapters/websocket-msw.ts')>('adapters/websocket-msw').mswWebSocketHandlers(runtime, origin, endpoints),
   ],
   validate: validateFixtures,
 };
@@ -200,11 +191,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     for (const resume of waiting) resume();
   };
   // Nothing loads for a health probe: a server that was only probed stays as small as it started. The
-  // first API request loads what answering needs (the tokenizer and faker, which it waits for, and the
-  // media handlers); express (~130 ms of CPU, most of it one require of its tree) then loads one package
-  // of its tree per event-loop turn while no request is in flight, so a request waits for one package at
-  // most, not for all of them; the pages and the control plane then find it loaded (a page asked for
-  // earlier loads it at once).
+  // first API request loads what answering needs (the tokenizer and faker, which it waits for); express
+  // (~130 ms of CPU, most of it one require of its tree) then loads one package of its tree per
+  // event-loop turn while no request is in flight, so a request waits for one package at most, not for
+  // all of them, and the media handlers after it; the pages and the control plane then find express
+  // loaded (a page asked for earlier loads it at once).
   let warming = false;
   const warmUp = () => {
     if (warming) return;

@@ -29,10 +29,18 @@ export function lazyModule<T>(specifier: string, from: string, load: () => Promi
   return lazy(specifier, require, load, init);
 }
 
-/** One of our own modules, by its path from src/ without an extension (see own.ts). */
+/**
+ * One of our own modules, by its path from src/ without an extension (see own.ts), loaded now and
+ * synchronously (require of an ES module, Node >= 22.12: the same instance an import gets). Node only.
+ */
+export function requireOwn<T>(path: string): T {
+  if (!nodeModule) throw new Error(`model-gateway-mock: ${path} loads by require, which needs Node.js.`);
+  return nodeModule.createRequire(OWN_ROOT)(ownModule(path)) as T;
+}
+
+/** One of our own modules, by its path from src/ without an extension (see own.ts), on first use. */
 export function lazyOwnModule<T>(path: string, load: () => Promise<T>): Lazy<T> {
-  const require = nodeModule && (() => nodeModule.createRequire(OWN_ROOT)(ownModule(path)) as T);
-  return lazy(path, require, load);
+  return lazy(path, nodeModule && (() => requireOwn<T>(path)), load);
 }
 
 /**

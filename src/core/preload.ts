@@ -1,5 +1,5 @@
 // What loads on first use (lazy.ts), loaded now: the standalone server calls this with its first API
-// request, which waits for the tokenizer and faker, and its media handlers load alongside.
+// request, which waits for the tokenizer and faker (its media handlers load later, after express).
 import { tokenizerReady } from './tokens.ts';
 import { fakerReady } from './seed.ts';
 

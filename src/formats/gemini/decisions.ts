@@ -3,7 +3,7 @@
 // each answered with calibrated probabilities, synthesized deterministically from the question and the
 // input (core/synthesize/decision.ts).
 import { GatewayError } from '../../core/errors.ts';
-import { StringHasher } from '../../core/seed.ts';
+import { hashStrings, StringHasher } from '../../core/seed.ts';
 import { inSlices } from '../../core/slices.ts';
 import { countEachInSlices } from '../../core/tokens.ts';
 import { outcomeProbabilities } from '../../core/synthesize/decision.ts';
@@ -112,9 +112,11 @@ async function decide(call: Call<JsonObject>): Promise<Outbound> {
   const answers: JsonObject = {};
   questions.forEach(([id, question], i) => {
     const q = question as JsonObject;
-    const key = new StringHasher(call.runtime.seed);
-    for (const part of [inputKey, id, String(q.type), instructions[i], JSON.stringify(q.criteria ?? null)]) key.update(part);
-    answers[id] = answer(id, q, key.digest());
+    answers[id] = answer(
+      id,
+      q,
+      hashStrings([inputKey, id, String(q.type), instructions[i], JSON.stringify(q.criteria ?? null)], call.runtime.seed),
+    );
   });
   // One output token an answer: a decision is read from the model's probabilities, not generated.
   const outputTokens = questions.length;
