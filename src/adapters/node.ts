@@ -25,7 +25,7 @@ import { decodeInSlices, type JsonPieces } from '../pipeline/pieces.ts';
 import { HIGH_WATER_BYTES, playFramed, type ByteSink } from '../pipeline/playback.ts';
 import { RouteTable } from '../pipeline/routes.ts';
 import { createHash } from 'node:crypto';
-import { yieldToLoop } from '../core/slices.ts';
+import { SLICE_CHARS, yieldToLoop } from '../core/slices.ts';
 
 /** A request as either protocol's server hands it over. */
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -225,8 +225,9 @@ class NodeInbound implements Inbound {
   }
 
   async text(limit: number): Promise<string> {
-    // As Buffer's toString('utf8') decodes (a BOM kept), in slices.
-    return decodeInSlices(await this.take(limit), new TextDecoder('utf-8', { ignoreBOM: true }));
+    const bytes = await this.take(limit);
+    // A big body in slices, decoded as toString('utf8') decodes a small one (a BOM kept).
+    return bytes.byteLength <= SLICE_CHARS ? bytes.toString('utf8') : decodeInSlices(bytes, new TextDecoder('utf-8', { ignoreBOM: true }));
   }
 
   bytes(limit: number): Promise<Uint8Array> {

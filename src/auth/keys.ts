@@ -109,17 +109,22 @@ function maskCredential(value: string): string {
   return scheme + maskKey(secret, !/^basic/i.test(scheme));
 }
 
-/** A copy of `headers`, in the same key order, with every credential masked (the realtime key subprotocol too). */
+/**
+ * `headers` with every credential masked (the realtime key subprotocol too): a copy in the same key
+ * order when one is, else `headers` itself (do not modify the result).
+ */
 export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
-  const out = Object.assign({}, headers);
-  for (const name of Object.keys(out)) {
-    const value = out[name];
+  let out = headers;
+  // A copy only when something is masked: a reply's headers seldom carry a credential.
+  const own = () => (out === headers ? (out = Object.assign({}, headers)) : out);
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (typeof value !== 'string') continue;
     const lower = name.toLowerCase();
-    if (CREDENTIAL_NAMES.has(lower)) out[name] = maskCredential(value);
+    if (CREDENTIAL_NAMES.has(lower)) own()[name] = maskCredential(value);
     // A browser's realtime socket carries its key as a subprotocol (`openai-insecure-api-key.<key>`).
     else if (lower === 'sec-websocket-protocol' && value.includes(KEY_SUBPROTOCOL)) {
-      out[name] = value
+      own()[name] = value
         .split(',')
         .map((p) => (p.trim().startsWith(KEY_SUBPROTOCOL) ? ` ${KEY_SUBPROTOCOL}${maskKey(p.trim().slice(KEY_SUBPROTOCOL.length))}` : p))
         .join(',')

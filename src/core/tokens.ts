@@ -238,8 +238,9 @@ export function countEachInSlices(texts: readonly string[]): Promise<number[]> {
   return runInSlices(countEachSteps(texts), BPE_SLICE_CHARS);
 }
 
+/** countEach of one text; a text the memo holds is counted without steps to run (a reply's texts repeat). */
 export function countTokens(text: string): number {
-  return countEach([text])[0];
+  return (text.length <= MEMO_TEXT_CHARS ? memoIds.peek(text)?.length : undefined) ?? countEach([text])[0];
 }
 
 /** Each token's text (pieces that would cut a character are merged). */
@@ -307,8 +308,11 @@ export function truncateTokens(text: string, max: number): string {
   return cut;
 }
 
-/** The texts of a conversation whose tokens count as input, in order, and where each message's texts end. */
-function promptTexts(messages: readonly Message[]): { texts: string[]; ends: number[] } {
+/**
+ * The texts of a conversation whose tokens count as input, in order, and where each message's texts
+ * end; the tools' JSON last.
+ */
+function promptTexts(messages: readonly Message[], tools: readonly ToolSpec[]): { texts: string[]; ends: number[] } {
   const texts: string[] = [];
   const ends: number[] = [];
   for (const m of messages) {
@@ -316,6 +320,7 @@ function promptTexts(messages: readonly Message[]): { texts: string[]; ends: num
     for (const call of m.toolCalls ?? []) texts.push(call.name, call.arguments);
     ends.push(texts.length);
   }
+  if (tools.length) texts.push(JSON.stringify(tools));
   return { texts, ends };
 }
 
@@ -360,7 +365,7 @@ export function promptPrefixTokens(
   tools: readonly ToolSpec[] = [],
   framing: TokenFraming = OPENAI_FRAMING,
 ): number[] {
-  const parts = countedParts(messages, tools) ?? runAtOnce(promptPartSteps(messages, tools));
+  const parts = countedParts(messages, tools) ?? heldParts(messages, tools) ?? runAtOnce(promptPartSteps(messages, tools));
   const prefix = [framing.priming + parts.tools];
   parts.contents.forEach((n, i) => prefix.push(prefix[i] + framing.perMessage + (framing.roles ? parts.roles[i] : 0) + n));
   return prefix;
@@ -376,17 +381,42 @@ export async function countPromptTokensInSlices(
   tools: readonly ToolSpec[] = [],
   framing: TokenFraming = OPENAI_FRAMING,
 ): Promise<number> {
-  if (!countedParts(messages, tools)) await runInSlices(promptPartSteps(messages, tools), BPE_SLICE_CHARS);
+  if (!countedParts(messages, tools) && !heldParts(messages, tools)) await runInSlices(promptPartSteps(messages, tools), BPE_SLICE_CHARS);
   return countPromptTokens(messages, tools, framing);
 }
 
 function* promptPartSteps(messages: readonly Message[], tools: readonly ToolSpec[]): Steps<PromptParts> {
   const known = countedParts(messages, tools);
   if (known !== undefined) return known;
-  const { texts, ends } = promptTexts(messages);
-  if (tools.length) texts.push(JSON.stringify(tools));
-  const counts = yield* countEachSteps(texts);
-  const parts: PromptParts = { tools: tools.length ? counts[texts.length - 1] : 0, roles: [], contents: [] };
+  const { texts, ends } = promptTexts(messages, tools);
+  return keptParts(messages, tools, ends, yield* countEachSteps(texts));
+}
+
+/**
+ * The parts of a conversation whose every text the memo holds (a suite repeating its prompts): counted
+ * without steps to run. The counts are countEach's, which counts such texts exactly.
+ */
+function heldParts(messages: readonly Message[], tools: readonly ToolSpec[]): PromptParts | undefined {
+  const { texts, ends } = promptTexts(messages, tools);
+  const counts: number[] = [];
+  let total = 0;
+  for (const text of texts) {
+    total += text.length;
+    const ids = text.length <= MEMO_TEXT_CHARS && total <= EXACT_CHARS ? memoIds.peek(text) : undefined;
+    if (ids === undefined) return undefined;
+    counts.push(ids.length);
+  }
+  return keptParts(messages, tools, ends, counts);
+}
+
+/** A conversation's parts from its texts' counts (promptTexts' order), kept for the conversation. */
+function keptParts(
+  messages: readonly Message[],
+  tools: readonly ToolSpec[],
+  ends: readonly number[],
+  counts: readonly number[],
+): PromptParts {
+  const parts: PromptParts = { tools: tools.length ? counts[counts.length - 1] : 0, roles: [], contents: [] };
   messages.forEach((m, i) => {
     const from = i ? ends[i - 1] : 0;
     let content = 0;

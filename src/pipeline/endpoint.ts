@@ -29,7 +29,7 @@ import {
 } from './exchange.ts';
 import { captureResponse } from './capture.ts';
 import { framingOf } from './framing.ts';
-import { decodeInSlices, notAnObject, parseJson } from './pieces.ts';
+import { decodeInSlices, notAnObject, parseJson, parseJsonAtOnce } from './pieces.ts';
 import { inSlices, SLICE_CHARS } from '../core/slices.ts';
 import { isForward } from './decide.ts';
 import { acceptUnknownParams, warningsFor } from './params.ts';
@@ -54,21 +54,26 @@ async function recorderOf(runtime: Runtime): Promise<Recorder> {
 /** UTF-8 size of a string, without encoding it, a slice at a time with the event loop served between. */
 async function utf8Length(text: string): Promise<number> {
   let bytes = text.length;
-  await inSlices(text.length, (from, to) => {
-    // Most bodies are ASCII: one native scan of the slice says so.
-    if (!/[^\x00-\x7f]/.test(text.slice(from, to))) return;
-    for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i);
-      if (c < 0x80) continue;
-      // A pair encodes as 4 bytes (1 extra per unit, so a pair cut by a slice counts alike), a lone surrogate as 3 (U+FFFD).
-      const paired =
-        (c & 0xfc00) === 0xd800
-          ? (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
-          : (c & 0xfc00) === 0xdc00 && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
-      bytes += c < 0x800 || paired ? 1 : 2;
-    }
-  });
+  await inSlices(text.length, (from, to) => void (bytes += utf8Extra(text, from, to)));
   return bytes;
+}
+
+/** Bytes beyond one per UTF-16 unit that text[from, to) takes in UTF-8. */
+function utf8Extra(text: string, from: number, to: number): number {
+  // Most bodies are ASCII: one native scan of the slice says so.
+  if (!/[^\x00-\x7f]/.test(from === 0 && to === text.length ? text : text.slice(from, to))) return 0;
+  let extra = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    // A pair encodes as 4 bytes (1 extra per unit, so a pair cut by a slice counts alike), a lone surrogate as 3 (U+FFFD).
+    const paired =
+      (c & 0xfc00) === 0xd800
+        ? (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+        : (c & 0xfc00) === 0xdc00 && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+    extra += c < 0x800 || paired ? 1 : 2;
+  }
+  return extra;
 }
 
 /** The boundary of a multipart/form-data content type, or undefined for any other body. */
@@ -206,7 +211,7 @@ function trackProxied(runtime: Runtime, entry: JournalEntry, out: Outbound): voi
 interface BodyRead {
   received?: string | Uint8Array;
   /** The parsed body, also journaled; run once the token is known good (a stranger's body is never parsed). */
-  parse(): Promise<JsonObject | undefined>;
+  parse(): JsonObject | undefined | Promise<JsonObject | undefined>;
 }
 
 const noBody = async (): Promise<undefined> => undefined;
@@ -249,12 +254,19 @@ async function readBody(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, 
     return { received: bytes, parse };
   }
   const text = await inbound.text(runtime.maxBodyBytes);
-  entry.bodyBytes = await utf8Length(text);
-  entry.requestId = await bodyRequestId(spec.format, inbound, runtime.seed, text);
+  // A small body (most are) is measured, hashed and parsed at once: no promise or turn for each step.
+  const small = text.length <= SLICE_CHARS;
+  entry.bodyBytes = small ? text.length + utf8Extra(text, 0, text.length) : await utf8Length(text);
+  entry.requestId = small
+    ? requestIdFor(spec.format, inbound, runtime.seed, text)
+    : await bodyRequestId(spec.format, inbound, runtime.seed, text);
   if (!text && spec.bodiless) return { received: text, parse: noBody };
-  const parse = async () => {
-    const body = await parseJson(text);
-    // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
+  const parse = () => {
+    if (small) return journaled(parseJsonAtOnce(text));
+    return parseJson(text).then(journaled);
+  };
+  // A big body would hold its megabytes for as long as the ring holds the entry: keep a short copy.
+  const journaled = (body: JsonObject) => {
     if (text.length <= JOURNAL_BODY_CHARS) entry.body = body;
     else {
       entry.body = shortenedBody(body);
@@ -297,10 +309,11 @@ export function handle(spec: EndpointSpec, call: Call): ReturnType<EndpointSpec[
 }
 
 /**
- * The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts). Resolves to the
- * error if one failed to load (a broken install), which that request then answers as the server's error.
+ * The tokenizer and faker load on the first request, not at start-up (see core/lazy.ts): undefined once
+ * both are in, else their loading, which resolves to the error if one failed to load (a broken
+ * install), which that request then answers as the server's error.
  */
-async function lazyModulesLoaded(): Promise<Error | undefined> {
+function lazyModulesLoading(): Promise<Error | undefined> | undefined {
   const tokenizer = tokenizerReady();
   const faker = fakerReady();
   if (tokenizer || faker)
@@ -313,7 +326,8 @@ async function lazyModulesLoaded(): Promise<Error | undefined> {
 
 /** Runs one request through the pipeline. Never throws: every failure becomes the format's error. */
 export async function runEndpoint(runtime: Runtime, spec: EndpointSpec, inbound: Inbound, params: Params): Promise<Outbound> {
-  const unloaded = await lazyModulesLoaded();
+  const loading = lazyModulesLoading();
+  const unloaded = loading && (await loading);
   const started = performance.now();
   const entry = runtime.journal.record({
     seq: 0,

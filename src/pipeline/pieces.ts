@@ -3,7 +3,7 @@
 // ceilings below; a big one is then parsed in pieces of PIECE_CHARS, and a big reply serialized in pieces
 // of REPLY_PIECE_CHARS. The result is the same as JSON.parse / JSON.stringify of the whole, byte for byte.
 import { GatewayError } from '../core/errors.ts';
-import { inSlices, SLICE_CHARS, yieldToLoop } from '../core/slices.ts';
+import { inSlices, runAtOnce, runInSlices, SLICE_CHARS, yieldToLoop, type Steps } from '../core/slices.ts';
 
 /** Deeper bodies are refused: nothing real nests this far, and they break whatever walks them later. */
 export const MAX_DEPTH = 128;
@@ -46,16 +46,29 @@ export const notAnObject = () => refuse('The request body must be a JSON object.
  * read by it too, so a line is held to the checks a request's body is.
  */
 export async function parseJson(text: string): Promise<Record<string, unknown>> {
-  let body: unknown;
+  if (text.length <= PIECE_CHARS) return parseJsonAtOnce(text);
+  return asObject(await parseInPieces(text, await scanJson(text)));
+}
+
+/**
+ * parseJson of a body of at most PIECE_CHARS characters, which is checked and parsed in one step: no
+ * promise and no turn of the event loop for the common small body.
+ */
+export function parseJsonAtOnce(text: string): Record<string, unknown> {
   // Nesting needs two characters a level, a value two, a key four: a shorter text is within every ceiling.
-  const big = text.length > 2 * MAX_DEPTH ? await scanJson(text) : undefined;
-  if (text.length <= PIECE_CHARS || !big) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw notJson();
-    }
-  } else body = await parseInPieces(text, big);
+  if (text.length > 2 * MAX_DEPTH) runAtOnce(scanSteps(text, PIECE_CHARS));
+  return asObject(parseWhole(text));
+}
+
+function parseWhole(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw notJson();
+  }
+}
+
+function asObject(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
   return body as Record<string, unknown>;
 }
@@ -79,7 +92,12 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
  * refused by the parse that follows. Returns where each container longer than `pieceChars` closes, by
  * where it opens, for parseInPieces.
  */
-export async function scanJson(text: string, pieceChars = PIECE_CHARS): Promise<Map<number, number>> {
+export function scanJson(text: string, pieceChars = PIECE_CHARS): Promise<Map<number, number>> {
+  return runInSlices(scanSteps(text, pieceChars), SCAN_SLICE);
+}
+
+/** scanJson's pass, as steps of SCAN_SLICE characters. */
+function* scanSteps(text: string, pieceChars: number): Steps<Map<number, number>> {
   const opened = new Int32Array(MAX_DEPTH + 1);
   const keys = new Int32Array(MAX_DEPTH + 1);
   const big = new Map<number, number>();
@@ -90,7 +108,7 @@ export async function scanJson(text: string, pieceChars = PIECE_CHARS): Promise<
   let sliceEnd = SCAN_SLICE;
   for (let i = 0; i < text.length; i++) {
     if (i >= sliceEnd) {
-      await yieldToLoop();
+      yield SCAN_SLICE;
       sliceEnd = i + SCAN_SLICE;
     }
     const c = text.charCodeAt(i);
