@@ -3,6 +3,7 @@
 // of (request, seed, fixtures, clock).
 import type { Faker, LocaleDefinition, Randomizer } from '@faker-js/faker';
 import { lazyModule } from './lazy.ts';
+import { inSlices } from './slices.ts';
 
 // faker with its English locale only (~50 ms to load), on first use.
 const fakerEn = lazyModule<typeof import('@faker-js/faker/locale/en')>(
@@ -70,6 +71,13 @@ export class StringHasher {
 export function hashStrings(parts: readonly string[], seed = 0): number {
   const hasher = new StringHasher(seed);
   for (const text of parts) hasher.update(text);
+  return hasher.digest();
+}
+
+/** hashStrings with the event loop served between slices of long parts (a request body, a long input). */
+export async function hashStringsInSlices(parts: readonly string[], seed = 0): Promise<number> {
+  const hasher = new StringHasher(seed);
+  for (const text of parts) await inSlices(text.length, (from, to) => hasher.update(text, from, to));
   return hasher.digest();
 }
 

@@ -2,7 +2,7 @@
 // request id → body (size limit, JSON) → auth → journal → the format's handler → vendor error on failure.
 import { asGatewayError, GatewayError } from '../core/errors.ts';
 import { boundEntry, boundedHeaders, JOURNAL_BODY_CHARS, shortenedBody, type JournalEntry } from '../core/journal.ts';
-import { fakerReady, hashStrings, makeId, StringHasher } from '../core/seed.ts';
+import { fakerReady, hashStrings, hashStringsInSlices, makeId } from '../core/seed.ts';
 import { tokenizerReady } from '../core/tokens.ts';
 import {
   HOW_KEYS_ARE_SET,
@@ -171,10 +171,8 @@ export async function bodyRequestId(
   body: string,
 ): Promise<string> {
   if (body.length <= SLICE_CHARS) return requestIdFor(format, inbound, seed, body);
-  const hasher = new StringHasher(seed);
-  for (const part of [inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n']) hasher.update(part);
-  await inSlices(body.length, (from, to) => hasher.update(body, from, to));
-  return makeId(format.requestIdPrefix, 32, hasher.digest());
+  const hash = await hashStringsInSlices([inbound.method, ' ', inbound.url.pathname, inbound.url.search, '\n', body], seed);
+  return makeId(format.requestIdPrefix, 32, hash);
 }
 
 /** Journal and live-stream count for an upstream's answer passing through, like our own streams. */

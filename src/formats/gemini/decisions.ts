@@ -3,8 +3,7 @@
 // each answered with calibrated probabilities, synthesized deterministically from the question and the
 // input (core/synthesize/decision.ts).
 import { GatewayError } from '../../core/errors.ts';
-import { hashStrings, StringHasher } from '../../core/seed.ts';
-import { inSlices } from '../../core/slices.ts';
+import { hashStrings, hashStringsInSlices } from '../../core/seed.ts';
 import { countEachInSlices } from '../../core/tokens.ts';
 import { outcomeProbabilities } from '../../core/synthesize/decision.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
@@ -103,10 +102,7 @@ async function decide(call: Call<JsonObject>): Promise<Outbound> {
     if (!text.trim()) throw invalid(`questions.${id}.instructions`, `questions.${id}.instructions must have at least one content block.`);
     instructions.push(text);
   }
-  const hasher = new StringHasher(call.runtime.seed);
-  hasher.update(model);
-  await inSlices(input.length, (from, to) => hasher.update(input, from, to));
-  const inputKey = String(hasher.digest());
+  const inputKey = String(await hashStringsInSlices([model, input], call.runtime.seed));
   const counts = await countEachInSlices([input, ...instructions]);
   const inputTokens = counts.reduce((sum, n) => sum + n, 0);
   const answers: JsonObject = {};
