@@ -2,7 +2,7 @@
 // sockets, in-process (msw's WebSocket interception) and over a socket on 127.0.0.1. A response made on
 // the socket is the POST /v1/responses it stands for: retrievable over HTTP, chained by
 // previous_response_id across both, journaled, under fixtures, test ids and faults.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { setupServer } from 'msw/node';
@@ -206,6 +206,29 @@ describe.each(setups)('Responses over WebSocket ($name)', (setup) => {
     const [gone] = (await c.until('error')).filter((e) => e.type === 'error');
     expect(gone).toMatchObject({ status: 400, error: { code: 'previous_response_not_found' } });
     c.socket.close();
+  });
+
+  it("counts a store: false response against the stored responses' bytes while its socket is open, and drops it on close", async () => {
+    const test = 'socket-unstored-bytes';
+    const held = () =>
+      s.gateway
+        .forTest(test)
+        .resources()
+        .find((r) => r.name === 'openai.stored')!;
+    const c = connect(s.root, { authorization: 'Bearer sk-test', 'x-mock-test-id': test });
+    await c.opened;
+    c.send({ type: 'response.create', model: 'gpt-4.1', store: false, input: 'Keep this between us.' });
+    const [first] = (await c.until('response.completed')).filter((e) => e.type === 'response.completed');
+    expect(held()).toMatchObject({ count: 1 });
+    expect(held().bytes).toBeGreaterThan(0);
+    // The connection keeps its last one only: the next replaces it, in the count too.
+    c.send({ type: 'response.create', model: 'gpt-4.1', store: false, previous_response_id: first.response.id, input: 'And this.' });
+    await c.until('response.completed', 2);
+    expect(held()).toMatchObject({ count: 1 });
+    // Still not reachable by any path.
+    await expect(client.responses.retrieve(first.response.id)).rejects.toMatchObject({ status: 404 });
+    c.socket.close();
+    await vi.waitFor(() => expect(held()).toMatchObject({ count: 0, bytes: 0 }));
   });
 
   it('answers a generate: false warm-up with a response and no output, which the next turn continues', async () => {

@@ -22,7 +22,10 @@ export interface Inbound {
   connection?: ConnectionCache;
 }
 
-/** The one object a socket connection keeps between its requests, by key (the Responses socket's last response). */
+/**
+ * What a socket connection keeps between its requests: a key, and its value or where that is (the
+ * Responses socket's last response: its name among the stored responses, see formats/openai/responses.ts).
+ */
 export interface ConnectionCache {
   key?: string;
   value?: unknown;

@@ -23,6 +23,7 @@ import { utf8, type StreamEvent } from '../../pipeline/framing.ts';
 import type { EventPlayback } from '../../pipeline/playback.ts';
 import { SocketPump, type PlannedFrame } from '../../pipeline/socket-pump.ts';
 import { tooManySessions } from './errors.ts';
+import { forgetOnConnection } from './responses.ts';
 
 /** Limits of one socket; the queue's and the duration's close it (an error event, then 1008). */
 const RESPONSES_SOCKET_LIMITS = {
@@ -104,6 +105,7 @@ class ResponsesSocket implements SocketPeer {
     this.gone = true;
     clearTimeout(this.timer);
     this.pump.stop();
+    forgetOnConnection(this.call, this.cache);
     const { entry } = this.call;
     if (this.active) {
       // Synthesis stops at once: the playback makes no more events, a delay being waited out ends.

@@ -13,6 +13,7 @@ import { checkField, checkFields, checkMetadata, invalid, invalidType, invalidVa
 import { type CheckedFields, type FieldRules, fieldsOf, type JsonObject, optional } from '../fields.ts';
 import { automaticCache } from './parse.ts';
 import type { Call } from '../../pipeline/call.ts';
+import type { ConnectionCache } from '../../pipeline/exchange.ts';
 import { echoedTools, parseResponsesToolChoice, parseResponsesTools } from './tools.ts';
 import { annotations, builtinItemEvents, builtinItems, type ImageFiles, type ItemContext } from './tool-items.ts';
 import { heldFor } from '../../scope.ts';
@@ -244,12 +245,39 @@ export interface ResponsesCall {
   images?: ImageFiles;
 }
 
+/** The name a Responses socket's `store: false` response is kept under: no path reaches it. */
+const SOCKET_KEPT = 'socket:';
+
+/**
+ * A Responses socket keeps its last response, to continue by previous_response_id: a stored one by its
+ * own name, a `store: false` one under a name of its own in the same store, so that it counts against
+ * the stored responses' ceiling in bytes while the socket is open. The connection's previous one goes.
+ */
+export function keepOnConnection(call: Call, key: string, entry: StoredResponse, stored: boolean, bytes: number): void {
+  const connection = call.inbound.connection!;
+  forgetOnConnection(call, connection);
+  const name = stored ? key : SOCKET_KEPT + key;
+  if (!stored) heldFor(call, STORED).set(name, entry, bytes);
+  Object.assign(connection, { key, value: name });
+}
+
+/**
+ * Drops what a Responses socket kept only for itself (its `store: false` last response): when replaced,
+ * and when it closes (`call`: any of the socket's calls; they share its test).
+ */
+export function forgetOnConnection(call: Pick<Call, 'runtime' | 'inbound'>, connection: ConnectionCache): void {
+  const name = connection.value;
+  if (typeof name === 'string' && name.startsWith(SOCKET_KEPT)) heldFor(call, STORED).delete(name);
+}
+
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
 export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
-  // On a Responses socket, its last response first (a `store: false` one is kept nowhere else), for previous_response_id only.
+  const held = heldFor(call, STORED);
+  // On a Responses socket, its last response first (a `store: false` one is kept for it alone), for previous_response_id only.
   const { connection } = call.inbound;
-  if (!byPath && connection?.key === `response:${id}`) return connection.value as StoredResponse;
-  const found = heldFor(call, STORED).get(`response:${id}`) as StoredResponse | undefined;
+  const kept = !byPath && connection?.key === `response:${id}` ? held.get(String(connection.value)) : undefined;
+  if (kept) return kept as StoredResponse;
+  const found = held.get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
   throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, {

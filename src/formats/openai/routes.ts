@@ -15,6 +15,7 @@ import { parseChatRequest } from './parse.ts';
 import {
   listedInputItems,
   parseResponsesRequest,
+  keepOnConnection,
   storedResponse,
   renderResponse,
   responseId,
@@ -210,7 +211,7 @@ export const openaiEndpoints: EndpointSpec[] = [
         };
         const key = `response:${responseId(reply)}`;
         if (body.store !== false) heldFor(call, STORED).set(key, entry, storedBytes(call, reply));
-        if (connection) Object.assign(connection, { key, value: entry });
+        if (connection) keepOnConnection(call, key, entry, body.store !== false, storedBytes(call, reply));
       }
       // Not streamed, a background response is answered at once, queued.
       if (run && !request.stream) {
