@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GoogleGenAI } from '@google/genai';
 import { modes, type Running } from './helpers/modes.ts';
+import { seenMeanwhile, type Entry } from './helpers/ordering.ts';
+import { startServer } from '../src/server.ts';
 
 const questions = {
   complaint: { type: 'noul' as const, instructions: 'Is this a complaint?' },
@@ -71,5 +73,33 @@ describe.each(modes)('Gemini decisions ($name)', (mode) => {
     expect(none).toMatchObject({ statusCode: 400 });
     const unknown = await ai.decisions.create({ ...request, model: 'models/not-a-model' }).catch((e: { statusCode?: number }) => e);
     expect(unknown).toMatchObject({ statusCode: 404 });
+  });
+});
+
+// The most a request may ask, over a long input: counted and hashed in slices, so other clients are
+// served while it is worked on (proved by order: the other client sees it in progress, never by time).
+describe('Gemini decisions: a big request', () => {
+  it('serves other clients while 1,000 questions over a 2 MB input are answered', async () => {
+    const server = await startServer({ port: 0 });
+    try {
+      const input = 'The customer wrote about the parcel, the refund and the courier. '.repeat(32_000);
+      const many = Object.fromEntries(
+        Array.from({ length: 1000 }, (_, i) => [
+          `q${i}`,
+          { type: 'noul', instructions: `Question ${i}: ${'is it about the refund? '.repeat(20)}` },
+        ]),
+      );
+      const body = JSON.stringify({ model: 'models/gemini-2.5-flash', input, questions: many });
+      // In progress: its questions read (the model is named) and its answer not made.
+      const answering = (e: Entry) => (e as Entry & { model?: string }).model !== undefined && e.status === 0;
+      const result = await seenMeanwhile(server.url, '/v1beta/decisions', { 'x-goog-api-key': 'sk-test' }, body, 3, answering);
+      if (result.big instanceof Error) throw result.big;
+      expect(result.big.status).toBe(200);
+      expect(Object.keys(JSON.parse(result.big.text).answers)).toHaveLength(1000);
+      expect(result.witnessed).toBeGreaterThan(0);
+      expect(result.statuses.every((s) => s === 200)).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
