@@ -3,6 +3,7 @@
 // publish the types of api.ts, and the Runtime behind a gateway is reached through runtimeOf().
 import type { HttpHandler, WebSocketHandler } from 'msw';
 import { readable, type JournalEntry } from './core/journal.ts';
+import { maskedHeaders } from './auth/keys.ts';
 import type { Fixture } from './types/fixtures.ts';
 import type { validateFixtures } from './fixtures/validate.ts';
 import { openaiEndpoints } from './formats/openai/routes.ts';
@@ -49,6 +50,20 @@ function matches(entry: JournalEntry, f: RequestFilter): boolean {
   );
 }
 
+// Entries whose request headers are masked: the journal keeps them as received, and masks them when an
+// entry is first handed out (most entries never are; masking every request's cost a copy each).
+const masked = new WeakSet<JournalEntry>();
+
+/** `entries` as they are handed out: bodies decoded, credentials in the request headers masked. */
+function handedOut(entries: JournalEntry[]): JournalEntry[] {
+  for (const entry of readable(entries)) {
+    if (masked.has(entry)) continue;
+    entry.headers = maskedHeaders(entry.headers);
+    masked.add(entry);
+  }
+  return entries;
+}
+
 /** The journal's entries that pass `filter`, as held (bodies not decoded): readers decode only what they hand out. */
 function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEntry[] {
   if (filter.test === undefined) return runtime.journal.held().filter((e) => matches(e, filter));
@@ -60,7 +75,7 @@ function heldRequests(runtime: Runtime, filter: RequestFilter): JournalEntry[] {
 /** The journal's entries that pass `filter`, decoded; with `limit`, the newest `limit` of them. */
 function requestsOf(runtime: Runtime, filter: RequestFilter, limit: number | undefined): JournalEntry[] {
   const held = heldRequests(runtime, filter);
-  return readable(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
+  return handedOut(limit === undefined ? held : held.slice(Math.max(0, held.length - limit)));
 }
 
 /** Every store's objects (every kind declared, made or not), or with `test` that test's own. */
@@ -218,7 +233,7 @@ export function buildGateway(options: GatewayOptions, { handlers: handlersOf, va
     countRequests: (filter = {}) => heldRequests(runtime, filter).length,
     request(seq) {
       const entry = runtime.journal.held().find((e) => e.seq === seq);
-      return entry && readable([entry])[0];
+      return entry && handedOut([entry])[0];
     },
     requestSummaries: () => runtime.journal.held().map(summaryOf),
     clearRequests: () => runtime.journal.clear(),
