@@ -84,6 +84,45 @@ describe.each(heldModes)('Anthropic files ($name)', (mode) => {
     expect(wrongKind.message).toContain('text/plain');
   });
 
+  it('cites a document given by file id or inline, with citations enabled: a sentence of it word for word, plain and streamed', async () => {
+    const anthropic = client('anthropic-files-citations');
+    const text = 'The parcel left the depot on Monday. It reached Lyon on Wednesday morning. The courier signed for it at noon.';
+    const file = await anthropic.beta.files.upload({ file: await toFile(Buffer.from(text), 'route.txt') });
+    const ask = (source: Anthropic.Beta.BetaFileDocumentSource | Anthropic.Beta.BetaPlainTextSource, citations = true) => ({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 200,
+      betas: ['files-api-2025-04-14'] as Anthropic.Beta.AnthropicBeta[],
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'document' as const, source, title: 'Route', citations: { enabled: citations } },
+            { type: 'text' as const, text: 'When did the parcel reach Lyon?' },
+          ],
+        },
+      ],
+    });
+    const byId = ask({ type: 'file', file_id: file.id });
+    const answer = await anthropic.beta.messages.create(byId);
+    const cited = answer.content.flatMap((b) => (b.type === 'text' && b.citations?.length ? [b] : []));
+    expect(cited).toHaveLength(1);
+    const [c] = cited[0].citations!;
+    if (c.type !== 'char_location') throw new Error(`a ${c.type} citation`);
+    expect(c).toMatchObject({ document_index: 0, document_title: 'Route', file_id: file.id });
+    expect(c.cited_text).toBe(text.slice(c.start_char_index, c.end_char_index));
+    expect(cited[0].text).toBe(c.cited_text);
+    // The same request cites the same words; streamed, the SDK assembles the same blocks from citations_delta.
+    expect((await anthropic.beta.messages.create(byId)).content).toEqual(answer.content);
+    expect((await anthropic.beta.messages.stream(byId).finalMessage()).content).toEqual(answer.content);
+    // Inline, the same document is cited the same way, with no file.
+    const inline = await anthropic.beta.messages.create(ask({ type: 'text', media_type: 'text/plain', data: text }));
+    const [i] = inline.content.flatMap((b) => (b.type === 'text' ? (b.citations ?? []) : []));
+    expect(i).toMatchObject({ type: 'char_location', document_index: 0, file_id: null });
+    // Without citations asked for, none.
+    const plain = await anthropic.beta.messages.create(ask({ type: 'file', file_id: file.id }, false));
+    expect(plain.content.every((b) => b.type !== 'text' || !b.citations?.length)).toBe(true);
+  });
+
   it("keeps Anthropic's and OpenAI's files apart on /v1/files, and two tests' files apart; a reset drops a test's own", async () => {
     const a = client('anthropic-files-a');
     const b = client('anthropic-files-b');

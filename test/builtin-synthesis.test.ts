@@ -2,6 +2,7 @@
 // prints (exact arithmetic, bounded), text in a custom tool's grammar, the answer's citations, and that
 // the same request gives the same uses.
 import { describe, expect, it } from 'vitest';
+import { searchCitations } from '../src/core/reply.ts';
 import { respond } from '../src/core/respond.ts';
 import { chooseTools } from '../src/core/tools.ts';
 import type { CanonicalRequest, ToolSpec } from '../src/core/request.ts';
@@ -108,8 +109,9 @@ describe('built-in tools: what is synthesized', () => {
     expect(reply(ask('Search the web for otters', [SEARCH]))).toEqual(first);
     const [search, text] = first.choices[0].blocks;
     if (search.type !== 'server_tool' || search.use.kind !== 'web_search' || text.type !== 'text') throw new Error('shape');
-    expect(text.citations!.map((c) => c.result)).toEqual([0, 1, 2]);
-    for (const c of text.citations!) expect(text.text.slice(c.start, c.end)).toContain(search.use.results[c.result].title);
+    const cited = searchCitations(text.citations);
+    expect(cited.map((c) => c.result)).toEqual([0, 1, 2]);
+    for (const c of cited) expect(text.text.slice(c.start, c.end)).toContain(search.use.results[c.result].title);
     expect(first.usage.serverToolUses).toEqual({ web_search: 1 });
   });
 });

@@ -24,7 +24,11 @@ const failure = (promise: Promise<unknown>) =>
 beforeAll(() => compileSchemas('OpenAIFile', 'Upload', 'UploadPart'));
 
 describe.each(heldModes)('Files ($name)', (mode) => {
-  const ctx = withHeld(mode);
+  const ctx = withHeld(mode, {
+    fixtures: [
+      { name: 'ticket', match: { fileText: { contains: 'ticket 4411' } }, reply: { text: 'Ticket 4411 is about a late parcel.' } },
+    ],
+  });
 
   it('uploads a file, lists it in pages, reads it back byte for byte and deletes it', async () => {
     const openai = ctx.gw.openai('files-roundtrip');
@@ -181,6 +185,69 @@ describe.each(heldModes)('Files ($name)', (mode) => {
     await ctx.gw.openai().files.delete('file-filler');
     expect((await openai.files.create({ file: await toFile(Buffer.alloc(1024), 'one-more.bin'), purpose: 'user_data' })).bytes).toBe(1024);
     ctx.gw.gateway.reset();
+  });
+
+  it('reads a text file given by id as the model would: a fixture matches its text, its tokens count, an unknown id is the 404', async () => {
+    const openai = ctx.gw.openai('files-as-inputs');
+    const note = await openai.files.create({
+      file: await toFile(Buffer.from('Customer note: ticket 4411, the parcel is three days late.'), 'note.txt'),
+      purpose: 'user_data',
+    });
+    const ask = (file_id: string) =>
+      openai.responses.create({
+        model: 'gpt-4.1',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_file', file_id },
+              { type: 'input_text', text: 'What is this about?' },
+            ],
+          },
+        ],
+      });
+    const answer = await ask(note.id);
+    expect(answer.output_text).toBe('Ticket 4411 is about a late parcel.');
+    // Chat's file part by id is read the same way.
+    const chat = await openai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_id: note.id } },
+            { type: 'text', text: 'What is this about?' },
+          ],
+        },
+      ],
+    });
+    expect(chat.choices[0].message.content).toBe('Ticket 4411 is about a late parcel.');
+    // Its tokens count as the same text sent inline does (give or take the token where the two texts meet).
+    const inline = await openai.responses.create({
+      model: 'gpt-4.1',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Customer note: ticket 4411, the parcel is three days late.' },
+            { type: 'input_text', text: 'What is this about?' },
+          ],
+        },
+      ],
+    });
+    expect(Math.abs(answer.usage!.input_tokens - inline.usage!.input_tokens)).toBeLessThanOrEqual(1);
+    expect(answer.usage!.input_tokens).toBeGreaterThan(20);
+    const unknown = await failure(ask('file-nope'));
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(unknown.message).toContain('file-nope');
+    // Another test's file is not this test's.
+    expect(
+      await failure(
+        ctx.gw
+          .openai('files-as-inputs-other')
+          .responses.create({ model: 'gpt-4.1', input: [{ role: 'user', content: [{ type: 'input_file', file_id: note.id }] }] }),
+      ),
+    ).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it("keeps two tests' files apart on one server; a test's reset drops its own", async () => {

@@ -3,6 +3,7 @@ import { joinedTexts } from './request.ts';
 import type { RgbaImage } from './synthesize/image.ts';
 import type { FinishReason, Usage } from '../types/reply.ts';
 import type { BuiltinKind, FileSearchResult, PlaceResult, SearchResult } from '../types/builtin.ts';
+import type { CitableDocument } from '../types/request.ts';
 export type { FinishReason, Usage } from '../types/reply.ts';
 
 /** What a web search did: searched, opened a page, or looked for text in one. */
@@ -33,12 +34,27 @@ export type ServerToolUse =
   | { kind: 'maps'; query: string; places: PlaceResult[] };
 
 /** A span of a text block (UTF-16 offsets, end exclusive) drawn from result `result` of the server tool block at `block`. */
-export interface Citation {
+export interface SearchCitation {
   start: number;
   end: number;
   block: number;
   result: number;
 }
+
+/** A span of a text block quoted from a document the request gave: its text from `from` to `to` (UTF-16 offsets). */
+interface DocumentCitation {
+  start: number;
+  end: number;
+  document: CitableDocument;
+  from: number;
+  to: number;
+}
+
+export type Citation = SearchCitation | DocumentCitation;
+
+/** A text's citations of search results (what formats without document citations show). */
+export const searchCitations = (citations: readonly Citation[] = []): SearchCitation[] =>
+  citations.filter((c): c is SearchCitation => 'block' in c);
 
 export type Block =
   | { type: 'text'; text: string; citations?: Citation[] }

@@ -7,6 +7,7 @@ export type {
   Message,
   OutputFormat,
   CanonicalRequest,
+  CitableDocument,
   ReasoningEffort,
   CacheRequest,
   TokenFraming,
@@ -32,6 +33,15 @@ export function joinedTexts(items: readonly { type: string; text?: unknown }[]):
 export function lastUserText(request: CanonicalRequest): string {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     if (request.messages[i].role === 'user') return textOf(request.messages[i]);
+  }
+  return '';
+}
+
+/** The text of the files and documents the last user message gives, joined by new lines ('' for none read). */
+export function lastUserFileText(request: CanonicalRequest): string {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i];
+    if (m.role === 'user') return m.parts.flatMap((p) => (p.type === 'file' && p.text !== undefined ? [p.text] : [])).join('\n');
   }
   return '';
 }

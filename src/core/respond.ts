@@ -1,6 +1,6 @@
 // Turns a canonical request (and the fixture that matched it, if any) into a canonical reply.
 import { textOf, type CanonicalRequest } from './request.ts';
-import type { Block, CanonicalReply, Choice, FinishReason, Usage } from './reply.ts';
+import type { Block, CanonicalReply, Choice, Citation, FinishReason, Usage } from './reply.ts';
 import { deriveKey, hashStrings, makeId, Rng, stableStringify } from './seed.ts';
 import { countTokens, PART_TOKENS, promptPrefixTokens, truncateTokens } from './tokens.ts';
 import { reasoningTokens } from './reasoning.ts';
@@ -33,6 +33,7 @@ import {
   type SpeechSegment,
 } from './synthesize/audio.ts';
 import { lastUserText } from './request.ts';
+import { documentQuote } from './synthesize/quote.ts';
 import { drawPicture } from './synthesize/image.ts';
 import type { PinnedToolCall, PinnedReply } from '../types/reply.ts';
 import type { ToolSpec } from './request.ts';
@@ -307,9 +308,19 @@ export function respond(request: CanonicalRequest, ctx: RespondContext, pinned?:
     // Where thinking is spent first, the answer is cut to what it left of the limit.
     const first = request.reasoning?.firstFromLimit && request.maxTokens !== undefined;
     const limited = first ? { ...request, maxTokens: Math.max(0, request.maxTokens! - thought) } : request;
+    // An answer to documents given with citations asked for opens with a sentence of one, cited.
+    const quote =
+      text !== undefined && !texts && !calls.length && !server.length && request.output.type === 'text' && request.documents?.length
+        ? documentQuote(request.documents, choiceKey)
+        : undefined;
+    const quoted = quote && quote.document.text.slice(quote.from, quote.to);
     if (text !== undefined) {
-      const cut = finish(text, limited, pinned?.finishReason ?? (calls.length ? 'tool_calls' : undefined));
-      const citations = server.length ? citationsOf(cut.text, server, pinned?.citations) : [];
+      const cut = finish(quoted ? `${quoted} ${text}` : text, limited, pinned?.finishReason ?? (calls.length ? 'tool_calls' : undefined));
+      const citations: Citation[] = server.length
+        ? citationsOf(cut.text, server, pinned?.citations)
+        : quote && quoted && cut.text.length >= quoted.length
+          ? [{ start: 0, end: quoted.length, document: quote.document, from: quote.from, to: quote.to }]
+          : [];
       blocks = [...server, { type: 'text', text: cut.text, ...(citations.length ? { citations } : {}) }, ...calls];
       reason = cut.reason;
       stopSequence = cut.stopSequence;

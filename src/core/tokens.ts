@@ -317,6 +317,7 @@ function promptTexts(messages: readonly Message[], tools: readonly ToolSpec[]): 
   const ends: number[] = [];
   for (const m of messages) {
     texts.push(m.role, textOf(m));
+    for (const part of m.parts) if (part.type === 'file' && part.text !== undefined) texts.push(part.text);
     for (const call of m.toolCalls ?? []) texts.push(call.name, call.arguments);
     ends.push(texts.length);
   }
@@ -421,7 +422,9 @@ function keptParts(
     const from = i ? ends[i - 1] : 0;
     let content = 0;
     for (let k = from + 1; k < ends[i]; k++) content += counts[k];
-    for (const part of m.parts) if (part.type !== 'text') content += PART_TOKENS[part.type];
+    // A part read as text is counted as its text; the others at a fixed cost.
+    for (const part of m.parts)
+      if (part.type !== 'text' && !(part.type === 'file' && part.text !== undefined)) content += PART_TOKENS[part.type];
     parts.roles.push(counts[from]);
     parts.contents.push(content);
   });

@@ -4,7 +4,15 @@ import type { BuiltinTool } from './builtin.ts';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
-export type Part = { type: 'text'; text: string } | { type: 'image' } | { type: 'audio' } | { type: 'file' };
+export type Part =
+  | { type: 'text'; text: string }
+  | { type: 'image' }
+  | { type: 'audio' }
+  /**
+   * A document or file (`fileId`: given by id); `text` when the gateway reads it (counted as the model
+   * reads it; not the user's words a fixture matches).
+   */
+  | { type: 'file'; text?: string; fileId?: string };
 
 export interface ToolCallRef {
   id: string;
@@ -33,6 +41,19 @@ export type OutputFormat =
   | { type: 'audio'; voice: string; speakers?: { name: string; voice: string }[] }
   /** A picture of the prompt, width × height, after a line of text when `text` is set. */
   | { type: 'image'; width: number; height: number; text: boolean };
+
+/**
+ * A document a request gives with citations asked for (Anthropic's `document` block with `citations:
+ * {enabled: true}`): its text as read (inline, or the file it names), and its place among all the
+ * request's documents (what a citation's `document_index` says).
+ */
+export interface CitableDocument {
+  index: number;
+  text: string;
+  title?: string;
+  /** The file it was read from, when given by id. */
+  fileId?: string;
+}
 
 /** What a client asked for, independent of the format it asked in. */
 export interface CanonicalRequest {
@@ -72,6 +93,8 @@ export interface CanonicalRequest {
    * when thinking took it all), rather than thinking being cut to what the answer leaves.
    */
   reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; show?: boolean; firstFromLimit?: boolean };
+  /** Documents the reply may cite, in the order given; absent: none. */
+  documents?: CitableDocument[];
   /** Prompt caching as the client asked for it (see core/cache.ts); absent: none. */
   cache?: CacheRequest;
   /** How this format frames a conversation in tokens; absent: OpenAI's chat framing (core/tokens.ts). */

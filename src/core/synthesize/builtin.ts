@@ -4,7 +4,7 @@
 // of it drawn from the request's key, or taken from a fixture's pins; formats only translate it.
 import type { CanonicalRequest, ToolSpec } from '../request.ts';
 import { lastUserText } from '../request.ts';
-import type { Block, Citation, McpTool, ServerToolUse } from '../reply.ts';
+import type { Block, McpTool, SearchCitation, ServerToolUse } from '../reply.ts';
 import { deriveKey, makeId, Rng, withFaker } from '../seed.ts';
 import type {
   BuiltinTool,
@@ -544,7 +544,7 @@ export function toolAnswer(blocks: readonly Block[], key: number): string {
  * Which spans of `text` cite which sources: the pinned citations, else each sentence that names a
  * source's title, URL or text cites the first such source.
  */
-export function citationsOf(text: string, blocks: readonly Block[], pinned?: readonly PinnedCitation[]): Citation[] {
+export function citationsOf(text: string, blocks: readonly Block[], pinned?: readonly PinnedCitation[]): SearchCitation[] {
   const sources = citedSources(blocks);
   if (!sources.length) return [];
   if (pinned) {
@@ -554,7 +554,7 @@ export function citationsOf(text: string, blocks: readonly Block[], pinned?: rea
       return source && start >= 0 && p.text ? [{ start, end: start + p.text.length, block: source.block, result: source.result }] : [];
     });
   }
-  const out: Citation[] = [];
+  const out: SearchCitation[] = [];
   const lower = text.toLowerCase();
   // Sentences end at . ! or ? before a space or the end (not inside a file name or a URL).
   for (const m of text.matchAll(/(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*/g)) {

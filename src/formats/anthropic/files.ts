@@ -10,6 +10,7 @@ import { makeId } from '../../core/seed.ts';
 import { defineStore } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type Inbound, type Outbound } from '../../pipeline/exchange.ts';
+import { decodeInSlices } from '../../pipeline/pieces.ts';
 import { heldFor } from '../../scope.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
@@ -185,17 +186,19 @@ const CITABLE: Record<string, (mime: string) => boolean> = {
  * Checks the files a request's messages cite by id (`source: {type: "file", file_id}` in `document`
  * and `image` blocks): each must be one the request's test holds, of a type the block takes, as the
  * service answers (a 404 naming the file, a 400 for the wrong kind). Such a block is then read as the
- * same block inlined would be.
+ * same block inlined would be: a text document's text is what the returned function gives for its id
+ * (decoded in slices: a file may be 64 MiB).
  */
-export function checkFileSources(ctx: Held, body: Record<string, unknown>): void {
+export async function checkFileSources(ctx: Held, body: Record<string, unknown>): Promise<(id: string) => string | undefined> {
+  const texts = new Map<string, string>();
   const messages = Array.isArray(body.messages) ? body.messages : [];
-  messages.forEach((m, i) => {
+  for (const [i, m] of messages.entries()) {
     const content = fieldsOf(m).content;
-    if (!Array.isArray(content)) return;
-    content.forEach((b, j) => {
+    if (!Array.isArray(content)) continue;
+    for (const [j, b] of content.entries()) {
       const block = fieldsOf(b);
       const source = fieldsOf(block.source);
-      if (source.type !== 'file' || typeof block.type !== 'string' || !CITABLE[block.type]) return;
+      if (source.type !== 'file' || typeof block.type !== 'string' || !CITABLE[block.type]) continue;
       const at = `messages.${i}.content.${j}.source.file_id`;
       if (typeof source.file_id !== 'string') throw new GatewayError('invalid_request', `${at}: Field required`);
       const f = found(ctx, source.file_id);
@@ -204,6 +207,8 @@ export function checkFileSources(ctx: Held, body: Record<string, unknown>): void
           'invalid_request',
           `${at}: file ${f.id} is ${f.mimeType}, which a ${block.type} block does not take (${block.type === 'image' ? 'an image' : 'a PDF or plain text'}).`,
         );
-    });
-  });
+      if (f.mimeType.startsWith('text/') && !texts.has(f.id)) texts.set(f.id, await decodeInSlices(f.bytes, new TextDecoder()));
+    }
+  }
+  return (id) => texts.get(id);
 }

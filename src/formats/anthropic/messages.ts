@@ -51,9 +51,9 @@ export async function answerMessage(
   body: Record<string, unknown>,
   version: string,
 ): Promise<{ request: CanonicalRequest; answered: Answered | Forward }> {
-  const request = parseMessagesRequest(body, version);
+  const fileText = await checkFileSources(ctx, body);
+  const request = parseMessagesRequest(body, version, false, fileText);
   requireChatModel(ctx.runtime.catalogue, request.model);
-  checkFileSources(ctx, body);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools);
   return { request, answered: answer(ctx, request) };

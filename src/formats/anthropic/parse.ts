@@ -1,5 +1,13 @@
 // Anthropic messages request → canonical request, refusing what the Messages API refuses.
-import type { CacheRequest, CanonicalRequest, Message, OutputFormat, Part } from '../../core/request.ts';
+import {
+  joinedTexts,
+  type CacheRequest,
+  type CanonicalRequest,
+  type CitableDocument,
+  type Message,
+  type OutputFormat,
+  type Part,
+} from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { parseMessagesTools } from './tools.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
@@ -82,7 +90,35 @@ interface Turn {
   results: Message[];
 }
 
-function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
+/** The request's `document` blocks as read so far: how many, those with citations asked for, and the text of a file cited by id. */
+interface Documents {
+  count: number;
+  citable: CitableDocument[];
+  fileText: (id: string) => string | undefined;
+}
+
+/**
+ * A document block's text, when it has one to read: an inline text source, a content source's text
+ * blocks, or a text file cited by id; a PDF (base64, by URL or by file) is not read.
+ */
+function documentText(block: JsonObject, documents: Documents): { text: string; fileId?: string; citable: boolean } | undefined {
+  const source = fieldsOf(block.source);
+  if (source.type === 'text' && typeof source.data === 'string') return { text: source.data, citable: true };
+  if (source.type === 'file' && typeof source.file_id === 'string') {
+    const text = documents.fileText(source.file_id);
+    return text === undefined ? undefined : { text, fileId: source.file_id, citable: true };
+  }
+  // A content source's citations are by block (content_block_location), not by character: read, not cited.
+  if (source.type === 'content') {
+    const content = source.content;
+    if (typeof content === 'string') return { text: content, citable: false };
+    if (Array.isArray(content))
+      return { text: joinedTexts(content.map((b) => fieldsOf(b) as { type: string; text?: unknown })), citable: false };
+  }
+  return undefined;
+}
+
+function parseTurn(param: string, m: unknown, systemAllowed: boolean, documents: Documents): Turn {
   checkField(param, m, { types: ['object'], required: true });
   const roles: Message['role'][] = systemAllowed ? ['user', 'assistant', 'system'] : ['user', 'assistant'];
   checkField(`${param}.role`, m.role, { types: ['string'], required: true, values: roles });
@@ -107,7 +143,24 @@ function parseTurn(param: string, m: unknown, systemAllowed: boolean): Turn {
         checkField(`${at}.source`, block.source, { types: ['object'], required: true });
         parts.push({ type: 'image' });
         break;
-      case 'document':
+      case 'document': {
+        // Read as its text where it has one (what the model reads), each document counted for document_index.
+        const index = documents.count++;
+        const read = documentText(block, documents);
+        if (!read) {
+          parts.push({ type: 'file' });
+          break;
+        }
+        parts.push({ type: 'file', text: read.text });
+        if (read.citable && fieldsOf(block.citations).enabled === true)
+          documents.citable.push({
+            index,
+            text: read.text,
+            ...(typeof block.title === 'string' && { title: block.title }),
+            ...(read.fileId !== undefined && { fileId: read.fileId }),
+          });
+        break;
+      }
       case 'search_result':
         parts.push({ type: 'file' });
         break;
@@ -256,10 +309,16 @@ function parseOutput(config: JsonObject | null | undefined): OutputFormat {
 }
 
 /** Parses a messages (or count_tokens) body. `version` is the request's anthropic-version. */
-export function parseMessagesRequest(body: JsonObject, version: string, countOnly = false): CanonicalRequest {
+export function parseMessagesRequest(
+  body: JsonObject,
+  version: string,
+  countOnly = false,
+  fileText: (id: string) => string | undefined = () => undefined,
+): CanonicalRequest {
   checkBody(body, countOnly);
   const systemAllowed = version >= SYSTEM_IN_MESSAGES_SINCE;
-  const turns = body.messages.map((m, i) => parseTurn(`messages.${i}`, m, systemAllowed));
+  const documents: Documents = { count: 0, citable: [], fileText };
+  const turns = body.messages.map((m, i) => parseTurn(`messages.${i}`, m, systemAllowed, documents));
   checkToolResults(turns);
   const system =
     body.system === undefined || body.system === null
@@ -294,5 +353,6 @@ export function parseMessagesRequest(body: JsonObject, version: string, countOnl
     output: parseOutput(body.output_config),
     reasoning: parseThinking(body.thinking, maxTokens),
     cache: cacheBreakpoints(body, system.length > 0, ends),
+    ...(documents.citable.length && { documents: documents.citable }),
   };
 }

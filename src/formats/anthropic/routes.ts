@@ -8,6 +8,7 @@ import { deliver } from '../../pipeline/delivery.ts';
 import { isForward } from '../../pipeline/decide.ts';
 import { anthropicFormat } from './format.ts';
 import { parseMessagesRequest } from './parse.ts';
+import { checkFileSources } from './files.ts';
 import { messageStreamEvents, renderMessage } from './render.ts';
 import { answerMessage, anthropicVersion, KEY_OR_BEARER, requireChatModel } from './messages.ts';
 import { listPage } from './list.ts';
@@ -45,7 +46,7 @@ export const anthropicEndpoints: EndpointSpec[] = [
     format: anthropicFormat,
     auth: KEY_OR_BEARER,
     async handle(call) {
-      const request = parseMessagesRequest(call.body, anthropicVersion(call), true);
+      const request = parseMessagesRequest(call.body, anthropicVersion(call), true, await checkFileSources(call, call.body));
       requireChatModel(call.runtime.catalogue, request.model);
       return json({ input_tokens: await countPromptTokensInSlices(request.messages, request.tools) });
     },

@@ -36,8 +36,18 @@ export function textSegments(block: Extract<Block, { type: 'text' }>): { start: 
   return out;
 }
 
-/** The citation of a cited span: where in which search result it was read. */
+/** The citation of a cited span: where in which document or search result it was read. */
 function citation(blocks: readonly Block[], c: NonNullable<Extract<Block, { type: 'text' }>['citations']>[number]): Content | undefined {
+  if ('document' in c)
+    return {
+      type: 'char_location',
+      cited_text: c.document.text.slice(c.from, c.to),
+      document_index: c.document.index,
+      document_title: c.document.title ?? null,
+      start_char_index: c.from,
+      end_char_index: c.to,
+      file_id: c.document.fileId ?? null,
+    };
   const source = blocks[c.block];
   if (source?.type !== 'server_tool' || source.use.kind !== 'web_search') return undefined;
   const r = source.use.results[c.result];

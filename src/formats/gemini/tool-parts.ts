@@ -2,7 +2,7 @@
 // computer action as a call of the computer-use model's predefined functions (a 1000 × 1000 grid);
 // searches, file searches, map searches and URL reads as the candidate's groundingMetadata (chunks,
 // supports over the text's UTF-8 byte offsets, the search entry point) and urlContextMetadata.
-import type { Block, Choice } from '../../core/reply.ts';
+import { searchCitations, type Block, type Choice } from '../../core/reply.ts';
 import { citedSources } from '../../core/synthesize/builtin.ts';
 import type { ComputerAction } from '../../types/builtin.ts';
 
@@ -95,7 +95,7 @@ export function grounding(choice: Choice): Record<string, unknown> {
     const supports: unknown[] = [];
     for (const b of blocks) {
       if (b.type !== 'text') continue;
-      for (const c of b.citations ?? []) {
+      for (const c of searchCitations(b.citations)) {
         const chunk = sources.findIndex((s) => s.block === c.block && s.result === c.result);
         if (chunk < 0) continue;
         const startIndex = base + utf8(b.text.slice(0, c.start));

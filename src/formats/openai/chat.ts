@@ -1,7 +1,7 @@
 // Canonical reply → OpenAI chat completion JSON and `chat.completion.chunk` stream events.
 import { GatewayError } from '../../core/errors.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import { choiceText, type Block, type CanonicalReply, type Choice, type Usage } from '../../core/reply.ts';
+import { choiceText, searchCitations, type Block, type CanonicalReply, type Choice, type Usage } from '../../core/reply.ts';
 import { deriveKey, hashString, makeId } from '../../core/seed.ts';
 import { memoize } from '../../core/memo.ts';
 import { planSteps, type StreamStep } from '../../core/plan.ts';
@@ -45,7 +45,7 @@ function urlCitations(choice: Choice) {
   const out: { type: 'url_citation'; url_citation: { start_index: number; end_index: number; title: string; url: string } }[] = [];
   for (const block of choice.blocks) {
     if (block.type !== 'text') continue;
-    for (const c of block.citations ?? []) {
+    for (const c of searchCitations(block.citations)) {
       const source = choice.blocks[c.block];
       const result = source?.type === 'server_tool' && source.use.kind === 'web_search' ? source.use.results[c.result] : undefined;
       if (result)

@@ -9,6 +9,8 @@ import { hashStrings, makeId } from '../../core/seed.ts';
 import { defineStore } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type Outbound, type Upload } from '../../pipeline/exchange.ts';
+import { decodeInSlices } from '../../pipeline/pieces.ts';
+import type { Message } from '../../core/request.ts';
 import { entryTestId, heldFor } from '../../scope.ts';
 import { type FieldRules, refuseUnrecognized, type JsonObject } from '../fields.ts';
 import { openaiFormat } from './format.ts';
@@ -145,6 +147,28 @@ export function foundFile(call: Call, id: string, param = 'file_id'): HeldFile {
   if (file && file.expiresAt !== undefined && file.expiresAt <= call.runtime.now()) view.delete(id);
   else if (file) return file;
   throw new GatewayError('not_found', `No such File object: ${id}`, { param });
+}
+
+/** Whether a file reads as text (a PDF or a binary file does not: the gateway does not parse them). */
+function readsAsText(file: HeldFile): boolean {
+  const head = file.bytes.subarray(0, 1024);
+  return (
+    !/\.pdf$/i.test(file.filename) && !(head[0] === 0x25 && head[1] === 0x50 && head[2] === 0x44 && head[3] === 0x46) && !head.includes(0)
+  );
+}
+
+/**
+ * Reads the files a request's messages give by id (a Responses `input_file`, a chat `file` part) as the
+ * model would: a text file's text (decoded in slices: a file may be 64 MiB), counted as input and part
+ * of what the reply is made from; an unknown one, or another test's, is OpenAI's 404 naming it.
+ */
+export async function readFileParts(call: Call, messages: readonly Message[]): Promise<void> {
+  for (const m of messages)
+    for (const part of m.parts) {
+      if (part.type !== 'file' || part.fileId === undefined || part.text !== undefined) continue;
+      const file = foundFile(call, part.fileId);
+      if (readsAsText(file)) part.text = await decodeInSlices(file.bytes, new TextDecoder());
+    }
 }
 
 /** A form field as one string (a repeated field: its first), or undefined. */

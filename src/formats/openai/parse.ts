@@ -74,9 +74,12 @@ function parsePart(param: string, part: unknown, allowed: readonly string[]): Pa
     case 'input_audio':
       checkField(`${param}.input_audio`, part.input_audio, { types: ['object'], required: true });
       return { type: 'audio' };
-    default:
+    default: {
       checkField(`${param}.file`, part.file, { types: ['object'], required: true });
-      return { type: 'file' };
+      const id = part.file.file_id;
+      // Given by id, it is read before the request is answered (files.ts readFileParts).
+      return typeof id === 'string' ? { type: 'file', fileId: id } : { type: 'file' };
+    }
   }
 }
 

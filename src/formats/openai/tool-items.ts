@@ -4,7 +4,7 @@
 // local_shell_call, shell_call, apply_patch_call, custom_tool_call, mcp_approval_request), citations as
 // annotations, and the events each streams in OpenAI's order.
 import type { CanonicalRequest, ToolSpec } from '../../core/request.ts';
-import type { Block, CanonicalReply, Citation } from '../../core/reply.ts';
+import { searchCitations, type Block, type CanonicalReply, type Citation } from '../../core/reply.ts';
 import { encodeImage } from '../../core/synthesize/image.ts';
 import { hashString, makeId } from '../../core/seed.ts';
 import type { StreamStep } from '../../core/plan.ts';
@@ -273,7 +273,7 @@ export function builtinItems(block: Block, ctx: ItemContext): JsonObject[] {
 
 /** A text's citations as output_text annotations. */
 export function annotations(citations: readonly Citation[] | undefined, blocks: readonly Block[]): JsonObject[] {
-  return (citations ?? []).flatMap((c): JsonObject[] => {
+  return searchCitations(citations).flatMap((c): JsonObject[] => {
     const block = blocks[c.block];
     if (block?.type !== 'server_tool') return [];
     const u = block.use;
