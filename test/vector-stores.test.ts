@@ -108,6 +108,43 @@ describe.each(heldModes)('Vector stores ($name)', (mode) => {
     expect(expected).toBe('tides.txt');
     expect(call.results?.[0]).toMatchObject({ filename: expected, text: NOTES[expected as keyof typeof NOTES] });
     expect(call.results?.map((r) => r.filename).sort()).toEqual(Object.keys(NOTES).sort());
+    // The tool's own filters and ranking options narrow it as /search's narrow a search.
+    const narrowed = await openai.responses.create({
+      model: 'gpt-4.1-mini',
+      input: question,
+      tools: [{ type: 'file_search', vector_store_ids: [store.id], filters: { type: 'ne', key: 'kind', value: 'sea' } }],
+      tool_choice: 'required',
+      include: ['file_search_call.results'],
+    });
+    const filtered = narrowed.output.find((o) => o.type === 'file_search_call');
+    if (filtered?.type !== 'file_search_call') throw new Error('no file_search_call');
+    const searched = await openai.vectorStores.search(store.id, {
+      query: filtered.queries[0],
+      filters: { type: 'ne', key: 'kind', value: 'sea' },
+    });
+    expect(filtered.results?.map((r) => r.filename)).toEqual(searched.data.map((r) => r.filename));
+    expect(filtered.results?.map((r) => r.filename)).not.toContain('tides.txt');
+    const best = call.results![0].score!;
+    const above = await openai.responses.create({
+      model: 'gpt-4.1-mini',
+      input: question,
+      tools: [{ type: 'file_search', vector_store_ids: [store.id], ranking_options: { score_threshold: best } }],
+      tool_choice: 'required',
+      include: ['file_search_call.results'],
+    });
+    const thresholded = above.output.find((o) => o.type === 'file_search_call');
+    if (thresholded?.type !== 'file_search_call') throw new Error('no file_search_call');
+    expect(thresholded.results?.map((r) => r.filename)).toEqual(['tides.txt']);
+    // A filter the API refuses is refused on the tool too, naming where.
+    const bad = await failure(
+      openai.responses.create({
+        model: 'gpt-4.1-mini',
+        input: question,
+        tools: [{ type: 'file_search', vector_store_ids: [store.id], filters: { type: 'near', key: 'kind', value: 'sea' } as never }],
+      }),
+    );
+    expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(bad.message).toContain('tools[0].filters.type');
   });
 
   it('cuts a file into passages by its static chunking strategy, and refuses one OpenAI refuses', async () => {

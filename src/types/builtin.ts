@@ -13,7 +13,8 @@ export type BuiltinTool =
   /** The service reads a web page: a URL the prompt gives, else one made up for the prompt (`citations`: the page may be cited). */
   | { kind: 'web_fetch'; type: string; allowedDomains?: string[]; blockedDomains?: string[]; maxUses?: number; citations?: boolean }
   /** The service searches the client's files (vector stores) and cites passages. */
-  | { kind: 'file_search'; type: string; stores: string[]; maxResults?: number }
+  /** `filters`: an attribute filter as the API writes it; `scoreThreshold`: ranking_options.score_threshold. */
+  | { kind: 'file_search'; type: string; stores: string[]; maxResults?: number; filters?: Record<string, unknown>; scoreThreshold?: number }
   /** The service runs code in a sandbox (the container the client named, if it did). */
   | { kind: 'code_execution'; type: string; container?: string }
   /** The service draws a picture. */

@@ -25,7 +25,19 @@ import { synthesizeText } from './text.ts';
  * Passages of the files in `stores` for `query`, at most `max`, best first: synthesized here; the
  * gateway may answer from the files it holds instead (RespondContext.searchFiles).
  */
-export type FileSearcher = (stores: readonly string[], query: string, max: number, key: number) => FileSearchResult[];
+/** What narrows a file search: an attribute filter as the API writes it, and the lowest score kept. */
+interface FileSearchOptions {
+  filters?: Record<string, unknown>;
+  scoreThreshold?: number;
+}
+
+export type FileSearcher = (
+  stores: readonly string[],
+  query: string,
+  max: number,
+  key: number,
+  options?: FileSearchOptions,
+) => FileSearchResult[];
 
 export interface BuiltinContext {
   request: CanonicalRequest;
@@ -367,7 +379,11 @@ export function builtinUse(ctx: BuiltinContext, tool: ToolSpec, i: number, pin?:
           filename: r.filename ?? `file-${n + 1}.txt`,
           text: r.text,
           score: r.score ?? Math.round((0.9 - n * 0.1) * 1000) / 1000,
-        })) ?? ctx.searchFiles(spec.stores, queries[0], spec.maxResults ?? 10, key);
+        })) ??
+        ctx.searchFiles(spec.stores, queries[0], spec.maxResults ?? 10, key, {
+          filters: spec.filters,
+          scoreThreshold: spec.scoreThreshold,
+        });
       return [server(ctx.key, i, tool, { kind: 'file_search', queries, results })];
     }
     case 'code_execution': {

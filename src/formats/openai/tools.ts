@@ -3,6 +3,7 @@
 // a response shows them back. Chat completions' web_search_options likewise.
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { BuiltinTool } from '../../types/builtin.ts';
+import { checkFilter, checkRanking } from './search-options.ts';
 import { checkField, checkFields, checkUrl, invalid, invalidValue, missing } from './validate.ts';
 import { type CheckedFields, type FieldRules, fieldsOf, isOneOf, type JsonObject, nonObjectSchema, optional } from '../fields.ts';
 import { gptImageTokens } from './image-tokens.ts';
@@ -357,7 +358,19 @@ function parseTool(param: string, raw: unknown): ToolSpec[] {
     case 'file_search': {
       checkFields(tool, RULES.file_search, at);
       const stores = strings(`${param}.vector_store_ids`, tool.vector_store_ids);
-      return [builtin(type, { kind: 'file_search', type, stores, ...(tool.max_num_results ? { maxResults: tool.max_num_results } : {}) })];
+      // Filters and ranking options read as the /search endpoint reads its own (search-options.ts).
+      const filters = tool.filters ? checkFilter(tool.filters, `${param}.filters`) : undefined;
+      const scoreThreshold = checkRanking(tool.ranking_options, `${param}.ranking_options`);
+      return [
+        builtin(type, {
+          kind: 'file_search',
+          type,
+          stores,
+          ...(tool.max_num_results ? { maxResults: tool.max_num_results } : {}),
+          ...(filters && { filters }),
+          ...(scoreThreshold && { scoreThreshold }),
+        }),
+      ];
     }
     case 'web_search': {
       checkFields(tool, RULES.web_search, at);

@@ -20,9 +20,9 @@ import { foundFile, freshId } from './files.ts';
 import { openaiFormat } from './format.ts';
 import { cursorPage, readRoute } from './resource.ts';
 import { checkField, checkFields, checkMetadata, invalid } from './validate.ts';
+import { checkFilter, checkRanking, passes, type Attributes, type Filter } from './search-options.ts';
 
 type FileStatus = 'in_progress' | 'completed' | 'failed' | 'cancelled';
-type Attributes = Record<string, string | number | boolean>;
 
 /** A passage of a file's text (from `start` to `end`, in characters), with its vector. */
 interface Passage {
@@ -404,53 +404,6 @@ function poll(files: Iterable<StoreFile | undefined>): void {
 
 // ---- search ----
 
-type Filter = JsonObject;
-
-const COMPARISONS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin'];
-
-function checkFilter(value: unknown, param: string): Filter {
-  checkField(param, value, { types: ['object'], required: true });
-  const f = fieldsOf(value);
-  checkField(`${param}.type`, f.type, { types: ['string'], required: true, values: [...COMPARISONS, 'and', 'or'] });
-  if (f.type === 'and' || f.type === 'or') {
-    checkFields(f, { type: { types: ['string'] }, filters: { types: ['array'], required: true, max: 10 } }, `${param}.`);
-    (f.filters as unknown[]).forEach((g, i) => checkFilter(g, `${param}.filters[${i}]`));
-  } else {
-    checkFields(
-      f,
-      {
-        type: { types: ['string'] },
-        key: { types: ['string'], required: true },
-        value: { types: ['string', 'number', 'boolean', 'array'], required: true },
-      },
-      `${param}.`,
-    );
-  }
-  return f;
-}
-
-/** Whether a file's attributes pass an attribute filter (comparison or compound). */
-function passes(filter: Filter, attributes: Attributes | null): boolean {
-  if (filter.type === 'and') return (filter.filters as Filter[]).every((g) => passes(g, attributes));
-  if (filter.type === 'or') return (filter.filters as Filter[]).some((g) => passes(g, attributes));
-  const have = attributes?.[String(filter.key)];
-  const want = filter.value;
-  switch (filter.type) {
-    case 'eq':
-      return have === want;
-    case 'ne':
-      return have !== want;
-    case 'in':
-      return Array.isArray(want) && want.includes(have);
-    case 'nin':
-      return Array.isArray(want) && !want.includes(have);
-    default: {
-      if (typeof have !== 'number' || typeof want !== 'number') return false;
-      return filter.type === 'gt' ? have > want : filter.type === 'gte' ? have >= want : filter.type === 'lt' ? have < want : have <= want;
-    }
-  }
-}
-
 interface Found {
   text: string;
   file: StoreFile;
@@ -500,25 +453,8 @@ function search(call: Call<JsonObject>) {
   const queries = typeof body.query === 'string' ? [body.query] : body.query;
   queries.forEach((q, i) => checkField(`query[${i}]`, q, { types: ['string'] }));
   const filter = body.filters ? checkFilter(body.filters, 'filters') : undefined;
-  const ranking = fieldsOf(body.ranking_options);
-  if (body.ranking_options)
-    checkFields(
-      ranking,
-      {
-        ranker: { types: ['string'], values: ['none', 'auto', 'default-2024-11-15'] },
-        score_threshold: { types: ['number'], min: 0, max: 1 },
-      },
-      'ranking_options.',
-    );
-  const results = searchStores(
-    [s],
-    (queries as string[]).join(' '),
-    body.max_num_results ?? 10,
-    call.runtime.seed,
-    now,
-    filter,
-    Number(ranking.score_threshold ?? 0),
-  );
+  const threshold = checkRanking(body.ranking_options, 'ranking_options');
+  const results = searchStores([s], (queries as string[]).join(' '), body.max_num_results ?? 10, call.runtime.seed, now, filter, threshold);
   return json({
     object: 'vector_store.search_results.page',
     search_query: queries,
@@ -539,7 +475,7 @@ function search(call: Call<JsonObject>) {
  * request's test sees, ranked as `/search` ranks; none of them held: passages synthesized as before.
  */
 export function vectorSearcher(call: Call): FileSearcher {
-  return (storeIds, query, max, key) => {
+  return (storeIds, query, max, key, options = {}) => {
     const view = heldFor(call, VECTOR_STORES);
     const now = call.runtime.now();
     const stores = storeIds.flatMap((id) => {
@@ -547,7 +483,7 @@ export function vectorSearcher(call: Call): FileSearcher {
       return s && !isExpired(s, now) ? [s] : [];
     });
     if (!stores.length) return synthesizeFileSearch(storeIds, query, max, key);
-    return searchStores(stores, query, max, call.runtime.seed, now).map((r) => ({
+    return searchStores(stores, query, max, call.runtime.seed, now, options.filters, options.scoreThreshold).map((r) => ({
       fileId: r.file.id,
       filename: r.file.filename,
       text: r.text,
