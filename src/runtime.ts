@@ -105,7 +105,9 @@ export class Runtime {
     this.strictParams = options.strictParams ?? false;
     // A copy: the in-process transport fills in its own fetch, and the caller's options stay as given.
     this.record = options.record && { ...options.record };
-    this.stores = new StoreRegistry({ storeBytes: options.storeBytes ?? DEFAULT_STORE_BYTES }, (owner) => this.testScopes.isLive(owner));
+    this.stores = new StoreRegistry({ storeBytes: options.storeBytes ?? DEFAULT_STORE_BYTES, now: () => this.now() }, (owner) =>
+      this.testScopes.isLive(owner),
+    );
     this.promptCache = new PromptCache(this.stores.of(PROMPT_CACHE));
     this.rateLimits = rateLimitsOf(options.rateLimits);
     try {

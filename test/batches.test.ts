@@ -9,7 +9,7 @@ import { setupServer } from 'msw/node';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { createGateway, type GatewayOptions, type JournalEntry } from '../src/index.ts';
-import { MAX_BATCH_JOURNAL_REQUESTS } from '../src/formats/anthropic/batches.ts';
+import { MAX_BATCH_JOURNAL_REQUESTS } from '../src/core/journal.ts';
 import { BATCH_DISCOUNT } from '../src/core/prices.ts';
 import { startServer } from '../src/server.ts';
 import { modes, socket, socketSuites, strictListen, type Running } from './helpers/modes.ts';

@@ -46,6 +46,18 @@ describe.each(heldModes)('Gemini batches ($name)', (mode) => {
     const sync = await ai.models.generateContent({ model: MODEL, ...ask('Say something else.') });
     expect(text(1)).toBe(sync.text);
     expect(answers[1].response?.usageMetadata).toEqual(sync.usageMetadata);
+    // The batch's journal entry lists its lines' outcomes, as the requests page shows them.
+    const entry = ctx.gw.gateway
+      .forTest('gemini-batches')
+      .requests()
+      .find((e) => e.path.endsWith(':batchGenerateContent'));
+    expect(entry?.batch).toEqual({
+      requests: [
+        { custom_id: 'request-1', status: 'succeeded', model: MODEL, fixture: expect.any(String) },
+        { custom_id: 'request-2', status: 'succeeded', model: MODEL },
+      ],
+      more: 0,
+    });
 
     const names = [];
     for await (const b of await ai.batches.list({ config: { pageSize: 1 } })) names.push(b.name);
@@ -91,6 +103,20 @@ describe.each(heldModes)('Gemini batches ($name)', (mode) => {
     expect((await a.batches.get({ name: job.name! })).state).toBe(JobState.JOB_STATE_CANCELLED);
     expect((await failure(b.batches.get({ name: job.name! }))).status).toBe(404);
     expect([...(await b.batches.list()).page]).toEqual([]);
+  });
+
+  it('takes a Google client on /v1/batches by its ?key= as by its header (OpenAI keeps its own clients there)', async () => {
+    const test = { 'x-mock-test-id': 'gemini-batches-v1' };
+    const a = client('gemini-batches-v1');
+    const job = await a.batches.create({ model: MODEL, src: [ask('Name a shape.')] });
+    const byKey = await fetch(`${ctx.gw.root}/v1/${job.name}?key=sk-test`, { headers: test });
+    expect(byKey.status).toBe(200);
+    expect(await byKey.json()).toMatchObject({ name: job.name });
+    const listed = await (await fetch(`${ctx.gw.root}/v1/batches?key=sk-test`, { headers: test })).json();
+    expect(listed.operations.map((o: { name: string }) => o.name)).toEqual([job.name]);
+    // An OpenAI client there is OpenAI's.
+    const openai = await (await fetch(`${ctx.gw.root}/v1/batches`, { headers: { ...test, authorization: 'Bearer sk-test' } })).json();
+    expect(openai).toMatchObject({ object: 'list' });
   });
 });
 

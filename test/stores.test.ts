@@ -14,6 +14,15 @@ const bytes = (n: number) => new Uint8Array(n);
 const cache = defineStore<Uint8Array>({ name: 'test.drop-oldest', title: 'test', maxCount: 3, maxBytes: 10, whenFull: 'drop-oldest' });
 const files = defineStore<Uint8Array>({ name: 'test.refuse', title: 'test', maxCount: 2, maxBytes: 10, whenFull: 'refuse' });
 const test = (key: string): Owner => ({ key, epoch: 0 });
+/** Objects that expire at the second they hold. */
+const expiring = defineStore<number>({
+  name: 'test.expiring',
+  title: 'test',
+  maxCount: 2,
+  maxBytes: 10,
+  whenFull: 'refuse',
+  expired: (at, now) => at <= now,
+});
 
 describe('HeldStore', () => {
   it('keeps a drop-oldest store within its bounds, oldest out first; an object bigger than the store is not kept', () => {
@@ -24,6 +33,28 @@ describe('HeldStore', () => {
     expect([store.size, store.get('c', SHARED)]).toEqual([3, undefined]);
     expect(store.set('big', bytes(11), 11, SHARED)).toBe(false);
     expect(store.size).toBe(3);
+  });
+
+  it("drops expired objects, every owner's, before a full refuse store refuses; unexpired ones still fill it", () => {
+    let now = 100;
+    const store = new HeldStore(
+      expiring,
+      10,
+      () => true,
+      () => now,
+    );
+    expect(store.set('a', 150, 4, test('one'))).toBe(true);
+    expect(store.set('b', 200, 4, test('two'))).toBe(true);
+    expect(store.fits(4)).toBe(false);
+    expect(store.set('c', 300, 4, SHARED)).toBe(false);
+    now = 150;
+    // 'a' is past its time: it no longer counts, and goes to make room.
+    expect(store.fits(4)).toBe(true);
+    expect(store.set('c', 300, 4, SHARED)).toBe(true);
+    expect([store.get('a', test('one')), store.size]).toEqual([undefined, 2]);
+    // Still full of unexpired objects: refused, nothing dropped.
+    expect(store.set('d', 400, 1, SHARED)).toBe(false);
+    expect(store.size).toBe(2);
   });
 
   it('refuses, keeping everything it holds, when a refuse store is full by count or by bytes', () => {

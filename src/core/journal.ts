@@ -3,6 +3,9 @@ import { detached } from './strings.ts';
 import type { JournalEntry, CapturedResponse } from '../types/journal.ts';
 export type { JournalEntry, BatchRequestRecord } from '../types/journal.ts';
 
+/** Lines of a batch whose outcomes its entry lists (every vendor's batches): the rest are counted as `more`. */
+export const MAX_BATCH_JOURNAL_REQUESTS = 100;
+
 /** Bytes of a response body (a stream's events as written, or a body written whole) the journal keeps per request. */
 export const CAPTURE_LIMIT = 64 * 1024;
 

@@ -23,6 +23,8 @@ type HeldFacts = Record<string, string | number | boolean | null>;
 interface StoreSettings {
   /** The `storeBytes` option. */
   storeBytes: number;
+  /** The gateway's clock (Unix seconds), for kinds whose objects expire. */
+  now?: () => number;
 }
 
 /** A kind of store: declared once at module level, made per runtime on first use. */
@@ -43,6 +45,11 @@ export interface StoreKind<V> {
   readonly whenFull: 'drop-oldest' | 'refuse';
   /** The facts the pages show of an object (its id is shown anyway). */
   describe?(value: V): HeldFacts;
+  /**
+   * Whether an object has expired at `now` (the gateway's clock). A `refuse` store that is full drops
+   * its expired objects before it refuses: one past its time no longer counts against the ceilings.
+   */
+  expired?(value: V, now: number): boolean;
 }
 
 /** Every kind declared so far, in declaration order (a test fills each, resets, and finds each empty). */
@@ -96,11 +103,26 @@ export class HeldStore<V> {
   private readonly byId = new Map<string, Set<string>>();
   private held = 0;
   private readonly live: (owner: Owner) => boolean;
+  private readonly now?: () => number;
 
-  constructor(kind: StoreKind<V>, maxBytes: number, live: (owner: Owner) => boolean = () => true) {
+  constructor(kind: StoreKind<V>, maxBytes: number, live: (owner: Owner) => boolean = () => true, now?: () => number) {
     this.kind = kind;
     this.maxBytes = maxBytes;
     this.live = live;
+    this.now = now;
+  }
+
+  /** Whether `size` more bytes (and, unless `replacing`, one more object) fit a `refuse` store as it holds now. */
+  private room(size: number, replacing = 0, adds = true): boolean {
+    return (!adds || this.items.size < this.kind.maxCount) && this.held - replacing + size <= this.maxBytes;
+  }
+
+  /** Drops every expired object (every owner's), when the kind's objects expire: a full store's last resort. */
+  private dropExpired(): void {
+    const expired = this.kind.expired;
+    if (!expired || !this.now) return;
+    const now = this.now();
+    for (const [key, item] of [...this.items]) if (expired(item.value, now)) this.remove(key);
   }
 
   get maxCount(): number {
@@ -132,11 +154,16 @@ export class HeldStore<V> {
     return this.byId.has(id);
   }
 
-  /** Whether one more object of `size` bytes would be kept now (a `refuse` store checks before the work). */
+  /**
+   * Whether one more object of `size` bytes would be kept now (a `refuse` store checks before the work);
+   * a full one drops its expired objects first.
+   */
   fits(size: number): boolean {
     if (size > this.maxBytes) return false;
     if (this.kind.whenFull === 'drop-oldest') return true;
-    return this.items.size < this.kind.maxCount && this.held + size <= this.maxBytes;
+    if (this.room(size)) return true;
+    this.dropExpired();
+    return this.room(size);
   }
 
   /**
@@ -148,12 +175,13 @@ export class HeldStore<V> {
     if (!this.live(owner) || size > this.maxBytes) return false;
     const key = slot(owner.key, id);
     const old = this.items.get(key);
-    if (
-      this.kind.whenFull === 'refuse' &&
-      ((!old && this.items.size >= this.kind.maxCount) || this.held - (old?.size ?? 0) + size > this.maxBytes)
-    )
-      return false;
-    if (old) this.remove(key);
+    if (this.kind.whenFull === 'refuse' && !this.room(size, old?.size ?? 0, !old)) {
+      this.dropExpired();
+      // The object being replaced may have expired and gone with the others.
+      const still = this.items.get(key);
+      if (!this.room(size, still?.size ?? 0, !still)) return false;
+    }
+    if (this.items.has(key)) this.remove(key);
     this.items.set(key, { id, owner: owner.key, value, size });
     index(this.byOwner, owner.key, key);
     index(this.byId, id, key);
@@ -307,7 +335,12 @@ export class StoreRegistry {
     let store = this.stores.get(kind as StoreKind<never>) as HeldStore<V> | undefined;
     if (!store) {
       const maxBytes = typeof kind.maxBytes === 'function' ? kind.maxBytes(this.settings) : kind.maxBytes;
-      store = new HeldStore(kind, maxBytes, (owner) => owner.epoch === this.epoch && (owner.key === '' || this.isLive(owner.key)));
+      store = new HeldStore(
+        kind,
+        maxBytes,
+        (owner) => owner.epoch === this.epoch && (owner.key === '' || this.isLive(owner.key)),
+        this.settings.now,
+      );
       this.stores.set(kind as StoreKind<never>, store as HeldStore<never>);
     }
     return store;

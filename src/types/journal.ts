@@ -55,7 +55,7 @@ export interface JournalEntry {
    */
   usage?: Usage;
   /**
-   * For an Anthropic Message Batch's creation: each request's outcome, the first MAX_BATCH_JOURNAL_REQUESTS
+   * For a batch's creation (Anthropic's, OpenAI's, Gemini's): each request's outcome, the first MAX_BATCH_JOURNAL_REQUESTS
    * (`more` counts the rest). Its `usage` and `costUsd` are then the sums of its requests'.
    */
   batch?: { requests: BatchRequestRecord[]; more: number };

@@ -5,7 +5,7 @@
 // creation (a retrieve, list, results or delete; a cancel before that cancels every request).
 import { priceUsage } from '../../pipeline/limits.ts';
 import { asGatewayError, GatewayError } from '../../core/errors.ts';
-import type { BatchRequestRecord } from '../../core/journal.ts';
+import { MAX_BATCH_JOURNAL_REQUESTS, type BatchRequestRecord } from '../../core/journal.ts';
 import { BATCH_DISCOUNT, roundUsd } from '../../core/prices.ts';
 import type { Usage } from '../../core/reply.ts';
 import { hashStrings, makeId } from '../../core/seed.ts';
@@ -30,7 +30,6 @@ const MAX_BATCH_REQUESTS = 10_000;
 /** Characters of results one batch may hold (Anthropic's limit is 256 MB of request): what bounds its memory. */
 const MAX_BATCH_RESULT_CHARS = 16 * 1024 * 1024;
 /** Requests of a batch whose outcome the batch's journal entry lists (the rest counted): what bounds the entry. */
-export const MAX_BATCH_JOURNAL_REQUESTS = 100;
 /** A batch expires 24 hours after creation, as Anthropic's do. */
 const EXPIRES_AFTER_SECONDS = 24 * 60 * 60;
 

@@ -45,6 +45,7 @@ const FILES = defineStore<AnthropicFile>({
   maxBytes: FILES_BYTES,
   whenFull: 'refuse',
   describe: (f) => ({ filename: f.filename, mime_type: f.mimeType, bytes: f.bytes.byteLength }),
+  expired: (f, now) => f.expiresAt !== undefined && f.expiresAt <= now,
 });
 
 const metadata = (f: AnthropicFile): JsonObject => ({

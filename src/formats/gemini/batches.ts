@@ -19,7 +19,8 @@ import { heldFor } from '../../scope.ts';
 import { fieldsOf, isJsonObject, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
 import { fileBytes, writeFile } from './files.ts';
-import { geminiFormat } from './format.ts';
+import { fromGoogleClient, geminiFormat } from './format.ts';
+import { MAX_BATCH_JOURNAL_REQUESTS, type BatchRequestRecord } from '../../core/journal.ts';
 import { listPage } from './pages.ts';
 
 type State = 'BATCH_STATE_PENDING' | 'BATCH_STATE_RUNNING' | 'BATCH_STATE_SUCCEEDED' | 'BATCH_STATE_CANCELLED';
@@ -187,15 +188,26 @@ export async function createBatch(call: Call<JsonObject>, model: string, generat
   let work = 0;
   let elapsedMs = 0;
   const rows: JsonObject[] = [];
+  const records: BatchRequestRecord[] = [];
   const path = `/v1beta/models/${model}:generateContent`;
   // A batch refused part-way (its results past the ceiling, a failure answering a line) is not kept.
   try {
-    for (const r of requests) {
+    for (const [index, r] of requests.entries()) {
       const answer = await answerOffline(call, generate, path, r.request, r.text.length, r.text, { call: `${model}:generateContent` });
       elapsedMs += answer.delayMs;
       const body = JSON.parse(answer.body) as JsonObject;
       const failed = answer.status >= 400;
       if (failed) b.counts.failed++;
+      // The batch's entry lists its first lines' outcomes, as OpenAI's and Anthropic's batches' do (the requests page shows them).
+      const e = answer.entry;
+      if (records.length < MAX_BATCH_JOURNAL_REQUESTS)
+        records.push({
+          custom_id: r.key ?? `request-${index + 1}`,
+          status: failed ? 'errored' : 'succeeded',
+          ...(e.model !== undefined && { model: e.model }),
+          ...(e.fixture !== undefined && { fixture: e.fixture }),
+          ...(e.nearMiss !== undefined && { nearMiss: e.nearMiss }),
+        });
       const result = failed ? { error: fieldsOf(body.error) } : { response: body };
       rows.push(
         b.file === undefined && typeof input.fileName === 'string'
@@ -235,11 +247,13 @@ export async function createBatch(call: Call<JsonObject>, model: string, generat
     }
     b.file = name;
   } else b.inline = rows;
-  if (!view.resize(b.id, OVERHEAD + (b.inline ? chars : 0))) {
+  // Inline results are held as parsed objects: counted as the caches count theirs, two bytes a character of their JSON.
+  if (!view.resize(b.id, OVERHEAD + (b.inline ? chars * 2 : 0))) {
     view.delete(b.id);
     throw full();
   }
   call.entry.model = model;
+  call.entry.batch = { requests: records, more: requests.length - records.length };
   if (requests.length) call.entry.usage = usage;
   if (costUsd !== undefined) call.entry.costUsd = costUsd;
   return json(batchOperation(call, b));
@@ -259,7 +273,7 @@ export const geminiBatchEndpoints: EndpointSpec[] = (['v1beta', 'v1'] as const).
   const at = {
     format: geminiFormat,
     auth: KEY_WAYS,
-    ...(v === 'v1' && { accepts: (inbound: Inbound) => geminiFormat.recognizes?.(inbound) === true }),
+    ...(v === 'v1' && { accepts: fromGoogleClient }),
   };
   return [
     {

@@ -49,6 +49,7 @@ const GEMINI_CACHES = defineStore<GeminiCache>({
   maxBytes: CACHES_BYTES,
   whenFull: 'refuse',
   describe: (c) => ({ name: `cachedContents/${c.id}`, model: c.model, tokens: c.tokens, expires_at: c.expiresAt }),
+  expired: (c, now) => c.expiresAt <= now,
 });
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();

@@ -13,7 +13,7 @@ import { type Inbound, isUpload, json, type Outbound } from '../../pipeline/exch
 import { heldFor } from '../../scope.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
-import { geminiFormat } from './format.ts';
+import { fromGoogleClient, geminiFormat } from './format.ts';
 import { listPage } from './pages.ts';
 
 interface GeminiFile {
@@ -195,7 +195,6 @@ async function upload(call: Call<JsonObject>, bytes: Uint8Array, command: string
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
 
 /** On /v1 paths other vendors share (`/v1/files`): Google's clients only. */
-const fromGoogleClient = (inbound: Inbound) => geminiFormat.recognizes?.(inbound) === true;
 
 const VERSIONS = ['v1beta', 'v1'];
 

@@ -7,7 +7,7 @@
 // Files, once it has ended.
 import { ageOn } from '../../core/clock.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { BatchRequestRecord } from '../../core/journal.ts';
+import { MAX_BATCH_JOURNAL_REQUESTS, type BatchRequestRecord } from '../../core/journal.ts';
 import { lineSpans } from '../../core/lines.ts';
 import { roundUsd } from '../../core/prices.ts';
 import type { Usage } from '../../core/reply.ts';
@@ -43,7 +43,6 @@ const MAX_RESULT_CHARS = 32 * 1024 * 1024;
 /** Validation errors a failed batch lists (the file is not read past them). */
 const MAX_ERRORS = 100;
 /** Requests of a batch whose outcome its journal entry lists (the rest counted). */
-const MAX_JOURNAL_LINES = 100;
 /** A batch must finish within its 24-hour completion window. */
 const WINDOW_SECONDS = 24 * 3600;
 /** What a held batch costs beyond its results, by estimate. */
@@ -388,7 +387,7 @@ async function run(
     const line = `{"id":${JSON.stringify(lineId(b, index))},"custom_id":${JSON.stringify(read.customId)},"response":{"status_code":${answer.status},"request_id":${JSON.stringify(answer.requestId)},"body":${answer.body}},"error":null}`;
     b.lines.push({ customId: read.customId, json: line, failed, doneMs: elapsedMs, usage: answer.usage });
     const e = answer.entry;
-    if (records.length < MAX_JOURNAL_LINES)
+    if (records.length < MAX_BATCH_JOURNAL_REQUESTS)
       records.push({
         custom_id: read.customId,
         status: failed ? 'errored' : 'succeeded',

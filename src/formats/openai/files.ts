@@ -43,6 +43,7 @@ export const FILES = defineStore<HeldFile>({
   maxBytes: FILES_BYTES,
   whenFull: 'refuse',
   describe: (f) => ({ filename: f.filename, purpose: f.purpose, bytes: f.bytes.byteLength, expires_at: f.expiresAt ?? null }),
+  expired: (f, now) => f.expiresAt !== undefined && f.expiresAt <= now,
 });
 
 /** The purposes a client may upload with; `batch_output` files are the batches' own. */
