@@ -54,7 +54,8 @@ Usage: model-gateway-mock [options]
   --strict-models     serve only the catalogue's model ids and --model aliases (no names resolved by family)
   --record <dir>      record mode: forward what no fixture matches upstream, save each answer as a fixture in <dir>
   --upstream <url>    the real service for record mode (all formats); per format: --upstream-openai,
-                      --upstream-anthropic, --upstream-gemini <url>
+                      --upstream-anthropic, --upstream-gemini, --upstream-bedrock <url> (Bedrock's requests
+                      are signed anew with the AWS credentials in the environment)
   --redact-path <p>   a JSON path of request bodies (e.g. user, metadata.user_id) never written (repeatable)
   --record-max-bytes <n>  answers bigger than this pass through unrecorded (default 8388608)
   --rpm <n>           requests per minute every token may make, unless issued with its own (default 1000000)
@@ -104,6 +105,7 @@ const OPTIONS = {
   'upstream-openai': { type: 'string' },
   'upstream-anthropic': { type: 'string' },
   'upstream-gemini': { type: 'string' },
+  'upstream-bedrock': { type: 'string' },
   'redact-path': { type: 'string', multiple: true },
   'record-max-bytes': { type: 'string' },
   rpm: { type: 'string' },
@@ -305,6 +307,7 @@ async function main(): Promise<void> {
     openai: values['upstream-openai'],
     anthropic: values['upstream-anthropic'],
     gemini: values['upstream-gemini'],
+    bedrock: values['upstream-bedrock'],
   };
   for (const [name, url] of Object.entries(upstreams)) {
     if (url !== undefined && !URL.canParse(url))
@@ -312,7 +315,7 @@ async function main(): Promise<void> {
   }
   if (values.record === undefined && Object.values(upstreams).some((u) => u !== undefined)) fail('--upstream options need --record <dir>');
   if (values.record !== undefined && Object.values(upstreams).every((u) => u === undefined))
-    fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini)');
+    fail('--record needs --upstream URL (or --upstream-openai, --upstream-anthropic, --upstream-gemini, --upstream-bedrock)');
   const record =
     values.record === undefined
       ? undefined

@@ -37,6 +37,17 @@ export interface FormatEdge {
    * (their headers, their path prefixes): its error is then rendered in this format (routes.ts).
    */
   recognizes?(request: Pick<Inbound, 'url' | 'header'>): boolean;
+  /**
+   * The headers a request forwarded upstream (record mode) is sent with, for a vendor whose clients
+   * sign each request for its host (Bedrock's SigV4: signed anew with the emulator's own credentials);
+   * absent, the client's own headers go.
+   */
+  upstreamHeaders?(request: {
+    method: string;
+    url: URL;
+    headers: Record<string, string>;
+    body?: string | Uint8Array;
+  }): Promise<Record<string, string>>;
 }
 
 export type Params = Record<string, string | readonly string[] | undefined>;

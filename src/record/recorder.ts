@@ -154,19 +154,25 @@ export class Recorder {
     writeFileSync(path, data);
   }
 
-  upstreamFor(format: FormatName): string | undefined {
-    return this.options.upstreams[format] ?? this.options.upstreams.default;
+  /** The upstream of a dialect's request (`bedrock`, `azure`…) when one is given for it, else its format's, else the default. */
+  upstreamFor(format: FormatName, dialect?: string): string | undefined {
+    return (dialect && this.options.upstreams[dialect]) || this.options.upstreams[format] || this.options.upstreams.default;
   }
 
   /** Forwards the call's request (its body as received) and returns the upstream's answer, recording it as it passes. */
   async forward(call: Call, forward: Forward, rawBody: string | Uint8Array | undefined): Promise<Outbound> {
     const { inbound, format } = call;
-    const base = this.upstreamFor(format.name);
-    if (!base) throw new Error(`record mode has no upstream for the ${format.name} format (--upstream or --upstream-${format.name})`);
-    const headers: Record<string, string> = {};
+    const dialect = call.entry.dialect;
+    const base = this.upstreamFor(format.name, dialect);
+    if (!base)
+      throw new Error(
+        `record mode has no upstream for the ${dialect ?? format.name} requests (--upstream or --upstream-${dialect ?? format.name})`,
+      );
+    let headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(inbound.headers())) if (!DROPPED_REQUEST.has(name)) headers[name] = value;
     headers['accept-encoding'] = 'identity';
     const url = upstreamUrl(base, inbound.url);
+    if (format.upstreamHeaders) headers = await format.upstreamHeaders({ method: inbound.method, url, headers, body: rawBody });
     const controller = new AbortController();
     const doFetch = this.options.fetch ?? fetch;
     const response = await doFetch(url, {

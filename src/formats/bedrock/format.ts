@@ -11,6 +11,7 @@ import type { VendorFormat } from '../format.ts';
 import { count, field, foldedUsage, usageFrom } from '../raw-usage.ts';
 import { anthropicUsageOf } from '../anthropic/format.ts';
 import { bedrockErrorResponse, streamExceptionOf } from './errors.ts';
+import type { UpstreamRequest } from './upstream.ts';
 
 /** A failure part-way through a response stream: an exception event (both streams carry the same exceptions). */
 function streamError(error: GatewayError): RecordedEvent {
@@ -40,6 +41,8 @@ const edge = {
   // AWS clients sign every request (x-amz-date, an AWS4 Authorization) and reach models under /model/.
   recognizes: (request: { url: URL; header(name: string): string | undefined }) =>
     request.url.pathname.startsWith('/model/') || request.header('x-amz-date') !== undefined,
+  // Record mode: signed anew for the upstream (upstream.ts, loaded with the first forwarded request).
+  upstreamHeaders: async (request: UpstreamRequest) => (await import('./upstream.ts')).bedrockUpstreamHeaders(request),
 } as const;
 
 export const bedrockFormat: VendorFormat = {
