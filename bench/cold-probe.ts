@@ -44,5 +44,13 @@ const t3 = performance.now();
 server.close();
 console.log(
   // fromStartMs: the process's own start (performance's time origin) to the first reply, node's start-up and msw's import included.
-  JSON.stringify({ importMs: imported - t0, firstMs: t2 - t1, secondMs: t3 - t2, importCpuMs: c1 - c0, firstCpuMs: c3 - c2, fromStartMs: t2, body }),
+  JSON.stringify({
+    importMs: imported - t0,
+    firstMs: t2 - t1,
+    secondMs: t3 - t2,
+    importCpuMs: c1 - c0,
+    firstCpuMs: c3 - c2,
+    fromStartMs: t2,
+    body,
+  }),
 );

@@ -23,7 +23,15 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length 
 
 function probe(
   args: string[] = [],
-): Promise<{ importMs: number; firstMs: number; secondMs: number; importCpuMs: number; firstCpuMs: number; fromStartMs: number; body: string }> {
+): Promise<{
+  importMs: number;
+  firstMs: number;
+  secondMs: number;
+  importCpuMs: number;
+  firstCpuMs: number;
+  fromStartMs: number;
+  body: string;
+}> {
   const child = spawn(process.execPath, [here('./cold-probe.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
