@@ -21,9 +21,7 @@ const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-function probe(
-  args: string[] = [],
-): Promise<{
+function probe(args: string[] = []): Promise<{
   importMs: number;
   firstMs: number;
   secondMs: number;
