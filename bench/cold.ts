@@ -21,9 +21,15 @@ const HEADERS = { authorization: 'Bearer sk-test', 'content-type': 'application/
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-function probe(
-  args: string[] = [],
-): Promise<{ importMs: number; firstMs: number; secondMs: number; importCpuMs: number; firstCpuMs: number; body: string }> {
+function probe(args: string[] = []): Promise<{
+  importMs: number;
+  firstMs: number;
+  secondMs: number;
+  importCpuMs: number;
+  firstCpuMs: number;
+  fromStartMs: number;
+  body: string;
+}> {
   const child = spawn(process.execPath, [here('./cold-probe.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -79,6 +85,9 @@ console.log(
     secondReplyMs: m(inProcess, 'secondMs'),
     trivialFirstReplyMs: m(trivial, 'firstMs'),
     trivialFirstReplyCpuMs: m(trivial, 'firstCpuMs'),
+    // From the process's start to its first reply (node's start, msw's import and the package's included).
+    firstReplyFromStartMs: m(inProcess, 'fromStartMs'),
+    trivialFromStartMs: m(trivial, 'fromStartMs'),
     healthyMs: m(sockets, 'healthyMs'),
     firstRequestMs: m(sockets, 'firstMs'),
     hundredthRequestMs: m(sockets, 'hundredthMs'),

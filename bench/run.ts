@@ -156,13 +156,15 @@ if (!values['no-cold']) {
     secondReplyMs: number;
     trivialFirstReplyMs: number;
     trivialFirstReplyCpuMs: number;
+    firstReplyFromStartMs: number;
+    trivialFromStartMs: number;
     healthyMs: number;
     firstRequestMs: number;
     hundredthRequestMs: number;
     load: number[];
   }>(COLD, ['--runs', '7']);
   console.log(
-    `cold, medians of ${c.runs} fresh processes (load average ${c.load.join(' -> ')}): import ${c.importMs} ms (CPU ${c.importCpuMs} ms), first in-process reply ${c.firstReplyMs} ms (CPU ${c.firstReplyCpuMs} ms; second ${c.secondReplyMs} ms; a trivial msw handler's first ${c.trivialFirstReplyMs} ms, CPU ${c.trivialFirstReplyCpuMs} ms) | ` +
+    `cold, medians of ${c.runs} fresh processes (load average ${c.load.join(' -> ')}): import ${c.importMs} ms (CPU ${c.importCpuMs} ms), first in-process reply ${c.firstReplyMs} ms (CPU ${c.firstReplyCpuMs} ms; second ${c.secondReplyMs} ms; a trivial msw handler's first ${c.trivialFirstReplyMs} ms, CPU ${c.trivialFirstReplyCpuMs} ms); from process start to the first reply ${c.firstReplyFromStartMs} ms, trivial ${c.trivialFromStartMs} ms | ` +
       `standalone: healthy ${c.healthyMs} ms after spawn, first API request ${c.firstRequestMs} ms (100th ${c.hundredthRequestMs} ms)`,
   );
   const m = await lastJsonLine<{ files: number; runs: number; gatewayMs: number; trivialMs: number }>(MANY_FILES, ['--runs', '3']);

@@ -1,10 +1,13 @@
-// The CLI's bundle, written beside the build in dist/src/: its module graph in a few files
-// (`cli.bundle.js`, its lazily loaded parts, and shared `bundle-*.js` chunks) instead of ~200, which
-// starts the server ~75 ms sooner and holds ~12 MiB less (docs/benchmarks.md). Packages stay
-// external. Our own modules loaded by path (own.ts: the fixture checker, the PNG inflater, the image
-// worker, the msw adapters) are entries of their own, `<name>.bundle.js` beside their unbundled copy,
-// so code in the bundle loads the bundle's copy and shares its classes and state. The package's
-// library entries (index, server, vitest…) stay unbundled: a user's bundler and vitest take them apart.
+// The package's Node entries and the CLI as a bundle, written beside the build in dist/src/: their module
+// graph in a few files (`<entry>.bundle.js`, their lazily loaded parts, and shared `bundle-*.js` chunks)
+// instead of ~90 to ~200 modules, which starts the server ~75 ms sooner and holds ~12 MiB less, and
+// halves the in-process import (docs/benchmarks.md). package.json's exports point at these for Node
+// (index, server, vitest, vitest-config; one build with shared chunks, so the entries share one copy of
+// every module: scopes, classes, state); the browser entry stays unbundled for the user's bundler, and
+// the types stay the unbundled modules' .d.ts. Packages stay external. Our own modules loaded by path
+// (own.ts: the fixture checker, the PNG inflater, the image worker, the msw adapters) are entries of
+// their own, `<name>.bundle.js` beside their unbundled copy, so code in the bundle loads the bundle's
+// copy and shares its classes and state.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -12,6 +15,10 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/src`;
 const entries = [
+  'index',
+  'server',
+  'vitest',
+  'vitest-config',
   'cli',
   'shutdown',
   'fixtures/validate',

@@ -70,7 +70,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 };
 function toSource(path: string): string | undefined {
   const src = path.replace(`${root}/dist/src/`, `${root}/src/`);
-  const bare = src.replace(/\.(m?[jt]sx?)$/, '');
+  // An entry's bundle (dist/src/x.bundle.js, scripts/bundle.ts) leads back to its module too.
+  const bare = src.replace(/(\.bundle)?\.(m?[jt]sx?)$/, '');
   return [src, `${bare}.ts`, `${bare}.tsx`, `${bare}/index.ts`].find((p) => known.has(p));
 }
 function resolveSpecifier(from: string, specifier: string): string | undefined {

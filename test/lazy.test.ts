@@ -51,9 +51,13 @@ describe('lazy loading', () => {
     // handlers under msw, and a chat request (with the table built, the tokenizer reads that, not the package).
     const CHILD = fileURLToPath(new URL('./helpers/module-graph.ts', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, [CHILD, 'inprocess'], { maxBuffer: 64 * 1024 * 1024 });
-    const { modules } = JSON.parse(stdout) as { modules: string[] };
+    const { modules, files } = JSON.parse(stdout) as { modules: string[]; files: string[] };
     const from = (name: string) => modules.filter((url) => url.includes(`/node_modules/${name}/`));
     expect(from('@faker-js/faker').length).toBeGreaterThan(0);
+    // The package's entry is its bundle (scripts/bundle.ts): a few files of ours resolved (chunks and the table), not ~160 modules.
+    const ours = files.filter((url) => url.includes('/dist/src/'));
+    expect(ours.filter((url) => !/\/dist\/src\/(bundle-[^/]+|[^/]+\.bundle)\.js$|\/core\/o200k_base\.bin$/.test(url))).toEqual([]);
+    expect(ours.length).toBeLessThan(40); // 29 on 2026-11-28; 161 modules unbundled
     expect({ ajv: from('ajv'), fflate: from('fflate'), tokenizer: from('gpt-tokenizer') }).toEqual({ ajv: [], fflate: [], tokenizer: [] });
   });
 

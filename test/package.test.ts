@@ -135,9 +135,9 @@ describe.runIf(socketSuites)('the npm package', () => {
     ]) {
       expect(files).toContain(f);
     }
-    // The CLI runs from its bundle (scripts/bundle.ts), beside the modules.
-    expect(files).toContain('dist/src/cli.bundle.js');
-    // Every module ships with its types (the bundle's files are the CLI's alone: no entry point exports them).
+    // The CLI and the Node entries run from their bundle (scripts/bundle.ts), beside the modules.
+    for (const entry of ['cli', 'index', 'server', 'vitest', 'vitest-config']) expect(files).toContain(`dist/src/${entry}.bundle.js`);
+    // Every module ships with its types (the entries' types are their modules' .d.ts).
     const bundled = /(^|\/)bundle-[^/]+\.js$|\.bundle\.js$/;
     const js = files.filter((f) => f.endsWith('.js') && f.startsWith('dist/') && !bundled.test(f));
     expect(js.filter((f) => !files.includes(f.replace(/\.js$/, '.d.ts')))).toEqual([]);

@@ -5,6 +5,7 @@
 // asks an image, audio and realtime route in-process and lists apart what had resolved before those.
 import http from 'node:http';
 import https from 'node:https';
+import { readFileSync } from 'node:fs';
 import { registerHooks, syncBuiltinESMExports } from 'node:module';
 
 const resolved = new Set<string>();
@@ -69,7 +70,7 @@ async function inprocess(): Promise<void> {
 /** The in-process chat, then one request to each route whose handler loads on first use; their answers. */
 async function media(): Promise<{ beforeMedia: string[]; answers: unknown[] }> {
   await inprocess();
-  const beforeMedia = [...resolved];
+  const beforeMedia = modulesOf(resolved);
   const { createGateway } = await import('model-gateway-mock');
   const { setupServer } = await import('msw/node');
   const msw = setupServer(...createGateway().handlers);
@@ -96,6 +97,21 @@ async function media(): Promise<{ beforeMedia: string[]; answers: unknown[] }> {
   return { beforeMedia, answers };
 }
 
+/**
+ * The URLs with each file of the package's bundle (scripts/bundle.ts) followed by the modules it holds,
+ * from esbuild's `// dist/src/….js` line before each one: a module in a loaded chunk counts as loaded.
+ */
+function modulesOf(urls: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const url of urls) {
+    out.push(url);
+    const bundle = /^(.*\/)dist\/src\/(?:bundle-[^/]+|[^/]+\.bundle)\.js$/.exec(url);
+    if (bundle)
+      for (const [, path] of readFileSync(new URL(url), 'utf8').matchAll(/^\/\/ (dist\/src\/\S+\.js)$/gm)) out.push(bundle[1] + path);
+  }
+  return out;
+}
+
 const mode = process.argv[2];
 const extra = mode === 'media' ? await media() : await (mode === 'standalone' ? standalone() : inprocess());
-process.stdout.write(JSON.stringify({ modules: [...resolved], servers, ...extra }));
+process.stdout.write(JSON.stringify({ modules: modulesOf(resolved), files: [...resolved], servers, ...extra }));
