@@ -14,7 +14,12 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe.each(heldModes)('Gemini files ($name)', (mode) => {
-  const ctx = withHeld(mode, { fixtures: [{ match: { userMessage: 'What does the note say?' }, reply: { text: 'It says hello.' } }] });
+  const ctx = withHeld(mode, {
+    fixtures: [
+      { match: { userMessage: 'What does the note say?' }, reply: { text: 'It says hello.' } },
+      { match: { fileText: { contains: 'hello there' } }, reply: { text: 'A greeting, read from the file.' } },
+    ],
+  });
   const client = (test: string) =>
     new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: ctx.gw.root, headers: { 'x-mock-test-id': test } } });
 
@@ -36,16 +41,19 @@ describe.each(heldModes)('Gemini files ($name)', (mode) => {
       contents: [{ role: 'user', parts: [createPartFromUri(file.uri!, file.mimeType!), { text: 'What does the note say?' }] }],
     });
     expect(answer.text).toBe('It says hello.');
-    const inline = await ai.models.countTokens({
+    // The file's text is read: counted as input (countTokens reads it alike), and a fixture matches it.
+    const counted = await ai.models.countTokens({
       model: 'gemini-2.5-flash',
-      contents: [
-        {
-          role: 'user',
-          parts: [{ inlineData: { mimeType: 'text/plain', data: btoa('hello there') } }, { text: 'What does the note say?' }],
-        },
-      ],
+      contents: [{ role: 'user', parts: [createPartFromUri(file.uri!, file.mimeType!), { text: 'What does the note say?' }] }],
     });
-    expect(answer.usageMetadata?.promptTokenCount).toBe(inline.totalTokens);
+    expect(answer.usageMetadata?.promptTokenCount).toBe(counted.totalTokens);
+    const alone = await ai.models.countTokens({ model: 'gemini-2.5-flash', contents: 'What does the note say?' });
+    expect(counted.totalTokens! - alone.totalTokens!).toBeGreaterThanOrEqual(2);
+    const read = await ai.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: [{ role: 'user', parts: [createPartFromUri(file.uri!, file.mimeType!), { text: 'Anything in there?' }] }],
+    });
+    expect(read.text).toBe('A greeting, read from the file.');
 
     await ai.files.delete({ name: file.name! });
     const gone = await failure(ai.files.get({ name: file.name! }));

@@ -11,6 +11,8 @@ import { defineStore } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { type Inbound, isUpload, json, type Outbound } from '../../pipeline/exchange.ts';
 import { heldFor } from '../../scope.ts';
+import { readFileParts } from '../file-parts.ts';
+import type { Message } from '../../core/request.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
 import { fromGoogleClient, geminiFormat } from './format.ts';
@@ -288,7 +290,7 @@ export function fileBytes(call: Call, name: string): Uint8Array {
 }
 
 /** The id a Files API URI names (`…/v1beta/files/<id>`, `…/v1/files/<id>`, or `files/<id>`), else undefined (a bucket or a video link). */
-const fileIdOf = (uri: string) => /(?:^|\/v1(?:beta)?\/)files\/([a-z0-9-]+)$/.exec(uri)?.[1];
+export const fileIdOf = (uri: string) => /(?:^|\/v1(?:beta)?\/)files\/([a-z0-9-]+)$/.exec(uri)?.[1];
 
 /**
  * Checks the files a generate-content request names in `fileData` parts: a Files API URI must name a
@@ -303,4 +305,12 @@ export function checkFileUris(call: Call, body: JsonObject): void {
       const id = typeof uri === 'string' ? fileIdOf(uri) : undefined;
       if (id !== undefined) found(call, id);
     }
+}
+
+/**
+ * Reads the text files a request's `fileData` parts name (parse.ts marks them by id) as the model
+ * would: their text counts as input and shapes the reply.
+ */
+export function readGeminiFileParts(call: Call, messages: readonly Message[]): Promise<void> {
+  return readFileParts(messages, (id) => found(call, id).bytes);
 }

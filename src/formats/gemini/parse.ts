@@ -4,6 +4,7 @@ import type { Block } from '../../core/reply.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { checkField, checkFields, invalid } from './validate.ts';
 import { builtinTools, camelTool } from './tools.ts';
+import { fileIdOf } from './files.ts';
 import { type CheckedFields, type FieldRules, isJsonObject, type JsonObject, nonObjectSchema } from '../fields.ts';
 
 /** Gemini's prebuilt voices. */
@@ -149,7 +150,12 @@ function parsePart(param: string, part: unknown, role: string, message: Turn): v
   if (kind === 'inlineData' || kind === 'fileData') {
     checkField(`${param}.${kind}.mimeType`, value.mimeType, { types: ['string'], required: true });
     const mime = value.mimeType;
-    message.parts.push({ type: mime.startsWith('image/') ? 'image' : mime.startsWith('audio/') ? 'audio' : 'file' });
+    if (mime.startsWith('image/') || mime.startsWith('audio/')) message.parts.push({ type: mime.startsWith('image/') ? 'image' : 'audio' });
+    else {
+      // A text file named by its Files API URI is read before the request is answered (readGeminiFileParts, files.ts).
+      const id = kind === 'fileData' && mime.startsWith('text/') && typeof value.fileUri === 'string' ? fileIdOf(value.fileUri) : undefined;
+      message.parts.push(id === undefined ? { type: 'file' } : { type: 'file', fileId: id });
+    }
   } else if (kind === 'functionCall') {
     if (role !== 'model') throw invalid(`${param}.functionCall`, `${param}.functionCall: function calls can only appear in model turns.`);
     checkField(`${param}.functionCall.name`, value.name, { types: ['string'], required: true });

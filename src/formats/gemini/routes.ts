@@ -1,5 +1,5 @@
 // The Gemini-format endpoints: `models/{model}:action` under /v1beta (and /v1), and the models list.
-import { checkFileUris, geminiFileEndpoints } from './files.ts';
+import { checkFileUris, geminiFileEndpoints, readGeminiFileParts } from './files.ts';
 import { geminiCacheEndpoints, withCachedContent } from './caches.ts';
 import { createBatch, geminiBatchEndpoints } from './batches.ts';
 import { GatewayError } from '../../core/errors.ts';
@@ -86,6 +86,7 @@ async function generate(call: Call<JsonObject>, model: string, action: string) {
   if (cachedTokens !== undefined) request.cache = { ...request.cache, held: cachedTokens };
   requireModel(call, model, action, request.output.type);
   checkFileUris(call, body);
+  await readGeminiFileParts(call, request.messages);
   // Counted with the event loop served between slices; answer() then finds the count.
   await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   const answered = answer(call, request);
@@ -154,6 +155,8 @@ async function countTokens(call: Call<JsonObject>, model: string) {
   const inner = (body.generateContentRequest as JsonObject | undefined) ?? { contents: body.contents };
   const { request } = parseGenerateRequest(inner, model, false);
   if (!call.runtime.catalogue.get(model)) requireModel(call, model, 'countTokens', 'text');
+  checkFileUris(call, inner);
+  await readGeminiFileParts(call, request.messages);
   const tokens = await countPromptTokensInSlices(request.messages, request.tools, request.framing);
   return json({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] });
 }

@@ -9,7 +9,7 @@ import { hashStrings, makeId } from '../../core/seed.ts';
 import { defineStore } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type Outbound, type Upload } from '../../pipeline/exchange.ts';
-import { decodeInSlices } from '../../pipeline/pieces.ts';
+import { readFileParts } from '../file-parts.ts';
 import type { Message } from '../../core/request.ts';
 import { entryTestId, heldFor } from '../../scope.ts';
 import { type FieldRules, refuseUnrecognized, type JsonObject } from '../fields.ts';
@@ -160,16 +160,14 @@ function readsAsText(file: HeldFile): boolean {
 
 /**
  * Reads the files a request's messages give by id (a Responses `input_file`, a chat `file` part) as the
- * model would: a text file's text (decoded in slices: a file may be 64 MiB), counted as input and part
- * of what the reply is made from; an unknown one, or another test's, is OpenAI's 404 naming it.
+ * model would: a text file's text, counted as input and part of what the reply is made from; an
+ * unknown one, or another test's, is OpenAI's 404 naming it.
  */
-export async function readFileParts(call: Call, messages: readonly Message[]): Promise<void> {
-  for (const m of messages)
-    for (const part of m.parts) {
-      if (part.type !== 'file' || part.fileId === undefined || part.text !== undefined) continue;
-      const file = foundFile(call, part.fileId);
-      if (readsAsText(file)) part.text = await decodeInSlices(file.bytes, new TextDecoder());
-    }
+export function readOpenAIFileParts(call: Call, messages: readonly Message[]): Promise<void> {
+  return readFileParts(messages, (id) => {
+    const file = foundFile(call, id);
+    return readsAsText(file) ? file.bytes : undefined;
+  });
 }
 
 /** A form field as one string (a repeated field: its first), or undefined. */

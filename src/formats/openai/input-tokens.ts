@@ -1,7 +1,7 @@
 // Token counting for the Responses API (POST /v1/responses/input_tokens): what a create request with the
 // same input, instructions, tools and earlier turns would be charged as input, counted as the other
 // vendors' count routes count it (core/tokens.ts), with no reply made.
-import { readFileParts } from './files.ts';
+import { readOpenAIFileParts } from './files.ts';
 import { countPromptTokensInSlices } from '../../core/tokens.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { requireModel } from '../../pipeline/decide.ts';
@@ -40,7 +40,7 @@ async function count(call: Call<JsonObject>): Promise<Outbound> {
   const { request } = parseResponsesRequest({ ...create, model, input: create.input ?? [] }, previous);
   if (typeof body.model === 'string') requireModel(call, model, 'chat');
   call.entry.model = model;
-  await readFileParts(call, request.messages);
+  await readOpenAIFileParts(call, request.messages);
   const inputTokens = await countPromptTokensInSlices(request.messages, request.tools);
   return json({ object: 'response.input_tokens', input_tokens: inputTokens });
 }

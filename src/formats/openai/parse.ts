@@ -77,7 +77,7 @@ function parsePart(param: string, part: unknown, allowed: readonly string[]): Pa
     default: {
       checkField(`${param}.file`, part.file, { types: ['object'], required: true });
       const id = part.file.file_id;
-      // Given by id, it is read before the request is answered (files.ts readFileParts).
+      // Given by id, it is read before the request is answered (readOpenAIFileParts, files.ts).
       return typeof id === 'string' ? { type: 'file', fileId: id } : { type: 'file' };
     }
   }

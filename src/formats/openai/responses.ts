@@ -95,7 +95,7 @@ function contentParts(param: string, content: unknown): Part[] {
     const types = ['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal', 'summary_text'];
     if (typeof part.type !== 'string' || !types.includes(part.type)) throw invalidValue(`${param}[${i}].type`, part.type, types);
     if (part.type === 'input_image') return { type: 'image' };
-    // Given by id, it is read before the request is answered (files.ts readFileParts).
+    // Given by id, it is read before the request is answered (readOpenAIFileParts, files.ts).
     if (part.type === 'input_file') return typeof part.file_id === 'string' ? { type: 'file', fileId: part.file_id } : { type: 'file' };
     if (part.type === 'input_audio') return { type: 'audio' };
     const key = part.type === 'refusal' ? 'refusal' : 'text';

@@ -28,7 +28,7 @@ import { callRef, imageFiles } from './tool-items.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
 import { compactEndpoints } from './compact.ts';
-import { fileEndpoints, readFileParts } from './files.ts';
+import { fileEndpoints, readOpenAIFileParts } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
 import { moderationEndpoints } from './moderations.ts';
 import { batchEndpoints } from './batches.ts';
@@ -78,7 +78,7 @@ export const openaiEndpoints: EndpointSpec[] = [
     async handle(call) {
       const { request, options } = parseChatRequest(call.body);
       requireModel(call, request.model, 'chat');
-      await readFileParts(call, request.messages);
+      await readOpenAIFileParts(call, request.messages);
       // Counted here with the event loop served between slices; answer() then finds the count.
       await countPromptTokensInSlices(request.messages, request.tools);
       const answered = answer(call, request);
@@ -181,7 +181,7 @@ export const openaiEndpoints: EndpointSpec[] = [
       const parsed = parseResponsesRequest(body, previous ?? (turn && { conversation: turn.history }));
       const { request } = parsed;
       requireModel(call, request.model, 'chat');
-      await readFileParts(call, request.messages);
+      await readOpenAIFileParts(call, request.messages);
       await countPromptTokensInSlices(request.messages, request.tools);
       checkBackground(body);
       let answered = answer(call, request, vectorSearcher(call));
