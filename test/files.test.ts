@@ -250,6 +250,54 @@ describe.each(heldModes)('Files ($name)', (mode) => {
     ).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('reads each file once however often a request names it, and refuses more than 16 MiB of files in one request', async () => {
+    const openai = ctx.gw.openai('files-as-inputs-bounds');
+    const big = (c: string) => toFile(Buffer.alloc(9 * 1024 * 1024, c), `${c}.txt`);
+    const [a, b] = [
+      await openai.files.create({ file: await big('a'), purpose: 'user_data' }),
+      await openai.files.create({ file: await big('b'), purpose: 'user_data' }),
+    ];
+    const ask = (ids: string[]) =>
+      openai.responses.create({
+        model: 'gpt-4.1',
+        input: [
+          {
+            role: 'user',
+            content: [...ids.map((file_id) => ({ type: 'input_file' as const, file_id })), { type: 'input_text', text: 'Sum up.' }],
+          },
+        ],
+      });
+    // One 9 MiB file named three times is read once: within the bound (the model's context then says no).
+    const thrice = await failure(ask([a.id, a.id, a.id]));
+    expect(thrice.message).not.toContain('16 MiB');
+    const both = await failure(ask([a.id, b.id]));
+    expect(both).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(both.message).toContain('16 MiB');
+  });
+
+  it("keeps a stored response's files by id: continued, a file read again (gone since: the 404)", async () => {
+    const openai = ctx.gw.openai('files-as-inputs-stored');
+    const note = await openai.files.create({
+      file: await toFile(Buffer.from('Customer note: ticket 4411.'), 'note.txt'),
+      purpose: 'user_data',
+    });
+    const first = await openai.responses.create({
+      model: 'gpt-4.1',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_file', file_id: note.id },
+            { type: 'input_text', text: 'Read it.' },
+          ],
+        },
+      ],
+    });
+    await openai.files.delete(note.id);
+    const next = await failure(openai.responses.create({ model: 'gpt-4.1', previous_response_id: first.id, input: 'And then?' }));
+    expect(next).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
   it("keeps two tests' files apart on one server; a test's reset drops its own", async () => {
     const a = ctx.gw.openai('files-a');
     const b = ctx.gw.openai('files-b');

@@ -23,9 +23,19 @@ import { startServer, type RunningServer } from '../src/server.ts';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { loadFixtureDir } from '../src/fixtures/load.ts';
 import { bedrockUpstreamHeaders } from '../src/formats/bedrock/upstream.ts';
+import { Recorder } from '../src/record/recorder.ts';
+import { bedrockFormat } from '../src/formats/bedrock/format.ts';
+import { anthropicFormat } from '../src/formats/anthropic/format.ts';
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
-const AWS = { AWS_ACCESS_KEY_ID: 'AKIDRECORDTEST', AWS_SECRET_ACCESS_KEY: 'the-upstream-secret', AWS_REGION: 'us-east-1' };
+// The test's own credentials; a bearer key or session token in the environment is set aside meanwhile.
+const AWS: Record<string, string | undefined> = {
+  AWS_ACCESS_KEY_ID: 'AKIDRECORDTEST',
+  AWS_SECRET_ACCESS_KEY: 'the-upstream-secret',
+  AWS_REGION: 'us-east-1',
+  AWS_SESSION_TOKEN: undefined,
+  AWS_BEARER_TOKEN_BEDROCK: undefined,
+};
 const FIXTURES = [
   { match: { userMessage: 'Where is the parcel?' }, reply: { text: 'In Lyon, since Wednesday.' } },
   { match: { userMessage: 'Who signed for it?' }, reply: { text: 'The courier, at noon.' } },
@@ -75,7 +85,7 @@ function fakeBedrock(answering: () => string): Promise<{ server: Server; url: st
   const server = createServer(async (req, res) => {
     const body = await bodyOf(req);
     seen.push(`${req.method} ${req.url}`);
-    if (!(await signedWith(req, body, AWS.AWS_SECRET_ACCESS_KEY))) {
+    if (!(await signedWith(req, body, AWS.AWS_SECRET_ACCESS_KEY!))) {
       res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidSignatureException' });
       return void res.end(JSON.stringify({ message: 'The request signature we calculated does not match the signature you provided.' }));
     }
@@ -125,7 +135,8 @@ describe('record mode through Amazon Bedrock', () => {
   beforeAll(async () => {
     for (const [name, value] of Object.entries(AWS)) {
       saved[name] = process.env[name];
-      process.env[name] = value;
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
     }
     answering = await startServer({ port: 0, fixtures: FIXTURES });
     bedrock = await fakeBedrock(() => answering.url);
@@ -225,5 +236,19 @@ describe("record mode through Bedrock: the emulator's credentials", () => {
     );
     expect(signed['x-amz-security-token']).toBe('t');
     await expect(bedrockUpstreamHeaders(request, {})).rejects.toMatchObject({ status: 403, code: 'UnrecognizedClientException' });
+  });
+});
+
+describe('record mode through Bedrock: where a request goes', () => {
+  it("sends Bedrock's requests (signed with the emulator's credentials) only to the Bedrock upstream, never to the default; others as before", () => {
+    const onlyDefault = new Recorder({ dir: tmpdir(), upstreams: { default: 'https://api.openai.com' } });
+    expect(onlyDefault.upstreamFor(bedrockFormat)).toBeUndefined();
+    const both = new Recorder({
+      dir: tmpdir(),
+      upstreams: { bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com', anthropic: 'https://api.anthropic.com' },
+    });
+    expect(both.upstreamFor(bedrockFormat)).toBe('https://bedrock-runtime.us-east-1.amazonaws.com');
+    // Bedrock's Mantle door is Anthropic's own API (the client's own credentials): Anthropic's upstream, as before.
+    expect(both.upstreamFor(anthropicFormat, 'bedrock')).toBe('https://api.anthropic.com');
   });
 });

@@ -231,6 +231,33 @@ describe.each(setups)('Responses over WebSocket ($name)', (setup) => {
     await vi.waitFor(() => expect(held()).toMatchObject({ count: 0, bytes: 0 }));
   });
 
+  it("keeps two sockets' same store: false response apart: one closing leaves the other's to continue", async () => {
+    const test = { authorization: 'Bearer sk-test', 'x-mock-test-id': 'socket-unstored-twins' };
+    const a = connect(s.root, test);
+    const b = connect(s.root, test);
+    await Promise.all([a.opened, b.opened]);
+    const same = { type: 'response.create', model: 'gpt-4.1', store: false, input: 'The same words on two sockets.' };
+    a.send(same);
+    b.send(same);
+    const [fromA] = (await a.until('response.completed')).filter((e) => e.type === 'response.completed');
+    const [fromB] = (await b.until('response.completed')).filter((e) => e.type === 'response.completed');
+    expect(fromA.response.id).toBe(fromB.response.id);
+    a.socket.close();
+    await vi.waitFor(() =>
+      expect(
+        s.gateway
+          .forTest('socket-unstored-twins')
+          .resources()
+          .find((r) => r.name === 'openai.stored')!.count,
+      ).toBe(1),
+    );
+    b.send({ type: 'response.create', model: 'gpt-4.1', store: false, previous_response_id: fromB.response.id, input: 'Still mine?' });
+    const done = (await b.until('response.completed', 2)).filter((e) => e.type === 'response.completed');
+    expect(done[1].response.previous_response_id).toBe(fromB.response.id);
+    expect(b.events.filter((e) => e.type === 'error')).toEqual([]);
+    b.socket.close();
+  });
+
   it('answers a generate: false warm-up with a response and no output, which the next turn continues', async () => {
     const c = connect(s.root);
     await c.opened;

@@ -9,3 +9,8 @@ export function runsOnNode(): boolean {
 export function importNodeOnly<T>(specifier: string): Promise<T> {
   return import(/* @vite-ignore */ /* webpackIgnore: true */ specifier) as Promise<T>;
 }
+
+/** The process's environment variables under Node (credentials a Node-only feature reads); none elsewhere. */
+export function nodeEnv(): Record<string, string | undefined> {
+  return runsOnNode() ? process.env : {};
+}

@@ -6,7 +6,7 @@ import { matchKey } from '../fixtures/match.ts';
 import { historyOf } from '../fixtures/history.ts';
 import { lastUserText, type CanonicalRequest } from '../core/request.ts';
 import { rewrittenSearch } from '../auth/keys.ts';
-import type { Call } from '../pipeline/call.ts';
+import type { Call, FormatEdge } from '../pipeline/call.ts';
 import type { Outbound } from '../pipeline/exchange.ts';
 import { framingOf } from '../pipeline/framing.ts';
 import type { Fixture } from '../types/fixtures.ts';
@@ -154,19 +154,25 @@ export class Recorder {
     writeFileSync(path, data);
   }
 
-  /** The upstream of a dialect's request (`bedrock`, `azure`…) when one is given for it, else its format's, else the default. */
-  upstreamFor(format: FormatName, dialect?: string): string | undefined {
-    return (dialect && this.options.upstreams[dialect]) || this.options.upstreams[format] || this.options.upstreams.default;
+  /**
+   * Where a request is forwarded: its format's upstream, else the default. A format that sends the
+   * emulator's own credentials upstream (`upstreamHeaders`: Bedrock's, signed anew) goes only to the
+   * upstream named for it (`upstreams.bedrock`, by its dialect or format name), never to the default,
+   * which may be another vendor's host.
+   */
+  upstreamFor(format: FormatEdge, dialect?: string): string | undefined {
+    if (format.upstreamHeaders) return this.options.upstreams[dialect ?? format.name];
+    return this.options.upstreams[format.name] ?? this.options.upstreams.default;
   }
 
   /** Forwards the call's request (its body as received) and returns the upstream's answer, recording it as it passes. */
   async forward(call: Call, forward: Forward, rawBody: string | Uint8Array | undefined): Promise<Outbound> {
     const { inbound, format } = call;
-    const dialect = call.entry.dialect;
-    const base = this.upstreamFor(format.name, dialect);
+    const own = format.upstreamHeaders ? (call.entry.dialect ?? format.name) : format.name;
+    const base = this.upstreamFor(format, call.entry.dialect);
     if (!base)
       throw new Error(
-        `record mode has no upstream for the ${dialect ?? format.name} requests (--upstream or --upstream-${dialect ?? format.name})`,
+        `record mode has no upstream for the ${own} requests (${format.upstreamHeaders ? '' : '--upstream or '}--upstream-${own})`,
       );
     let headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(inbound.headers())) if (!DROPPED_REQUEST.has(name)) headers[name] = value;

@@ -21,15 +21,16 @@ import { drawPicture, shapeCount } from './image.ts';
 import { grammarText } from './grammar.ts';
 import { synthesizeText } from './text.ts';
 
-/**
- * Passages of the files in `stores` for `query`, at most `max`, best first: synthesized here; the
- * gateway may answer from the files it holds instead (RespondContext.searchFiles).
- */
 /** What narrows a file search: an attribute filter as the API writes it, and the lowest score kept. */
 interface FileSearchOptions {
   filters?: Record<string, unknown>;
   scoreThreshold?: number;
 }
+
+/**
+ * Passages of the files in `stores` for `query`, at most `max`, best first: synthesized here; the
+ * gateway may answer from the files it holds instead (RespondContext.searchFiles).
+ */
 
 export type FileSearcher = (
   stores: readonly string[],

@@ -21,17 +21,21 @@ interface Quote {
 function sentences(text: string): { from: number; to: number }[] {
   const out: { from: number; to: number }[] = [];
   const head = text.slice(0, SCAN_CHARS);
-  for (const m of head.matchAll(/[^.!?\n]+[.!?]*/g)) {
+  // Sentences end at . ! ? (and the full-width 。！？ of Chinese and Japanese text) or a line's end.
+  for (const m of head.matchAll(/[^.!?\n。！？]+[.!?。！？]*/g)) {
     const lead = m[0].length - m[0].trimStart().length;
     const from = m.index + lead;
     const to = m.index + m[0].trimEnd().length;
     if (to - from >= MIN_CHARS && to - from <= MAX_CHARS) out.push({ from, to });
   }
-  // A document with no such sentence is quoted from its start, up to a word's end.
+  // A document with no such sentence is quoted from its start: up to a word's end, else MAX_CHARS
+  // characters, never ending inside a surrogate pair.
   if (!out.length && text.trim()) {
     const from = text.length - text.trimStart().length;
     const cut = text.slice(from, from + MAX_CHARS);
-    const end = cut.length < MAX_CHARS ? cut.trimEnd().length : Math.max(cut.lastIndexOf(' '), 1);
+    const space = cut.lastIndexOf(' ');
+    let end = cut.length < MAX_CHARS ? cut.trimEnd().length : space > 0 ? space : cut.length;
+    if (end < cut.length && (cut.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
     out.push({ from, to: from + end });
   }
   return out;

@@ -29,7 +29,6 @@ import type { FieldRules } from '../fields.ts';
 const MAX_BATCH_REQUESTS = 10_000;
 /** Characters of results one batch may hold (Anthropic's limit is 256 MB of request): what bounds its memory. */
 const MAX_BATCH_RESULT_CHARS = 16 * 1024 * 1024;
-/** Requests of a batch whose outcome the batch's journal entry lists (the rest counted): what bounds the entry. */
 /** A batch expires 24 hours after creation, as Anthropic's do. */
 const EXPIRES_AFTER_SECONDS = 24 * 60 * 60;
 

@@ -10,7 +10,7 @@ import { makeId } from '../../core/seed.ts';
 import { defineStore } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { isUpload, json, type Inbound, type Outbound } from '../../pipeline/exchange.ts';
-import { decodeInSlices } from '../../pipeline/pieces.ts';
+import { FileTexts, isTextType } from '../file-parts.ts';
 import { heldFor } from '../../scope.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
@@ -191,7 +191,8 @@ const CITABLE: Record<string, (mime: string) => boolean> = {
  * (decoded in slices: a file may be 64 MiB).
  */
 export async function checkFileSources(ctx: Held, body: Record<string, unknown>): Promise<(id: string) => string | undefined> {
-  const texts = new Map<string, string>();
+  const texts = new FileTexts();
+  const read = new Map<string, string | undefined>();
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (const [i, m] of messages.entries()) {
     const content = fieldsOf(m).content;
@@ -208,8 +209,8 @@ export async function checkFileSources(ctx: Held, body: Record<string, unknown>)
           'invalid_request',
           `${at}: file ${f.id} is ${f.mimeType}, which a ${block.type} block does not take (${block.type === 'image' ? 'an image' : 'a PDF or plain text'}).`,
         );
-      if (f.mimeType.startsWith('text/') && !texts.has(f.id)) texts.set(f.id, await decodeInSlices(f.bytes, new TextDecoder()));
+      read.set(f.id, await texts.of(f.id, () => (isTextType(f.mimeType) ? f.bytes : undefined)));
     }
   }
-  return (id) => texts.get(id);
+  return (id) => read.get(id);
 }

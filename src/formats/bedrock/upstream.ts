@@ -6,7 +6,7 @@
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), in AWS_REGION (else the upstream
 // host's region).
 import { GatewayError } from '../../core/errors.ts';
-import { importNodeOnly } from '../../core/node-only.ts';
+import { importNodeOnly, nodeEnv } from '../../core/node-only.ts';
 
 /** The client's signing headers, which the new signature replaces. */
 const SIGNING = new Set(['authorization', 'x-amz-date', 'x-amz-security-token', 'x-amz-content-sha256', 'host']);
@@ -46,7 +46,7 @@ async function signerPackages() {
 }
 
 /** The headers `request` goes upstream with: signed anew for the upstream's host, or carrying a Bedrock API key. */
-export async function bedrockUpstreamHeaders(request: UpstreamRequest, env: Env = process.env): Promise<Record<string, string>> {
+export async function bedrockUpstreamHeaders(request: UpstreamRequest, env: Env = nodeEnv()): Promise<Record<string, string>> {
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !SIGNING.has(name.toLowerCase())));
   const key = env.AWS_BEARER_TOKEN_BEDROCK;
   if (key) return { ...headers, authorization: `Bearer ${key}` };

@@ -11,7 +11,7 @@ import { defineStore } from '../../core/stores.ts';
 import type { Call, EndpointSpec } from '../../pipeline/call.ts';
 import { type Inbound, isUpload, json, type Outbound } from '../../pipeline/exchange.ts';
 import { heldFor } from '../../scope.ts';
-import { readFileParts } from '../file-parts.ts';
+import { isTextType, readFileParts } from '../file-parts.ts';
 import type { Message } from '../../core/request.ts';
 import { fieldsOf, type JsonObject } from '../fields.ts';
 import { freshId } from '../openai/files.ts';
@@ -196,11 +196,10 @@ async function upload(call: Call<JsonObject>, bytes: Uint8Array, command: string
 
 const KEY_WAYS = ['query-key', 'x-goog-api-key', 'bearer'] as const;
 
-/** On /v1 paths other vendors share (`/v1/files`): Google's clients only. */
-
 const VERSIONS = ['v1beta', 'v1'];
 
 export const geminiFileEndpoints: EndpointSpec[] = VERSIONS.flatMap((v): EndpointSpec[] => {
+  // On /v1 paths other vendors share (`/v1/files`): Google's clients only.
   const accepts = v === 'v1' ? fromGoogleClient : undefined;
   const route = (method: 'GET' | 'DELETE', path: string, handle: (call: Call) => Outbound): EndpointSpec => ({
     method,
@@ -312,5 +311,8 @@ export function checkFileUris(call: Call, body: JsonObject): void {
  * would: their text counts as input and shapes the reply.
  */
 export function readGeminiFileParts(call: Call, messages: readonly Message[]): Promise<void> {
-  return readFileParts(messages, (id) => found(call, id).bytes);
+  return readFileParts(messages, (id) => {
+    const file = found(call, id);
+    return isTextType(file.mimeType) ? file.bytes : undefined;
+  });
 }

@@ -152,8 +152,8 @@ function parsePart(param: string, part: unknown, role: string, message: Turn): v
     const mime = value.mimeType;
     if (mime.startsWith('image/') || mime.startsWith('audio/')) message.parts.push({ type: mime.startsWith('image/') ? 'image' : 'audio' });
     else {
-      // A text file named by its Files API URI is read before the request is answered (readGeminiFileParts, files.ts).
-      const id = kind === 'fileData' && mime.startsWith('text/') && typeof value.fileUri === 'string' ? fileIdOf(value.fileUri) : undefined;
+      // A file named by its Files API URI is read, if it is text, before the request is answered (readGeminiFileParts, files.ts).
+      const id = kind === 'fileData' && typeof value.fileUri === 'string' ? fileIdOf(value.fileUri) : undefined;
       message.parts.push(id === undefined ? { type: 'file' } : { type: 'file', fileId: id });
     }
   } else if (kind === 'functionCall') {

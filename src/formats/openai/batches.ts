@@ -42,7 +42,6 @@ const MAX_LINES = 10_000;
 const MAX_RESULT_CHARS = 32 * 1024 * 1024;
 /** Validation errors a failed batch lists (the file is not read past them). */
 const MAX_ERRORS = 100;
-/** Requests of a batch whose outcome its journal entry lists (the rest counted). */
 /** A batch must finish within its 24-hour completion window. */
 const WINDOW_SECONDS = 24 * 3600;
 /** What a held batch costs beyond its results, by estimate. */

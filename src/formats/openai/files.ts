@@ -170,6 +170,12 @@ export function readOpenAIFileParts(call: Call, messages: readonly Message[]): P
   });
 }
 
+/** A message with its files given by id kept by id only (their text is read again when it is continued). */
+export function withoutFileTexts(m: Message): Message {
+  if (!m.parts.some((p) => p.type === 'file' && p.fileId !== undefined)) return m;
+  return { ...m, parts: m.parts.map((p) => (p.type === 'file' && p.fileId !== undefined ? { type: 'file', fileId: p.fileId } : p)) };
+}
+
 /** A form field as one string (a repeated field: its first), or undefined. */
 function formText(form: JsonObject, name: string): string | undefined {
   const v = form[name];

@@ -246,39 +246,52 @@ export interface ResponsesCall {
   images?: ImageFiles;
 }
 
-/** The name a Responses socket's `store: false` response is kept under: no path reaches it. */
-const SOCKET_KEPT = 'socket:';
+/** What a Responses socket keeps of its last response: the response, and the name it is counted under in the stored pool. */
+interface KeptOnConnection {
+  entry: StoredResponse;
+  /** Its `store: false` copy's name among the stored responses (no path reaches it); undefined for a stored one. */
+  counted?: string;
+}
+
+/** Names each socket's own copies apart: two sockets may make the same response (ids follow the request). */
+let connections = 0;
+const countedNames = new WeakMap<ConnectionCache, string>();
 
 /**
- * A Responses socket keeps its last response, to continue by previous_response_id: a stored one by its
- * own name, a `store: false` one under a name of its own in the same store, so that it counts against
- * the stored responses' ceiling in bytes while the socket is open. The connection's previous one goes.
+ * A Responses socket keeps its last response, to continue by previous_response_id, on the connection
+ * itself (so no other traffic pushes it out); a `store: false` one is also counted in the stored pool,
+ * under a name of its socket's, so that it counts against the stored responses' ceiling in bytes while
+ * the socket is open. The connection's previous one goes.
  */
 export function keepOnConnection(call: Call, key: string, entry: StoredResponse, stored: boolean, bytes: number): void {
   const connection = call.inbound.connection!;
   forgetOnConnection(call, connection);
-  const name = stored ? key : SOCKET_KEPT + key;
-  if (!stored) heldFor(call, STORED).set(name, entry, bytes);
-  Object.assign(connection, { key, value: name });
+  let counted: string | undefined;
+  if (!stored) {
+    let own = countedNames.get(connection);
+    if (!own) countedNames.set(connection, (own = `socket:${++connections}:`));
+    counted = own + key;
+    heldFor(call, STORED).set(counted, entry, bytes);
+  }
+  const kept: KeptOnConnection = { entry, counted };
+  Object.assign(connection, { key, value: kept });
 }
 
 /**
- * Drops what a Responses socket kept only for itself (its `store: false` last response): when replaced,
- * and when it closes (`call`: any of the socket's calls; they share its test).
+ * Drops what a Responses socket kept only for itself (its `store: false` last response's count): when
+ * replaced, and when it closes (`call`: any of the socket's calls; they share its test).
  */
 export function forgetOnConnection(call: Pick<Call, 'runtime' | 'inbound'>, connection: ConnectionCache): void {
-  const name = connection.value;
-  if (typeof name === 'string' && name.startsWith(SOCKET_KEPT)) heldFor(call, STORED).delete(name);
+  const counted = (connection.value as KeptOnConnection | undefined)?.counted;
+  if (counted !== undefined) heldFor(call, STORED).delete(counted);
 }
 
 /** A stored response, or the real 404 (for a path id) / 400 (for previous_response_id). */
 export function storedResponse(call: Call, id: string, byPath = false): StoredResponse {
-  const held = heldFor(call, STORED);
   // On a Responses socket, its last response first (a `store: false` one is kept for it alone), for previous_response_id only.
   const { connection } = call.inbound;
-  const kept = !byPath && connection?.key === `response:${id}` ? held.get(String(connection.value)) : undefined;
-  if (kept) return kept as StoredResponse;
-  const found = held.get(`response:${id}`) as StoredResponse | undefined;
+  if (!byPath && connection?.key === `response:${id}`) return (connection.value as KeptOnConnection).entry;
+  const found = heldFor(call, STORED).get(`response:${id}`) as StoredResponse | undefined;
   if (found) return found;
   if (byPath) throw new GatewayError('not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
   throw new GatewayError('invalid_request', `Previous response with id '${id}' not found.`, {

@@ -28,7 +28,7 @@ import { callRef, imageFiles } from './tool-items.ts';
 import { combine, completionStreamEvents, parseCompletionRequest, renderCompletion } from './completions.ts';
 import { embeddingEndpoints } from './embeddings.ts';
 import { compactEndpoints } from './compact.ts';
-import { fileEndpoints, readOpenAIFileParts } from './files.ts';
+import { fileEndpoints, readOpenAIFileParts, withoutFileTexts } from './files.ts';
 import { uploadEndpoints } from './uploads.ts';
 import { moderationEndpoints } from './moderations.ts';
 import { batchEndpoints } from './batches.ts';
@@ -209,7 +209,8 @@ export const openaiEndpoints: EndpointSpec[] = [
           response: renderResponse(reply, parsed),
           ...(run && { run }),
           inputItems: listedInputItems(parsed.items, reply),
-          conversation: [...request.messages, said],
+          // A file given by id is kept by its id, not its text (which the stored size does not count): read again when continued.
+          conversation: [...request.messages.map(withoutFileTexts), said],
         };
         const key = `response:${responseId(reply)}`;
         if (body.store !== false) heldFor(call, STORED).set(key, entry, storedBytes(call, reply));
