@@ -12,7 +12,6 @@ import { framingOf } from '../pipeline/framing.ts';
 import type { Fixture } from '../types/fixtures.ts';
 import type { RecordOptions } from '../types/record.ts';
 import type { Forward } from '../pipeline/decide.ts';
-import type { FormatName } from '../formats/names.ts';
 import { GatewayError } from '../core/errors.ts';
 
 // Hop-by-hop headers, and those a re-chunked, decoded body no longer has.
